@@ -1,0 +1,91 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "brados",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "brados", targets: ["brados"]),
+        .executable(name: "brados-server", targets: ["brados-server"]),
+        .library(name: "BradOSCore", targets: ["BradOSCore"]),
+        .library(name: "BradOSServer", targets: ["BradOSServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+    ],
+    targets: [
+        // libarchive, for `brados cache export/import`.
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
+        // The shared core every domain builds on: storage, networking, auth, config, output.
+        .target(
+            name: "BradOSCore",
+            dependencies: [
+                "CArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The domains, one module each.
+        // The reference server (library) and its thin executable.
+        .target(
+            name: "BradOSServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "brados-server",
+            dependencies: [
+                "BradOSServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The CLI: root command + the plugin registry, nothing else.
+        .executableTarget(
+            name: "brados",
+            dependencies: [
+                "BradOSCore",
+                "BradOSServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["BradOSCore"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "BradOSCoreTests",
+            dependencies: [
+                "BradOSCore", "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "BradOSServerTests",
+            dependencies: [
+                "BradOSServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

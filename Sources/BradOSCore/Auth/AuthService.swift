@@ -1,0 +1,127 @@
+import Foundation
+
+/// `brados auth …` logic: sign in, status, switch, sign out (erasing the profile's data).
+public struct AuthService: Sendable {
+    let env: AppEnvironment
+
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    /// Signs the profile in to the account (or to one service's own server).
+    /// - Throws: ``AuthError``, ``NetworkError``, ``StorageError``.
+    @discardableResult
+    public func login(user: String, password: String, service: Service?) async throws -> Credential {
+        let target = service ?? .api
+        let server = try await env.network.baseURL(for: target)
+        let account = await env.network.account(for: target)
+        var credential = try await account.login(user: user, password: password, server: server, transport: env.network.httpTransport)
+        if env.network.usesEmbedded(target) { credential.server = "embedded" }
+        try FileLock.withExclusiveLock(at: env.credentials.lockURL) {
+            var credentials = env.credentials.load()
+            if let service { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
+            try env.credentials.save(credentials)
+        }
+        env.logger.debug("signed in", metadata: ["user": "\(credential.user)", "profile": "\(env.profile.name)"])
+        return credential
+    }
+
+    /// The account as the server sees it: `GET /api/auth/me` through the retrying,
+    /// token-renewing client (so an expired token is renewed once).
+    /// - Throws: ``AuthError``, ``NetworkError``.
+    public func verify() async throws -> ServerAccount {
+        try await env.client(for: .api).decode(ServerAccount.self, .get("/api/auth/me"))
+    }
+
+    /// The profile's sign-in state, read locally (no request).
+    public func status() -> AuthStatus {
+        let credentials = env.credentials.load()
+        let active = (try? Settings(flags: GlobalFlags(), environment: [:], file: env.settings.file).profile()) ?? .default
+        func entry(_ credential: Credential) -> AuthStatus.Session {
+            AuthStatus.Session(user: credential.user, userID: credential.userID, server: credential.server,
+                               expiresAt: credential.expiresAt, signedInAt: credential.obtainedAt)
+        }
+        return AuthStatus(
+            profile: env.profile.name.rawValue, active: active == env.profile.name,
+            signedIn: !credentials.isEmpty, account: credentials.account.map(entry),
+            services: credentials.services.mapValues(entry),
+            credentialsFile: env.credentials.url.path, verified: nil)
+    }
+
+    /// Makes `profile` the active one (config key `profile`).
+    /// - Throws: ``ConfigError``, ``StorageError``.
+    public func switchProfile(to name: String) throws -> ProfileName {
+        let profile = try ProfileName(validating: name)
+        try ConfigFile.update(at: env.paths.configFile) { $0.values["profile"] = profile.rawValue }
+        return profile
+    }
+
+    /// Signs the profile out: revokes the session on the server when reachable, deletes the
+    /// credentials, and erases every domain's data for the profile (then the profile's folders).
+    /// - Throws: ``StorageError`` (the server revocation never fails the command).
+    public func logout() async throws -> LogoutReport {
+        let credentials = env.credentials.load()
+        var revoked = false
+        if let account = credentials.account, !env.isOffline {
+            do {
+                let server = try await env.network.baseURL(for: .api)
+                try await env.network.account(for: .api).logout(account, server: server, transport: env.network.httpTransport)
+                revoked = true
+            } catch {
+                env.logger.info("could not revoke the session on the server; erasing locally anyway")
+            }
+        }
+        try env.credentials.remove()
+        var erased: [LogoutReport.Domain] = []
+        for plugin in env.plugins {
+            let stats = (try? plugin.stats(in: env.profile)) ?? CacheStats()
+            try plugin.clear(in: env.profile)
+            erased.append(.init(domain: plugin.name, files: stats.files, bytes: stats.bytes))
+        }
+        let leftovers = FileSystem.regularFiles(under: env.profile.cacheDirectory) + FileSystem.regularFiles(under: env.profile.dataDirectory)
+        try FileSystem.remove(env.profile.cacheDirectory)
+        try FileSystem.remove(env.profile.dataDirectory)
+        env.logger.debug("profile erased", metadata: ["profile": "\(env.profile.name)"])
+        return LogoutReport(profile: env.profile.name.rawValue, wasSignedIn: !credentials.isEmpty, revokedOnServer: revoked,
+                            domains: erased, otherFiles: leftovers.count)
+    }
+}
+
+/// The account as `GET /api/auth/me` returns it.
+public struct ServerAccount: Codable, Sendable {
+    public var id: String
+    public var username: String
+    public var email: String?
+    public var displayName: String?
+}
+
+/// What `auth status` shows.
+public struct AuthStatus: Codable, Sendable {
+    public struct Session: Codable, Sendable {
+        public var user: String
+        public var userID: String?
+        public var server: String
+        public var expiresAt: Date?
+        public var signedInAt: Date
+    }
+    public var profile: String
+    public var active: Bool
+    public var signedIn: Bool
+    public var account: Session?
+    public var services: [String: Session]
+    public var credentialsFile: String
+    /// Filled by `auth status --check`.
+    public var verified: ServerAccount?
+}
+
+/// What `auth logout` erased.
+public struct LogoutReport: Codable, Sendable {
+    public struct Domain: Codable, Sendable {
+        public var domain: String
+        public var files: Int
+        public var bytes: Int64
+    }
+    public var profile: String
+    public var wasSignedIn: Bool
+    public var revokedOnServer: Bool
+    public var domains: [Domain]
+    public var otherFiles: Int
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A signed-in session with one service. Its description never shows the tokens.
+public struct Credential: Codable, Sendable, Equatable, CustomStringConvertible {
+    public var accessToken: String
+    public var refreshToken: String?
+    /// When the access token expires, if the server said.
+    public var expiresAt: Date?
+    /// The user name shown in `auth status`.
+    public var user: String
+    /// The server's id of the account (used to tell accounts apart, e.g. in exports).
+    public var userID: String?
+    /// The server it was obtained from (for display; "embedded" for the built-in backend).
+    public var server: String
+    public var obtainedAt: Date
+
+    public init(accessToken: String, refreshToken: String?, expiresAt: Date?, user: String, userID: String?, server: String, obtainedAt: Date) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.user = user
+        self.userID = userID
+        self.server = server
+        self.obtainedAt = obtainedAt
+    }
+
+    public var description: String { "Credential(user: \(user), server: \(server), tokens: <redacted>)" }
+}
+
+/// A profile's credentials: the account sign-in, used by every service unless a service
+/// has its own (`auth login --service NAME`).
+public struct CredentialSet: Codable, Sendable, Equatable {
+    public var account: Credential?
+    public var services: [String: Credential]
+
+    public init(account: Credential? = nil, services: [String: Credential] = [:]) {
+        self.account = account
+        self.services = services
+    }
+
+    /// The credential a service uses.
+    public func credential(for service: Service) -> Credential? { services[service.rawValue] ?? account }
+
+    /// Replaces the credential a service uses, in the slot it came from.
+    public mutating func replace(for service: Service, with credential: Credential) {
+        if services[service.rawValue] != nil { services[service.rawValue] = credential } else { account = credential }
+    }
+
+    public var isEmpty: Bool { account == nil && services.isEmpty }
+}

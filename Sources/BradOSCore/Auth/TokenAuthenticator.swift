@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+
+/// The default ``Authenticating``: tokens from the profile's ``CredentialStore``, renewed
+/// through the service's ``AccountProtocol``.
+///
+/// Renewal is serialized twice: by this actor within a process, and by the credential
+/// store's file lock across processes. Under the lock the stored token is re-read; if it is
+/// no longer the rejected one, another process already renewed it and no request is made.
+/// That is what keeps single-use refresh tokens from being spent twice.
+public actor TokenAuthenticator: Authenticating {
+    let service: Service
+    let store: CredentialStore
+    let account: any AccountProtocol
+    let server: URL
+    let transport: any HTTPTransport
+    let logger: Logger
+
+    public init(service: Service, store: CredentialStore, account: any AccountProtocol, server: URL,
+                transport: any HTTPTransport, logger: Logger) {
+        self.service = service
+        self.store = store
+        self.account = account
+        self.server = server
+        self.transport = transport
+        self.logger = logger
+    }
+
+    public func accessToken() throws -> String {
+        guard let credential = store.load().credential(for: service) else {
+            throw AuthError.notSignedIn(profile: store.profile.rawValue)
+        }
+        return credential.accessToken
+    }
+
+    public func renewToken(replacing rejected: String) async throws -> String {
+        try await FileLock.withExclusiveLock(at: store.lockURL) {
+            var credentials = store.load()
+            guard let current = credentials.credential(for: service) else {
+                throw AuthError.notSignedIn(profile: store.profile.rawValue)
+            }
+            if current.accessToken != rejected {
+                logger.debug("token already renewed by another process", metadata: ["service": "\(service.rawValue)"])
+                return current.accessToken
+            }
+            logger.debug("renewing access token", metadata: ["service": "\(service.rawValue)"])
+            let renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport)
+            credentials.replace(for: service, with: renewed)
+            try store.save(credentials)
+            return renewed.accessToken
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+
+/// Everything a command needs, built once per invocation and injected everywhere:
+/// streams, settings, the profile's folders, logging, time, and network access.
+/// Tests build it with their own IO, transport, clock and directories.
+public struct AppEnvironment: Sendable {
+    public let io: any TerminalIO
+    public let output: Output
+    public let settings: Settings
+    public let paths: Paths
+    public let profile: ProfileScope
+    public let logger: Logger
+    public let plugins: [any DomainPlugin]
+    /// Wall-clock time (TTLs, ages).
+    public let now: @Sendable () -> Date
+    /// The clock retries sleep on.
+    public let clock: any Clock<Duration>
+    public let network: NetworkAccess
+
+    /// Builds the environment.
+    /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name.
+    public init(
+        io: any TerminalIO, flags: GlobalFlags, plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?,
+        transport: (any HTTPTransport)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) throws {
+        let environment = io.environment
+        let paths = Paths.resolve(environment: environment)
+        let file = try ConfigFile.load(from: paths.configFile)
+        let settings = Settings(flags: flags, environment: environment, file: file,
+                                keys: ConfigKey.core + plugins.flatMap(\.configKeys))
+        let level = settings.logLevel
+        let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level) }
+        let profile = paths.profile(try settings.profile())
+        self.io = io
+        output = Output(io: io, format: flags.json ? .json : .human)
+        self.settings = settings
+        self.paths = paths
+        self.profile = profile
+        self.logger = logger
+        self.plugins = plugins
+        self.now = now
+        self.clock = clock
+        network = NetworkAccess(
+            settings: settings, paths: paths, profile: profile.name,
+            transport: settings.isOffline ? OfflineTransport() : (transport ?? AsyncHTTPTransport()),
+            embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now)
+    }
+
+    /// The environment of a command run from the `brados` executable.
+    /// - Throws: ``ConfigError``.
+    public static func live(_ global: GlobalOptions) throws -> AppEnvironment {
+        try AppEnvironment(io: StandardIO(), flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+    }
+
+    /// Whether the network must not be used (`--offline`, `BRADOS_OFFLINE=1`, or config).
+    public var isOffline: Bool { settings.isOffline }
+
+    /// The profile's key-value store.
+    public var defaults: KeyValueStore { KeyValueStore(url: profile.defaultsFile, logger: logger) }
+
+    /// The profile's credentials.
+    public var credentials: CredentialStore { CredentialStore(paths: paths, profile: profile.name, logger: logger) }
+
+    /// A client for a service, signed in as the profile.
+    /// - Throws: ``NetworkError/offlineMode`` when offline (before any socket exists).
+    public func client(for service: Service, authScheme: AuthScheme = .bearer) async throws -> APIClient {
+        try await network.client(for: service, authScheme: authScheme)
+    }
+
+    /// The plugin named `name`.
+    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` for an unknown domain.
+    public func plugin(named name: String) throws -> any DomainPlugin {
+        guard let plugin = plugins.first(where: { $0.name == name }) else {
+            throw ConfigError.invalidValue(key: "domain", value: name, expected: "one of \(plugins.map(\.name).joined(separator: ", "))")
+        }
+        return plugin
+    }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+
+/// `brados auth`: sign in and out of a profile.
+public struct AuthCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "auth",
+        abstract: "Sign in, check, switch and sign out profiles.",
+        discussion: """
+        Credentials live in the config directory (mode 0600), never in the cache. \
+        Signing out erases every cache of the profile.
+        """,
+        subcommands: [Login.self, Status.self, Switch.self, Logout.self])
+
+    public init() {}
+}
+
+extension AuthCommand {
+    /// `brados auth login`.
+    public struct Login: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Sign in; the password is read from standard input.",
+            discussion: """
+            Examples:
+              printf %s "$PASS" | brados auth login --user demo --password-stdin
+              brados auth login --user me@example.com --password-stdin --service supabase < pass.txt
+            """)
+
+        @Option(help: "The user name (or e-mail).") var user: String
+        @Flag(help: "Read the password from standard input (required: never pass a password as an argument).")
+        var passwordStdin = false
+        @Option(help: ArgumentHelp("Sign in to one service's own server: \(Service.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"))
+        var service: String?
+        @OptionGroup var global: GlobalOptions
+
+        public init() {}
+
+        public func validate() throws {
+            guard passwordStdin else { throw ValidationError("Pass the password on standard input with --password-stdin.") }
+            if let service, Service(rawValue: service) == nil {
+                throw ValidationError("Unknown service '\(service)': expected one of \(Service.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let raw = String(decoding: env.io.readInput(), as: UTF8.self)
+            let password = raw.hasSuffix("\n") ? String(raw.dropLast()).replacingOccurrences(of: "\r", with: "") : raw
+            guard !password.isEmpty else { throw AuthError.emptyPassword }
+            let credential = try await AuthService(env).login(user: user, password: password, service: service.flatMap(Service.init))
+            let status = AuthService(env).status()
+            if env.output.format == .json { return try env.output.json(status) }
+            env.output.line("Signed in as \(credential.user) on \(credential.server) (profile \(env.profile.name)).")
+            if !status.active { env.output.line("Make it the active profile with: brados auth switch \(env.profile.name)") }
+        }
+    }
+
+    /// `brados auth status`.
+    public struct Status: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Show who the profile is signed in as.",
+            discussion: "Reads local state only, unless --check asks the server (renewing an expired token). Exits 4 when signed out.")
+        @Flag(help: "Verify the session with the server.") var check = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let verified = check ? try await AuthService(env).verify() : nil
+            var status = AuthService(env).status()
+            status.verified = verified
+            // Like `gh auth status`: exit 4 when signed out, in both output formats.
+            if env.output.format == .json {
+                try env.output.json(status)
+                if !status.signedIn { throw AuthError.notSignedIn(profile: status.profile) }
+                return
+            }
+            env.output.line("Profile: \(status.profile)\(status.active ? " (active)" : "")")
+            guard status.signedIn else {
+                env.output.line("Not signed in.")
+                throw AuthError.notSignedIn(profile: status.profile)
+            }
+            func describe(_ session: AuthStatus.Session) -> String {
+                var text = "\(session.user) on \(session.server)"
+                if let expires = session.expiresAt {
+                    let left = expires.timeIntervalSince(env.now())
+                    text += left > 0 ? ", token valid for \(Format.age(left))" : ", token expired (renewed on next use)"
+                }
+                return text
+            }
+            if let account = status.account { env.output.line("Signed in as \(describe(account))") }
+            if let verified = status.verified { env.output.line("Verified with the server: \(verified.username) (\(verified.id))") }
+            for (service, session) in status.services.sorted(by: { $0.key < $1.key }) {
+                env.output.line("  \(service): \(describe(session))")
+            }
+        }
+    }
+
+    /// `brados auth switch`.
+    public struct Switch: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Make another profile the active one.")
+        @Argument(help: "The profile name.") var profile: String
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let profile = try AuthService(env).switchProfile(to: self.profile)
+            let signedIn = !CredentialStore(paths: env.paths, profile: profile).load().isEmpty
+            if env.output.format == .json { return try env.output.json(["profile": profile.rawValue, "signedIn": "\(signedIn)"]) }
+            env.output.line("Active profile: \(profile)\(signedIn ? "" : " (not signed in yet: brados auth login --user NAME --password-stdin)")")
+        }
+    }
+
+    /// `brados auth logout`.
+    public struct Logout: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Sign out and erase every cache of the profile.",
+            discussion: "The session is revoked on the server when it can be reached; local data is erased either way.")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let report = try await AuthService(env).logout()
+            if env.output.format == .json { return try env.output.json(report) }
+            let files = report.domains.reduce(0) { $0 + $1.files } + report.otherFiles
+            let bytes = report.domains.reduce(Int64(0)) { $0 + $1.bytes }
+            env.output.line("\(report.wasSignedIn ? "Signed out" : "Was not signed in"); erased \(files) files (\(Format.bytes(bytes))) of profile \(report.profile).")
+        }
+    }
+}

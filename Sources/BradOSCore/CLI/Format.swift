@@ -1,0 +1,32 @@
+import Foundation
+
+/// Human formatting of sizes, ages and durations.
+public enum Format {
+    /// `512 B`, `1.2 KB`, `250 MB` (decimal units, like `ls -h --si`).
+    public static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        if unit == 0 { return "\(count) B" }
+        return value >= 100 ? String(format: "%.0f %@", value, units[unit]) : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// `just now`, `42 s`, `5 min`, `3 h`, `2 days`.
+    public static func age(_ seconds: TimeInterval) -> String {
+        let s = max(0, Int(seconds))
+        switch s {
+        case ..<2: return "just now"
+        case ..<60: return "\(s) s"
+        case ..<3600: return "\(s / 60) min"
+        case ..<86400: return "\(s / 3600) h"
+        default: return s / 86400 == 1 ? "1 day" : "\(s / 86400) days"
+        }
+    }
+
+    /// `250 ms`, `1.5 s`.
+    public static func duration(_ duration: Duration) -> String {
+        let ms = duration.milliseconds
+        return ms < 1000 ? "\(ms) ms" : String(format: "%.1f s", Double(ms) / 1000)
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+
+/// Flags every command accepts. Each has an environment variable and a config key
+/// (see `brados config list`); the flag wins over both.
+public struct GlobalOptions: ParsableArguments, Sendable {
+    @Option(name: .long, help: ArgumentHelp("Use this profile (env BRADOS_PROFILE; default: the active one).", valueName: "name"))
+    public var profile: String?
+
+    @Option(name: .long, help: ArgumentHelp("Use this server URL for every service (env BRADOS_SERVER).", valueName: "url"))
+    public var server: String?
+
+    @Flag(name: .long, help: "Never use the network; serve only from caches (env BRADOS_OFFLINE=1).")
+    public var offline = false
+
+    @Flag(name: .long, help: "Print machine-readable JSON on stdout.")
+    public var json = false
+
+    @Flag(name: [.short, .long], help: "Log cache and network events to stderr (env BRADOS_LOG=debug).")
+    public var verbose = false
+
+    public init() {}
+
+    public mutating func validate() throws {
+        if let profile, ProfileName(rawValue: profile) == nil {
+            throw ValidationError("Invalid profile name '\(profile)': use letters, digits, '.', '_' or '-'.")
+        }
+        if let server, let problem = ConfigKey.urlValidator(server) {
+            throw ValidationError("Invalid --server '\(server)': expected \(problem).")
+        }
+    }
+
+    /// The flags as plain values.
+    public var flags: GlobalFlags {
+        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json)
+    }
+}
+
+extension GlobalOptions {
+    static let valueOptions: Set<String> = ["--profile", "--server"]
+    static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v"]
+
+    /// Moves global options written before the subcommand (`brados --offline mealplan show`)
+    /// to the end, where the leaf command's ``GlobalOptions`` parses them. Anything else is
+    /// left untouched, so `brados --help` and `brados --version` behave as usual.
+    public static func hoistLeadingGlobals(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if flagOptions.contains(argument) || (valueOptions.contains(name) && argument.contains("=")) {
+                leading.append(argument)
+                index += 1
+            } else if valueOptions.contains(argument), index + 1 < arguments.count {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, index < arguments.count, !arguments[index].hasPrefix("-") else { return arguments }
+        let rest = Array(arguments[index...])
+        // Keep a `--` terminator last: globals go before it.
+        if let terminator = rest.firstIndex(of: "--") {
+            return Array(rest[..<terminator]) + leading + Array(rest[terminator...])
+        }
+        return rest + leading
+    }
+}

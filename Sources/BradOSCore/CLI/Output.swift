@@ -1,0 +1,88 @@
+import Foundation
+
+/// Whether a command prints for people or for programs.
+public enum OutputFormat: Sendable, Equatable {
+    case human, json
+}
+
+/// Renders command results: JSON documents, tables, lines, and notices on stderr.
+/// Colors only on a terminal, never with `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`
+/// (`CLICOLOR_FORCE=1` forces them).
+public struct Output: Sendable {
+    public let io: any TerminalIO
+    public let format: OutputFormat
+    public let colors: Bool
+
+    public init(io: any TerminalIO, format: OutputFormat) {
+        self.io = io
+        self.format = format
+        colors = Self.colorsEnabled(io: io)
+    }
+
+    static func colorsEnabled(io: any TerminalIO) -> Bool {
+        let env = io.environment
+        if let force = env["CLICOLOR_FORCE"], !force.isEmpty, force != "0" { return true }
+        if let noColor = env["NO_COLOR"], !noColor.isEmpty { return false }
+        if env["CLICOLOR"] == "0" || env["TERM"] == "dumb" { return false }
+        return io.isOutputTerminal
+    }
+
+    /// Prints a value as one pretty-printed JSON document.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if it cannot be encoded.
+    public func json<T: Encodable>(_ value: T) throws {
+        do {
+            let data = try JSONCoding.encode(value, pretty: true)
+            io.write(String(decoding: data, as: UTF8.self) + "\n")
+        } catch {
+            throw StorageError.coding(path: "<output>", detail: "\(error)")
+        }
+    }
+
+    /// Prints a line on stdout.
+    public func line(_ text: String = "") { io.write(text + "\n") }
+
+    /// Prints a table on stdout.
+    public func table(_ table: Table) { io.write(table.render(style: self)) }
+
+    /// Prints a notice for people on stderr (never mixed into data on stdout).
+    public func notice(_ text: String) { io.writeError("brados: \(text)\n") }
+
+    public enum Style: String, Sendable { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
+
+    /// Wraps `text` in an ANSI style when colors are on.
+    public func styled(_ text: String, _ style: Style) -> String {
+        colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// A plain-text table with aligned columns.
+public struct Table: Sendable {
+    public var headers: [String]
+    public var rows: [[String]]
+    /// Columns aligned right (numbers).
+    public var rightAligned: Set<Int>
+
+    public init(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) {
+        self.headers = headers
+        self.rows = rows
+        self.rightAligned = rightAligned
+    }
+
+    public func render(style: Output? = nil) -> String {
+        let columns = headers.count
+        var widths = headers.map(\.count)
+        for row in rows {
+            for (index, cell) in row.prefix(columns).enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        func format(_ cells: [String]) -> String {
+            cells.prefix(columns).enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                if index == columns - 1 && !rightAligned.contains(index) { return cell }
+                return rightAligned.contains(index) ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+        }
+        var lines = [style.map { $0.styled(format(headers), .bold) } ?? format(headers)]
+        lines += rows.map(format)
+        return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n") + "\n"
+    }
+}

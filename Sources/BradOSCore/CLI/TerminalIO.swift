@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's streams, injected so library code never touches the real terminal
+/// in tests. All output goes through here: no bare `print` in library code.
+public protocol TerminalIO: Sendable {
+    /// Writes to standard output.
+    func write(_ text: String)
+    /// Writes to standard error.
+    func writeError(_ text: String)
+    /// Whether standard output is a terminal.
+    var isOutputTerminal: Bool { get }
+    /// Whether standard error is a terminal (spinners and progress only then).
+    var isErrorTerminal: Bool { get }
+    /// Reads all of standard input.
+    func readInput() -> Data
+    /// The environment variables.
+    var environment: [String: String] { get }
+}
+
+/// The real process streams.
+public struct StandardIO: TerminalIO {
+    public init() {}
+
+    public func write(_ text: String) { Self.writeAll(STDOUT_FILENO, text) }
+    public func writeError(_ text: String) { Self.writeAll(STDERR_FILENO, text) }
+    public var isOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    public var isErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    public func readInput() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
+    public var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    private static func writeAll(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 { if errno == EINTR { continue } else { return } }
+            offset += written
+        }
+    }
+}

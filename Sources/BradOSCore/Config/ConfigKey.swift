@@ -1,0 +1,85 @@
+import Foundation
+
+/// A documented configuration key. Core keys are listed in ``ConfigKey/core``;
+/// domains add theirs through ``DomainPlugin/configKeys``.
+public struct ConfigKey: Sendable {
+    /// The key as typed in `brados config set KEY VALUE`.
+    public var name: String
+    /// One line shown by `brados config list`.
+    public var summary: String
+    /// The environment variable that overrides the file, if any.
+    public var environmentVariable: String?
+    /// The value when nothing sets it, shown by `config list`; `nil` means unset.
+    public var defaultValue: String?
+    /// Checks a value; returns a description of what is expected when it is invalid.
+    public var validate: @Sendable (String) -> String?
+
+    public init(
+        name: String, summary: String, environmentVariable: String? = nil, defaultValue: String? = nil,
+        validate: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
+        self.name = name
+        self.summary = summary
+        self.environmentVariable = environmentVariable
+        self.defaultValue = defaultValue
+        self.validate = validate
+    }
+
+    /// Accepts an absolute http(s) URL.
+    public static let urlValidator: @Sendable (String) -> String? = { value in
+        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", url.host != nil
+        else { return "an http:// or https:// URL" }
+        return nil
+    }
+
+    /// Accepts `true`/`false` (and `1`/`0`, `yes`/`no`).
+    public static let boolValidator: @Sendable (String) -> String? = { value in
+        parseBool(value) == nil ? "true or false" : nil
+    }
+
+    /// Accepts a duration such as `300`, `90s`, `5m`, `1h`.
+    public static let durationValidator: @Sendable (String) -> String? = { value in
+        parseDuration(value) == nil ? "a duration such as 90s, 5m or 1h" : nil
+    }
+
+    /// The keys the core owns.
+    public static let core: [ConfigKey] = [
+        ConfigKey(name: "server", summary: "Server URL for every service (default: the embedded demo backend)",
+                  environmentVariable: "BRADOS_SERVER", validate: urlValidator),
+    ] + Service.allCases.map { service in
+        ConfigKey(name: service.configKey,
+                  summary: "Server URL for the \(service.rawValue) service (default: `server`)",
+                  environmentVariable: service.environmentVariable, validate: urlValidator)
+    } + [
+        ConfigKey(name: "profile", summary: "The active profile (set by `brados auth switch`)",
+                  environmentVariable: "BRADOS_PROFILE", defaultValue: ProfileName.default.rawValue,
+                  validate: { ProfileName(rawValue: $0) == nil ? "a profile name ([A-Za-z0-9._-], 1-64)" : nil }),
+        ConfigKey(name: "offline", summary: "Never open a network connection; serve only from caches",
+                  environmentVariable: "BRADOS_OFFLINE", defaultValue: "false", validate: boolValidator),
+        ConfigKey(name: "log", summary: "Log level on stderr: error, warning, info, debug, trace",
+                  environmentVariable: "BRADOS_LOG", defaultValue: "warning",
+                  validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
+    ]
+}
+
+/// Parses `true/false/1/0/yes/no/on/off`.
+public func parseBool(_ value: String) -> Bool? {
+    switch value.lowercased() {
+    case "1", "true", "yes", "on": true
+    case "0", "false", "no", "off", "": false
+    default: nil
+    }
+}
+
+/// Parses `300`, `300s`, `5m`, `1h`, `2d` into a duration.
+public func parseDuration(_ value: String) -> Duration? {
+    let text = value.trimmingCharacters(in: .whitespaces).lowercased()
+    guard let unit = text.last else { return nil }
+    let multipliers: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+    if let multiplier = multipliers[unit], let number = Int64(text.dropLast()), number >= 0 {
+        return .seconds(number * multiplier)
+    }
+    if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
+    return nil
+}

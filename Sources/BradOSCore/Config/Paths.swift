@@ -1,0 +1,117 @@
+import Foundation
+
+/// Where brados keeps its files: XDG base directories, or everything under `BRADOS_HOME`.
+///
+/// | variable | used for | default |
+/// |---|---|---|
+/// | `BRADOS_HOME` | overrides the three below with `$BRADOS_HOME/{config,cache,data}` | unset |
+/// | `XDG_CONFIG_HOME` | config file, credentials | `~/.config` |
+/// | `XDG_CACHE_HOME` | per-profile caches | `~/.cache` |
+/// | `XDG_DATA_HOME` | per-profile data, embedded server | `~/.local/share` |
+public struct Paths: Sendable, Equatable {
+    /// `…/brados` under the config home: `config.json` and `credentials/`.
+    public var configRoot: URL
+    /// `…/brados` under the cache home: `users/<profile>/<domain>/…`.
+    public var cacheRoot: URL
+    /// `…/brados` under the data home: `users/<profile>/…` and `embedded-server/`.
+    public var dataRoot: URL
+
+    public init(configRoot: URL, cacheRoot: URL, dataRoot: URL) {
+        self.configRoot = configRoot
+        self.cacheRoot = cacheRoot
+        self.dataRoot = dataRoot
+    }
+
+    /// Resolves the roots from an environment (normally the process environment).
+    public static func resolve(environment env: [String: String]) -> Paths {
+        if let home = env["BRADOS_HOME"], !home.isEmpty {
+            let root = URL(fileURLWithPath: home, isDirectory: true)
+            return Paths(
+                configRoot: root.appendingPathComponent("config", isDirectory: true),
+                cacheRoot: root.appendingPathComponent("cache", isDirectory: true),
+                dataRoot: root.appendingPathComponent("data", isDirectory: true))
+        }
+        let userHome = env["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        func base(_ variable: String, _ fallback: String) -> URL {
+            // XDG: a relative path is invalid and must be ignored.
+            if let value = env[variable], value.hasPrefix("/") {
+                return URL(fileURLWithPath: value, isDirectory: true)
+            }
+            return userHome.appendingPathComponent(fallback, isDirectory: true)
+        }
+        return Paths(
+            configRoot: base("XDG_CONFIG_HOME", ".config").appendingPathComponent("brados", isDirectory: true),
+            cacheRoot: base("XDG_CACHE_HOME", ".cache").appendingPathComponent("brados", isDirectory: true),
+            dataRoot: base("XDG_DATA_HOME", ".local/share").appendingPathComponent("brados", isDirectory: true))
+    }
+
+    /// The config file, `config.json`.
+    public var configFile: URL { configRoot.appendingPathComponent("config.json") }
+    /// The folder of per-profile credential files (0700; files 0600).
+    public var credentialsDirectory: URL { configRoot.appendingPathComponent("credentials", isDirectory: true) }
+    /// Where the embedded reference server keeps its database.
+    public var embeddedServerDirectory: URL { dataRoot.appendingPathComponent("embedded-server", isDirectory: true) }
+
+    /// The per-profile scope: its cache and data folders.
+    public func profile(_ name: ProfileName) -> ProfileScope {
+        ProfileScope(
+            name: name,
+            cacheDirectory: cacheRoot.appendingPathComponent("users", isDirectory: true)
+                .appendingPathComponent(name.rawValue, isDirectory: true),
+            dataDirectory: dataRoot.appendingPathComponent("users", isDirectory: true)
+                .appendingPathComponent(name.rawValue, isDirectory: true))
+    }
+}
+
+/// A validated profile name: 1–64 of `[A-Za-z0-9._-]`, not starting with `.` or `-`,
+/// so it is always a single safe path component.
+public struct ProfileName: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// The profile used when none is chosen.
+    public static let `default` = ProfileName(unchecked: "default")
+
+    public init?(rawValue: String) {
+        guard (1...64).contains(rawValue.count),
+              let first = rawValue.unicodeScalars.first, first != ".", first != "-",
+              rawValue.unicodeScalars.allSatisfy({ Self.allowed.contains($0) })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// - Throws: ``ConfigError/invalidProfileName(_:)``.
+    public init(validating name: String) throws {
+        guard let value = ProfileName(rawValue: name) else { throw ConfigError.invalidProfileName(name) }
+        self = value
+    }
+
+    private init(unchecked: String) { rawValue = unchecked }
+    private static let allowed = CharacterSet(charactersIn:
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+    public var description: String { rawValue }
+}
+
+/// Everything that belongs to one profile. Domains keep their files in
+/// `cacheDirectory/<domain>` and `dataDirectory/<domain>`.
+public struct ProfileScope: Sendable, Equatable {
+    public var name: ProfileName
+    /// `<cache root>/users/<profile>`: removed entirely by `brados auth logout`.
+    public var cacheDirectory: URL
+    /// `<data root>/users/<profile>`: removed entirely by `brados auth logout`.
+    public var dataDirectory: URL
+
+    /// A domain's cache folder.
+    public func cacheDirectory(for domain: String) -> URL {
+        cacheDirectory.appendingPathComponent(domain, isDirectory: true)
+    }
+
+    /// A domain's data folder.
+    public func dataDirectory(for domain: String) -> URL {
+        dataDirectory.appendingPathComponent(domain, isDirectory: true)
+    }
+
+    /// The profile's key-value store file (the analogue of iOS `UserDefaults`).
+    public var defaultsFile: URL { dataDirectory.appendingPathComponent("defaults.json") }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+
+/// Where a setting's value came from, in precedence order (first wins).
+public enum SettingSource: String, Sendable, Codable, Comparable {
+    case flag, environment, file, `default`
+
+    public static func < (lhs: SettingSource, rhs: SettingSource) -> Bool {
+        let order: [SettingSource] = [.flag, .environment, .file, .default]
+        return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+    }
+}
+
+/// The global flags, as plain values (the CLI fills them from ``GlobalOptions``).
+public struct GlobalFlags: Sendable, Equatable {
+    public var profile: String?
+    public var server: String?
+    public var offline: Bool
+    public var verbose: Bool
+    public var json: Bool
+
+    public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false) {
+        self.profile = profile
+        self.server = server
+        self.offline = offline
+        self.verbose = verbose
+        self.json = json
+    }
+}
+
+/// A resolved setting: its value and where it came from.
+public struct ResolvedSetting: Sendable, Equatable, Codable {
+    public var key: String
+    public var value: String?
+    public var source: SettingSource
+}
+
+/// Resolves every setting with one precedence: flag > environment > config file > default.
+///
+/// A service's server URL also falls back from the service's own key to `server`
+/// at each level: `--server`, then `BRADOS_<SERVICE>_SERVER`, `BRADOS_SERVER`,
+/// then `server.<service>`, `server` in the file, then the embedded backend.
+public struct Settings: Sendable {
+    public var flags: GlobalFlags
+    public var environment: [String: String]
+    public var file: ConfigFile
+    public var keys: [ConfigKey]
+
+    public init(flags: GlobalFlags, environment: [String: String], file: ConfigFile, keys: [ConfigKey] = ConfigKey.core) {
+        self.flags = flags
+        self.environment = environment
+        self.file = file
+        self.keys = keys
+    }
+
+    /// The key's definition, if known.
+    public func key(named name: String) -> ConfigKey? { keys.first { $0.name == name } }
+
+    /// Resolves one key. Unknown keys resolve from the file only.
+    public func resolve(_ name: String) -> ResolvedSetting {
+        if let flag = flagValue(for: name) { return ResolvedSetting(key: name, value: flag, source: .flag) }
+        if name.hasPrefix("server."), let service = Service(rawValue: String(name.dropFirst(7))) {
+            if let server = serverURL(for: service) {
+                return ResolvedSetting(key: name, value: server.url.absoluteString, source: server.source)
+            }
+            return ResolvedSetting(key: name, value: nil, source: .default)
+        }
+        let definition = key(named: name)
+        if let variable = definition?.environmentVariable, let value = environment[variable], !value.isEmpty {
+            return ResolvedSetting(key: name, value: value, source: .environment)
+        }
+        if let value = file.values[name] { return ResolvedSetting(key: name, value: value, source: .file) }
+        return ResolvedSetting(key: name, value: definition?.defaultValue, source: .default)
+    }
+
+    private func flagValue(for name: String) -> String? {
+        switch name {
+        case "profile": flags.profile
+        case "server": flags.server
+        case _ where name.hasPrefix("server."): flags.server
+        case "offline": flags.offline ? "true" : nil
+        case "log": flags.verbose ? "debug" : nil
+        default: nil
+        }
+    }
+
+    /// The active profile.
+    /// - Throws: ``ConfigError/invalidProfileName(_:)``.
+    public func profile() throws -> ProfileName {
+        try ProfileName(validating: resolve("profile").value ?? ProfileName.default.rawValue)
+    }
+
+    /// Whether the network must not be used.
+    public var isOffline: Bool { resolve("offline").value.flatMap(parseBool) ?? false }
+
+    /// The log level on stderr.
+    public var logLevel: Logger.Level {
+        Logger.Level(rawValue: resolve("log").value ?? "warning") ?? .warning
+    }
+
+    /// A service's server URL and where it came from; `nil` means "use the embedded backend".
+    public func serverURL(for service: Service) -> (url: URL, source: SettingSource)? {
+        let candidates: [(String?, SettingSource)] = [
+            (flags.server, .flag),
+            (environment[service.environmentVariable], .environment),
+            (environment["BRADOS_SERVER"], .environment),
+            (file.values[service.configKey], .file),
+            (file.values["server"], .file),
+        ]
+        for case let (value?, source) in candidates where !value.isEmpty {
+            if let url = URL(string: value.hasSuffix("/") ? String(value.dropLast()) : value) {
+                return (url, source)
+            }
+        }
+        return nil
+    }
+
+    /// Every known key, resolved, for `brados config list`.
+    public func all() -> [ResolvedSetting] { keys.map { resolve($0.name) } }
+}

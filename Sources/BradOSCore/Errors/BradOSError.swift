@@ -1,0 +1,61 @@
+/// The kind of a failure. It decides the process exit code (see ``ExitStatus``)
+/// and nothing else; the message comes from the error itself.
+public enum FailureKind: String, Sendable, Equatable, CaseIterable {
+    /// Anything not covered below.
+    case general
+    /// The command line was wrong.
+    case usage
+    /// The thing asked for does not exist (locally or on the server).
+    case notFound
+    /// Not signed in, or the session expired and could not be refreshed.
+    case authRequired
+    /// The command needs the network and there is none (or `--offline` was given).
+    case offline
+    /// The server failed (5xx after retries, malformed response, dropped connection).
+    case server
+    /// The server rejected the request (a 4xx other than 401/404).
+    case rejected
+    /// Stored or received data failed a check (checksum, hostile archive, corrupt input).
+    case integrity
+    /// The user interrupted the command.
+    case interrupted
+}
+
+/// The error contract every subsystem's error type follows.
+///
+/// Each subsystem has one error type (``StorageError``, ``NetworkError``, ``AuthError``,
+/// ``ConfigError`` …) conforming to this protocol, so the CLI can always say what happened
+/// and what to do next, and ``ExitStatus`` can map it to an exit code in one place.
+public protocol BradOSError: Error, CustomStringConvertible, Sendable {
+    /// What happened, in one sentence.
+    var summary: String { get }
+    /// What the user can do next; `nil` when there is nothing useful to suggest.
+    var recovery: String? { get }
+    /// Which exit code this failure gets.
+    var kind: FailureKind { get }
+    /// Whether trying the same operation again may succeed. `false` by default.
+    var isRetryable: Bool { get }
+}
+
+extension BradOSError {
+    public var isRetryable: Bool { false }
+    public var recovery: String? { nil }
+    public var description: String {
+        guard let recovery else { return summary }
+        return "\(summary)\n\(recovery)"
+    }
+}
+
+/// A user-facing failure that does not belong to a richer subsystem type
+/// (used by commands for plain "not found" / "invalid" answers).
+public struct CommandError: BradOSError {
+    public var summary: String
+    public var recovery: String?
+    public var kind: FailureKind
+
+    public init(_ summary: String, recovery: String? = nil, kind: FailureKind = .general) {
+        self.summary = summary
+        self.recovery = recovery
+        self.kind = kind
+    }
+}

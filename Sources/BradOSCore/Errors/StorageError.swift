@@ -1,0 +1,43 @@
+import Foundation
+
+/// Failures of the storage core: files, locks, key-value store, databases.
+public enum StorageError: BradOSError {
+    /// A file-system call failed.
+    case io(operation: String, path: String, errno: Int32)
+    /// Another `brados` process holds a lock for too long.
+    case lockTimeout(path: String)
+    /// A value could not be encoded or decoded.
+    case coding(path: String, detail: String)
+
+    public var summary: String {
+        switch self {
+        case let .io(operation, path, code):
+            "Could not \(operation) \(path): \(String(cString: strerror(code)))."
+        case let .lockTimeout(path):
+            "Timed out waiting for another brados process to release \(path)."
+        case let .coding(path, detail):
+            "Could not encode or decode \(path): \(detail)."
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case let .io(_, _, code) where code == ENOSPC:
+            "Free some disk space (`brados cache clear` removes cached data) and try again."
+        case let .io(_, _, code) where code == EACCES || code == EPERM:
+            "Check the permissions of the brados directories (`brados config path`)."
+        case .io:
+            "Check the brados directories (`brados config path`) and try again."
+        case .lockTimeout:
+            "Wait for the other brados command to finish, then try again."
+        case .coding:
+            "Report this as a bug; the file was left as it was."
+        }
+    }
+
+    public var kind: FailureKind { .general }
+    public var isRetryable: Bool {
+        if case .lockTimeout = self { return true }
+        return false
+    }
+}

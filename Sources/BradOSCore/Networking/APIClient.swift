@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+
+/// How an access token is attached to a request: `Authorization: Bearer` by default;
+/// Plex uses `X-Plex-Token`, Supabase adds an `apikey` header.
+public struct AuthScheme: Sendable {
+    public var headers: @Sendable (_ token: String) -> [(name: String, value: String)]
+    public init(headers: @escaping @Sendable (String) -> [(name: String, value: String)]) { self.headers = headers }
+    public static let bearer = AuthScheme { [("Authorization", "Bearer \($0)")] }
+}
+
+/// A client for one service: base URL, transport, retries, auth, JSON.
+///
+/// A 401 triggers exactly one token renewal (see ``TokenAuthenticator``) and one replay of
+/// the request; a second 401 is ``AuthError/sessionExpired(profile:)``. Retryable failures
+/// are retried under the ``RetryPolicy``. Thread-safe.
+public struct APIClient: Sendable {
+    public let service: Service
+    public let baseURL: URL
+    public let transport: any HTTPTransport
+    public let authenticator: (any Authenticating)?
+    public var authScheme: AuthScheme
+    public var retrier: Retrier
+    /// Headers sent with every request (e.g. Plex client identification).
+    public var defaultHeaders: [(name: String, value: String)]
+    public let logger: Logger
+    let profile: String
+
+    public init(service: Service, baseURL: URL, transport: any HTTPTransport, authenticator: (any Authenticating)?,
+                authScheme: AuthScheme = .bearer, retrier: Retrier = Retrier(), defaultHeaders: [(name: String, value: String)] = [],
+                logger: Logger = Logger(label: "brados.net"), profile: String = "default") {
+        self.service = service
+        self.baseURL = baseURL
+        self.transport = transport
+        self.authenticator = authenticator
+        self.authScheme = authScheme
+        self.retrier = retrier
+        self.defaultHeaders = defaultHeaders
+        self.logger = logger
+        self.profile = profile
+    }
+
+    /// Sends a request and returns a 2xx response.
+    /// - Throws: ``NetworkError`` (non-2xx statuses included), ``AuthError``.
+    public func send(_ request: APIRequest) async throws -> HTTPResponse {
+        var retrier = self.retrier
+        if let policy = request.retry { retrier.policy = policy }
+        let renewal = RenewalState()
+        return try await retrier.run(
+            onRetry: { retry, delay, error in
+                logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
+                            metadata: ["error": "\((error as? any BradOSError)?.summary ?? "\(error)")"])
+            },
+            { _ in try await attempt(request, renewal: renewal) })
+    }
+
+    /// Sends a request and decodes its JSON body.
+    /// - Throws: ``NetworkError/invalidResponse(path:detail:)`` when the body does not decode, and what ``send(_:)`` throws.
+    public func decode<T: Decodable>(_ type: T.Type, _ request: APIRequest) async throws -> T {
+        let response = try await send(request)
+        do {
+            return try JSONCoding.decode(T.self, from: response.body)
+        } catch {
+            throw NetworkError.invalidResponse(path: request.path, detail: Self.describe(error))
+        }
+    }
+
+    private func attempt(_ request: APIRequest, renewal: RenewalState) async throws -> HTTPResponse {
+        var token: String? = nil
+        if request.authenticated, let authenticator { token = try await authenticator.accessToken() }
+        var response = try await perform(request, token: token)
+        if response.status == 401, request.authenticated, let authenticator, let rejected = token {
+            guard await renewal.claim() else { throw AuthError.sessionExpired(profile: profile) }
+            let renewed = try await authenticator.renewToken(replacing: rejected)
+            response = try await perform(request, token: renewed)
+            if response.status == 401 { throw AuthError.sessionExpired(profile: profile) }
+        }
+        guard (200..<300).contains(response.status) else {
+            throw NetworkError.http(
+                status: response.status, method: request.method, path: request.path,
+                message: Self.serverMessage(response.body), retryAfter: Self.retryAfter(response))
+        }
+        return response
+    }
+
+    private func perform(_ request: APIRequest, token: String?) async throws -> HTTPResponse {
+        var headers = defaultHeaders + [("Accept", "application/json"), ("User-Agent", "brados/\(BradOSVersion.current)")]
+        if let token { headers += authScheme.headers(token) }
+        headers += request.headers
+        let outgoing = HTTPRequest(method: request.method, url: request.url(relativeTo: baseURL), headers: headers, body: request.body)
+        let started = ContinuousClock.now
+        let response = try await transport.send(outgoing)
+        logger.debug("\(request.method) \(request.path) → \(response.status)",
+                     metadata: ["service": "\(service.rawValue)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
+        return response
+    }
+
+    /// `Retry-After` in seconds (HTTP dates are not used by the services brados speaks to).
+    static func retryAfter(_ response: HTTPResponse) -> Duration? {
+        guard let value = response.header("Retry-After"), let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// A short message from a JSON error body (`error`, `message` or `msg`), if any.
+    static func serverMessage(_ body: Data) -> String? {
+        guard !body.isEmpty, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
+        for key in ["message", "error_description", "msg", "error"] {
+            if let text = object[key] as? String, !text.isEmpty { return String(text.prefix(200)) }
+            if let nested = object[key] as? [String: Any], let text = nested["message"] as? String { return String(text.prefix(200)) }
+        }
+        return nil
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case let .keyNotFound(key, context)?: "missing field '\(Self.path(context.codingPath + [key]))'"
+        case let .typeMismatch(_, context)?: "wrong type at '\(Self.path(context.codingPath))'"
+        case let .valueNotFound(_, context)?: "null at '\(Self.path(context.codingPath))'"
+        case let .dataCorrupted(context)?: context.codingPath.isEmpty ? "not valid JSON" : "invalid value at '\(Self.path(context.codingPath))'"
+        default: "\(error)"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+}
+
+/// Ensures one renewal per operation, however many retries it takes.
+actor RenewalState {
+    private var used = false
+    func claim() -> Bool {
+        defer { used = true }
+        return !used
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

@@ -1,0 +1,39 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The default ``HTTPTransport`` over AsyncHTTPClient's shared client.
+/// Thread-safe; connections are pooled for the process.
+public struct AsyncHTTPTransport: HTTPTransport {
+    /// The largest response body accepted: 256 MiB by default.
+    public var maxBodySize: Int
+
+    public init(maxBodySize: Int = 256 << 20) { self.maxBodySize = maxBodySize }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let host = request.url.host ?? request.url.absoluteString
+        do {
+            let response = try await HTTPClient.shared.execute(outgoing, timeout: .init(request.timeout))
+            var body = try await response.body.collect(upTo: maxBodySize)
+            let bytes = body.readBytes(length: body.readableBytes) ?? []
+            return HTTPResponse(
+                status: Int(response.status.code),
+                headers: response.headers.map { ($0.name, $0.value) },
+                body: Data(bytes))
+        } catch {
+            throw NetworkError.classify(error, host: host)
+        }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// One HTTP request, as plain values.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [(name: String, value: String)]
+    public var body: Data?
+    /// The per-request timeout: 30 s by default.
+    public var timeout: Duration
+
+    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration = .seconds(30)) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// The first value of a header (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// One HTTP response with its whole body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Sends HTTP requests. The default is ``AsyncHTTPTransport``; tests inject doubles,
+/// and ``OfflineTransport`` guarantees no socket is ever opened.
+public protocol HTTPTransport: Sendable {
+    /// Sends a request and returns the response, whatever its status.
+    /// - Throws: ``NetworkError`` for connection-level failures only.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// The transport used with `--offline`: every request fails before any socket exists.
+public struct OfflineTransport: HTTPTransport {
+    public init() {}
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        throw NetworkError.offlineMode
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+
+/// Decides where each service lives and builds signed-in clients.
+///
+/// With `--offline` every client uses ``OfflineTransport``: no socket is ever opened.
+/// When no server is configured for a service, the embedded reference backend is started
+/// (once per process, on first need), its use is announced once on stderr, and a profile
+/// with no credentials is signed in as the demo user.
+public actor NetworkAccess {
+    let settings: Settings
+    let paths: Paths
+    let profile: ProfileName
+    let transport: any HTTPTransport
+    let embedded: (any EmbeddedBackend)?
+    let retrier: Retrier
+    let output: Output
+    let logger: Logger
+    let now: @Sendable () -> Date
+    private var embeddedURL: URL?
+    private var accounts: [Service: any AccountProtocol] = [:]
+
+    /// The demo account the embedded backend signs profiles into.
+    public static let demoUser = "demo"
+    static let demoPassword = "demo"
+
+    init(settings: Settings, paths: Paths, profile: ProfileName, transport: any HTTPTransport, embedded: (any EmbeddedBackend)?,
+         retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date) {
+        self.settings = settings
+        self.paths = paths
+        self.profile = profile
+        self.transport = transport
+        self.embedded = embedded
+        self.retrier = retrier
+        self.output = output
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Uses `account` to sign in to and renew sessions with `service` (BradOS REST by default).
+    public func register(_ account: any AccountProtocol, for service: Service) { accounts[service] = account }
+
+    /// The sign-in protocol of a service.
+    public func account(for service: Service) -> any AccountProtocol { accounts[service] ?? BradOSAccountProtocol(now: now) }
+
+    /// The transport every request goes through.
+    public nonisolated var httpTransport: any HTTPTransport { transport }
+
+    /// The base URL of a service, starting the embedded backend if none is configured.
+    /// - Throws: ``NetworkError/offlineMode`` when offline; ``NetworkError/unreachable(host:reason:)``
+    ///   when no server is configured and no embedded backend is available.
+    public func baseURL(for service: Service) async throws -> URL {
+        if settings.isOffline { throw NetworkError.offlineMode }
+        if let configured = settings.serverURL(for: service) { return configured.url }
+        return try await startEmbedded()
+    }
+
+    /// Whether a service is served by the embedded backend.
+    public nonisolated func usesEmbedded(_ service: Service) -> Bool { settings.serverURL(for: service) == nil }
+
+    private func startEmbedded() async throws -> URL {
+        if let embeddedURL { return embeddedURL }
+        guard let embedded else {
+            throw NetworkError.unreachable(host: "(no server configured)", reason: "set one with `brados config set server URL`")
+        }
+        let url = try await embedded.start(dataDirectory: paths.embeddedServerDirectory)
+        embeddedURL = url
+        output.notice("no server configured; using the built-in demo backend. Set a real one with `brados config set server URL`.")
+        logger.debug("embedded backend started", metadata: ["url": "\(url.absoluteString)"])
+        return url
+    }
+
+    /// A signed-in client for a service.
+    /// - Throws: ``NetworkError``, ``AuthError``.
+    public func client(for service: Service, authScheme: AuthScheme) async throws -> APIClient {
+        if settings.isOffline { throw NetworkError.offlineMode }
+        let base = try await baseURL(for: service)
+        let store = CredentialStore(paths: paths, profile: profile, logger: logger)
+        if usesEmbedded(service), store.load().credential(for: service) == nil {
+            try await signInDemo(store: store, server: base)
+        }
+        let credentials = store.load()
+        // The account sign-in renews at the api server; a service's own sign-in at its server.
+        let renewalServer = credentials.services[service.rawValue] != nil ? base : try await baseURL(for: .api)
+        let authenticator = TokenAuthenticator(
+            service: service, store: store, account: account(for: service), server: renewalServer,
+            transport: transport, logger: logger)
+        return APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
+                         authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
+    }
+
+    private func signInDemo(store: CredentialStore, server: URL) async throws {
+        var credential = try await BradOSAccountProtocol(now: now).login(
+            user: Self.demoUser, password: Self.demoPassword, server: server, transport: transport)
+        credential.server = "embedded"
+        var credentials = store.load()
+        credentials.account = credential
+        try store.save(credentials)
+        output.notice("signed profile '\(profile)' in as the demo user.")
+    }
+}

@@ -1,0 +1,125 @@
+import AsyncHTTPClient
+import Foundation
+
+/// Failures of the networking core, each classified for retry and exit code.
+public enum NetworkError: BradOSError {
+    /// `--offline` (or `BRADOS_OFFLINE=1`) is set and the command needed the network.
+    case offlineMode
+    /// The server could not be reached: connection refused, DNS failure, connect timeout.
+    case unreachable(host: String, reason: String)
+    /// The request timed out after connecting.
+    case timedOut(host: String)
+    /// The connection dropped mid-exchange (reset, truncated body).
+    case connectionLost(host: String, reason: String)
+    /// The server answered with a non-success status.
+    case http(status: Int, method: String, path: String, message: String?, retryAfter: Duration?)
+    /// The response could not be understood (malformed JSON, wrong shape, failed validation).
+    case invalidResponse(path: String, detail: String)
+    /// Retries did not succeed within the operation limit (300 s by default).
+    case operationTimedOut(seconds: Int)
+
+    public var summary: String {
+        switch self {
+        case .offlineMode: "This command needs the network, and offline mode is on."
+        case let .unreachable(host, reason): "Could not reach \(host) (\(reason))."
+        case let .timedOut(host): "The request to \(host) timed out."
+        case let .connectionLost(host, reason): "The connection to \(host) was lost (\(reason))."
+        case let .http(status, method, path, message, _):
+            "The server answered \(status) \(Self.reason(status)) to \(method) \(path)" + (message.map { ": \($0)" } ?? ".")
+        case let .invalidResponse(path, detail): "The server's response to \(path) was not understood: \(detail)."
+        case let .operationTimedOut(seconds): "Gave up after \(seconds) s of retries."
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .offlineMode: "Drop --offline (or unset BRADOS_OFFLINE) to use the network."
+        case .unreachable, .timedOut:
+            "Check your connection and the server URL (`brados config get server`); cached data stays available with --offline."
+        case .connectionLost, .operationTimedOut: "Try again in a moment."
+        case let .http(status, _, _, _, _):
+            switch status {
+            case 404: "Check the id or name you gave."
+            case 429: "The server is rate limiting; wait a little and try again."
+            case 500...: "The server had a problem; try again later."
+            default: "Check the values you gave."
+            }
+        case .invalidResponse: "The server may be newer or misconfigured; check the server URL, or report it."
+        }
+    }
+
+    public var kind: FailureKind {
+        switch self {
+        case .offlineMode, .unreachable, .timedOut: .offline
+        case .connectionLost, .invalidResponse, .operationTimedOut: .server
+        case let .http(status, _, _, _, _):
+            switch status {
+            case 401, 403: .authRequired
+            case 404, 410: .notFound
+            case 500...: .server
+            case 429: .server
+            default: .rejected
+            }
+        }
+    }
+
+    /// Connection failures, timeouts, 5xx and 429 are worth retrying; nothing else is.
+    public var isRetryable: Bool {
+        switch self {
+        case .unreachable, .timedOut, .connectionLost: true
+        case let .http(status, _, _, _, _): status >= 500 || status == 429
+        case .offlineMode, .invalidResponse, .operationTimedOut: false
+        }
+    }
+
+    /// The server's `Retry-After`, if it sent one.
+    public var retryAfter: Duration? {
+        if case let .http(_, _, _, _, retryAfter) = self { return retryAfter }
+        return nil
+    }
+
+    /// Whether this failure means "there is no network" (the cue for offline fallbacks).
+    public var isOffline: Bool { kind == .offline }
+
+    /// Maps an AsyncHTTPClient/NIO error to a network error.
+    static func classify(_ error: any Error, host: String) -> any Error {
+        if error is CancellationError { return error }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .cancelled: return CancellationError()
+            case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout: return NetworkError.unreachable(host: host, reason: "connect timed out")
+            case .deadlineExceeded, .readTimeout, .writeTimeout: return NetworkError.timedOut(host: host)
+            case .remoteConnectionClosed: return NetworkError.connectionLost(host: host, reason: "closed by the server")
+            default: return NetworkError.connectionLost(host: host, reason: "\(client)")
+            }
+        }
+        let text = String(describing: error)
+        if text.localizedCaseInsensitiveContains("refused") {
+            return NetworkError.unreachable(host: host, reason: "connection refused")
+        }
+        if text.localizedCaseInsensitiveContains("reset") || text.localizedCaseInsensitiveContains("EOF") {
+            return NetworkError.connectionLost(host: host, reason: "connection reset")
+        }
+        if text.localizedCaseInsensitiveContains("resolve") || text.localizedCaseInsensitiveContains("NXDOMAIN") || text.localizedCaseInsensitiveContains("address") {
+            return NetworkError.unreachable(host: host, reason: "name not resolved")
+        }
+        return NetworkError.unreachable(host: host, reason: text)
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 409: "Conflict"
+        case 422: "Unprocessable Entity"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// When and how long to wait before retrying a failed request.
+///
+/// Defaults: at most 3 retries, exponential backoff from 1 s doubling to a 10 s cap,
+/// ±20 % jitter, `Retry-After` honoured for 429/503, 300 s for the whole operation.
+/// Only errors whose ``BradOSError/isRetryable`` is true are retried (connection
+/// failures, timeouts, 5xx, 429) — never another 4xx.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Retries after the first attempt: 3 by default.
+    public var maxRetries: Int
+    /// The first backoff delay: 1 s by default.
+    public var baseDelay: Duration
+    /// The largest backoff delay: 10 s by default.
+    public var maxDelay: Duration
+    /// Fraction of random spread around each delay: 0.2 by default.
+    public var jitter: Double
+    /// The limit for the whole operation, retries and waits included: 300 s by default.
+    public var operationTimeout: Duration
+
+    public init(maxRetries: Int = 3, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(10),
+                jitter: Double = 0.2, operationTimeout: Duration = .seconds(300)) {
+        self.maxRetries = maxRetries
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.operationTimeout = operationTimeout
+    }
+
+    /// The standard policy.
+    public static let standard = RetryPolicy()
+    /// No retries at all (background revalidation, probes).
+    public static let none = RetryPolicy(maxRetries: 0)
+
+    /// The wait before retry number `retry` (0-based), given a random value in 0…1.
+    /// A server's `Retry-After` replaces the computed backoff.
+    public func delay(beforeRetry retry: Int, retryAfter: Duration? = nil, random: Double) -> Duration {
+        if let retryAfter { return max(retryAfter, .zero) }
+        let exponential = baseDelay * (1 << min(retry, 30))
+        let capped = min(exponential, maxDelay)
+        let factor = 1 + jitter * (2 * min(max(random, 0), 1) - 1)
+        return min(capped * factor, maxDelay)
+    }
+}
+
+/// Runs an operation under a ``RetryPolicy`` with an injected clock and random source,
+/// so tests never sleep. Thread-safe.
+public struct Retrier: Sendable {
+    public var policy: RetryPolicy
+    public var clock: any Clock<Duration>
+    public var random: @Sendable () -> Double
+
+    public init(policy: RetryPolicy = .standard, clock: any Clock<Duration> = ContinuousClock(),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+        self.policy = policy
+        self.clock = clock
+        self.random = random
+    }
+
+    /// Runs `operation`, retrying retryable failures.
+    /// - Parameter onRetry: told of each retry before its wait (for logs and progress).
+    /// - Throws: the last error, or ``NetworkError/operationTimedOut(seconds:)`` when the next
+    ///   wait would pass the operation limit.
+    public func run<T: Sendable>(
+        onRetry: (_ retry: Int, _ delay: Duration, _ error: any Error) -> Void = { _, _, _ in },
+        _ operation: (_ attempt: Int) async throws -> T
+    ) async throws -> T {
+        var waited = Duration.zero
+        var retry = 0
+        while true {
+            do {
+                return try await operation(retry)
+            } catch {
+                guard retry < policy.maxRetries,
+                      let failure = error as? any BradOSError, failure.isRetryable
+                else { throw error }
+                let delay = policy.delay(beforeRetry: retry, retryAfter: (failure as? NetworkError)?.retryAfter, random: random())
+                guard waited + delay <= policy.operationTimeout else {
+                    throw NetworkError.operationTimedOut(seconds: Int(policy.operationTimeout.components.seconds))
+                }
+                onRetry(retry + 1, delay, error)
+                try await clock.sleep(for: delay)
+                waited += delay
+                retry += 1
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// `brados cache stats|clear` logic over every domain, through the plugin contract.
+public struct CacheInventory: Sendable {
+    let env: AppEnvironment
+
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    public struct Entry: Codable, Sendable {
+        public var domain: String
+        public var summary: String
+        public var files: Int
+        public var bytes: Int64
+        public var newest: Date?
+        public var folders: [String]
+    }
+
+    /// Per-domain sizes for the profile.
+    /// - Throws: ``StorageError``, ``ConfigError`` for an unknown domain.
+    public func stats(domains: [String]? = nil) throws -> [Entry] {
+        try selected(domains).map { plugin in
+            let stats = try plugin.stats(in: env.profile)
+            return Entry(domain: plugin.name, summary: plugin.summary, files: stats.files, bytes: stats.bytes,
+                         newest: stats.newest, folders: plugin.folders(in: env.profile).map(\.path))
+        }
+    }
+
+    /// Clears the named domains (all when `nil`) and returns what was removed.
+    /// - Throws: ``StorageError``, ``ConfigError`` for an unknown domain.
+    public func clear(domains: [String]? = nil) throws -> [Entry] {
+        let before = try stats(domains: domains)
+        for plugin in try selected(domains) { try plugin.clear(in: env.profile) }
+        return before
+    }
+
+    private func selected(_ names: [String]?) throws -> [any DomainPlugin] {
+        guard let names, !names.isEmpty else { return env.plugins }
+        return try names.map { try env.plugin(named: $0) }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+
+/// What a domain module provides to brados: its command tree and the ownership of its
+/// cache. The `brados` executable lists plugins in one registry array; adding a domain is
+/// one new module plus one line there.
+///
+/// Only ``name``, ``summary`` and ``command`` are required. By default a domain owns
+/// `<profile cache>/<name>/` and `<profile data>/<name>/`: `stats()` measures them,
+/// `clear()` removes them and `exportFiles()` lists every regular file in them.
+public protocol DomainPlugin: Sendable {
+    /// The command name and folder name, e.g. `mealplan`.
+    var name: String { get }
+    /// One line for `brados --help` and `brados cache stats`.
+    var summary: String { get }
+    /// The domain's root command.
+    var command: any ParsableCommand.Type { get }
+    /// The version of the domain's on-disk formats (recorded in exports): 1 by default.
+    var dataVersion: Int { get }
+    /// Configuration keys the domain adds (e.g. a TTL): none by default.
+    var configKeys: [ConfigKey] { get }
+    /// The folders the domain owns in a profile.
+    func folders(in profile: ProfileScope) -> [URL]
+    /// Files, bytes and the newest write in the domain's folders.
+    /// - Throws: ``StorageError``.
+    func stats(in profile: ProfileScope) throws -> CacheStats
+    /// Removes everything the domain stores for the profile.
+    /// - Throws: ``StorageError``.
+    func clear(in profile: ProfileScope) throws
+    /// The files the domain contributes to `brados cache export`.
+    /// - Throws: ``StorageError``.
+    func exportFiles(in profile: ProfileScope) throws -> [ExportFile]
+}
+
+/// Sizes of a domain's stored data.
+public struct CacheStats: Sendable, Codable, Equatable {
+    public var files: Int
+    public var bytes: Int64
+    public var newest: Date?
+
+    public init(files: Int = 0, bytes: Int64 = 0, newest: Date? = nil) {
+        self.files = files
+        self.bytes = bytes
+        self.newest = newest
+    }
+}
+
+/// One file a domain contributes to an export.
+public struct ExportFile: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// Copied byte for byte.
+        case file
+        /// An SQLite database, copied through SQLite's online backup.
+        case sqlite
+    }
+
+    /// The path inside the archive, relative to the profile: `cache/<domain>/…` or `data/<domain>/…`.
+    public var archivePath: String
+    public var url: URL
+    public var kind: Kind
+
+    public init(archivePath: String, url: URL, kind: Kind) {
+        self.archivePath = archivePath
+        self.url = url
+        self.kind = kind
+    }
+}
+
+extension DomainPlugin {
+    public var dataVersion: Int { 1 }
+    public var configKeys: [ConfigKey] { [] }
+
+    public func folders(in profile: ProfileScope) -> [URL] {
+        [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]
+    }
+
+    public func stats(in profile: ProfileScope) throws -> CacheStats {
+        var stats = CacheStats()
+        for folder in folders(in: profile) {
+            for file in FileSystem.regularFiles(under: folder) where !file.relativePath.hasSuffix(".lock") {
+                stats.files += 1
+                stats.bytes += file.size
+                stats.newest = max(stats.newest ?? file.modified, file.modified)
+            }
+        }
+        return stats
+    }
+
+    public func clear(in profile: ProfileScope) throws {
+        for folder in folders(in: profile) { try FileSystem.remove(folder) }
+    }
+
+    public func exportFiles(in profile: ProfileScope) throws -> [ExportFile] {
+        let roots = [("cache", profile.cacheDirectory(for: name)), ("data", profile.dataDirectory(for: name))]
+        return roots.flatMap { prefix, folder in
+            FileSystem.regularFiles(under: folder).compactMap { file -> ExportFile? in
+                let path = file.relativePath
+                if path.hasSuffix(".lock") || path.hasSuffix("-wal") || path.hasSuffix("-shm") || path.contains("/.") || path.hasPrefix(".") { return nil }
+                let kind: ExportFile.Kind = path.hasSuffix(".sqlite") || path.hasSuffix(".db") ? .sqlite : .file
+                return ExportFile(archivePath: "\(prefix)/\(name)/\(path)", url: file.url, kind: kind)
+            }
+        }
+    }
+}

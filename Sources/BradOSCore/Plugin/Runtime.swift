@@ -1,0 +1,35 @@
+import Foundation
+import Synchronization
+
+/// Starts the reference backend inside the `brados` process (the "embedded default").
+/// The executable installs the implementation from `BradOSServer`; the core never links it.
+public protocol EmbeddedBackend: Sendable {
+    /// Starts the backend on an ephemeral loopback port, keeping its data in `dataDirectory`.
+    /// - Returns: the base URL, e.g. `http://127.0.0.1:41234`.
+    func start(dataDirectory: URL) async throws -> URL
+}
+
+/// What the `brados` executable installs at start-up: the domain registry and the
+/// embedded backend. Library code reads it through ``AppEnvironment``.
+public enum Runtime {
+    private struct State: Sendable {
+        var plugins: [any DomainPlugin] = []
+        var embedded: (any EmbeddedBackend)? = nil
+    }
+    private static let state = Mutex(State())
+
+    /// Installs the registry. Call once, before parsing the command line.
+    public static func install(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?) {
+        state.withLock { $0 = State(plugins: plugins, embedded: embedded) }
+    }
+
+    /// The installed domain plugins, in registry order.
+    public static var plugins: [any DomainPlugin] { state.withLock { $0.plugins } }
+    /// The installed embedded backend, if any.
+    public static var embedded: (any EmbeddedBackend)? { state.withLock { $0.embedded } }
+}
+
+/// The brados version.
+public enum BradOSVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Crash-safe file writes: a temp file in the same directory, `fsync`, `rename`, `fsync`
+/// of the directory. A reader sees the old bytes or the new bytes, never a torn file.
+///
+/// Every file is created 0600 and every directory 0700: brados files hold personal data.
+/// Thread-safe: no shared state.
+public enum AtomicFile {
+    /// Test seam: runs after the temp file is synced and before the rename.
+    public struct Hooks: Sendable {
+        public var beforeRename: @Sendable (_ temporary: URL) throws -> Void
+        public init(beforeRename: @escaping @Sendable (URL) throws -> Void = { _ in }) {
+            self.beforeRename = beforeRename
+        }
+        public static let none = Hooks()
+    }
+
+    /// Writes `data` to `url` atomically, creating parent directories (0700).
+    /// - Throws: ``StorageError/io(operation:path:errno:)``; on failure the previous file is untouched
+    ///   and the temp file is removed.
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600, hooks: Hooks = .none) throws {
+        let directory = url.deletingLastPathComponent()
+        try FileSystem.createDirectory(directory)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UInt32.random(in: .min ... .max))")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
+        var closed = false
+        do {
+            defer { if !closed { close(fd) } }
+            try data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw StorageError.io(operation: "write", path: temporary.path, errno: errno)
+                    }
+                    offset += written
+                }
+            }
+            guard fsync(fd) == 0 else { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
+            closed = true
+            guard close(fd) == 0 else { throw StorageError.io(operation: "close", path: temporary.path, errno: errno) }
+            try hooks.beforeRename(temporary)
+            guard rename(temporary.path, url.path) == 0 else {
+                throw StorageError.io(operation: "replace", path: url.path, errno: errno)
+            }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+        syncDirectory(directory)
+    }
+
+    /// Reads a file, or `nil` when it does not exist.
+    /// - Throws: ``StorageError/io(operation:path:errno:)`` for any other failure.
+    public static func readIfPresent(_ url: URL) throws -> Data? {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw StorageError.io(operation: "open", path: url.path, errno: errno)
+        }
+        defer { close(fd) }
+        var result = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.io(operation: "read", path: url.path, errno: errno)
+            }
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+
+    /// Makes a rename in `directory` durable.
+    static func syncDirectory(_ directory: URL) {
+        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+}

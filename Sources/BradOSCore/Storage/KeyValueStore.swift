@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+
+/// The default ``KeyValueStoring``: one JSON object in a file (`defaults.json` in the
+/// profile's data folder). Writes take a cross-process lock, re-read, change one key and
+/// write atomically, so concurrent `brados` processes never lose each other's keys.
+/// A corrupt file reads as empty (and is replaced on the next write).
+public struct KeyValueStore: KeyValueStoring {
+    public let url: URL
+    private let logger: Logger
+
+    public init(url: URL, logger: Logger = Logger(label: "brados.storage")) {
+        self.url = url
+        self.logger = logger
+    }
+
+    private var lockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock") }
+
+    private func readAll() -> [String: JSONValue] {
+        guard let data = try? AtomicFile.readIfPresent(url) else { return [:] }
+        do {
+            return try JSONCoding.decode([String: JSONValue].self, from: data)
+        } catch {
+            logger.debug("key-value store corrupt, treated as empty", metadata: ["path": "\(url.path)"])
+            return [:]
+        }
+    }
+
+    public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
+        guard let raw = readAll()[key] else { return nil }
+        guard let data = try? JSONCoding.encode(raw) else { return nil }
+        return try? JSONCoding.decode(T.self, from: data)
+    }
+
+    public func set<T: Encodable>(_ value: T, forKey key: String) throws {
+        let encoded: JSONValue
+        do {
+            encoded = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value))
+        } catch {
+            throw StorageError.coding(path: url.path, detail: "\(error)")
+        }
+        try mutate { $0[key] = encoded }
+    }
+
+    public func removeValue(forKey key: String) throws {
+        guard readAll()[key] != nil else { return }
+        try mutate { $0[key] = nil }
+    }
+
+    public func keys() -> [String] { readAll().keys.sorted() }
+
+    private func mutate(_ change: (inout [String: JSONValue]) -> Void) throws {
+        try FileLock.withExclusiveLock(at: lockURL) {
+            var all = readAll()
+            change(&all)
+            try AtomicFile.write(try JSONCoding.encode(all), to: url)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+
+/// `/_admin/stats` and `/_admin/faults`, served only with `--admin`.
+struct AdminRoutes {
+    let state: AdminState
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/_admin/stats") { _, _ in try JSON.response(await state.stats()) }
+        router.delete("/_admin/stats") { _, _ in
+            await state.resetStats()
+            return Response(status: .noContent)
+        }
+        router.get("/_admin/faults") { _, _ in try JSON.response(await state.faults()) }
+        router.post("/_admin/faults") { request, _ in
+            let rule = try await JSON.decode(FaultRule.self, from: request)
+            await state.add(rule)
+            return try JSON.response(rule, status: .created)
+        }
+        router.delete("/_admin/faults") { _, _ in
+            await state.clearFaults()
+            return Response(status: .noContent)
+        }
+    }
+}

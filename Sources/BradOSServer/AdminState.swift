@@ -1,0 +1,74 @@
+import Foundation
+
+/// A fault to inject: `{"match": "GET /api/mealplans", "status": 503, "latencyMs": 200,
+/// "drop": false, "truncate": false, "retryAfter": 2, "count": 2}`. `match` is a method
+/// and a path prefix (or just a prefix, or `*`); `count` absent means until cleared.
+public struct FaultRule: Codable, Sendable, Equatable {
+    public var match: String
+    public var status: Int?
+    public var latencyMs: Int?
+    public var drop: Bool?
+    public var truncate: Bool?
+    public var retryAfter: Int?
+    public var count: Int?
+
+    public init(match: String, status: Int? = nil, latencyMs: Int? = nil, drop: Bool? = nil, truncate: Bool? = nil,
+                retryAfter: Int? = nil, count: Int? = nil) {
+        self.match = match
+        self.status = status
+        self.latencyMs = latencyMs
+        self.drop = drop
+        self.truncate = truncate
+        self.retryAfter = retryAfter
+        self.count = count
+    }
+
+    func matches(method: String, path: String) -> Bool {
+        let pattern = match.trimmingCharacters(in: .whitespaces)
+        if pattern == "*" { return true }
+        let parts = pattern.split(separator: " ", maxSplits: 1).map(String.init)
+        let (ruleMethod, prefix) = parts.count == 2 ? (parts[0].uppercased(), parts[1]) : (nil, parts[0])
+        if let ruleMethod, ruleMethod != "*", ruleMethod != method.uppercased() { return false }
+        return prefix == "*" || path.hasPrefix(prefix)
+    }
+}
+
+/// Request counts and fault rules, shared by the admin routes and the middlewares.
+public actor AdminState {
+    private var byRoute: [String: Int] = [:]
+    private var total = 0
+    private var rules: [FaultRule] = []
+
+    public init() {}
+
+    func record(_ key: String) {
+        total += 1
+        byRoute[key, default: 0] += 1
+    }
+
+    public struct Stats: Codable, Sendable {
+        public var total: Int
+        public var byRoute: [String: Int]
+    }
+
+    public func stats() -> Stats { Stats(total: total, byRoute: byRoute) }
+
+    public func resetStats() {
+        total = 0
+        byRoute = [:]
+    }
+
+    public func add(_ rule: FaultRule) { rules.append(rule) }
+    public func clearFaults() { rules = [] }
+    public func faults() -> [FaultRule] { rules }
+
+    /// The first rule matching a request, spending one of its `count`.
+    func takeFault(method: String, path: String) -> FaultRule? {
+        guard let index = rules.firstIndex(where: { $0.matches(method: method, path: path) }) else { return nil }
+        let rule = rules[index]
+        if let count = rule.count {
+            if count <= 1 { rules.remove(at: index) } else { rules[index].count = count - 1 }
+        }
+        return rule
+    }
+}

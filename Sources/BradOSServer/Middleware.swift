@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+
+/// Counts every request (admin routes excepted) by method and route pattern.
+struct StatsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let state: AdminState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if !path.hasPrefix("/_admin") {
+            let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? path
+            await state.record("\(request.method.rawValue) \(route)")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Applies injected faults: latency, an error status (with `Retry-After`), a dropped
+/// connection, or a truncated body.
+struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
+    let state: AdminState
+
+    struct InjectedDrop: Error {}
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard !path.hasPrefix("/_admin"),
+              let rule = await state.takeFault(method: request.method.rawValue, path: path)
+        else { return try await next(request, context) }
+        if let latency = rule.latencyMs, latency > 0 { try await Task.sleep(for: .milliseconds(latency)) }
+        if rule.drop == true {
+            // The head promises a body that never comes: the client sees the connection close.
+            return Response(status: .ok, headers: [.contentType: "application/json", .contentLength: "64"],
+                            body: ResponseBody { _ in throw InjectedDrop() })
+        }
+        var response: Response
+        if let status = rule.status {
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if let retryAfter = rule.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
+            let body = #"{"error":{"message":"injected fault \#(status)"}}"#
+            response = Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+        } else {
+            response = try await next(request, context)
+        }
+        if rule.truncate == true { response = await Self.truncated(response) }
+        return response
+    }
+
+    /// The first half of the body under a `Content-Length` for all of it, then a closed connection.
+    static func truncated(_ response: Response) async -> Response {
+        let collector = Collector()
+        try? await response.body.write(CollectingWriter(collector: collector))
+        let full = collector.buffer
+        var headers = response.headers
+        headers[.contentLength] = "\(max(full.readableBytes, 2))"
+        let half = full.getSlice(at: full.readerIndex, length: full.readableBytes / 2) ?? ByteBuffer()
+        return Response(status: response.status, headers: headers, body: ResponseBody { writer in
+            try await writer.write(half)
+            throw InjectedDrop()
+        })
+    }
+
+    final class Collector: @unchecked Sendable {
+        // Only touched sequentially by one body write inside `truncated`.
+        var buffer = ByteBuffer()
+    }
+
+    struct CollectingWriter: ResponseBodyWriter {
+        let collector: Collector
+        mutating func write(_ buffer: ByteBuffer) async throws {
+            var buffer = buffer
+            collector.buffer.writeBuffer(&buffer)
+        }
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+}

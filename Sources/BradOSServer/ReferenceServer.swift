@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// The reference backend: every service brados speaks, over SQLite, with fault injection.
+///
+/// A library so that tests can drive it in-process and `brados` can embed it;
+/// `brados-server` is a thin executable around it.
+public struct ReferenceServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let database: ServerDatabase
+    public let admin: AdminState
+
+    /// Opens the database and seeds the demo users when it is empty.
+    /// - Throws: database errors.
+    public init(configuration: ServerConfiguration) throws {
+        self.configuration = configuration
+        database = try ServerDatabase(directory: configuration.dataDirectory)
+        admin = AdminState()
+        if configuration.seedDemo, try database.userCount() == 0 { try DemoSeed.seed(database, seed: configuration.seed) }
+    }
+
+    /// The router with every route. Middlewares come first so they wrap every route.
+    public func buildRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: StatsMiddleware(state: admin))
+        router.add(middleware: FaultMiddleware(state: admin))
+        router.get("/health") { _, _ in try JSON.response(["status": "ok"]) }
+        AuthRoutes(database: database, tokenTTL: configuration.tokenTTL).register(on: router)
+        if configuration.admin { AdminRoutes(state: admin).register(on: router) }
+        return router
+    }
+
+    /// The application, calling `onRunning` with the bound port.
+    public func makeApplication(logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: buildRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "brados-server"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// Starts the server in the background of this process on an ephemeral loopback port
+    /// (the embedded default). It runs until the process exits.
+    /// - Returns: the base URL.
+    public static func startEmbedded(dataDirectory: URL) async throws -> URL {
+        let server = try ReferenceServer(configuration: ServerConfiguration(port: 0, dataDirectory: dataDirectory))
+        let quiet = Logger(label: "brados.embedded") { _ in SwiftLogNoOpLogHandler() }
+        let port = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+            let resumed = ResumeOnce(continuation)
+            let app = server.makeApplication(logger: quiet) { port in resumed.resume(.success(port)) }
+            Task.detached {
+                do { try await app.run() } catch { resumed.resume(.failure(error)) }
+            }
+        }
+        return URL(string: "http://127.0.0.1:\(port)")!
+    }
+}
+
+/// Resumes a continuation at most once.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
+    func resume(_ result: Result<T, any Error>) {
+        continuation.withLock { pending in
+            pending?.resume(with: result)
+            pending = nil
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// How a reference server runs.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind: `127.0.0.1` by default.
+    public var host: String
+    /// The port: 8080 by default; 0 picks a free one.
+    public var port: Int
+    /// Where the SQLite database lives; `nil` keeps it in memory.
+    public var dataDirectory: URL?
+    /// Whether to seed the demo users and data on an empty database: `true` by default.
+    public var seedDemo: Bool
+    /// Changes the deterministic demo content (recipes, generated plans): 0 by default.
+    public var seed: Int
+    /// Lifetime of access tokens in seconds: 3600 by default.
+    public var tokenTTL: Int
+    /// Serve `/_admin/stats` and `/_admin/faults`: off by default.
+    public var admin: Bool
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = nil, seedDemo: Bool = true,
+                seed: Int = 0, tokenTTL: Int = 3600, admin: Bool = false) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.seedDemo = seedDemo
+        self.seed = seed
+        self.tokenTTL = tokenTTL
+        self.admin = admin
+    }
+}

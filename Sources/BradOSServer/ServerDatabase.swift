@@ -1,0 +1,132 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// The reference server's SQLite store. Each domain adds its tables in its own migration.
+public final class ServerDatabase: Sendable {
+    public let writer: any DatabaseWriter
+
+    /// Opens (creating and migrating) the database.
+    /// - Throws: GRDB errors.
+    public init(directory: URL?) throws {
+        if let directory {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            var config = Configuration()
+            config.busyMode = .timeout(10)
+            writer = try DatabaseQueue(path: directory.appendingPathComponent("server.sqlite").path, configuration: config)
+        } else {
+            writer = try DatabaseQueue()
+        }
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-accounts") { db in
+            try db.create(table: "user") { t in
+                t.primaryKey("id", .text)
+                t.column("username", .text).notNull().unique()
+                t.column("email", .text).notNull().unique()
+                t.column("displayName", .text).notNull()
+                t.column("salt", .text).notNull()
+                t.column("passwordHash", .text).notNull()
+            }
+            try db.create(table: "token") { t in
+                t.primaryKey("token", .text)
+                t.column("userId", .text).notNull().references("user", onDelete: .cascade)
+                t.column("kind", .text).notNull() // access | refresh
+                t.column("expiresAt", .double).notNull()
+                t.column("used", .boolean).notNull().defaults(to: false)
+            }
+        }
+        return migrator
+    }
+
+    /// A user row.
+    public struct User: Sendable, Codable, Equatable {
+        public var id: String
+        public var username: String
+        public var email: String
+        public var displayName: String
+    }
+
+    /// Adds a user; returns it.
+    @discardableResult
+    public func addUser(id: String, username: String, email: String, displayName: String, password: String) throws -> User {
+        let salt = Self.randomToken(bytes: 8)
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO user (id, username, email, displayName, salt, passwordHash) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [id, username, email, displayName, salt, Self.hash(password, salt: salt)])
+        }
+        return User(id: id, username: username, email: email, displayName: displayName)
+    }
+
+    /// The user whose user name or e-mail and password match.
+    public func verify(login: String, password: String) throws -> User? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM user WHERE username = ? OR email = ?", arguments: [login, login]) else { return nil }
+            guard Self.hash(password, salt: row["salt"]) == row["passwordHash"] as String else { return nil }
+            return Self.user(row)
+        }
+    }
+
+    public func userCount() throws -> Int {
+        try writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM user") ?? 0 }
+    }
+
+    /// Issues an access token and a single-use refresh token.
+    public func issueTokens(for userID: String, accessTTL: Int, now: Date = Date()) throws -> (access: String, refresh: String) {
+        let access = "at_" + Self.randomToken(bytes: 24)
+        let refresh = "rt_" + Self.randomToken(bytes: 24)
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO token (token, userId, kind, expiresAt) VALUES (?, ?, 'access', ?)",
+                           arguments: [access, userID, now.timeIntervalSince1970 + Double(accessTTL)])
+            try db.execute(sql: "INSERT INTO token (token, userId, kind, expiresAt) VALUES (?, ?, 'refresh', ?)",
+                           arguments: [refresh, userID, now.timeIntervalSince1970 + 30 * 86400])
+        }
+        return (access, refresh)
+    }
+
+    /// The user of a valid, unexpired access token.
+    public func user(forAccessToken token: String, now: Date = Date()) throws -> User? {
+        try writer.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT user.* FROM token JOIN user ON user.id = token.userId
+                WHERE token.token = ? AND token.kind = 'access' AND token.expiresAt > ?
+                """, arguments: [token, now.timeIntervalSince1970])
+            return row.map(Self.user)
+        }
+    }
+
+    /// Spends a refresh token: returns its user once; a reused, unknown or expired token gives `nil`.
+    public func consumeRefreshToken(_ token: String, now: Date = Date()) throws -> User? {
+        try writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT user.*, token.used AS used, token.expiresAt AS tokenExpiresAt FROM token JOIN user ON user.id = token.userId
+                WHERE token.token = ? AND token.kind = 'refresh'
+                """, arguments: [token]) else { return nil }
+            guard !(row["used"] as Bool), (row["tokenExpiresAt"] as Double) > now.timeIntervalSince1970 else { return nil }
+            try db.execute(sql: "UPDATE token SET used = 1 WHERE token = ?", arguments: [token])
+            return Self.user(row)
+        }
+    }
+
+    /// Revokes a refresh token (sign-out).
+    public func revoke(refreshToken token: String) throws {
+        try writer.write { try $0.execute(sql: "UPDATE token SET used = 1 WHERE token = ?", arguments: [token]) }
+    }
+
+    static func user(_ row: Row) -> User {
+        User(id: row["id"], username: row["username"], email: row["email"], displayName: row["displayName"])
+    }
+
+    static func hash(_ password: String, salt: String) -> String {
+        SHA256.hash(data: Data((salt + ":" + password).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func randomToken(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

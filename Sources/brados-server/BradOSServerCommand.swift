@@ -1,0 +1,55 @@
+import ArgumentParser
+import BradOSServer
+import Foundation
+import Hummingbird
+import Logging
+
+/// `brados-server`: the reference backend for brados, on loopback by default.
+@main
+struct BradOSServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "brados-server",
+        abstract: "The brados reference server: BradOS REST, Plex, Supabase and the plan API over SQLite.",
+        discussion: """
+        Prints "brados-server listening on URL" on stdout once it accepts connections.
+        Example:
+          brados-server --port 8080 --data-dir /tmp/brados-server --seed demo --admin
+        """)
+
+    @Option(help: "Address to bind.") var host = "127.0.0.1"
+    @Option(help: "Port to bind; 0 picks a free one.") var port = 8080
+    @Option(help: ArgumentHelp("Keep the SQLite database here (default: in memory).", valueName: "dir")) var dataDir: String?
+    @Option(help: ArgumentHelp("Seed data set: demo or none.", valueName: "name")) var seed = "demo"
+    @Option(help: "Number that varies the generated demo content.") var seedValue = 0
+    @Option(help: ArgumentHelp("Access-token lifetime in seconds.", valueName: "seconds")) var tokenTTL = 3600
+    @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
+    @Option(help: ArgumentHelp("Exit after this many seconds (so test servers stop by themselves).", valueName: "seconds"))
+    var lifetime: Int?
+    @Option(help: ArgumentHelp("Log level.", valueName: "level")) var logLevel = "warning"
+
+    func validate() throws {
+        guard ["demo", "none"].contains(seed) else { throw ValidationError("--seed must be demo or none.") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535.") }
+        guard tokenTTL > 0 else { throw ValidationError("--token-ttl must be positive.") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "brados-server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        let server = try ReferenceServer(configuration: ServerConfiguration(
+            host: host, port: port, dataDirectory: dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
+            seedDemo: seed == "demo", seed: seedValue, tokenTTL: tokenTTL, admin: admin))
+        let host = self.host
+        let app = server.makeApplication(logger: logger) { port in
+            FileHandle.standardOutput.write(Data("brados-server listening on http://\(host):\(port)\n".utf8))
+        }
+        if let lifetime {
+            Task.detached {
+                try? await Task.sleep(for: .seconds(lifetime))
+                FileHandle.standardError.write(Data("brados-server: lifetime of \(lifetime) s reached, exiting\n".utf8))
+                Foundation.exit(0)
+            }
+        }
+        try await app.runService()
+    }
+}

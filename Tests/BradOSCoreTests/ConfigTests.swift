@@ -1,0 +1,82 @@
+import BradOSCore
+import Foundation
+import Testing
+
+@Suite("Config precedence and paths")
+struct ConfigTests {
+    @Test("profile: flag > environment > file > default")
+    func profilePrecedence() throws {
+        let file = ConfigFile(values: ["profile": "fromfile"])
+        let env = ["BRADOS_PROFILE": "fromenv"]
+        #expect(try Settings(flags: GlobalFlags(profile: "fromflag"), environment: env, file: file).profile().rawValue == "fromflag")
+        #expect(try Settings(flags: GlobalFlags(), environment: env, file: file).profile().rawValue == "fromenv")
+        #expect(try Settings(flags: GlobalFlags(), environment: [:], file: file).profile().rawValue == "fromfile")
+        #expect(try Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile()).profile().rawValue == "default")
+        #expect(Settings(flags: GlobalFlags(), environment: env, file: file).resolve("profile").source == .environment)
+    }
+
+    @Test("server URLs: flag > service env > BRADOS_SERVER > service key > server key > embedded")
+    func serverPrecedence() {
+        let file = ConfigFile(values: ["server": "http://file-all", "server.plex": "http://file-plex"])
+        func url(_ flags: GlobalFlags, _ env: [String: String], _ file: ConfigFile, _ service: Service) -> String? {
+            Settings(flags: flags, environment: env, file: file).serverURL(for: service)?.url.absoluteString
+        }
+        let env = ["BRADOS_SERVER": "http://env-all", "BRADOS_PLEX_SERVER": "http://env-plex"]
+        #expect(url(GlobalFlags(server: "http://flag"), env, file, .plex) == "http://flag")
+        #expect(url(GlobalFlags(), env, file, .plex) == "http://env-plex")
+        #expect(url(GlobalFlags(), env, file, .api) == "http://env-all")
+        #expect(url(GlobalFlags(), [:], file, .plex) == "http://file-plex")
+        #expect(url(GlobalFlags(), [:], file, .api) == "http://file-all")
+        #expect(url(GlobalFlags(), [:], ConfigFile(), .api) == nil)
+    }
+
+    @Test("offline and log level come from flags, environment or file")
+    func offlineAndLog() {
+        #expect(Settings(flags: GlobalFlags(offline: true), environment: [:], file: ConfigFile()).isOffline)
+        #expect(Settings(flags: GlobalFlags(), environment: ["BRADOS_OFFLINE": "1"], file: ConfigFile()).isOffline)
+        #expect(Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["offline": "true"])).isOffline)
+        #expect(!Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile()).isOffline)
+        #expect(Settings(flags: GlobalFlags(verbose: true), environment: ["BRADOS_LOG": "error"], file: ConfigFile()).logLevel == .debug)
+        #expect(Settings(flags: GlobalFlags(), environment: ["BRADOS_LOG": "error"], file: ConfigFile()).logLevel == .error)
+    }
+
+    @Test("BRADOS_HOME overrides the XDG directories; XDG is honoured; relative XDG paths are ignored")
+    func paths() {
+        let home = Paths.resolve(environment: ["BRADOS_HOME": "/h", "XDG_CACHE_HOME": "/x"])
+        #expect(home.cacheRoot.path == "/h/cache")
+        #expect(home.configRoot.path == "/h/config")
+        let xdg = Paths.resolve(environment: ["HOME": "/u", "XDG_CACHE_HOME": "/xc", "XDG_CONFIG_HOME": "relative"])
+        #expect(xdg.cacheRoot.path == "/xc/brados")
+        #expect(xdg.configRoot.path == "/u/.config/brados")
+        #expect(xdg.dataRoot.path == "/u/.local/share/brados")
+        let profile = xdg.profile(.default)
+        #expect(profile.cacheDirectory(for: "mealplan").path == "/xc/brados/users/default/mealplan")
+    }
+
+    @Test("profile names are single safe path components", arguments: ["..", "../x", "a/b", "", ".hidden", "-x", String(repeating: "a", count: 65)])
+    func badProfileNames(name: String) {
+        #expect(ProfileName(rawValue: name) == nil)
+    }
+
+    @Test("config file updates are atomic and keep other keys")
+    func fileUpdate() throws {
+        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cfg-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("config.json")
+        try ConfigFile.update(at: url) { $0.values["server"] = "http://a" }
+        try ConfigFile.update(at: url) { $0.values["profile"] = "p" }
+        #expect(try ConfigFile.load(from: url).values == ["server": "http://a", "profile": "p"])
+        try Data("[1]".utf8).write(to: url)
+        #expect(throws: ConfigError.self) { try ConfigFile.load(from: url) }
+    }
+
+    @Test("global flags before the subcommand are moved after it")
+    func hoisting() {
+        #expect(GlobalOptions.hoistLeadingGlobals(["--offline", "auth", "logout"]) == ["auth", "logout", "--offline"])
+        #expect(GlobalOptions.hoistLeadingGlobals(["--profile", "p", "--json", "auth", "status"]) == ["auth", "status", "--profile", "p", "--json"])
+        #expect(GlobalOptions.hoistLeadingGlobals(["--server=http://x", "a", "--", "-y"]) == ["a", "--server=http://x", "--", "-y"])
+        #expect(GlobalOptions.hoistLeadingGlobals(["--help"]) == ["--help"])
+        #expect(GlobalOptions.hoistLeadingGlobals(["--offline"]) == ["--offline"])
+        #expect(GlobalOptions.hoistLeadingGlobals(["auth", "--offline"]) == ["auth", "--offline"])
+    }
+}

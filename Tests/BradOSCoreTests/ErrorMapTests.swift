@@ -1,0 +1,43 @@
+import ArgumentParser
+import BradOSCore
+import Testing
+
+@Suite("Errors map to exit codes in one place")
+struct ErrorMapTests {
+    @Test("each failure kind has its documented code")
+    func kinds() {
+        let expected: [FailureKind: Int32] = [
+            .general: 1, .notFound: 3, .authRequired: 4, .offline: 5, .server: 6, .rejected: 7, .integrity: 8, .usage: 64, .interrupted: 130,
+        ]
+        for kind in FailureKind.allCases { #expect(ExitStatus.code(for: kind) == expected[kind]) }
+    }
+
+    @Test("network failures classify as offline, server, not found or rejected")
+    func network() {
+        func code(_ error: NetworkError) -> Int32 { ExitStatus.code(for: error) }
+        #expect(code(.offlineMode) == 5)
+        #expect(code(.unreachable(host: "h", reason: "connection refused")) == 5)
+        #expect(code(.timedOut(host: "h")) == 5)
+        #expect(code(.http(status: 503, method: "GET", path: "/", message: nil, retryAfter: nil)) == 6)
+        #expect(code(.http(status: 404, method: "GET", path: "/", message: nil, retryAfter: nil)) == 3)
+        #expect(code(.http(status: 422, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
+        #expect(code(.invalidResponse(path: "/", detail: "x")) == 6)
+        #expect(ExitStatus.code(for: AuthError.sessionExpired(profile: "p")) == 4)
+        #expect(ExitStatus.code(for: CancellationError()) == 130)
+    }
+
+    @Test("every error says what happened and what to do next")
+    func messages() {
+        let errors: [any BradOSError] = [
+            NetworkError.offlineMode, NetworkError.unreachable(host: "h", reason: "r"),
+            NetworkError.http(status: 500, method: "GET", path: "/p", message: "boom", retryAfter: nil),
+            AuthError.notSignedIn(profile: "p"), AuthError.sessionExpired(profile: "p"),
+            StorageError.io(operation: "write", path: "/x", errno: 28), ConfigError.unknownKey("k", known: ["a"]),
+        ]
+        for error in errors {
+            #expect(!error.summary.isEmpty)
+            #expect(error.recovery?.isEmpty == false)
+            #expect(error.description.contains(error.summary))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+@testable import BradOSCore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Retry policy")
+struct RetryTests {
+    let base = URL(string: "http://127.0.0.1:9")!
+
+    func client(_ transport: StubTransport, clock: ManualClock) -> APIClient {
+        APIClient(service: .api, baseURL: base, transport: transport, authenticator: nil,
+                  retrier: Retrier(clock: clock, random: { 0.5 }))
+    }
+
+    @Test("503 twice then 200 succeeds after exactly 2 retries, waiting 1 s then 2 s")
+    func retriesTransientFailures() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(sequence: [.success(.json("{}", status: 503)), .success(.json("{}", status: 503)), .success(.json("{\"ok\":true}"))])
+        let response = try await client(transport, clock: clock).send(.get("/api/x"))
+        #expect(response.status == 200)
+        #expect(transport.requests.count == 3)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+    }
+
+    @Test("at most 3 retries, backoff 1, 2, 4 s, then the last error")
+    func givesUpAfterThreeRetries() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(sequence: [.success(.json("{}", status: 500))])
+        await #expect(throws: NetworkError.self) { try await client(transport, clock: clock).send(.get("/api/x")) }
+        #expect(transport.requests.count == 4)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4)])
+    }
+
+    @Test("other 4xx are never retried", arguments: [400, 403, 404, 409, 422])
+    func noRetryOn4xx(status: Int) async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(sequence: [.success(.json("{}", status: status))])
+        do {
+            _ = try await client(transport, clock: clock).send(.get("/api/x"))
+            Issue.record("expected a failure")
+        } catch let error as NetworkError {
+            #expect(!error.isRetryable)
+        }
+        #expect(transport.requests.count == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("429 honours Retry-After instead of the backoff")
+    func honoursRetryAfter() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(sequence: [.success(.json("{}", status: 429, headers: [("Retry-After", "7")])), .success(.json("{}"))])
+        _ = try await client(transport, clock: clock).send(.get("/api/x"))
+        #expect(clock.sleeps == [.seconds(7)])
+    }
+
+    @Test("connection failures are retried; offline mode is not")
+    func connectionFailures() async throws {
+        let clock = ManualClock()
+        let refused = StubTransport(sequence: [.failure(.unreachable(host: "h", reason: "connection refused")), .success(.json("{}"))])
+        _ = try await client(refused, clock: clock).send(.get("/x"))
+        #expect(refused.requests.count == 2)
+        let offline = StubTransport(sequence: [.failure(.offlineMode)])
+        await #expect(throws: NetworkError.offlineMode) { try await client(offline, clock: clock).send(.get("/x")) }
+        #expect(offline.requests.count == 1)
+    }
+
+    @Test("backoff is capped at 10 s and jitter stays within ±20 %")
+    func backoffBounds() {
+        let policy = RetryPolicy.standard
+        #expect(policy.delay(beforeRetry: 0, random: 0.5) == .seconds(1))
+        #expect(policy.delay(beforeRetry: 3, random: 0.5) == .seconds(8))
+        #expect(policy.delay(beforeRetry: 4, random: 0.5) == .seconds(10))
+        #expect(policy.delay(beforeRetry: 9, random: 1) == .seconds(10))
+        #expect(policy.delay(beforeRetry: 1, random: 0) == .milliseconds(1600))
+        #expect(policy.delay(beforeRetry: 1, random: 1) == .milliseconds(2400))
+    }
+
+    @Test("a wait that would pass the operation limit ends the operation")
+    func operationLimit() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(sequence: [.success(.json("{}", status: 503, headers: [("Retry-After", "400")]))])
+        await #expect(throws: NetworkError.operationTimedOut(seconds: 300)) {
+            try await client(transport, clock: clock).send(.get("/x"))
+        }
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("a malformed body is an invalid response naming the field, not retried")
+    func invalidResponse() async throws {
+        struct Shape: Decodable { var name: String }
+        let transport = StubTransport(sequence: [.success(.json("{\"other\":1}"))])
+        await #expect(throws: NetworkError.invalidResponse(path: "/x", detail: "missing field 'name'")) {
+            try await client(transport, clock: ManualClock()).decode(Shape.self, .get("/x"))
+        }
+        #expect(transport.requests.count == 1)
+    }
+}
+
+extension NetworkError: Equatable {
+    public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool { lhs.summary == rhs.summary }
+}

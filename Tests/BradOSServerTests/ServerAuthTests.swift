@@ -1,0 +1,135 @@
+@testable import BradOSServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Reference server: accounts, admin stats and faults")
+struct ServerAuthTests {
+    func makeServer(admin: Bool = true, ttl: Int = 3600) throws -> ReferenceServer {
+        try ReferenceServer(configuration: ServerConfiguration(port: 0, tokenTTL: ttl, admin: admin))
+    }
+
+    struct Tokens: Decodable { var accessToken: String; var refreshToken: String; var expiresIn: Int }
+
+    static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+    static func decode<T: Decodable>(_ type: T.Type, _ buffer: ByteBuffer) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+    }
+
+    @Test("login answers tokens for the demo users and 401 for a wrong password")
+    func login() async throws {
+        let app = Application(router: try makeServer().buildRouter())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/auth/login", method: .post, body: Self.body(#"{"username":"demo","password":"demo"}"#)) { response in
+                #expect(response.status == .ok)
+                let tokens = try Self.decode(Tokens.self, response.body)
+                #expect(tokens.expiresIn == 3600)
+                #expect(!tokens.accessToken.isEmpty)
+            }
+            try await client.execute(uri: "/api/auth/login", method: .post, body: Self.body(#"{"username":"alice@example.com","password":"alice"}"#)) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/auth/login", method: .post, body: Self.body(#"{"username":"demo","password":"nope"}"#)) { response in
+                #expect(response.status == .unauthorized)
+            }
+            try await client.execute(uri: "/api/auth/login", method: .post, body: Self.body("not json")) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    @Test("refresh tokens are single-use: a reused one is rejected")
+    func refreshRotation() async throws {
+        let app = Application(router: try makeServer().buildRouter())
+        try await app.test(.router) { client in
+            let first = try await client.execute(uri: "/api/auth/login", method: .post, body: Self.body(#"{"username":"demo","password":"demo"}"#)) {
+                try Self.decode(Tokens.self, $0.body)
+            }
+            let refresh = #"{"refreshToken":"\#(first.refreshToken)"}"#
+            let second = try await client.execute(uri: "/api/auth/refresh", method: .post, body: Self.body(refresh)) { response in
+                #expect(response.status == .ok)
+                return try Self.decode(Tokens.self, response.body)
+            }
+            #expect(second.refreshToken != first.refreshToken)
+            try await client.execute(uri: "/api/auth/refresh", method: .post, body: Self.body(refresh)) { response in
+                #expect(response.status == .unauthorized)
+            }
+            try await client.execute(uri: "/api/auth/me", method: .get, headers: [.authorization: "Bearer \(second.accessToken)"]) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/auth/me", method: .get, headers: [.authorization: "Bearer wrong"]) { response in
+                #expect(response.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("access tokens expire after the configured lifetime")
+    func tokenExpiry() throws {
+        let server = try makeServer(ttl: 5)
+        let user = try #require(try server.database.verify(login: "demo", password: "demo"))
+        let now = Date()
+        let tokens = try server.database.issueTokens(for: user.id, accessTTL: 5, now: now)
+        #expect(try server.database.user(forAccessToken: tokens.access, now: now.addingTimeInterval(4)) != nil)
+        #expect(try server.database.user(forAccessToken: tokens.access, now: now.addingTimeInterval(6)) == nil)
+    }
+
+    @Test("admin stats count requests by method and route pattern, and reset")
+    func stats() async throws {
+        let app = Application(router: try makeServer().buildRouter())
+        try await app.test(.router) { client in
+            for _ in 0..<2 { try await client.execute(uri: "/api/auth/me", method: .get) { _ in } }
+            try await client.execute(uri: "/health", method: .get) { _ in }
+            try await client.execute(uri: "/_admin/stats", method: .get) { response in
+                let stats = try Self.decode(AdminState.Stats.self, response.body)
+                #expect(stats.total == 3)
+                #expect(stats.byRoute["GET /api/auth/me"] == 2)
+                #expect(stats.byRoute["GET /health"] == 1)
+            }
+            try await client.execute(uri: "/_admin/stats", method: .delete) { _ in }
+            try await client.execute(uri: "/_admin/stats", method: .get) { response in
+                let stats = try Self.decode(AdminState.Stats.self, response.body)
+                #expect(stats.total == 0)
+            }
+        }
+    }
+
+    @Test("a fault with a count applies that many times, then the route answers normally")
+    func faults() async throws {
+        let app = Application(router: try makeServer().buildRouter())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/_admin/faults", method: .post,
+                                     body: Self.body(#"{"match":"GET /health","status":503,"retryAfter":2,"count":2}"#)) { response in
+                #expect(response.status == .created)
+            }
+            for _ in 0..<2 {
+                try await client.execute(uri: "/health", method: .get) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.retryAfter] == "2")
+                }
+            }
+            try await client.execute(uri: "/health", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/_admin/faults", method: .post, body: Self.body(#"{"match":"*","status":500}"#)) { _ in }
+            try await client.execute(uri: "/api/auth/me", method: .get) { response in #expect(response.status == .internalServerError) }
+            try await client.execute(uri: "/_admin/faults", method: .delete) { _ in }
+            try await client.execute(uri: "/health", method: .get) { response in #expect(response.status == .ok) }
+        }
+    }
+
+    @Test("fault matching: method and path prefix, prefix alone, or everything")
+    func matching() {
+        #expect(FaultRule(match: "GET /api/mealplans").matches(method: "GET", path: "/api/mealplans/latest"))
+        #expect(!FaultRule(match: "GET /api/mealplans").matches(method: "POST", path: "/api/mealplans/latest"))
+        #expect(FaultRule(match: "/api/visits").matches(method: "DELETE", path: "/api/visits/3"))
+        #expect(FaultRule(match: "*").matches(method: "PUT", path: "/x"))
+        #expect(!FaultRule(match: "GET /api/visits").matches(method: "GET", path: "/api/mealplans"))
+    }
+
+    @Test("admin routes exist only with --admin")
+    func adminOff() async throws {
+        let app = Application(router: try makeServer(admin: false).buildRouter())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/_admin/stats", method: .get) { response in #expect(response.status == .notFound) }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the system packages brados builds against, when they are missing.
+# Idempotent and quiet when everything is present.
+set -euo pipefail
+
+need=()
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev; do
+    have "$package" || need+=("$package")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+
+echo "ensure-deps: installing ${need[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
