@@ -38,6 +38,13 @@ let package = Package(
             ]
         ),
         // The domains, one module each.
+        .target(
+            name: "MealPlan",
+            dependencies: [
+                "BradOSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // The reference server (library) and its thin executable.
         .target(
             name: "BradOSServer",
@@ -61,6 +68,7 @@ let package = Package(
             dependencies: [
                 "BradOSCore",
                 "BradOSServer",
+                "MealPlan",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -74,6 +82,10 @@ let package = Package(
             dependencies: [
                 "BradOSCore", "TestSupport",
             ]
+        ),
+        .testTarget(
+            name: "MealPlanTests",
+            dependencies: ["MealPlan", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",

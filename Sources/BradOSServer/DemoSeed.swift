@@ -12,5 +12,6 @@ enum DemoSeed {
         for user in users {
             try database.addUser(id: user.id, username: user.username, email: user.email, displayName: user.name, password: user.password)
         }
+        try MealPlanRoutes.seedDemo(database, seed: seed, users: users.map(\.id))
     }
 }

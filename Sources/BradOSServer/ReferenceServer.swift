@@ -28,7 +28,9 @@ public struct ReferenceServer: Sendable {
         router.add(middleware: StatsMiddleware(state: admin))
         router.add(middleware: FaultMiddleware(state: admin))
         router.get("/health") { _, _ in try JSON.response(["status": "ok"]) }
-        AuthRoutes(database: database, tokenTTL: configuration.tokenTTL).register(on: router)
+        let auth = AuthRoutes(database: database, tokenTTL: configuration.tokenTTL)
+        auth.register(on: router)
+        MealPlanRoutes(database: database, auth: auth, seed: configuration.seed).register(on: router)
         if configuration.admin { AdminRoutes(state: admin).register(on: router) }
         return router
     }

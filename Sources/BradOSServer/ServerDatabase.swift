@@ -39,6 +39,7 @@ public final class ServerDatabase: Sendable {
                 t.column("used", .boolean).notNull().defaults(to: false)
             }
         }
+        MealPlanRoutes.migrate(&migrator)
         return migrator
     }
 

@@ -15,11 +15,14 @@ struct FoundationEndToEndTests {
 
     var credentialsFile: URL { home.url.appendingPathComponent("config/credentials/default.json") }
 
-    @Test("--help lists the core commands; a wrong flag is a usage error")
+    @Test("--help lists the core commands and, apart, the domain group; a wrong flag is a usage error")
     func help() throws {
         let result = try brados(["--help"], server: nil)
         #expect(result.status == 0)
-        for command in ["auth", "config", "cache"] { #expect(result.stdout.contains("\n  \(command) ")) }
+        let parts = result.stdout.components(separatedBy: "DOMAINS SUBCOMMANDS:")
+        #expect(parts.count == 2)
+        for command in ["auth", "config", "cache"] { #expect(parts[0].contains("\n  \(command) ")) }
+        #expect(parts[1].contains("\n  mealplan "))
         let wrong = try brados(["auth", "status", "--no-such-flag"], server: nil)
         #expect(wrong.status == 64)
         #expect(wrong.stderr.contains("Unknown option"))

@@ -24,6 +24,12 @@ public enum Format {
         }
     }
 
+    /// `just now`, `42 s ago`, `5 min ago`.
+    public static func ago(_ seconds: TimeInterval) -> String {
+        let text = age(seconds)
+        return text == "just now" ? text : "\(text) ago"
+    }
+
     /// `250 ms`, `1.5 s`.
     public static func duration(_ duration: Duration) -> String {
         let ms = duration.milliseconds

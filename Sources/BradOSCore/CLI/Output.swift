@@ -55,7 +55,7 @@ public struct Output: Sendable {
     }
 }
 
-/// A plain-text table with aligned columns.
+/// A plain-text table with aligned columns (no header line when `headers` is empty).
 public struct Table: Sendable {
     public var headers: [String]
     public var rows: [[String]]
@@ -69,8 +69,8 @@ public struct Table: Sendable {
     }
 
     public func render(style: Output? = nil) -> String {
-        let columns = headers.count
-        var widths = headers.map(\.count)
+        let columns = headers.isEmpty ? (rows.map(\.count).max() ?? 0) : headers.count
+        var widths = headers.isEmpty ? Array(repeating: 0, count: columns) : headers.map(\.count)
         for row in rows {
             for (index, cell) in row.prefix(columns).enumerated() { widths[index] = max(widths[index], cell.count) }
         }
@@ -81,7 +81,7 @@ public struct Table: Sendable {
                 return rightAligned.contains(index) ? pad + cell : cell + pad
             }.joined(separator: "  ")
         }
-        var lines = [style.map { $0.styled(format(headers), .bold) } ?? format(headers)]
+        var lines = headers.isEmpty ? [] : [style.map { $0.styled(format(headers), .bold) } ?? format(headers)]
         lines += rows.map(format)
         return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n") + "\n"
     }

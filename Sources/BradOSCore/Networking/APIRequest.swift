@@ -3,6 +3,7 @@ import Foundation
 /// A request relative to a service's base URL.
 public struct APIRequest: Sendable {
     public var method: String
+    /// The path under the base URL, percent-encoded.
     public var path: String
     public var query: [(name: String, value: String)]
     public var headers: [(name: String, value: String)]
@@ -43,8 +44,9 @@ public struct APIRequest: Sendable {
     /// The full URL under `base`.
     func url(relativeTo base: URL) -> URL {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
-        let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-        components.path = basePath + (path.hasPrefix("/") ? path : "/" + path)
+        // `path` is already percent-encoded by the caller (ids are escaped where they are inserted).
+        let basePath = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        components.percentEncodedPath = basePath + (path.hasPrefix("/") ? path : "/" + path)
         if !query.isEmpty {
             components.queryItems = query.map { URLQueryItem(name: $0.name, value: $0.value) }
         }

@@ -1,0 +1,32 @@
+import ArgumentParser
+import BradOSCore
+
+extension MealPlanCommand {
+    /// Sends a critique of the draft in progress.
+    public struct Critique: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Critique the plan in progress and show the revised draft.",
+            discussion: """
+            Examples:
+              brados mealplan critique "no fish"
+              brados mealplan critique "vegetarian, more protein"
+            """)
+
+        @Argument(help: "What to change, in plain words.") var text: String
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw ValidationError("The critique is empty.") }
+            guard trimmed.count <= 2000 else { throw ValidationError("The critique is longer than 2000 characters.") }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            if env.isOffline { throw NetworkError.offlineMode }
+            let revised = try await MealPlanStore.live(env).critique(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            try MealPlanRenderer(output: env.output, now: env.now()).render(revised, source: .network)
+        }
+    }
+}

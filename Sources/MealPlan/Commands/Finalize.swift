@@ -1,0 +1,20 @@
+import ArgumentParser
+import BradOSCore
+
+extension MealPlanCommand {
+    /// Finalizes the draft in progress and caches it.
+    public struct Finalize: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Finalize the plan in progress and cache it (replacing the cached plan).")
+
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            if env.isOffline { throw NetworkError.offlineMode }
+            let session = try await MealPlanStore.live(env).finalize()
+            try MealPlanRenderer(output: env.output, now: env.now()).render(session, source: .network)
+        }
+    }
+}

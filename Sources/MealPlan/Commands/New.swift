@@ -1,0 +1,24 @@
+import ArgumentParser
+import BradOSCore
+
+extension MealPlanCommand {
+    /// Generates a new draft plan and makes it the one in progress.
+    public struct New: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Generate a new draft plan (clears the cached plan).",
+            discussion: "The draft is not cached: critique it, then finalize it.")
+
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            if env.isOffline { throw NetworkError.offlineMode }
+            let draft = try await MealPlanStore.live(env).startNew()
+            try MealPlanRenderer(output: env.output, now: env.now()).render(draft, source: .network)
+            if env.output.format == .human {
+                env.output.notice("draft \(draft.id) is in progress: `brados mealplan critique \"…\"`, then `brados mealplan finalize`.")
+            }
+        }
+    }
+}

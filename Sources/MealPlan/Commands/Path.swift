@@ -1,0 +1,20 @@
+import ArgumentParser
+import BradOSCore
+
+extension MealPlanCommand {
+    /// Prints the cache file's stable path, for scripts and widgets that read it directly.
+    public struct Path: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Print the stable path of the cached plan file (its format is in the README).")
+
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let path = MealPlanStore.live(env).status(now: env.now()).path
+            if env.output.format == .json { return try env.output.json(["path": path]) }
+            env.output.line(path)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+import BradOSCore
+
+extension MealPlanCommand {
+    /// Prints the latest finalized meal plan, from the disk cache when present.
+    public struct Show: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Show the latest meal plan (from cache when present: no request).")
+
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let loaded = try await MealPlanStore.live(env).latest()
+            try MealPlanRenderer(output: env.output, now: env.now()).render(loaded.session, source: loaded.source)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import BradOSCore
+
+extension MealPlanCommand {
+    /// Reports the cache state; never makes a request.
+    public struct Status: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Show whether a plan is cached: id, finalized-at, age, size, path.")
+
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let status = MealPlanStore.live(env).status(now: env.now())
+            if env.output.format == .json { return try env.output.json(status) }
+            var rows = [["cached", status.cached ? "yes" : "no"]]
+            if let id = status.sessionId { rows.append(["session", id]) }
+            if let finalized = status.finalizedAt { rows.append(["finalized", MealPlanRenderer.date(finalized)]) }
+            if let age = status.ageSeconds { rows.append(["saved", Format.ago(Double(age))]) }
+            if let size = status.sizeBytes { rows.append(["size", Format.bytes(size)]) }
+            rows.append(["path", status.path])
+            if let draft = status.inProgressSessionId { rows.append(["in progress", draft]) }
+            env.output.table(Table(headers: ["", ""], rows: rows))
+        }
+    }
+}

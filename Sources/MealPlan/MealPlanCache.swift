@@ -1,0 +1,43 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// The default ``MealPlanCaching``: `latest-session.json` in the profile's `mealplan` cache
+/// folder, written atomically (0600). A missing, truncated, undecodable, wrong-version or
+/// non-finalized file reads as missing and is removed. Thread-safe.
+public struct MealPlanCache: MealPlanCaching {
+    public static let fileName = "latest-session.json"
+
+    public let fileURL: URL
+    private let document: JSONDocument<CachedMealPlan>
+    private let now: @Sendable () -> Date
+
+    public init(directory: URL, logger: Logger = Logger(label: "brados.mealplan"), now: @escaping @Sendable () -> Date = { Date() }) {
+        fileURL = directory.appendingPathComponent(Self.fileName)
+        document = JSONDocument(url: fileURL, logger: logger)
+        self.now = now
+    }
+
+    public func cached() -> CachedMealPlan? {
+        guard let cached = document.load() else { return nil }
+        guard cached.formatVersion == CachedMealPlan.currentFormatVersion, cached.session.isFinalized, !cached.session.id.isEmpty else {
+            try? document.remove()
+            return nil
+        }
+        return cached
+    }
+
+    @discardableResult
+    public func store(_ session: MealPlanSession) throws -> Bool {
+        guard session.isFinalized, !isCached(sessionID: session.id) else { return false }
+        try document.save(CachedMealPlan(cachedAt: now(), session: session))
+        return true
+    }
+
+    public func invalidate() throws { try document.remove() }
+
+    public func isCached(sessionID: String) -> Bool { cached()?.session.id == sessionID }
+
+    /// Size and modification time of the cache file, if present.
+    public var attributes: (size: Int64, modified: Date)? { document.attributes }
+}

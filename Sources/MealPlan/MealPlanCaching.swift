@@ -1,0 +1,35 @@
+import Foundation
+
+/// The on-disk cache of the latest finalized meal plan session: one slot.
+public protocol MealPlanCaching: Sendable {
+    /// The stable path of the cache file (`latest-session.json`), whether or not it exists.
+    var fileURL: URL { get }
+    /// The cached session, or `nil` when missing or unreadable (an unreadable file is removed).
+    func cached() -> CachedMealPlan?
+    /// Writes a finalized session. Does nothing for a draft or for the session already cached.
+    /// - Returns: whether the file was written.
+    /// - Throws: ``StorageError``.
+    @discardableResult func store(_ session: MealPlanSession) throws -> Bool
+    /// Deletes the cached session.
+    /// - Throws: ``StorageError``.
+    func invalidate() throws
+    /// Whether the cached session has this id.
+    func isCached(sessionID: String) -> Bool
+}
+
+/// The cache file's document. Its JSON shape is a stable interface for other programs
+/// (see the README): `{"formatVersion": 1, "cachedAt": ISO-8601, "session": {…}}`.
+public struct CachedMealPlan: Codable, Sendable, Equatable {
+    /// The current format version. A file of another version reads as missing.
+    public static let currentFormatVersion = 1
+
+    public var formatVersion: Int
+    public var cachedAt: Date
+    public var session: MealPlanSession
+
+    public init(cachedAt: Date, session: MealPlanSession) {
+        formatVersion = Self.currentFormatVersion
+        self.cachedAt = cachedAt
+        self.session = session
+    }
+}

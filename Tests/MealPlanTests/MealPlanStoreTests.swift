@@ -1,0 +1,123 @@
+import BradOSCore
+import Foundation
+@testable import MealPlan
+import Testing
+import TestSupport
+
+@Suite("Meal plan store")
+struct MealPlanStoreTests {
+    struct Fixture {
+        let dir = TemporaryDirectory()
+        let api: FakeMealPlanAPI
+        var cache: MealPlanCache { MealPlanCache(directory: dir.path("mealplan")) }
+        var defaults: KeyValueStore { KeyValueStore(url: dir.path("defaults.json")) }
+        var store: MealPlanStore {
+            let api = self.api
+            return MealPlanStore(cache: cache, defaults: defaults, api: { api })
+        }
+        init(_ api: FakeMealPlanAPI) { self.api = api }
+    }
+
+    @Test("a cached finalized session is served with no request, not even building the client")
+    func cachedNoRequest() async throws {
+        let fixture = Fixture(FakeMealPlanAPI())
+        try fixture.cache.store(makeSession("s1", finalized: true))
+        let store = MealPlanStore(cache: fixture.cache, defaults: fixture.defaults, api: {
+            Issue.record("the API must not be touched")
+            throw NetworkError.offlineMode
+        })
+        let loaded = try await store.latest()
+        #expect(loaded.session.id == "s1")
+        guard case .cache = loaded.source else { Issue.record("expected the cache"); return }
+    }
+
+    @Test("no cache: asks the API and caches a finalized answer")
+    func fetchAndCache() async throws {
+        let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1"))
+        let loaded = try await fixture.store.latest()
+        #expect(loaded.source == .network)
+        #expect(fixture.api.calls == ["latest"])
+        #expect(fixture.cache.isCached(sessionID: "s1"))
+        _ = try await fixture.store.latest()
+        #expect(fixture.api.calls == ["latest"])
+    }
+
+    @Test("the saved in-progress id is asked first; a draft is not cached")
+    func inProgressFirst() async throws {
+        let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("draft", finalized: false), makeSession("old", finalized: true)], latest: "old"))
+        try fixture.defaults.set("draft", forKey: MealPlanStore.inProgressKey)
+        let loaded = try await fixture.store.latest()
+        #expect(loaded.session.id == "draft")
+        #expect(fixture.api.calls == ["session draft"])
+        #expect(fixture.cache.cached() == nil)
+    }
+
+    @Test("a saved in-progress id that no longer exists is forgotten and latest is used")
+    func staleInProgress() async throws {
+        let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1"))
+        try fixture.defaults.set("gone", forKey: MealPlanStore.inProgressKey)
+        let loaded = try await fixture.store.latest()
+        #expect(loaded.session.id == "s1")
+        #expect(fixture.api.calls == ["session gone", "latest"])
+        #expect(fixture.store.inProgressID == nil)
+    }
+
+    @Test("no plan at all is a clear not-found error")
+    func noPlan() async throws {
+        let fixture = Fixture(FakeMealPlanAPI())
+        await #expect(throws: MealPlanError.noPlanYet) { try await fixture.store.latest() }
+        #expect(ExitStatus.code(for: MealPlanError.noPlanYet) == 3)
+    }
+
+    @Test("new invalidates the cache and remembers the draft; finalize writes the re-fetched session")
+    func newCritiqueFinalize() async throws {
+        let fixture = Fixture(FakeMealPlanAPI())
+        try fixture.cache.store(makeSession("old", finalized: true))
+        let draft = try await fixture.store.startNew()
+        #expect(fixture.cache.cached() == nil)
+        #expect(fixture.store.inProgressID == draft.id)
+        let revised = try await fixture.store.critique("no fish")
+        #expect(revised.critiques.map(\.text) == ["no fish"])
+        let final = try await fixture.store.finalize()
+        #expect(final.isFinalized)
+        #expect(fixture.api.calls == ["generate", "critique \(draft.id)", "finalize \(draft.id)", "session \(draft.id)"])
+        // The file holds the re-fetched session (dates at the millisecond precision of ISO-8601).
+        let roundTripped = try JSONCoding.decode(MealPlanSession.self, from: JSONCoding.encode(final))
+        #expect(fixture.cache.cached()?.session == roundTripped)
+        #expect(fixture.store.inProgressID == nil)
+    }
+
+    @Test("critique and finalize without a plan in progress say so")
+    func nothingInProgress() async throws {
+        let fixture = Fixture(FakeMealPlanAPI())
+        await #expect(throws: MealPlanError.noPlanInProgress) { try await fixture.store.critique("x") }
+        await #expect(throws: MealPlanError.noPlanInProgress) { try await fixture.store.finalize() }
+        #expect(fixture.api.calls.isEmpty)
+    }
+
+    @Test("refresh bypasses the cache and replaces it")
+    func refresh() async throws {
+        let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("new", finalized: true)], latest: "new"))
+        try fixture.cache.store(makeSession("old", finalized: true))
+        let loaded = try await fixture.store.refresh()
+        #expect(loaded.session.id == "new")
+        #expect(loaded.source == .network)
+        #expect(fixture.cache.isCached(sessionID: "new"))
+    }
+
+    @Test("offline with no cache fails with the needs-network error and keeps nothing broken")
+    func offlineNoCache() async throws {
+        let fixture = Fixture(FakeMealPlanAPI())
+        let store = MealPlanStore(cache: fixture.cache, defaults: fixture.defaults, api: { throw NetworkError.offlineMode })
+        do {
+            _ = try await store.latest()
+            Issue.record("expected offline")
+        } catch {
+            #expect(ExitStatus.code(for: error) == 5)
+        }
+    }
+}
+
+extension MealPlanError: Equatable {
+    public static func == (lhs: MealPlanError, rhs: MealPlanError) -> Bool { lhs.summary == rhs.summary }
+}
