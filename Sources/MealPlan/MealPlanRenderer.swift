@@ -47,7 +47,7 @@ struct MealPlanRenderer {
     }
 
     func headline(_ session: MealPlanSession, source: MealPlanStore.Source) -> String {
-        let state = session.finalizedAt.map { "finalized \(Self.date($0))" } ?? (session.isFinalized ? "finalized" : "draft, not finalized")
+        let state = session.finalizedAt.map { "finalized \(Format.day($0))" } ?? (session.isFinalized ? "finalized" : "draft, not finalized")
         return output.styled("Meal plan \(session.id)", .bold) + " · \(state) · " + output.styled(origin(source), .dim)
     }
 
@@ -74,7 +74,4 @@ struct MealPlanRenderer {
         output.line("Total: \(day.meals.reduce(0) { $0 + $1.calories }) kcal, \(day.meals.reduce(0) { $0 + $1.protein }) g protein.")
     }
 
-    static func date(_ date: Date) -> String {
-        date.formatted(.dateTime.year().month(.abbreviated).day())
-    }
 }

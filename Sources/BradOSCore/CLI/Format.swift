@@ -30,6 +30,11 @@ public enum Format {
         return text == "just now" ? text : "\(text) ago"
     }
 
+    /// `2026-11-19` in the local time zone (ISO 8601: unambiguous, and no ICU start-up cost).
+    public static func day(_ date: Date, timeZone: TimeZone = .current) -> String {
+        Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash).format(date)
+    }
+
     /// `250 ms`, `1.5 s`.
     public static func duration(_ duration: Duration) -> String {
         let ms = duration.milliseconds

@@ -83,6 +83,11 @@ public struct Table: Sendable {
         }
         var lines = headers.isEmpty ? [] : [style.map { $0.styled(format(headers), .bold) } ?? format(headers)]
         lines += rows.map(format)
-        return lines.map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n") + "\n"
+        // Trim trailing spaces by hand: a regular expression would load ICU on every command.
+        return lines.map { line in
+            var end = line.endIndex
+            while end > line.startIndex, line[line.index(before: end)] == " " { end = line.index(before: end) }
+            return String(line[..<end])
+        }.joined(separator: "\n") + "\n"
     }
 }

@@ -15,7 +15,7 @@ extension MealPlanCommand {
             if env.output.format == .json { return try env.output.json(status) }
             var rows = [["cached", status.cached ? "yes" : "no"]]
             if let id = status.sessionId { rows.append(["session", id]) }
-            if let finalized = status.finalizedAt { rows.append(["finalized", MealPlanRenderer.date(finalized)]) }
+            if let finalized = status.finalizedAt { rows.append(["finalized", Format.day(finalized)]) }
             if let age = status.ageSeconds { rows.append(["saved", Format.ago(Double(age))]) }
             if let size = status.sizeBytes { rows.append(["size", Format.bytes(size)]) }
             rows.append(["path", status.path])

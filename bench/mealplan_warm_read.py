@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Warm vs cold `brados mealplan show`, and vs `brados --version` (issue 3's benchmark).
+
+Starts a release `brados-server` on loopback that adds 200 ms to every request, signs a
+profile in, then runs the three cases in alternation (rotating order each round, after a
+warm-up) and reports whole-process wall-time medians, min-max and ratios. It also checks,
+through /_admin/stats, that warm runs make zero requests.
+
+    python3 bench/mealplan_warm_read.py [--runs 30] [--latency-ms 200] [--no-build]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, ".build", "release")
+
+
+def admin(url, method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+DEVNULL = os.open(os.devnull, os.O_WRONLY)
+
+
+def timed(args, env):
+    """Whole-process wall time: posix_spawn with output to /dev/null, then waitpid
+    (no pipes, no shell: as little harness overhead as hyperfine -N)."""
+    actions = [(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)]
+    start = time.perf_counter()
+    pid = os.posix_spawn(args[0], args, env, file_actions=actions)
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(args)} failed with {os.waitstatus_to_exitcode(status)}")
+    return elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--latency-ms", type=int, default=200)
+    parser.add_argument("--no-build", action="store_true")
+    options = parser.parse_args()
+
+    if not options.no_build:
+        subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, check=True)
+    brados = os.path.join(BIN, "brados")
+    home = tempfile.mkdtemp(prefix="brados-bench-")
+    server = subprocess.Popen([os.path.join(BIN, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = server.stdout.readline()
+        url = line.strip().split(" ")[-1]
+        env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home}
+        subprocess.run([brados, "auth", "login", "--user", "demo", "--password-stdin"], input=b"demo", env=env,
+                       check=True, stdout=subprocess.DEVNULL)
+        admin(url, "POST", "/_admin/faults", {"match": "*", "latencyMs": options.latency_ms})
+        cache_file = subprocess.run([brados, "mealplan", "path"], env=env, capture_output=True, text=True).stdout.strip()
+
+        def cold():
+            if os.path.exists(cache_file):
+                os.remove(cache_file)
+            return timed([brados, "mealplan", "show"], env)
+
+        def warm():
+            if not os.path.exists(cache_file):
+                subprocess.run([brados, "mealplan", "show"], env=env, check=True, stdout=subprocess.DEVNULL)
+            admin(url, "DELETE", "/_admin/stats")
+            elapsed = timed([brados, "mealplan", "show"], env)
+            requests = admin(url, "GET", "/_admin/stats")["total"]
+            warm.requests.append(requests)
+            return elapsed
+        warm.requests = []
+
+        def version():
+            return timed([brados, "--version"], env)
+
+        cases = [("cold mealplan show", cold), ("warm mealplan show", warm), ("brados --version", version)]
+        samples = {name: [] for name, _ in cases}
+        for _ in range(options.warmup):
+            for _, run in cases:
+                run()
+        warm.requests.clear()
+        for round_index in range(options.runs):
+            order = cases[round_index % 3:] + cases[:round_index % 3]
+            for name, run in order:
+                samples[name].append(run())
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(home, ignore_errors=True)
+
+    med = {name: statistics.median(values) for name, values in samples.items()}
+    print(f"# mealplan warm read ({options.runs} alternated runs, server latency {options.latency_ms} ms, {os.cpu_count()} cores)\n")
+    print("| case | median | min – max |")
+    print("|---|---|---|")
+    for name, values in samples.items():
+        print(f"| {name} | {med[name] * 1000:.1f} ms | {min(values) * 1000:.1f} – {max(values) * 1000:.1f} ms |")
+    print()
+    print(f"- requests per warm run: max {max(warm.requests)} (goal 0)")
+    print(f"- cold / warm: {med['cold mealplan show'] / med['warm mealplan show']:.1f}x (goal >= 10x)")
+    print(f"- warm / --version: {med['warm mealplan show'] / med['brados --version']:.2f}x (goal <= 1.3x)")
+    ok = max(warm.requests) == 0 and med['cold mealplan show'] / med['warm mealplan show'] >= 10 and \
+        med['warm mealplan show'] / med['brados --version'] <= 1.3
+    print(f"- goals met: {'yes' if ok else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
