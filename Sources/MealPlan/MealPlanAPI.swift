@@ -45,7 +45,18 @@ public struct MealPlanRESTClient: MealPlanAPI {
         try await client.decode(MealPlanSession.self, APIRequest(method: "POST", path: "/api/mealplans/\(Self.escape(id))/finalize"))
     }
 
+    /// Percent-encodes everything but ASCII letters, digits and `-_.~` (RFC 3986 unreserved).
     static func escape(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_."))) ?? id
+        var escaped = ""
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                escaped += String(format: "%%%02X", byte)
+            }
+        }
+        return escaped
     }
 }

@@ -37,7 +37,4 @@ public struct MealPlanCache: MealPlanCaching {
     public func invalidate() throws { try document.remove() }
 
     public func isCached(sessionID: String) -> Bool { cached()?.session.id == sessionID }
-
-    /// Size and modification time of the cache file, if present.
-    public var attributes: (size: Int64, modified: Date)? { document.attributes }
 }

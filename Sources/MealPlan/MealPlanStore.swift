@@ -59,19 +59,24 @@ public struct MealPlanStore: Sendable {
         return try await fetch()
     }
 
-    /// Invalidates the cache, then fetches from the API (the app's long-press).
+    /// Bypasses the cache and fetches from the API (the app's long-press), then replaces the
+    /// cached plan with the answer. If the fetch fails, the cached plan is kept: nothing is lost.
     public func refresh() async throws -> Loaded {
-        try cache.invalidate()
-        return try await fetch()
+        try await fetch(replacingCache: true)
     }
 
     /// Asks the API: the in-progress id first, then `latest`; caches a finalized answer.
-    func fetch() async throws -> Loaded {
+    /// - Parameter replacingCache: invalidate the cached plan once an answer has arrived.
+    func fetch(replacingCache: Bool = false) async throws -> Loaded {
         let api = try await api()
         var session: MealPlanSession?
         if let id = inProgressID {
             do {
                 session = try await api.session(id: id)
+                if session?.isFinalized == true {
+                    // Finalized elsewhere (another device): it is no longer in progress.
+                    try defaults.removeValue(forKey: Self.inProgressKey)
+                }
             } catch let error as NetworkError where error.kind == .notFound {
                 logger.debug("saved in-progress meal plan no longer exists; forgetting it", metadata: ["id": "\(id)"])
                 try defaults.removeValue(forKey: Self.inProgressKey)
@@ -79,14 +84,24 @@ public struct MealPlanStore: Sendable {
         }
         if session == nil { session = try await api.latest() }
         guard let session else { throw MealPlanError.noPlanYet }
-        if session.isFinalized { try cache.store(session) }
+        if replacingCache { try cache.invalidate() }
+        if session.isFinalized { storeQuietly(session) }
         return Loaded(session: session, source: .network)
     }
 
-    /// Starts a fresh plan: invalidates the cache, generates a draft, remembers its id.
+    /// Caches a fetched plan; a failed write (disk full, read-only) is logged, never fatal:
+    /// the plan in hand is still shown.
+    private func storeQuietly(_ session: MealPlanSession) {
+        do { try cache.store(session) } catch {
+            logger.warning("could not cache the meal plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+        }
+    }
+
+    /// Starts a fresh plan: generates a draft, then invalidates the cache (the user is starting
+    /// fresh) and remembers the draft's id. A failed generation leaves the cache as it was.
     public func startNew() async throws -> MealPlanSession {
-        try cache.invalidate()
         let draft = try await api().generate()
+        try cache.invalidate()
         try defaults.set(draft.id, forKey: Self.inProgressKey)
         return draft
     }
@@ -109,13 +124,21 @@ public struct MealPlanStore: Sendable {
     public func finalize() async throws -> MealPlanSession {
         guard let id = inProgressID else { throw MealPlanError.noPlanInProgress }
         let api = try await api()
-        _ = try await api.finalize(id: id)
-        let full = try await api.session(id: id)
+        let finalized = try await api.finalize(id: id)
+        let refetched = try await api.session(id: id)
+        // The full session is what gets cached; if it somehow is not finalized yet, use the finalize answer.
+        let full = refetched.isFinalized ? refetched : finalized
+        guard full.isFinalized else {
+            throw NetworkError.invalidResponse(path: "/api/mealplans/\(id)/finalize", detail: "the server did not mark the plan finalized")
+        }
         try cache.invalidate()
         try cache.store(full)
         try defaults.removeValue(forKey: Self.inProgressKey)
         return full
     }
+
+    /// The stable path of the cache file, whether or not it exists.
+    public var cacheFileURL: URL { cache.fileURL }
 
     /// What `mealplan status` shows.
     public func status(now: Date) -> MealPlanStatus {

@@ -1,6 +1,7 @@
 @testable import BradOSCore
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import TestSupport
 
@@ -61,6 +62,24 @@ struct AuthTests {
         #expect(transport.requests.count == 3)
     }
 
+    @Test("a renewal that fails on the server side (503) is retried, not turned into 'sign in again'")
+    func transientRenewalFailure() async throws {
+        let dir = TemporaryDirectory()
+        let store = try makeStore(dir)
+        // The first refresh attempt fails with 503, the next succeeds.
+        let refreshes = Counter()
+        let flaky = StubTransport { request, _ in
+            if request.url.path == "/api/auth/refresh" {
+                return refreshes.next() == 0 ? .json("{}", status: 503) : .json(Self.renewed)
+            }
+            return request.header("Authorization") == "Bearer new-access" ? .json("{}") : .json("{}", status: 401)
+        }
+        let response = try await client(flaky, store).send(.get("/api/data"))
+        #expect(response.status == 200)
+        #expect(flaky.requests.filter { $0.url.path == "/api/auth/refresh" }.count == 2)
+        #expect(store.load().account?.accessToken == "new-access")
+    }
+
     @Test("a refused refresh token is a session expiry, not a retry loop")
     func refusedRefresh() async throws {
         let dir = TemporaryDirectory()
@@ -119,5 +138,48 @@ struct AuthTests {
             #expect(!"\(store.load())".contains(secret))
         }
         #expect(!"\(store.load().account!)".contains("new-access"))
+    }
+}
+
+/// A thread-safe counter for stub transports.
+final class Counter: Sendable {
+    private let value = Synchronization.Mutex(0)
+    func next() -> Int {
+        value.withLock { count in
+            let current = count
+            count += 1
+            return current
+        }
+    }
+}
+
+@Suite("Sessions only go to the server that issued them")
+struct ServerBindingTests {
+    @Test("a session from server A is never sent to server B")
+    func refusesOtherServer() async throws {
+        let dir = TemporaryDirectory()
+        let paths = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path])
+        try CredentialStore(paths: paths, profile: .default).save(CredentialSet(account: Credential(
+            accessToken: "secret", refreshToken: "r", expiresAt: nil, user: "demo", userID: "1",
+            server: "http://127.0.0.1:1111", obtainedAt: Date())))
+        let transport = StubTransport { _, _ in .json("{}") }
+        func environment(_ server: String) throws -> AppEnvironment {
+            try AppEnvironment(io: CapturingIO(environment: ["BRADOS_HOME": dir.url.path, "BRADOS_SERVER": server]),
+                               flags: GlobalFlags(), plugins: [], embedded: nil, transport: transport)
+        }
+        await #expect(throws: AuthError.self) { try await environment("http://127.0.0.1:2222").client(for: .api) }
+        #expect(transport.requests.isEmpty)
+        let same = try await environment("http://127.0.0.1:1111/").client(for: .api)
+        _ = try await same.send(.get("/x"))
+        #expect(transport.requests.first?.header("Authorization") == "Bearer secret")
+    }
+
+    @Test("a password keeps everything but one trailing line ending")
+    func passwordLineEndings() {
+        #expect(AuthCommand.Login.password(from: Data("pa ss\n".utf8)) == "pa ss")
+        #expect(AuthCommand.Login.password(from: Data("pass\r\n".utf8)) == "pass")
+        #expect(AuthCommand.Login.password(from: Data("p\rass".utf8)) == "p\rass")
+        #expect(AuthCommand.Login.password(from: Data("pass\n\n".utf8)) == "pass\n")
+        #expect(AuthCommand.Login.password(from: Data("pass".utf8)) == "pass")
     }
 }

@@ -19,7 +19,7 @@ struct ConfigTests {
     func serverPrecedence() {
         let file = ConfigFile(values: ["server": "http://file-all", "server.plex": "http://file-plex"])
         func url(_ flags: GlobalFlags, _ env: [String: String], _ file: ConfigFile, _ service: Service) -> String? {
-            Settings(flags: flags, environment: env, file: file).serverURL(for: service)?.url.absoluteString
+            try? Settings(flags: flags, environment: env, file: file).serverURL(for: service)?.url.absoluteString
         }
         let env = ["BRADOS_SERVER": "http://env-all", "BRADOS_PLEX_SERVER": "http://env-plex"]
         #expect(url(GlobalFlags(server: "http://flag"), env, file, .plex) == "http://flag")
@@ -28,6 +28,29 @@ struct ConfigTests {
         #expect(url(GlobalFlags(), [:], file, .plex) == "http://file-plex")
         #expect(url(GlobalFlags(), [:], file, .api) == "http://file-all")
         #expect(url(GlobalFlags(), [:], ConfigFile(), .api) == nil)
+    }
+
+    @Test("a server URL that is not an http(s) URL is an error naming where it came from")
+    func invalidServerURL() {
+        #expect(throws: ConfigError.self) {
+            try Settings(flags: GlobalFlags(), environment: ["BRADOS_SERVER": "localhost:8080"], file: ConfigFile()).serverURL(for: .api)
+        }
+        do {
+            _ = try Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["server.plex": "ftp://x"])).serverURL(for: .plex)
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)".contains("server.plex"))
+        }
+    }
+
+    @Test("durations parse as seconds, minutes, hours or days")
+    func durations() {
+        #expect(parseDuration("300") == .seconds(300))
+        #expect(parseDuration("5m") == .seconds(300))
+        #expect(parseDuration("1h") == .seconds(3600))
+        #expect(parseDuration("2d") == .seconds(172_800))
+        #expect(parseDuration("-1") == nil)
+        #expect(parseDuration("soon") == nil)
     }
 
     @Test("offline and log level come from flags, environment or file")
@@ -58,7 +81,7 @@ struct ConfigTests {
         #expect(ProfileName(rawValue: name) == nil)
     }
 
-    @Test("config file updates are atomic and keep other keys")
+    @Test("config file updates keep other keys; a file that is not a JSON object of strings is an error")
     func fileUpdate() throws {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cfg-\(UUID())")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -21,6 +21,8 @@ struct ErrorMapTests {
         #expect(code(.http(status: 503, method: "GET", path: "/", message: nil, retryAfter: nil)) == 6)
         #expect(code(.http(status: 404, method: "GET", path: "/", message: nil, retryAfter: nil)) == 3)
         #expect(code(.http(status: 422, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
+        #expect(code(.http(status: 403, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
+        #expect(code(.http(status: 429, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
         #expect(code(.invalidResponse(path: "/", detail: "x")) == 6)
         #expect(ExitStatus.code(for: AuthError.sessionExpired(profile: "p")) == 4)
         #expect(ExitStatus.code(for: CancellationError()) == 130)

@@ -85,6 +85,21 @@ struct RetryTests {
         #expect(clock.sleeps.isEmpty)
     }
 
+    @Test("time spent in attempts counts toward the 300 s operation limit")
+    func attemptsCountTowardLimit() async throws {
+        let clock = ManualClock()
+        // Each attempt "takes" 149.5 s: after two attempts and a 1 s wait, a 2 s wait would pass 300 s.
+        let transport = StubTransport { _, _ in
+            clock.advance(by: .milliseconds(149_500))
+            return .json("{}", status: 503)
+        }
+        await #expect(throws: NetworkError.operationTimedOut(seconds: 300)) {
+            try await client(transport, clock: clock).send(.get("/x"))
+        }
+        #expect(transport.requests.count == 2)
+        #expect(clock.sleeps == [.seconds(1)])
+    }
+
     @Test("a malformed body is an invalid response naming the field, not retried")
     func invalidResponse() async throws {
         struct Shape: Decodable { var name: String }

@@ -125,6 +125,36 @@ struct ServerAuthTests {
         #expect(!FaultRule(match: "GET /api/visits").matches(method: "GET", path: "/api/mealplans"))
     }
 
+    /// A live server (real socket) with one fault rule already installed.
+    func withLiveFault(_ rule: FaultRule, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let server = try makeServer()
+        await server.admin.add(rule)
+        let app = Application(router: server.buildRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in try await body(client) }
+    }
+
+    @Test("injected latency delays the answer, over a live socket")
+    func liveLatency() async throws {
+        try await withLiveFault(FaultRule(match: "GET /health", latencyMs: 150, count: 1)) { client in
+            let started = ContinuousClock.now
+            try await client.execute(uri: "/health", method: .get) { response in #expect(response.status == .ok) }
+            #expect(ContinuousClock.now - started >= .milliseconds(150))
+        }
+    }
+
+    @Test("truncate and drop break the connection instead of answering", arguments: [
+        FaultRule(match: "GET /health", truncate: true), FaultRule(match: "GET /health", drop: true),
+    ])
+    func liveBrokenConnection(rule: FaultRule) async throws {
+        try await withLiveFault(rule) { client in
+            // A body shorter than its Content-Length must surface as an error, never a silent success.
+            let error = await #expect(throws: (any Error).self) {
+                try await client.execute(uri: "/health", method: .get) { _ in }
+            }
+            #expect(!(error is CancellationError))
+        }
+    }
+
     @Test("admin routes exist only with --admin")
     func adminOff() async throws {
         let app = Application(router: try makeServer(admin: false).buildRouter())

@@ -123,10 +123,13 @@ struct MealPlanEndToEndTests {
         #expect(noDraft.status == 3)
         #expect(noDraft.stderr.contains("brados mealplan new"))
         #expect(try brados(["mealplan", "critique", "  "], server).status == 64)
-        // A server failure during refresh keeps nothing half-written: the next show refetches.
+        // A server failure during refresh keeps the cached plan: it still shows offline.
         try await server.addFault(#"{"match":"GET /api/mealplans","status":500}"#)
         let failed = try brados(["mealplan", "refresh"], server)
         #expect(failed.status == 6)
         #expect(failed.stderr.contains("500"))
+        let kept = try brados(["mealplan", "show", "--offline"], server)
+        #expect(kept.status == 0)
+        #expect(kept.stdout.contains("from cache"))
     }
 }

@@ -105,6 +105,42 @@ struct MealPlanStoreTests {
         #expect(fixture.cache.isCached(sessionID: "new"))
     }
 
+    @Test("a saved in-progress id that was finalized elsewhere is cached and forgotten")
+    func finalizedElsewhere() async throws {
+        let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1"))
+        try fixture.defaults.set("s1", forKey: MealPlanStore.inProgressKey)
+        _ = try await fixture.store.latest()
+        #expect(fixture.store.inProgressID == nil)
+        #expect(fixture.cache.isCached(sessionID: "s1"))
+    }
+
+    @Test("a failed refresh or generation keeps the cached plan")
+    func failuresKeepCache() async throws {
+        let fixture = Fixture(FakeMealPlanAPI())
+        try fixture.cache.store(makeSession("kept", finalized: true))
+        let broken = MealPlanStore(cache: fixture.cache, defaults: fixture.defaults, api: {
+            throw NetworkError.unreachable(host: "h", reason: "connection refused")
+        })
+        await #expect(throws: NetworkError.self) { try await broken.refresh() }
+        await #expect(throws: NetworkError.self) { try await broken.startNew() }
+        #expect(fixture.cache.isCached(sessionID: "kept"))
+    }
+
+    struct ReadOnlyCache: MealPlanCaching {
+        let fileURL = URL(fileURLWithPath: "/nonexistent/latest-session.json")
+        func cached() -> CachedMealPlan? { nil }
+        func store(_ session: MealPlanSession) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: 28) }
+        func invalidate() throws {}
+        func isCached(sessionID: String) -> Bool { false }
+    }
+
+    @Test("a plan fetched while the cache cannot be written is still shown")
+    func unwritableCache() async throws {
+        let api = FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1")
+        let store = MealPlanStore(cache: ReadOnlyCache(), defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
+        #expect(try await store.latest().session.id == "s1")
+    }
+
     @Test("offline with no cache fails with the needs-network error and keeps nothing broken")
     func offlineNoCache() async throws {
         let fixture = Fixture(FakeMealPlanAPI())

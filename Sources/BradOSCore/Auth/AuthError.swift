@@ -8,6 +8,9 @@ public enum AuthError: BradOSError {
     case invalidCredentials(user: String)
     /// `--password-stdin` read nothing.
     case emptyPassword
+    /// The profile signed in to one server, and the service now points at another:
+    /// its tokens are never sent there.
+    case signedInElsewhere(profile: String, service: String, signedInTo: String, using: String)
 
     public var summary: String {
         switch self {
@@ -15,6 +18,8 @@ public enum AuthError: BradOSError {
         case let .sessionExpired(profile): "The session of profile '\(profile)' expired; sign in again."
         case let .invalidCredentials(user): "The server rejected the password for '\(user)'."
         case .emptyPassword: "No password was given on standard input."
+        case let .signedInElsewhere(profile, service, signedInTo, using):
+            "Profile '\(profile)' is signed in to \(signedInTo), but the \(service) service now uses \(using)."
         }
     }
 
@@ -24,6 +29,8 @@ public enum AuthError: BradOSError {
             "Run: echo PASSWORD | brados auth login --user NAME --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
         case .invalidCredentials: "Check the user name and password, and the server (`brados config get server`)."
         case .emptyPassword: "Pipe it in, e.g. `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`."
+        case let .signedInElsewhere(profile, service, _, using):
+            "Sign in there (`brados auth login --user NAME --password-stdin\(service == "api" ? "" : " --service \(service)")\(profile == "default" ? "" : " --profile \(profile)")`), or point the service back (`brados config get server`). Tokens are never sent to a server that did not issue them (\(using))."
         }
     }
 

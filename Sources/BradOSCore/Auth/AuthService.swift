@@ -14,7 +14,7 @@ public struct AuthService: Sendable {
         let server = try await env.network.baseURL(for: target)
         let account = await env.network.account(for: target)
         var credential = try await account.login(user: user, password: password, server: server, transport: env.network.httpTransport)
-        if env.network.usesEmbedded(target) { credential.server = "embedded" }
+        if env.network.usesEmbedded(target) { credential.server = Credential.embeddedServer }
         try FileLock.withExclusiveLock(at: env.credentials.lockURL) {
             var credentials = env.credentials.load()
             if let service { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
@@ -69,16 +69,26 @@ public struct AuthService: Sendable {
                 env.logger.info("could not revoke the session on the server; erasing locally anyway")
             }
         }
-        try env.credentials.remove()
+        // Under the refresh lock, so a renewal in another process cannot write the tokens back.
+        try FileLock.withExclusiveLock(at: env.credentials.lockURL) { try FileSystem.remove(env.credentials.url) }
+        try? FileSystem.remove(env.credentials.lockURL)
+        // Erase everything we can even if one part fails, then report the first failure.
+        var firstFailure: (any Error)?
         var erased: [LogoutReport.Domain] = []
         for plugin in env.plugins {
             let stats = (try? plugin.stats(in: env.profile)) ?? CacheStats()
-            try plugin.clear(in: env.profile)
-            erased.append(.init(domain: plugin.name, files: stats.files, bytes: stats.bytes))
+            do {
+                try plugin.clear(in: env.profile)
+                erased.append(.init(domain: plugin.name, files: stats.files, bytes: stats.bytes))
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
         }
         let leftovers = FileSystem.regularFiles(under: env.profile.cacheDirectory) + FileSystem.regularFiles(under: env.profile.dataDirectory)
-        try FileSystem.remove(env.profile.cacheDirectory)
-        try FileSystem.remove(env.profile.dataDirectory)
+        for folder in [env.profile.cacheDirectory, env.profile.dataDirectory] {
+            do { try FileSystem.remove(folder) } catch { firstFailure = firstFailure ?? error }
+        }
+        if let firstFailure { throw firstFailure }
         env.logger.debug("profile erased", metadata: ["profile": "\(env.profile.name)"])
         return LogoutReport(profile: env.profile.name.rawValue, wasSignedIn: !credentials.isEmpty, revokedOnServer: revoked,
                             domains: erased, otherFiles: leftovers.count)

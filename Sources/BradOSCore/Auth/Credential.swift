@@ -48,3 +48,20 @@ public struct CredentialSet: Codable, Sendable, Equatable {
 
     public var isEmpty: Bool { account == nil && services.isEmpty }
 }
+
+extension Credential {
+    /// The marker stored as ``server`` for sessions of the embedded backend (its port changes every run).
+    public static let embeddedServer = "embedded"
+
+    /// Whether this session was issued by `server` (or by the embedded backend, when `embedded`).
+    public func isIssued(by server: URL, embedded: Bool) -> Bool {
+        if embedded { return self.server == Self.embeddedServer }
+        return Self.normalized(self.server) == Self.normalized(server.absoluteString)
+    }
+
+    static func normalized(_ url: String) -> String {
+        var text = url.lowercased()
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

@@ -60,7 +60,7 @@ public struct Settings: Sendable {
     public func resolve(_ name: String) -> ResolvedSetting {
         if let flag = flagValue(for: name) { return ResolvedSetting(key: name, value: flag, source: .flag) }
         if name.hasPrefix("server."), let service = Service(rawValue: String(name.dropFirst(7))) {
-            if let server = serverURL(for: service) {
+            if let server = try? serverURL(for: service) {
                 return ResolvedSetting(key: name, value: server.url.absoluteString, source: server.source)
             }
             return ResolvedSetting(key: name, value: nil, source: .default)
@@ -99,18 +99,21 @@ public struct Settings: Sendable {
     }
 
     /// A service's server URL and where it came from; `nil` means "use the embedded backend".
-    public func serverURL(for service: Service) -> (url: URL, source: SettingSource)? {
-        let candidates: [(String?, SettingSource)] = [
-            (flags.server, .flag),
-            (environment[service.environmentVariable], .environment),
-            (environment["BRADOS_SERVER"], .environment),
-            (file.values[service.configKey], .file),
-            (file.values["server"], .file),
+    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` naming the variable or key that holds a non-URL.
+    public func serverURL(for service: Service) throws -> (url: URL, source: SettingSource)? {
+        let candidates: [(String?, SettingSource, String)] = [
+            (flags.server, .flag, "--server"),
+            (environment[service.environmentVariable], .environment, service.environmentVariable),
+            (environment["BRADOS_SERVER"], .environment, "BRADOS_SERVER"),
+            (file.values[service.configKey], .file, service.configKey),
+            (file.values["server"], .file, "server"),
         ]
-        for case let (value?, source) in candidates where !value.isEmpty {
-            if let url = URL(string: value.hasSuffix("/") ? String(value.dropLast()) : value) {
-                return (url, source)
+        for case let (value?, source, name) in candidates where !value.isEmpty {
+            if let problem = ConfigKey.urlValidator(value) {
+                throw ConfigError.invalidValue(key: name, value: value, expected: problem)
             }
+            let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
+            return (URL(string: trimmed)!, source)
         }
         return nil
     }

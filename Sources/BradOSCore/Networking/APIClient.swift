@@ -70,8 +70,11 @@ public struct APIClient: Sendable {
         if request.authenticated, let authenticator { token = try await authenticator.accessToken() }
         var response = try await perform(request, token: token)
         if response.status == 401, request.authenticated, let authenticator, let rejected = token {
-            guard await renewal.claim() else { throw AuthError.sessionExpired(profile: profile) }
+            // One renewal per operation. A renewal that failed (server down) did not spend the
+            // refresh token, so a retry may renew again instead of saying "sign in again".
+            guard await !renewal.hasRenewed else { throw AuthError.sessionExpired(profile: profile) }
             let renewed = try await authenticator.renewToken(replacing: rejected)
+            await renewal.markRenewed()
             response = try await perform(request, token: renewed)
             if response.status == 401 { throw AuthError.sessionExpired(profile: profile) }
         }
@@ -126,13 +129,10 @@ public struct APIClient: Sendable {
     }
 }
 
-/// Ensures one renewal per operation, however many retries it takes.
+/// Ensures one successful renewal per operation, however many retries it takes.
 actor RenewalState {
-    private var used = false
-    func claim() -> Bool {
-        defer { used = true }
-        return !used
-    }
+    private(set) var hasRenewed = false
+    func markRenewed() { hasRenewed = true }
 }
 
 extension Duration {

@@ -51,12 +51,12 @@ public actor NetworkAccess {
     ///   when no server is configured and no embedded backend is available.
     public func baseURL(for service: Service) async throws -> URL {
         if settings.isOffline { throw NetworkError.offlineMode }
-        if let configured = settings.serverURL(for: service) { return configured.url }
+        if let configured = try settings.serverURL(for: service) { return configured.url }
         return try await startEmbedded()
     }
 
     /// Whether a service is served by the embedded backend.
-    public nonisolated func usesEmbedded(_ service: Service) -> Bool { settings.serverURL(for: service) == nil }
+    public nonisolated func usesEmbedded(_ service: Service) -> Bool { (try? settings.serverURL(for: service)) == nil }
 
     private func startEmbedded() async throws -> URL {
         if let embeddedURL { return embeddedURL }
@@ -79,11 +79,13 @@ public actor NetworkAccess {
         if usesEmbedded(service), store.load().credential(for: service) == nil {
             try await signInDemo(store: store, server: base)
         }
-        let credentials = store.load()
-        // The account sign-in renews at the api server; a service's own sign-in at its server.
-        let renewalServer = credentials.services[service.rawValue] != nil ? base : try await baseURL(for: .api)
+        // A session only ever goes to the server that issued it (so it also renews there).
+        if let credential = store.load().credential(for: service), !credential.isIssued(by: base, embedded: usesEmbedded(service)) {
+            throw AuthError.signedInElsewhere(profile: profile.rawValue, service: service.rawValue,
+                                              signedInTo: credential.server, using: usesEmbedded(service) ? "the built-in demo backend" : base.absoluteString)
+        }
         let authenticator = TokenAuthenticator(
-            service: service, store: store, account: account(for: service), server: renewalServer,
+            service: service, store: store, account: account(for: service), server: base,
             transport: transport, logger: logger)
         return APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
                          authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
@@ -92,7 +94,7 @@ public actor NetworkAccess {
     private func signInDemo(store: CredentialStore, server: URL) async throws {
         var credential = try await BradOSAccountProtocol(now: now).login(
             user: Self.demoUser, password: Self.demoPassword, server: server, transport: transport)
-        credential.server = "embedded"
+        credential.server = Credential.embeddedServer
         var credentials = store.load()
         credentials.account = credential
         try store.save(credentials)

@@ -40,6 +40,7 @@ public enum NetworkError: BradOSError {
         case let .http(status, _, _, _, _):
             switch status {
             case 404: "Check the id or name you gave."
+            case 403: "The account is not allowed to do this; check the profile (`brados auth status`)."
             case 429: "The server is rate limiting; wait a little and try again."
             case 500...: "The server had a problem; try again later."
             default: "Check the values you gave."
@@ -54,10 +55,9 @@ public enum NetworkError: BradOSError {
         case .connectionLost, .invalidResponse, .operationTimedOut: .server
         case let .http(status, _, _, _, _):
             switch status {
-            case 401, 403: .authRequired
+            case 401: .authRequired
             case 404, 410: .notFound
             case 500...: .server
-            case 429: .server
             default: .rejected
             }
         }
@@ -77,9 +77,6 @@ public enum NetworkError: BradOSError {
         if case let .http(_, _, _, _, retryAfter) = self { return retryAfter }
         return nil
     }
-
-    /// Whether this failure means "there is no network" (the cue for offline fallbacks).
-    public var isOffline: Bool { kind == .offline }
 
     /// Maps an AsyncHTTPClient/NIO error to a network error.
     static func classify(_ error: any Error, host: String) -> any Error {

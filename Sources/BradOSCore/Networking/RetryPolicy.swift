@@ -65,7 +65,7 @@ public struct Retrier: Sendable {
         onRetry: (_ retry: Int, _ delay: Duration, _ error: any Error) -> Void = { _, _, _ in },
         _ operation: (_ attempt: Int) async throws -> T
     ) async throws -> T {
-        var waited = Duration.zero
+        let elapsed = clock.stopwatch()
         var retry = 0
         while true {
             do {
@@ -75,14 +75,22 @@ public struct Retrier: Sendable {
                       let failure = error as? any BradOSError, failure.isRetryable
                 else { throw error }
                 let delay = policy.delay(beforeRetry: retry, retryAfter: (failure as? NetworkError)?.retryAfter, random: random())
-                guard waited + delay <= policy.operationTimeout else {
+                // The limit covers the whole operation: the attempts so far, and the wait.
+                guard elapsed() + delay <= policy.operationTimeout else {
                     throw NetworkError.operationTimedOut(seconds: Int(policy.operationTimeout.components.seconds))
                 }
                 onRetry(retry + 1, delay, error)
                 try await clock.sleep(for: delay)
-                waited += delay
                 retry += 1
             }
         }
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// A function returning the time elapsed on this clock since `stopwatch()` was called.
+    func stopwatch() -> @Sendable () -> Swift.Duration {
+        let start = now
+        return { start.duration(to: self.now) }
     }
 }

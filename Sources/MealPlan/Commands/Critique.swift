@@ -24,7 +24,6 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            if env.isOffline { throw NetworkError.offlineMode }
             let revised = try await MealPlanStore.live(env).critique(text.trimmingCharacters(in: .whitespacesAndNewlines))
             try MealPlanRenderer(output: env.output, now: env.now()).render(revised, source: .network)
         }

@@ -12,7 +12,6 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            if env.isOffline { throw NetworkError.offlineMode }
             let session = try await MealPlanStore.live(env).finalize()
             try MealPlanRenderer(output: env.output, now: env.now()).render(session, source: .network)
         }

@@ -13,7 +13,6 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            if env.isOffline { throw NetworkError.offlineMode }
             let draft = try await MealPlanStore.live(env).startNew()
             try MealPlanRenderer(output: env.output, now: env.now()).render(draft, source: .network)
             if env.output.format == .human {

@@ -44,14 +44,23 @@ extension AuthCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            let raw = String(decoding: env.io.readInput(), as: UTF8.self)
-            let password = raw.hasSuffix("\n") ? String(raw.dropLast()).replacingOccurrences(of: "\r", with: "") : raw
+            let password = Self.password(from: env.io.readInput())
             guard !password.isEmpty else { throw AuthError.emptyPassword }
             let credential = try await AuthService(env).login(user: user, password: password, service: service.flatMap(Service.init))
             let status = AuthService(env).status()
             if env.output.format == .json { return try env.output.json(status) }
             env.output.line("Signed in as \(credential.user) on \(credential.server) (profile \(env.profile.name)).")
             if !status.active { env.output.line("Make it the active profile with: brados auth switch \(env.profile.name)") }
+        }
+
+        /// The password from stdin without its one trailing line ending (`\n` or `\r\n`), as `echo` adds.
+        static func password(from input: Data) -> String {
+            var bytes = [UInt8](input)
+            if bytes.last == 0x0A {
+                bytes.removeLast()
+                if bytes.last == 0x0D { bytes.removeLast() }
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 
