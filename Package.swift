@@ -45,6 +45,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "Visits",
+            dependencies: [
+                "BradOSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // The reference server (library) and its thin executable.
         .target(
             name: "BradOSServer",
@@ -69,6 +76,7 @@ let package = Package(
                 "BradOSCore",
                 "BradOSServer",
                 "MealPlan",
+                "Visits",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -86,6 +94,10 @@ let package = Package(
         .testTarget(
             name: "MealPlanTests",
             dependencies: ["MealPlan", "TestSupport"]
+        ),
+        .testTarget(
+            name: "VisitsTests",
+            dependencies: ["Visits", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",

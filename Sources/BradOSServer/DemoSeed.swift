@@ -13,5 +13,6 @@ enum DemoSeed {
             try database.addUser(id: user.id, username: user.username, email: user.email, displayName: user.name, password: user.password)
         }
         try MealPlanRoutes.seedDemo(database, seed: seed, users: users.map(\.id))
+        try VisitRoutes.seedDemo(database, users: users.map(\.id))
     }
 }

@@ -31,6 +31,7 @@ public struct ReferenceServer: Sendable {
         let auth = AuthRoutes(database: database, tokenTTL: configuration.tokenTTL)
         auth.register(on: router)
         MealPlanRoutes(database: database, auth: auth, seed: configuration.seed).register(on: router)
+        VisitRoutes(database: database, auth: auth).register(on: router)
         if configuration.admin { AdminRoutes(state: admin).register(on: router) }
         return router
     }

@@ -40,6 +40,7 @@ public final class ServerDatabase: Sendable {
             }
         }
         MealPlanRoutes.migrate(&migrator)
+        VisitRoutes.migrate(&migrator)
         return migrator
     }
 

@@ -22,7 +22,7 @@ public struct MealPlanRESTClient: MealPlanAPI {
     public init(client: APIClient) { self.client = client }
 
     public func session(id: String) async throws -> MealPlanSession {
-        try await client.decode(MealPlanSession.self, .get("/api/mealplans/\(Self.escape(id))"))
+        try await client.decode(MealPlanSession.self, .get("/api/mealplans/\(PathComponent.escape(id))"))
     }
 
     public func latest() async throws -> MealPlanSession? {
@@ -38,25 +38,10 @@ public struct MealPlanRESTClient: MealPlanAPI {
     }
 
     public func critique(id: String, text: String) async throws -> MealPlanSession {
-        try await client.decode(MealPlanSession.self, .json("POST", "/api/mealplans/\(Self.escape(id))/critique", body: ["text": text]))
+        try await client.decode(MealPlanSession.self, .json("POST", "/api/mealplans/\(PathComponent.escape(id))/critique", body: ["text": text]))
     }
 
     public func finalize(id: String) async throws -> MealPlanSession {
-        try await client.decode(MealPlanSession.self, APIRequest(method: "POST", path: "/api/mealplans/\(Self.escape(id))/finalize"))
-    }
-
-    /// Percent-encodes everything but ASCII letters, digits and `-_.~` (RFC 3986 unreserved).
-    static func escape(_ id: String) -> String {
-        var escaped = ""
-        for byte in id.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                escaped.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                escaped += String(format: "%%%02X", byte)
-            }
-        }
-        return escaped
+        try await client.decode(MealPlanSession.self, APIRequest(method: "POST", path: "/api/mealplans/\(PathComponent.escape(id))/finalize"))
     }
 }

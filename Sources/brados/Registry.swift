@@ -1,9 +1,11 @@
 import BradOSCore
 import MealPlan
+import Visits
 
 /// The domain registry: adding a domain is one module plus one line here.
 enum Registry {
     static let plugins: [any DomainPlugin] = [
         MealPlanPlugin(),
+        VisitsPlugin(),
     ]
 }

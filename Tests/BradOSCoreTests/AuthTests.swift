@@ -1,7 +1,6 @@
 @testable import BradOSCore
 import Foundation
 import Logging
-import Synchronization
 import Testing
 import TestSupport
 
@@ -67,7 +66,7 @@ struct AuthTests {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
         // The first refresh attempt fails with 503, the next succeeds.
-        let refreshes = Counter()
+        let refreshes = Locked(0)
         let flaky = StubTransport { request, _ in
             if request.url.path == "/api/auth/refresh" {
                 return refreshes.next() == 0 ? .json("{}", status: 503) : .json(Self.renewed)
@@ -141,17 +140,6 @@ struct AuthTests {
     }
 }
 
-/// A thread-safe counter for stub transports.
-final class Counter: Sendable {
-    private let value = Synchronization.Mutex(0)
-    func next() -> Int {
-        value.withLock { count in
-            let current = count
-            count += 1
-            return current
-        }
-    }
-}
 
 @Suite("Sessions only go to the server that issued them")
 struct ServerBindingTests {

@@ -41,10 +41,11 @@ public final class ServerProcess: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Stops the server (SIGTERM) and waits for it.
+    /// Stops the server at once (SIGKILL, like a crash or a pulled cable) and waits for it.
+    /// SIGTERM is not used: a test runner may hand its children a blocked SIGTERM.
     public func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

@@ -3,8 +3,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The default ``HTTPTransport`` over AsyncHTTPClient's shared client.
+/// The default ``HTTPTransport`` over one AsyncHTTPClient per process.
 /// Thread-safe; connections are pooled for the process.
+///
+/// Unlike AsyncHTTPClient's shared client, a failed connection attempt fails the request at
+/// once (`retryConnectionEstablishment = false`): "connection refused" must reach the
+/// ``RetryPolicy`` and the offline fallbacks now, not after the 30 s request deadline.
 public struct AsyncHTTPTransport: HTTPTransport {
     /// The largest response body accepted: 256 MiB by default.
     public var maxBodySize: Int
@@ -18,7 +22,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let host = request.url.host ?? request.url.absoluteString
         do {
-            let response = try await HTTPClient.shared.execute(outgoing, timeout: .init(request.timeout))
+            let response = try await processClient.execute(outgoing, timeout: .init(request.timeout))
             var body = try await response.body.collect(upTo: maxBodySize)
             let bytes = body.readBytes(length: body.readableBytes) ?? []
             return HTTPResponse(
@@ -30,6 +34,14 @@ public struct AsyncHTTPTransport: HTTPTransport {
         }
     }
 }
+
+/// The process-wide client. A global that is never deinitialized, so it needs no shutdown.
+private let processClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.timeout.connect = .seconds(10)
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+}()
 
 extension TimeAmount {
     init(_ duration: Duration) {

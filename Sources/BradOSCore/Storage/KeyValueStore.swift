@@ -49,11 +49,21 @@ public struct KeyValueStore: KeyValueStoring {
 
     public func keys() -> [String] { readAll().keys.sorted() }
 
-    private func mutate(_ change: (inout [String: JSONValue]) -> Void) throws {
+    public func update<R>(_ body: (inout KeyValueSnapshot) throws -> R) throws -> R {
         try FileLock.withExclusiveLock(at: lockURL) {
-            var all = readAll()
-            change(&all)
-            try AtomicFile.write(try JSONCoding.encode(all), to: url)
+            let before = readAll()
+            var snapshot = KeyValueSnapshot(values: before)
+            let result = try body(&snapshot)
+            if snapshot.values != before { try AtomicFile.write(try JSONCoding.encode(snapshot.values), to: url) }
+            return result
+        }
+    }
+
+    private func mutate(_ change: (inout [String: JSONValue]) -> Void) throws {
+        try update { snapshot in
+            var values = snapshot.values
+            change(&values)
+            snapshot = KeyValueSnapshot(values: values)
         }
     }
 }

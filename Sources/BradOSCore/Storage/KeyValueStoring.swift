@@ -11,4 +11,34 @@ public protocol KeyValueStoring: Sendable {
     func removeValue(forKey key: String) throws
     /// Every key present.
     func keys() -> [String]
+    /// Reads and changes several keys as one atomic step: no other writer (thread or
+    /// process) interleaves, and the changes land together or not at all.
+    /// - Throws: what `body` throws (nothing is written then), or ``StorageError``.
+    func update<R>(_ body: (inout KeyValueSnapshot) throws -> R) throws -> R
+}
+
+/// The keys of a ``KeyValueStoring`` inside ``KeyValueStoring/update(_:)``.
+public struct KeyValueSnapshot: Sendable {
+    public private(set) var values: [String: JSONValue]
+
+    public init(values: [String: JSONValue]) { self.values = values }
+
+    /// The value for `key`, or `nil` when absent or not decodable as `T`.
+    public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
+        guard let raw = values[key], let data = try? JSONCoding.encode(raw) else { return nil }
+        return try? JSONCoding.decode(T.self, from: data)
+    }
+
+    /// Sets `key` to `value`.
+    /// - Throws: ``StorageError/coding(path:detail:)``.
+    public mutating func set<T: Encodable>(_ value: T, forKey key: String) throws {
+        do {
+            values[key] = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value))
+        } catch {
+            throw StorageError.coding(path: key, detail: "\(error)")
+        }
+    }
+
+    /// Removes `key`.
+    public mutating func removeValue(forKey key: String) { values[key] = nil }
 }

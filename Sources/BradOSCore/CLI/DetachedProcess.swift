@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts `brados` again as a detached background process, the way git runs its automatic
+/// maintenance: a new session (no terminal, survives the parent), stdin/stdout/stderr on
+/// `/dev/null`, never waited for.
+public enum DetachedProcess {
+    /// The path of the running executable.
+    public static var currentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }
+
+    /// Spawns `executable arguments…` detached, with the current environment.
+    /// - Throws: ``StorageError/io(operation:path:errno:)`` when the process cannot be started.
+    public static func spawn(_ executable: String = currentExecutable, arguments: [String]) throws {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // A new session (POSIX_SPAWN_SETSID, 0x80 in glibc), detached from our terminal, with a
+        // clean signal mask and default dispositions whatever our parent handed us.
+        posix_spawnattr_setflags(&attributes, Int16(0x80 | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        // No other descriptor may reach the child: a copy of our stdout pipe kept open by it
+        // would make `$(brados visits --json)` wait for the background work.
+        markDescriptorsCloseOnExec(above: 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard status == 0 else { throw StorageError.io(operation: "start", path: executable, errno: status) }
+    }
+
+    /// Sets close-on-exec on every open descriptor above `lowest` (the ones a parent leaked to us).
+    static func markDescriptorsCloseOnExec(above lowest: Int32) {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > lowest, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+extension VisitsCommand {
+    /// Records a visit.
+    public struct Add: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Record a visit.",
+            discussion: """
+            Examples:
+              brados visits add --place "Riverside Dental" --duration 30 --notes "Cleaning"
+              brados visits add --place "Greenway Physio" --at 2026-11-20T14:30:00Z
+            """)
+
+        @Option(help: "Where (1 to 200 characters).") var place: String
+        @Option(help: ArgumentHelp("When, ISO 8601 (default: now).", valueName: "date")) var at: String?
+        @Option(help: ArgumentHelp("How long, in minutes (1 to 1440).", valueName: "minutes")) var duration = 30
+        @Option(help: "Notes.") var notes: String?
+        @Option(help: "Address.") var address: String?
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            guard (1...200).contains(place.trimmingCharacters(in: .whitespaces).count) else {
+                throw ValidationError("--place needs 1 to 200 characters.")
+            }
+            guard (1...1440).contains(duration) else { throw ValidationError("--duration must be 1 to 1440 minutes.") }
+            if let at, JSONCoding.date(from: at) == nil {
+                throw ValidationError("--at '\(at)' is not an ISO 8601 date such as 2026-11-20T14:30:00Z.")
+            }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let visit = NewVisit(place: place.trimmingCharacters(in: .whitespaces), address: address,
+                                 visitedAt: at.flatMap(JSONCoding.date(from:)) ?? env.now(), durationMinutes: duration, notes: notes)
+            let created = try await VisitsStore.live(env).add(visit)
+            try VisitsRenderer(output: env.output, now: env.now).render(created, cachedAt: nil)
+        }
+    }
+}

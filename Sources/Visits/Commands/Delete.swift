@@ -1,0 +1,30 @@
+import ArgumentParser
+import BradOSCore
+
+extension VisitsCommand {
+    /// Deletes a visit, optimistically.
+    public struct Delete: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Delete a visit (leaves the cache at once; restored if the server fails).")
+
+        @Argument(help: "The visit id.") var id: String
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let human = env.output.format == .human
+            let store = try VisitsStore.live(env)
+            do {
+                let deleted = try await store.delete(id: id) { visit in
+                    if human { env.output.line("Deleting visit \(visit.id) (\(visit.place))…") }
+                }
+                if human { env.output.line("Deleted visit \(id)\(deleted.map { " (\($0.place))" } ?? "").") }
+                else { try env.output.json(["deleted": id]) }
+            } catch let error as any BradOSError where error.kind != .notFound {
+                if human { env.output.notice("the server did not delete \(id); it is back in the cache.") }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import BradOSCore
+
+extension VisitsCommand {
+    /// Lists visits, stale-while-revalidate.
+    public struct List: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "List visits, newest first (from cache when fresh; revalidated behind it).")
+
+        @Flag(help: "Ignore the cache and ask the server (pull-to-refresh).") var refresh = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            if refresh && global.offline { throw ValidationError("--refresh needs the network; it cannot go with --offline.") }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let interactive = env.io.isOutputTerminal && env.output.format == .human
+            let listing = VisitsListing(
+                store: try VisitsStore.live(env), renderer: VisitsRenderer(output: env.output, now: env.now),
+                mode: interactive ? .interactive : .script, offline: env.isOffline,
+                startBackgroundRevalidation: { try VisitsCommand.Revalidate.startInBackground(env) })
+            try await listing.run(refresh: refresh)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+extension VisitsCommand {
+    /// The background half of `visits list` in scripts: refreshes the cache, then exits.
+    /// Hidden; one at a time per profile (a lock), so a loop of `visits list` runs one fetch.
+    public struct Revalidate: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Refresh the visits cache in the background (used by `visits list`).", shouldDisplay: false)
+
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let lock = try FileLock(url: Self.lockURL(env))
+            guard lock.tryLock() else { return } // another revalidation is already running
+            defer { lock.unlock() }
+            _ = try await VisitsStore.live(env).fetch()
+        }
+
+        static func lockURL(_ env: AppEnvironment) -> URL {
+            env.profile.cacheDirectory(for: VisitsPlugin.domainName).appendingPathComponent("revalidate.lock")
+        }
+
+        /// Starts `brados visits revalidate` detached, for the same profile and server.
+        static func startInBackground(_ env: AppEnvironment) throws {
+            var arguments = ["visits", "revalidate", "--profile", env.profile.name.rawValue]
+            if let server = env.settings.flags.server { arguments += ["--server", server] }
+            try DetachedProcess.spawn(arguments: arguments)
+            env.logger.debug("revalidating visits in a background process")
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+import BradOSCore
+
+extension VisitsCommand {
+    /// Shows one visit.
+    public struct Show: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Show one visit (from cache when there).")
+
+        @Argument(help: "The visit id (see `brados visits list`).") var id: String
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let found = try await VisitsStore.live(env).visit(id: id)
+            try VisitsRenderer(output: env.output, now: env.now).render(found.visit, cachedAt: found.cachedAt)
+        }
+    }
+}

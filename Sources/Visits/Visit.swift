@@ -1,0 +1,66 @@
+import Foundation
+
+/// One visit (a place, when, how long, notes), as the BradOS API returns it.
+public struct Visit: Codable, Sendable, Equatable, Identifiable {
+    public var id: String
+    public var place: String
+    public var address: String?
+    public var visitedAt: Date
+    public var durationMinutes: Int
+    public var notes: String?
+    public var createdAt: Date?
+
+    public init(id: String, place: String, address: String? = nil, visitedAt: Date, durationMinutes: Int,
+                notes: String? = nil, createdAt: Date? = nil) {
+        self.id = id
+        self.place = place
+        self.address = address
+        self.visitedAt = visitedAt
+        self.durationMinutes = durationMinutes
+        self.notes = notes
+        self.createdAt = createdAt
+    }
+}
+
+/// A new visit for `POST /api/visits`.
+public struct NewVisit: Codable, Sendable, Equatable {
+    public var place: String
+    public var address: String?
+    public var visitedAt: Date
+    public var durationMinutes: Int
+    public var notes: String?
+
+    public init(place: String, address: String?, visitedAt: Date, durationMinutes: Int, notes: String?) {
+        self.place = place
+        self.address = address
+        self.visitedAt = visitedAt
+        self.durationMinutes = durationMinutes
+        self.notes = notes
+    }
+}
+
+/// What changed between two versions of the visit list.
+public struct VisitChanges: Sendable, Equatable, Codable {
+    public var added: Int
+    public var removed: Int
+    public var updated: Int
+
+    public init(from old: [Visit], to new: [Visit]) {
+        let before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(new.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        added = after.keys.filter { before[$0] == nil }.count
+        removed = before.keys.filter { after[$0] == nil }.count
+        updated = after.filter { id, visit in before[id].map { $0 != visit } ?? false }.count
+    }
+
+    public var isEmpty: Bool { added == 0 && removed == 0 && updated == 0 }
+
+    /// "2 new visits, 1 removed".
+    public var summary: String {
+        var parts: [String] = []
+        if added > 0 { parts.append("\(added) new visit\(added == 1 ? "" : "s")") }
+        if removed > 0 { parts.append("\(removed) removed") }
+        if updated > 0 { parts.append("\(updated) updated") }
+        return parts.isEmpty ? "no changes" : parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,91 @@
+import BradOSCore
+import Foundation
+
+/// Human and JSON output of visits.
+public struct VisitsRenderer: Sendable {
+    public enum Source: Sendable, Equatable {
+        case cache(age: TimeInterval, stale: Bool)
+        case network
+    }
+
+    let output: Output
+    let now: @Sendable () -> Date
+
+    public init(output: Output, now: @escaping @Sendable () -> Date) {
+        self.output = output
+        self.now = now
+    }
+
+    struct ListDocument: Encodable {
+        struct SourceInfo: Encodable {
+            var kind: String
+            var ageSeconds: Int?
+            var stale: Bool?
+        }
+        var source: SourceInfo
+        var visits: [Visit]
+    }
+
+    static func sourceInfo(_ source: Source) -> ListDocument.SourceInfo {
+        switch source {
+        case let .cache(age, stale): .init(kind: "cache", ageSeconds: Int(age), stale: stale)
+        case .network: .init(kind: "network")
+        }
+    }
+
+    /// Prints the list: one JSON document, or a headline and a table.
+    public func render(_ visits: [Visit], source: Source) throws {
+        if output.format == .json { return try output.json(ListDocument(source: Self.sourceInfo(source), visits: visits)) }
+        let origin: String = switch source {
+        case let .cache(age, stale): "from cache (saved \(Format.ago(age))\(stale ? ", expired" : ""))"
+        case .network: "from the network"
+        }
+        output.line(output.styled("\(visits.count) visit\(visits.count == 1 ? "" : "s")", .bold) + " · " + output.styled(origin, .dim))
+        table(visits)
+    }
+
+    /// After an interactive revalidation found changes: what changed, then the new list.
+    public func rerender(_ visits: [Visit], changes: VisitChanges) throws {
+        output.line()
+        output.line(output.styled("↻ \(changes.summary)", .cyan) + " · " + output.styled("updated from the network", .dim))
+        table(visits)
+    }
+
+    func table(_ visits: [Visit]) {
+        guard !visits.isEmpty else { return output.line("No visits yet. Add one with `brados visits add --place NAME`.") }
+        output.table(Table(
+            headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
+            rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place, "\($0.durationMinutes) min", Self.short($0.notes ?? "", 48)] },
+            rightAligned: [3]))
+    }
+
+    /// One visit in detail.
+    public func render(_ visit: Visit, cachedAt: Date?) throws {
+        if output.format == .json {
+            struct Document: Encodable { var source: ListDocument.SourceInfo; var visit: Visit }
+            let source: Source = cachedAt.map { .cache(age: now().timeIntervalSince($0), stale: false) } ?? .network
+            return try output.json(Document(source: Self.sourceInfo(source), visit: visit))
+        }
+        var rows = [["id", visit.id], ["place", visit.place]]
+        if let address = visit.address { rows.append(["address", address]) }
+        rows.append(["when", Self.when(visit.visitedAt)])
+        rows.append(["duration", "\(visit.durationMinutes) min"])
+        if let notes = visit.notes, !notes.isEmpty { rows.append(["notes", notes]) }
+        rows.append(["source", cachedAt.map { "cache (saved \(Format.ago(now().timeIntervalSince($0))))" } ?? "network"])
+        output.table(Table(headers: [], rows: rows))
+    }
+
+    public func notice(_ text: String) { output.notice(text) }
+
+    /// `2026-11-21 14:30` in the local time zone.
+    static func when(_ date: Date) -> String {
+        let text = date.formatted(Date.ISO8601FormatStyle(timeZone: .current).year().month().day().dateSeparator(.dash)
+            .dateTimeSeparator(.space).time(includingFractionalSeconds: false).timeSeparator(.colon))
+        return String(text.prefix(16))
+    }
+
+    static func short(_ text: String, _ limit: Int) -> String {
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
+    }
+}

@@ -1,0 +1,71 @@
+import BradOSCore
+import Foundation
+import Testing
+import TestSupport
+@testable import Visits
+
+@Suite("Visits cache in the key-value store")
+struct VisitsCacheTests {
+    @Test("save and load round-trip under the cached_visits keys")
+    func roundTrip() throws {
+        let dir = TemporaryDirectory()
+        let store = KeyValueStore(url: dir.path("defaults.json"))
+        let cache = VisitsCache(store: store)
+        let visits = [visit("a", hoursAgo: 1), visit("b", hoursAgo: 5)]
+        let savedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        try cache.save(visits, at: savedAt)
+        #expect(cache.load() == VisitsCache.Entry(visits: visits, savedAt: savedAt))
+        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp"])
+    }
+
+    @Test("a corrupt cached value reads as missing and is removed; other keys survive")
+    func corrupt() throws {
+        let dir = TemporaryDirectory()
+        let store = KeyValueStore(url: dir.path("defaults.json"))
+        try store.set("not a list", forKey: "cached_visits")
+        try store.set("2026-11-21T09:00:00Z", forKey: "cached_visits_timestamp")
+        try store.set("keep", forKey: "mealplan.inProgressSessionId")
+        #expect(VisitsCache(store: store).load() == nil)
+        #expect(store.keys() == ["mealplan.inProgressSessionId"])
+    }
+
+    @Test("remove then restore puts the visit back exactly where it was")
+    func removeRestore() throws {
+        let dir = TemporaryDirectory()
+        let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
+        let visits = [visit("a", hoursAgo: 1), visit("b", hoursAgo: 2), visit("c", hoursAgo: 3)]
+        try cache.save(visits, at: Date(timeIntervalSince1970: 1))
+        let removed = try #require(try cache.remove(id: "b"))
+        #expect(removed.index == 1)
+        #expect(cache.load()?.visits.map(\.id) == ["a", "c"])
+        try cache.restore(removed.visit, at: removed.index)
+        #expect(cache.load()?.visits == visits)
+        try cache.restore(removed.visit, at: removed.index) // twice: no duplicate
+        #expect(cache.load()?.visits == visits)
+        #expect(try cache.remove(id: "zzz") == nil)
+    }
+
+    @Test("a created visit is inserted newest first; with no cache nothing is written")
+    func insert() throws {
+        let dir = TemporaryDirectory()
+        let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
+        try cache.insert(visit("x", hoursAgo: 0))
+        #expect(cache.load() == nil)
+        try cache.save([visit("a", hoursAgo: 1), visit("c", hoursAgo: 3)], at: Date(timeIntervalSince1970: 1))
+        try cache.insert(visit("b", hoursAgo: 2))
+        #expect(cache.load()?.visits.map(\.id) == ["a", "b", "c"])
+    }
+
+    @Test("the plugin's clear removes both keys (logout) and nothing else")
+    func pluginClear() throws {
+        let dir = TemporaryDirectory()
+        let profile = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path]).profile(.default)
+        let store = KeyValueStore(url: profile.defaultsFile)
+        try VisitsCache(store: store).save([visit("a", hoursAgo: 1)], at: Date())
+        try store.set("keep", forKey: "other")
+        #expect(try VisitsPlugin().stats(in: profile).bytes > 0)
+        try VisitsPlugin().clear(in: profile)
+        #expect(store.keys() == ["other"])
+        #expect(try VisitsPlugin().stats(in: profile) == CacheStats())
+    }
+}

@@ -1,0 +1,178 @@
+import BradOSCore
+import Foundation
+import Testing
+import TestSupport
+@testable import Visits
+
+@Suite("visits list: stale-while-revalidate with an injected clock")
+struct VisitsListingTests {
+    struct Fixture {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let api: FakeVisitsAPI
+        let io = CapturingIO(environment: [:])
+        let spawned = Locked(0)
+        var cache: VisitsCache { VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))) }
+        var store: VisitsStore {
+            let api = self.api
+            return VisitsStore(cache: cache, ttl: .seconds(300), now: clock.dateProvider, api: { api })
+        }
+
+        init(_ visits: [Visit]) { api = FakeVisitsAPI(visits) }
+
+        func listing(_ mode: VisitsListing.Mode, offline: Bool = false, json: Bool = false) -> VisitsListing {
+            let spawned = self.spawned
+            return VisitsListing(store: store, renderer: VisitsRenderer(output: Output(io: io, format: json ? .json : .human), now: clock.dateProvider),
+                                 mode: mode, offline: offline, startBackgroundRevalidation: { spawned.withLock { $0 += 1 } })
+        }
+
+        func seedCache(_ visits: [Visit], ageSeconds: Int64) throws {
+            try cache.save(visits, at: clock.date)
+            clock.advance(by: .seconds(ageSeconds))
+        }
+    }
+
+    @Test("within the TTL, scripts get the cache at once and revalidation goes to the background")
+    func freshScript() async throws {
+        let fixture = Fixture([visit("a", hoursAgo: 1), visit("new", hoursAgo: 0)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 142)
+        let outcome = try await fixture.listing(.script, json: true).run(refresh: false)
+        #expect(outcome == .revalidatingInBackground)
+        #expect(fixture.api.calls.isEmpty)
+        #expect(fixture.spawned.withLock { $0 } == 1)
+        let document = try JSONSerialization.jsonObject(with: Data(fixture.io.stdout.utf8)) as? [String: Any]
+        #expect((document?["visits"] as? [Any])?.count == 1)
+        #expect((document?["source"] as? [String: Any])?["ageSeconds"] as? Int == 142)
+    }
+
+    @Test("within the TTL on a terminal: cache first, then the changes re-rendered")
+    func freshInteractive() async throws {
+        let fixture = Fixture([visit("new1", hoursAgo: 0), visit("new2", hoursAgo: 0.5), visit("a", hoursAgo: 1)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 60)
+        let outcome = try await fixture.listing(.interactive).run(refresh: false)
+        #expect(outcome == .cached(changes: VisitChanges(from: [visit("a", hoursAgo: 1)], to: fixture.api.state.withLock { $0.visits })))
+        let out = fixture.io.stdout
+        #expect(out.contains("1 visit · from cache (saved 1 min ago)"))
+        #expect(out.contains("↻ 2 new visits"))
+        #expect(out.range(of: "from cache")!.lowerBound < out.range(of: "new1")!.lowerBound)
+        #expect(fixture.cache.load()?.visits.count == 3)
+    }
+
+    @Test("on a terminal, an unchanged list is not printed twice")
+    func unchangedInteractive() async throws {
+        let fixture = Fixture([visit("a", hoursAgo: 1)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 10)
+        #expect(try await fixture.listing(.interactive).run(refresh: false) == .cached(changes: VisitChanges(from: [], to: [])))
+        #expect(!fixture.io.stdout.contains("↻"))
+        #expect(fixture.io.stdout.components(separatedBy: "\na ").count == 2) // the row for "a" printed once
+    }
+
+    @Test("past the TTL the list is fetched first")
+    func expired() async throws {
+        let fixture = Fixture([visit("b", hoursAgo: 0), visit("a", hoursAgo: 1)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 312)
+        #expect(try await fixture.listing(.script).run(refresh: false) == .fetched)
+        #expect(fixture.api.calls == ["list"])
+        #expect(fixture.io.stdout.contains("2 visits · from the network"))
+        #expect(fixture.cache.load()?.savedAt == fixture.clock.date)
+    }
+
+    @Test("past the TTL with the server down or failing: the stale cache with a notice of its age, exit 0",
+          arguments: [NetworkError.unreachable(host: "h", reason: "connection refused"),
+                      .http(status: 503, method: "GET", path: "/api/visits", message: nil, retryAfter: nil)])
+    func staleIfError(error: NetworkError) async throws {
+        let fixture = Fixture([])
+        fixture.api.fail(with: error)
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 720)
+        #expect(try await fixture.listing(.script).run(refresh: false) == .staleFallback)
+        #expect(fixture.io.stderr.contains("showing cached visits from 12 min ago"))
+        #expect(fixture.io.stdout.contains("1 visit · from cache (saved 12 min ago, expired)"))
+    }
+
+    @Test("an auth failure is not hidden behind the stale cache")
+    func authNotHidden() async throws {
+        let fixture = Fixture([])
+        fixture.api.fail(with: .http(status: 401, method: "GET", path: "/api/visits", message: nil, retryAfter: nil))
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 720)
+        await #expect(throws: NetworkError.self) { try await fixture.listing(.script).run(refresh: false) }
+    }
+
+    @Test("no cache and no network: the offline error")
+    func offlineNoCache() async throws {
+        let fixture = Fixture([])
+        fixture.api.fail(with: .offlineMode)
+        do {
+            try await fixture.listing(.script, offline: true).run(refresh: false)
+            Issue.record("expected the offline error")
+        } catch {
+            #expect(ExitStatus.code(for: error) == 5)
+        }
+    }
+
+    @Test("--offline serves the cache at any age and never calls the API")
+    func offlineCache() async throws {
+        let fixture = Fixture([])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 3600)
+        #expect(try await fixture.listing(.interactive, offline: true).run(refresh: false) == .offlineCache)
+        #expect(fixture.api.calls.isEmpty)
+        #expect(fixture.spawned.withLock { $0 } == 0)
+        #expect(fixture.io.stderr.contains("offline"))
+    }
+
+    @Test("--refresh ignores a fresh cache")
+    func refresh() async throws {
+        let fixture = Fixture([visit("b", hoursAgo: 0)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 1)
+        #expect(try await fixture.listing(.script).run(refresh: true) == .fetched)
+        #expect(fixture.api.calls == ["list"])
+        #expect(fixture.cache.load()?.visits.map(\.id) == ["b"])
+    }
+}
+
+@Suite("visits delete: optimistic, rolled back on failure")
+struct VisitsDeleteTests {
+    func store(_ dir: TemporaryDirectory, _ api: FakeVisitsAPI) -> VisitsStore {
+        VisitsStore(cache: VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))), now: { Date() }, api: { api })
+    }
+
+    @Test("the visit leaves the cache before the server answers; success keeps it gone")
+    func success() async throws {
+        let dir = TemporaryDirectory()
+        let visits = [visit("a", hoursAgo: 1), visit("b", hoursAgo: 2)]
+        let api = FakeVisitsAPI(visits)
+        let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
+        try cache.save(visits, at: Date())
+        let seenDuringDelete = Locked<[String]?>(nil)
+        api.onDelete { seenDuringDelete.withLock { $0 = cache.load()?.visits.map(\.id) } }
+        let deleted = try await store(dir, api).delete(id: "a")
+        #expect(deleted?.id == "a")
+        #expect(seenDuringDelete.withLock { $0 } == ["b"])
+        #expect(cache.load()?.visits.map(\.id) == ["b"])
+    }
+
+    @Test("a 500 restores the cached entry exactly and reports the error")
+    func rollback() async throws {
+        let dir = TemporaryDirectory()
+        let visits = [visit("a", hoursAgo: 1), visit("b", hoursAgo: 2), visit("c", hoursAgo: 3)]
+        let api = FakeVisitsAPI(visits, failure: .http(status: 500, method: "DELETE", path: "/api/visits/b", message: nil, retryAfter: nil))
+        let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
+        let savedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        try cache.save(visits, at: savedAt)
+        do {
+            _ = try await store(dir, api).delete(id: "b")
+            Issue.record("expected the server error")
+        } catch {
+            #expect(ExitStatus.code(for: error) == 6)
+        }
+        #expect(cache.load() == VisitsCache.Entry(visits: visits, savedAt: savedAt))
+    }
+
+    @Test("a visit the server does not have stays removed and is reported as not found")
+    func notOnServer() async throws {
+        let dir = TemporaryDirectory()
+        let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
+        try cache.save([visit("ghost", hoursAgo: 1)], at: Date())
+        await #expect(throws: VisitsError.self) { try await store(dir, FakeVisitsAPI([])).delete(id: "ghost") }
+        #expect(cache.load()?.visits.isEmpty == true)
+    }
+}
