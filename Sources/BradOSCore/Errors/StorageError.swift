@@ -8,6 +8,8 @@ public enum StorageError: BradOSError {
     case lockTimeout(path: String)
     /// A value could not be encoded or decoded.
     case coding(path: String, detail: String)
+    /// An SQLite database failed.
+    case database(path: String, detail: String)
 
     public var summary: String {
         switch self {
@@ -17,6 +19,8 @@ public enum StorageError: BradOSError {
             "Timed out waiting for another brados process to release \(path)."
         case let .coding(path, detail):
             "Could not encode or decode \(path): \(detail)."
+        case let .database(path, detail):
+            "The database \(path) failed: \(detail)."
         }
     }
 
@@ -32,6 +36,8 @@ public enum StorageError: BradOSError {
             "Wait for the other brados command to finish, then try again."
         case .coding:
             "Report this as a bug; the file was left as it was."
+        case .database:
+            "If it persists, clear that cache (`brados cache clear --domain NAME`); it is rebuilt on demand."
         }
     }
 

@@ -19,9 +19,11 @@ public enum AtomicFile {
     }
 
     /// Writes `data` to `url` atomically, creating parent directories (0700).
+    /// - Parameter durable: `fsync` the file and the directory (true by default). Caches of
+    ///   data that can be fetched again pass `false`: still atomic (never torn), not synced.
     /// - Throws: ``StorageError/io(operation:path:errno:)``; on failure the previous file is untouched
     ///   and the temp file is removed.
-    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600, hooks: Hooks = .none) throws {
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600, durable: Bool = true, hooks: Hooks = .none) throws {
         let directory = url.deletingLastPathComponent()
         try FileSystem.createDirectory(directory)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UInt32.random(in: .min ... .max))")
@@ -41,7 +43,7 @@ public enum AtomicFile {
                     offset += written
                 }
             }
-            guard fsync(fd) == 0 else { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
+            if durable, fsync(fd) != 0 { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
             closed = true
             guard close(fd) == 0 else { throw StorageError.io(operation: "close", path: temporary.path, errno: errno) }
             try hooks.beforeRename(temporary)
@@ -52,7 +54,7 @@ public enum AtomicFile {
             unlink(temporary.path)
             throw error
         }
-        syncDirectory(directory)
+        if durable { syncDirectory(directory) }
     }
 
     /// Reads a file, or `nil` when it does not exist.

@@ -1,0 +1,274 @@
+import Crypto
+import Foundation
+import GRDB
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The default ``BlobCaching``: blob files in `<directory>/<bucket>/<sha256(identifier)>`,
+/// an SQLite index (`index.sqlite`, WAL) of size, checksum and last access, and an in-memory
+/// LRU for the life of the process.
+///
+/// - The capacity covers all buckets together. A write that passes it evicts the least
+///   recently *accessed* entries down to `capacity × trimRatio` in the same transaction, so
+///   after any write the total is at or below the capacity, whichever process wrote.
+/// - The index keeps a running total with triggers, so a write never scans the table.
+/// - Concurrent processes are safe: every index change is an SQLite transaction; blob files
+///   are replaced atomically; a file that vanished under a reader is a miss.
+/// - A blob whose size or checksum does not match, or that is not an image, is discarded.
+///
+/// Thread-safe.
+public final class BlobCache: BlobCaching {
+    public let directory: URL
+    public let configuration: BlobCacheConfiguration
+    let database: DatabasePool
+    let memory: MemoryLRU
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    /// Opens (creating) the cache in `directory`.
+    /// - Throws: ``StorageError``.
+    public init(directory: URL, configuration: BlobCacheConfiguration = BlobCacheConfiguration(),
+                now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "brados.blobcache")) throws {
+        self.directory = directory
+        self.configuration = configuration
+        self.now = now
+        self.logger = logger
+        memory = MemoryLRU(capacity: configuration.memoryCapacity)
+        try FileSystem.createDirectory(directory)
+        let path = directory.appendingPathComponent("index.sqlite").path
+        if !FileManager.default.fileExists(atPath: path) {
+            // SQLite gives its -wal and -shm files the database file's mode: create it 0600.
+            close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(30)
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        database = try Self.wrap(path) { try DatabasePool(path: path, configuration: config) }
+        try Self.wrap(path) { try Self.migrator.migrate(database) }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE blob (
+                    bucket TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    identifier TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    accessedAt REAL NOT NULL,
+                    PRIMARY KEY (bucket, name)
+                ) WITHOUT ROWID;
+                CREATE INDEX blob_accessedAt ON blob(accessedAt);
+                CREATE TABLE total (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, entries INTEGER NOT NULL);
+                INSERT INTO total VALUES (1, 0, 0);
+                CREATE TRIGGER blob_insert AFTER INSERT ON blob BEGIN
+                    UPDATE total SET bytes = bytes + NEW.size, entries = entries + 1 WHERE id = 1;
+                END;
+                CREATE TRIGGER blob_delete AFTER DELETE ON blob BEGIN
+                    UPDATE total SET bytes = bytes - OLD.size, entries = entries - 1 WHERE id = 1;
+                END;
+                CREATE TRIGGER blob_update AFTER UPDATE OF size ON blob BEGIN
+                    UPDATE total SET bytes = bytes + NEW.size - OLD.size WHERE id = 1;
+                END;
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: - BlobCaching
+
+    public func data(for key: BlobKey) throws -> Data? {
+        let name = Self.fileName(key)
+        if let cached = memory.get(key) {
+            try touch(key, name: name)
+            return cached
+        }
+        guard let row = try wrap({ try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT size, sha256 FROM blob WHERE bucket = ? AND name = ?", arguments: [key.bucket, name])
+        } }) else {
+            logger.debug("artwork cache miss", metadata: ["key": "\(key)"])
+            return nil
+        }
+        let expectedSize: Int64 = row["size"]
+        let expectedSHA: String = row["sha256"]
+        let url = fileURL(key, name: name)
+        guard let data = try? AtomicFile.readIfPresent(url) else {
+            try discard(key, name: name, reason: "file missing")
+            return nil
+        }
+        if Int64(data.count) != expectedSize
+            || (configuration.verifyChecksums && Self.sha256(data) != expectedSHA)
+            || (configuration.requireImageData && !BlobCacheConfiguration.looksLikeImage(data)) {
+            try discard(key, name: name, reason: "size or checksum mismatch")
+            return nil
+        }
+        try touch(key, name: name)
+        memory.set(key, data)
+        logger.debug("artwork cache hit", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
+        return data
+    }
+
+    public func store(_ data: Data, for key: BlobKey) throws {
+        if configuration.requireImageData, !BlobCacheConfiguration.looksLikeImage(data) {
+            throw StorageError.coding(path: key.description, detail: "the data is not an image")
+        }
+        let name = Self.fileName(key)
+        try AtomicFile.write(data, to: fileURL(key, name: name), durable: false)
+        let sha = Self.sha256(data)
+        let accessed = now().timeIntervalSince1970
+        let capacity = configuration.capacity
+        let target = Int64(Double(capacity) * configuration.trimRatio)
+        let evicted: [(bucket: String, name: String, size: Int64)] = try wrap {
+            try database.write { db in
+                try db.execute(sql: """
+                    INSERT INTO blob (bucket, name, identifier, size, sha256, accessedAt) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(bucket, name) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256, accessedAt = excluded.accessedAt
+                    """, arguments: [key.bucket, name, key.identifier, data.count, sha, accessed])
+                let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
+                guard total > capacity else { return [] }
+                return try Self.evict(db, down: total, to: target, sparing: (key.bucket, name))
+            }
+        }
+        memory.set(key, data)
+        removeFiles(evicted)
+        logger.debug("artwork cache write", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
+        if !evicted.isEmpty {
+            logger.debug("artwork cache evict", metadata: ["entries": "\(evicted.count)", "bytes": "\(evicted.reduce(0) { $0 + $1.size })"])
+        }
+    }
+
+    public func remove(_ key: BlobKey) throws {
+        let name = Self.fileName(key)
+        try wrap { try database.write { db in
+            try db.execute(sql: "DELETE FROM blob WHERE bucket = ? AND name = ?", arguments: [key.bucket, name])
+        } }
+        memory.remove(key)
+        try? FileSystem.remove(fileURL(key, name: name))
+    }
+
+    public func stats() throws -> BlobCacheStats {
+        try wrap {
+            try database.read { db in
+                let buckets = try Row.fetchAll(db, sql: "SELECT bucket, COUNT(*) AS entries, SUM(size) AS bytes FROM blob GROUP BY bucket ORDER BY bucket")
+                    .map { BlobCacheStats.Bucket(bucket: $0["bucket"], entries: $0["entries"], bytes: $0["bytes"] ?? 0) }
+                let total = try Row.fetchOne(db, sql: "SELECT bytes, entries FROM total WHERE id = 1")
+                return BlobCacheStats(entries: total?["entries"] ?? 0, bytes: total?["bytes"] ?? 0,
+                                      capacity: configuration.capacity, buckets: buckets)
+            }
+        }
+    }
+
+    @discardableResult
+    public func trim(toBytes bytes: Int64) throws -> BlobTrimReport {
+        let evicted: [(bucket: String, name: String, size: Int64)] = try wrap {
+            try database.write { db in
+                let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
+                guard total > bytes else { return [] }
+                return try Self.evict(db, down: total, to: bytes, sparing: nil)
+            }
+        }
+        removeFiles(evicted)
+        memory.removeAll()
+        let orphans = try removeOrphanFiles()
+        let remaining = try stats().bytes
+        return BlobTrimReport(evictedEntries: evicted.count, evictedBytes: evicted.reduce(0) { $0 + $1.size },
+                              orphanFilesRemoved: orphans, remainingBytes: remaining)
+    }
+
+    public func removeAll() throws {
+        let buckets = try wrap { try database.write { db -> [String] in
+            let buckets = try String.fetchAll(db, sql: "SELECT DISTINCT bucket FROM blob")
+            try db.execute(sql: "DELETE FROM blob")
+            return buckets
+        } }
+        memory.removeAll()
+        for bucket in Set(buckets + bucketFolders()) {
+            try FileSystem.remove(directory.appendingPathComponent(bucket, isDirectory: true))
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Deletes least recently accessed rows until `total` is at most `target`; returns them.
+    static func evict(_ db: Database, down total: Int64, to target: Int64, sparing spared: (String, String)?) throws
+        -> [(bucket: String, name: String, size: Int64)] {
+        var remaining = total
+        var victims: [(bucket: String, name: String, size: Int64)] = []
+        let cursor = try Row.fetchCursor(db, sql: "SELECT bucket, name, size FROM blob ORDER BY accessedAt, name")
+        while remaining > target, let row = try cursor.next() {
+            let victim = (bucket: row["bucket"] as String, name: row["name"] as String, size: row["size"] as Int64)
+            if let spared, spared == (victim.bucket, victim.name) { continue }
+            victims.append(victim)
+            remaining -= victim.size
+        }
+        for victim in victims {
+            try db.execute(sql: "DELETE FROM blob WHERE bucket = ? AND name = ?", arguments: [victim.bucket, victim.name])
+        }
+        return victims
+    }
+
+    private func touch(_ key: BlobKey, name: String) throws {
+        let accessed = now().timeIntervalSince1970
+        try wrap { try database.write { db in
+            try db.execute(sql: "UPDATE blob SET accessedAt = ? WHERE bucket = ? AND name = ?", arguments: [accessed, key.bucket, name])
+        } }
+    }
+
+    private func discard(_ key: BlobKey, name: String, reason: String) throws {
+        logger.debug("artwork cache entry discarded", metadata: ["key": "\(key)", "reason": "\(reason)"])
+        try remove(key)
+    }
+
+    private func removeFiles(_ entries: [(bucket: String, name: String, size: Int64)]) {
+        for entry in entries {
+            unlink(directory.appendingPathComponent(entry.bucket).appendingPathComponent(entry.name).path)
+        }
+    }
+
+    private func bucketFolders() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+    }
+
+    /// Removes blob files the index does not know (a crash between writing a file and
+    /// indexing it), sparing temp files of writes still in flight (younger than a minute).
+    private func removeOrphanFiles() throws -> Int {
+        let known = try wrap { try database.read { db in
+            Set(try Row.fetchAll(db, sql: "SELECT bucket, name FROM blob").map { "\($0["bucket"] as String)/\($0["name"] as String)" })
+        } }
+        var removed = 0
+        let recent = now().addingTimeInterval(-60)
+        for bucket in bucketFolders() {
+            let folder = directory.appendingPathComponent(bucket, isDirectory: true)
+            for file in FileSystem.regularFiles(under: folder) where !known.contains("\(bucket)/\(file.relativePath)") {
+                if file.relativePath.hasPrefix("."), file.modified > recent { continue }
+                unlink(file.url.path)
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    func fileURL(_ key: BlobKey, name: String) -> URL {
+        directory.appendingPathComponent(key.bucket, isDirectory: true).appendingPathComponent(name)
+    }
+
+    /// The file name of a key: the SHA-256 of its identifier, in hex.
+    public static func fileName(_ key: BlobKey) -> String { sha256(Data(key.identifier.utf8)) }
+
+    static func sha256(_ data: Data) -> String { Hex.encode(SHA256.hash(data: data)) }
+
+    private func wrap<T>(_ body: () throws -> T) throws -> T { try Self.wrap(directory.path, body) }
+
+    private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as DatabaseError {
+            throw StorageError.database(path: path, detail: error.message ?? "\(error.resultCode)")
+        }
+    }
+}

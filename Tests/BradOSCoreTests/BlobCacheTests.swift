@@ -1,0 +1,161 @@
+@testable import BradOSCore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Blob cache: size-capped LRU by last access, shared by processes")
+struct BlobCacheTests {
+    /// A fake PNG of `size` bytes whose content depends on `seed`.
+    static func png(_ size: Int, seed: UInt8 = 1) -> Data {
+        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        data.append(contentsOf: (0..<(size - 8)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+        return data
+    }
+
+    func cache(_ dir: TemporaryDirectory, capacity: Int64 = 1_000_000, clock: ManualClock = ManualClock(), memory: Int = 0) throws -> BlobCache {
+        try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(capacity: capacity, trimRatio: 0.8, memoryCapacity: memory),
+                      now: clock.dateProvider)
+    }
+
+    @Test("keys are consistent: the same identifier and bucket find the same blob, in <bucket>/<sha256>")
+    func keys() throws {
+        let dir = TemporaryDirectory()
+        let blobs = try cache(dir)
+        let key = BlobKey(bucket: "1024", identifier: "123|/library/metadata/123/thumb/1700000000|1024")
+        try blobs.store(Self.png(1000), for: key)
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: key.identifier)) == Self.png(1000))
+        #expect(try blobs.data(for: BlobKey(bucket: "2048", identifier: key.identifier)) == nil)
+        #expect(BlobCache.fileName(key).count == 64)
+        #expect(FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("1024/\(BlobCache.fileName(key))").path))
+    }
+
+    @Test("entries persist across instances (another process sees them)")
+    func persistence() throws {
+        let dir = TemporaryDirectory()
+        let key = BlobKey(bucket: "2048", identifier: "a")
+        try cache(dir).store(Self.png(5000), for: key)
+        let reopened = try cache(dir)
+        #expect(try reopened.data(for: key) == Self.png(5000))
+        #expect(try reopened.stats().bytes == 5000)
+    }
+
+    @Test("eviction follows last access: a recently read entry survives, the least recently read goes first")
+    func lruByAccess() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let blobs = try cache(dir, capacity: 10_000, clock: clock)
+        for index in 0..<4 {
+            try blobs.store(Self.png(2_000, seed: UInt8(index)), for: BlobKey(bucket: "1024", identifier: "k\(index)"))
+            clock.advance(by: .seconds(1))
+        }
+        _ = try blobs.data(for: BlobKey(bucket: "1024", identifier: "k0")) // k0 is now the most recent
+        clock.advance(by: .seconds(1))
+        try blobs.store(Self.png(3_000, seed: 9), for: BlobKey(bucket: "1024", identifier: "k4")) // 11 000 > 10 000
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k0")) != nil)
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k1")) == nil)
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k4")) != nil)
+        // Trimmed below the cap (to 80 %), not just to it.
+        #expect(try blobs.stats().bytes <= 8_000)
+    }
+
+    @Test("the cap covers both buckets together and is never exceeded after a write")
+    func capAcrossBuckets() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let blobs = try cache(dir, capacity: 50_000, clock: clock)
+        for index in 0..<60 {
+            let bucket = index.isMultiple(of: 3) ? "2048" : "1024"
+            try blobs.store(Self.png(bucket == "2048" ? 4_000 : 1_500, seed: UInt8(index % 200)), for: BlobKey(bucket: bucket, identifier: "k\(index)"))
+            clock.advance(by: .milliseconds(10))
+            let stats = try blobs.stats()
+            #expect(stats.bytes <= 50_000)
+            #expect(stats.bytes == stats.buckets.reduce(0) { $0 + $1.bytes })
+        }
+        // The index matches the files on disk.
+        let stats = try blobs.stats()
+        let onDisk = ["1024", "2048"].flatMap { FileSystem.regularFiles(under: dir.url.appendingPathComponent($0)) }
+        #expect(onDisk.count == stats.entries)
+        #expect(onDisk.reduce(0) { $0 + $1.size } == stats.bytes)
+        #expect(stats.buckets.map(\.bucket) == ["1024", "2048"])
+    }
+
+    @Test("a corrupt entry (truncated, altered, not an image) is discarded and reads as a miss", arguments: ["truncate", "alter", "text"])
+    func corrupt(damage: String) throws {
+        let dir = TemporaryDirectory()
+        let blobs = try cache(dir)
+        let key = BlobKey(bucket: "1024", identifier: "x")
+        try blobs.store(Self.png(4000), for: key)
+        let file = dir.url.appendingPathComponent("1024/\(BlobCache.fileName(key))")
+        switch damage {
+        case "truncate": try Self.png(4000).prefix(100).write(to: file)
+        case "alter": try Self.png(4000, seed: 77).write(to: file)
+        default: try Data(repeating: 0x41, count: 4000).write(to: file)
+        }
+        let fresh = try cache(dir) // no memory copy
+        #expect(try fresh.data(for: key) == nil)
+        #expect(try fresh.stats().entries == 0)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test("non-image data is refused on write")
+    func refusesNonImages() throws {
+        let dir = TemporaryDirectory()
+        #expect(throws: StorageError.self) { try cache(dir).store(Data("<html>".utf8), for: BlobKey(bucket: "1024", identifier: "x")) }
+    }
+
+    @Test("trim evicts to the given size and removes files the index does not know")
+    func trimAndOrphans() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let blobs = try cache(dir, clock: clock)
+        for index in 0..<10 {
+            try blobs.store(Self.png(1000, seed: UInt8(index)), for: BlobKey(bucket: "1024", identifier: "k\(index)"))
+            clock.advance(by: .seconds(1))
+        }
+        try Self.png(500).write(to: dir.url.appendingPathComponent("1024/orphan"))
+        let report = try blobs.trim(toBytes: 4000)
+        #expect(report.evictedEntries == 6)
+        #expect(report.orphanFilesRemoved == 1)
+        #expect(report.remainingBytes == 4000)
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k9")) != nil)
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k0")) == nil)
+    }
+
+    @Test("writers on separate connections (as separate processes) keep the cap and the index consistent")
+    func concurrentWriters() async throws {
+        let dir = TemporaryDirectory()
+        _ = try cache(dir, capacity: 200_000)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(capacity: 200_000, memoryCapacity: 0))
+                    for index in 0..<50 {
+                        try blobs.store(Self.png(5_000 + index * 10, seed: UInt8(writer * 50 + index)),
+                                        for: BlobKey(bucket: index.isMultiple(of: 2) ? "1024" : "2048", identifier: "w\(writer)-\(index % 30)"))
+                        let stats = try blobs.stats()
+                        #expect(stats.bytes <= 200_000)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let blobs = try cache(dir, capacity: 200_000)
+        let stats = try blobs.stats()
+        let onDisk = ["1024", "2048"].flatMap { FileSystem.regularFiles(under: dir.url.appendingPathComponent($0)) }
+            .filter { !$0.relativePath.hasPrefix(".") }
+        #expect(stats.bytes <= 200_000)
+        #expect(onDisk.count == stats.entries)
+        #expect(onDisk.reduce(0) { $0 + $1.size } == stats.bytes)
+    }
+
+    @Test("the index and files are private (0600 / 0700)")
+    func permissions() throws {
+        let dir = TemporaryDirectory()
+        let blobs = try cache(dir)
+        try blobs.store(Self.png(100), for: BlobKey(bucket: "1024", identifier: "p"))
+        let index = try FileManager.default.attributesOfItem(atPath: dir.url.appendingPathComponent("index.sqlite").path)[.posixPermissions] as? Int
+        let bucket = try FileManager.default.attributesOfItem(atPath: dir.url.appendingPathComponent("1024").path)[.posixPermissions] as? Int
+        #expect(index == 0o600)
+        #expect(bucket == 0o700)
+    }
+}
