@@ -10,6 +10,11 @@ import Logging
 public struct VisitsCache: Sendable {
     public static let visitsKey = "cached_visits"
     public static let timestampKey = "cached_visits_timestamp"
+    /// Bumped by every change, so a fetch that started before a change never overwrites it.
+    public static let generationKey = "cached_visits_generation"
+    /// The account the cached visits belong to; another account's cache is never served.
+    public static let accountKey = "cached_visits_account"
+    static let allKeys = [visitsKey, timestampKey, generationKey, accountKey]
 
     /// The cached list and when it was saved.
     public struct Entry: Sendable, Equatable {
@@ -19,47 +24,65 @@ public struct VisitsCache: Sendable {
 
     let store: any KeyValueStoring
     let logger: Logger
+    /// The signed-in account, when known.
+    let account: String?
 
-    public init(store: any KeyValueStoring, logger: Logger = Logger(label: "brados.visits")) {
+    public init(store: any KeyValueStoring, account: String? = nil, logger: Logger = Logger(label: "brados.visits")) {
         self.store = store
+        self.account = account
         self.logger = logger
     }
 
-    /// The cached visits, or `nil` when absent or corrupt (a corrupt value is removed).
+    /// The cached visits, or `nil` when absent, corrupt or another account's (such a value is removed).
     public func load() -> Entry? {
-        let keysPresent = store.keys()
-        guard keysPresent.contains(Self.visitsKey) else {
-            logger.debug("no cached visits found")
-            return nil
-        }
-        guard let visits = store.value([Visit].self, forKey: Self.visitsKey),
-              let savedAt = store.value(Date.self, forKey: Self.timestampKey)
-        else {
-            logger.debug("cached visits unreadable; removed")
-            try? clear(log: false)
-            return nil
-        }
-        logger.debug("loaded \(visits.count) visits from cache")
-        return Entry(visits: visits, savedAt: savedAt)
+        let result: (entry: Entry?, note: String) = (try? store.update { snapshot in
+            guard snapshot.values[Self.visitsKey] != nil else { return (nil, "no cached visits found") }
+            guard let visits = snapshot.value([Visit].self, forKey: Self.visitsKey),
+                  let savedAt = snapshot.value(Date.self, forKey: Self.timestampKey)
+            else {
+                Self.allKeys.forEach { snapshot.removeValue(forKey: $0) }
+                return (nil, "cached visits unreadable; removed")
+            }
+            let owner = snapshot.value(String.self, forKey: Self.accountKey)
+            if let account, let owner, owner != account {
+                Self.allKeys.forEach { snapshot.removeValue(forKey: $0) }
+                return (nil, "cached visits belonged to another account; removed")
+            }
+            return (Entry(visits: visits, savedAt: savedAt), "loaded \(visits.count) visits from cache")
+        }) ?? (nil, "cached visits unreadable")
+        logger.debug("\(result.note)")
+        return result.entry
+    }
+
+    /// The current generation (0 when nothing is cached).
+    public func generation() -> Int {
+        store.value(Int.self, forKey: Self.generationKey) ?? 0
     }
 
     /// Replaces the cache with `visits`, stamped `savedAt`.
+    /// - Parameter expectedGeneration: save only if nothing changed the cache since this
+    ///   generation was read (a delete, an add, a logout): a fetch never undoes them.
+    /// - Returns: whether it saved.
     /// - Throws: ``StorageError``.
-    public func save(_ visits: [Visit], at savedAt: Date) throws {
-        try store.update { snapshot in
+    @discardableResult
+    public func save(_ visits: [Visit], at savedAt: Date, expectedGeneration: Int? = nil) throws -> Bool {
+        let saved = try store.update { snapshot -> Bool in
+            let current = snapshot.value(Int.self, forKey: Self.generationKey) ?? 0
+            if let expectedGeneration, expectedGeneration != current { return false }
             try snapshot.set(visits, forKey: Self.visitsKey)
             try snapshot.set(savedAt, forKey: Self.timestampKey)
+            try snapshot.set(current + 1, forKey: Self.generationKey)
+            if let account { try snapshot.set(account, forKey: Self.accountKey) }
+            return true
         }
-        logger.debug("saved \(visits.count) visits to cache")
+        logger.debug(saved ? "saved \(visits.count) visits to cache" : "cache changed during the fetch; kept the newer cache")
+        return saved
     }
 
-    /// Removes both keys.
+    /// Removes every visits key.
     /// - Throws: ``StorageError``.
     public func clear(log: Bool = true) throws {
-        try store.update { snapshot in
-            snapshot.removeValue(forKey: Self.visitsKey)
-            snapshot.removeValue(forKey: Self.timestampKey)
-        }
+        try store.update { snapshot in Self.allKeys.forEach { snapshot.removeValue(forKey: $0) } }
         if log { logger.debug("cleared all cached visits") }
     }
 
@@ -72,6 +95,7 @@ public struct VisitsCache: Sendable {
             else { return nil }
             let visit = visits.remove(at: index)
             try snapshot.set(visits, forKey: Self.visitsKey)
+            try Self.bump(&snapshot)
             return (visit, index)
         }
     }
@@ -85,6 +109,7 @@ public struct VisitsCache: Sendable {
             else { return }
             visits.insert(visit, at: min(index, visits.count))
             try snapshot.set(visits, forKey: Self.visitsKey)
+            try Self.bump(&snapshot)
         }
         logger.debug("restored visit \(visit.id) to the cache")
     }
@@ -98,6 +123,11 @@ public struct VisitsCache: Sendable {
             let index = visits.firstIndex { $0.visitedAt < visit.visitedAt } ?? visits.count
             visits.insert(visit, at: index)
             try snapshot.set(visits, forKey: Self.visitsKey)
+            try Self.bump(&snapshot)
         }
+    }
+
+    private static func bump(_ snapshot: inout KeyValueSnapshot) throws {
+        try snapshot.set((snapshot.value(Int.self, forKey: generationKey) ?? 0) + 1, forKey: generationKey)
     }
 }

@@ -45,6 +45,7 @@ public struct VisitsListing: Sendable {
     @discardableResult
     public func run(refresh: Bool) async throws -> Outcome {
         if refresh {
+            if offline { throw NetworkError.offlineMode }
             let visits = try await withSpinner { try await store.fetch() }
             try renderer.render(visits, source: .network)
             return .fetched
@@ -86,6 +87,7 @@ public struct VisitsListing: Sendable {
                 return .staleFallback
             }
         case .missing:
+            if offline { throw NetworkError.offlineMode }
             let visits = try await withSpinner { try await store.fetch() }
             try renderer.render(visits, source: .network)
             return .fetched
@@ -97,7 +99,9 @@ public struct VisitsListing: Sendable {
         error.kind == .offline || error.kind == .server
     }
 
+    /// Runs `body` with a spinner on stderr, in interactive mode only (scripts get none).
     private func withSpinner<T: Sendable>(message: String = "fetching visits…", _ body: () async throws -> T) async throws -> T {
+        guard mode == .interactive else { return try await body() }
         let spinner = Spinner(io: renderer.output.io, message: message)
         defer { spinner.stop() }
         return try await body()

@@ -60,10 +60,10 @@ public struct VisitsRenderer: Sendable {
     }
 
     /// One visit in detail.
-    public func render(_ visit: Visit, cachedAt: Date?) throws {
+    public func render(_ visit: Visit, cachedAt: Date?, stale: Bool = false) throws {
         if output.format == .json {
             struct Document: Encodable { var source: ListDocument.SourceInfo; var visit: Visit }
-            let source: Source = cachedAt.map { .cache(age: now().timeIntervalSince($0), stale: false) } ?? .network
+            let source: Source = cachedAt.map { .cache(age: now().timeIntervalSince($0), stale: stale) } ?? .network
             return try output.json(Document(source: Self.sourceInfo(source), visit: visit))
         }
         var rows = [["id", visit.id], ["place", visit.place]]

@@ -40,7 +40,8 @@ public struct VisitsStore: Sendable {
             throw ConfigError.invalidValue(key: VisitsPlugin.ttlKey, value: setting.value ?? "", expected: "a duration such as 90s, 5m or 1h")
         }
         return VisitsStore(
-            cache: VisitsCache(store: env.defaults, logger: env.logger), ttl: ttl, now: env.now, logger: env.logger,
+            cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .api)?.userID, logger: env.logger),
+            ttl: ttl, now: env.now, logger: env.logger,
             api: { VisitsRESTClient(client: try await env.client(for: .api), readPolicy: VisitsListing.readPolicy) })
     }
 
@@ -60,8 +61,10 @@ public struct VisitsStore: Sendable {
     /// Fetches the list and saves it.
     /// - Throws: ``NetworkError``, ``AuthError``; the cache is untouched then.
     public func fetch() async throws -> [Visit] {
+        // A delete, an add or a logout while the request is in flight wins over its answer.
+        let generation = cache.generation()
         let visits = try await api().list()
-        do { try cache.save(visits, at: now()) } catch {
+        do { try cache.save(visits, at: now(), expectedGeneration: generation) } catch {
             logger.warning("could not cache visits: \((error as? any BradOSError)?.summary ?? "\(error)")")
         }
         return visits
@@ -69,12 +72,12 @@ public struct VisitsStore: Sendable {
 
     /// One visit: from the cache when there, else from the API.
     /// - Throws: ``VisitsError/notFound(id:)``, ``NetworkError``.
-    public func visit(id: String) async throws -> (visit: Visit, cachedAt: Date?) {
+    public func visit(id: String) async throws -> (visit: Visit, cachedAt: Date?, stale: Bool) {
         if let entry = cache.load(), let visit = entry.visits.first(where: { $0.id == id }) {
-            return (visit, entry.savedAt)
+            return (visit, entry.savedAt, now().timeIntervalSince(entry.savedAt) >= TimeInterval(ttl.components.seconds))
         }
         do {
-            return (try await api().visit(id: id), nil)
+            return (try await api().visit(id: id), nil, false)
         } catch let error as NetworkError where error.kind == .notFound {
             throw VisitsError.notFound(id: id)
         }
@@ -92,7 +95,8 @@ public struct VisitsStore: Sendable {
     /// restored exactly where it was and the error is thrown. A visit the server does not have
     /// stays removed and is reported as not found.
     /// - Returns: the deleted visit, when it was cached.
-    public func delete(id: String, onRemoved: (Visit) -> Void = { _ in }) async throws -> Visit? {
+    /// - Parameter onRestored: told when a failure put the cached entry back.
+    public func delete(id: String, onRemoved: (Visit) -> Void = { _ in }, onRestored: () -> Void = {}) async throws -> Visit? {
         let removed = try cache.remove(id: id)
         if let removed { onRemoved(removed.visit) }
         do {
@@ -102,7 +106,15 @@ public struct VisitsStore: Sendable {
         } catch let error as NetworkError where error.kind == .notFound {
             throw VisitsError.notFound(id: id)
         } catch {
-            if let removed { try cache.restore(removed.visit, at: removed.index) }
+            // Also on Ctrl-C (cancellation). The server's error stays the one reported.
+            if let removed {
+                do {
+                    try cache.restore(removed.visit, at: removed.index)
+                    onRestored()
+                } catch let restoreError {
+                    logger.error("could not restore visit \(id) to the cache: \(restoreError)")
+                }
+            }
             throw error
         }
     }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import BradOSCore
 import BradOSServer
+import Dispatch
 import Foundation
+import Synchronization
 
 /// The root command: core commands plus one group of domain commands from the registry.
 struct Brados: AsyncParsableCommand {
@@ -30,7 +32,34 @@ struct EmbeddedReferenceBackend: EmbeddedBackend {
 enum Main {
     static func main() async {
         Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend())
-        let code = await CommandRunner.run(Brados.self, arguments: Array(CommandLine.arguments.dropFirst()), io: StandardIO())
+        let command = Task {
+            await CommandRunner.run(Brados.self, arguments: Array(CommandLine.arguments.dropFirst()), io: StandardIO())
+        }
+        let interrupts = cancelOnInterrupt(command)
+        let code = await command.value
+        interrupts.cancel()
         exit(code)
     }
+
+    /// Ctrl-C cancels the command, so it can undo what it started (an optimistic delete is
+    /// restored) and exit 130. A second Ctrl-C, or a command that ignores cancellation for
+    /// 3 s, exits at once. Nonisolated: the handler runs on a dispatch queue, not the main actor.
+    nonisolated static func cancelOnInterrupt(_ command: Task<Int32, Never>) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let count = Interrupts()
+        interrupts.setEventHandler {
+            if count.next() > 0 { exit(130) }
+            command.cancel()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(130) }
+        }
+        interrupts.resume()
+        return interrupts
+    }
+}
+
+/// Counts Ctrl-Cs.
+final class Interrupts: Sendable {
+    private let count = Mutex(0)
+    func next() -> Int { count.withLock { value in defer { value += 1 }; return value } }
 }

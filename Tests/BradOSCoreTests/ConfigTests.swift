@@ -51,6 +51,8 @@ struct ConfigTests {
         #expect(parseDuration("2d") == .seconds(172_800))
         #expect(parseDuration("-1") == nil)
         #expect(parseDuration("soon") == nil)
+        #expect(parseDuration("99999999999999999d") == nil) // overflow: an error, never a crash
+        #expect(parseDuration("11000d") == nil)
     }
 
     @Test("offline and log level come from flags, environment or file")

@@ -15,6 +15,7 @@ final class FakeVisitsAPI: VisitsAPI {
         var calls: [String] = []
         var failure: NetworkError?
         var onDelete: (@Sendable () -> Void)?
+        var onList: (@Sendable () -> Void)?
     }
     let state: Mutex<State>
 
@@ -24,6 +25,8 @@ final class FakeVisitsAPI: VisitsAPI {
     func setVisits(_ visits: [Visit]) { state.withLock { $0.visits = visits } }
     func fail(with error: NetworkError?) { state.withLock { $0.failure = error } }
     func onDelete(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.onDelete = body } }
+    /// Runs while a list request is "in flight" (to race it with other commands).
+    func onList(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.onList = body } }
 
     private func call(_ name: String) throws {
         try state.withLock { state in
@@ -33,6 +36,7 @@ final class FakeVisitsAPI: VisitsAPI {
     }
 
     func list() async throws -> [Visit] {
+        state.withLock { $0.onList }?()
         try call("list")
         return state.withLock { $0.visits }
     }

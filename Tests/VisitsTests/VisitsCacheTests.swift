@@ -15,7 +15,17 @@ struct VisitsCacheTests {
         let savedAt = Date(timeIntervalSince1970: 1_800_000_000)
         try cache.save(visits, at: savedAt)
         #expect(cache.load() == VisitsCache.Entry(visits: visits, savedAt: savedAt))
-        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp"])
+        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation"])
+    }
+
+    @Test("another account's cached visits are never served, and are removed")
+    func otherAccount() throws {
+        let dir = TemporaryDirectory()
+        let store = KeyValueStore(url: dir.path("defaults.json"))
+        try VisitsCache(store: store, account: "user-a").save([visit("a", hoursAgo: 1)], at: Date())
+        #expect(VisitsCache(store: store, account: "user-a").load() != nil)
+        #expect(VisitsCache(store: store, account: "user-b").load() == nil)
+        #expect(VisitsCache(store: store, account: "user-a").load() == nil)
     }
 
     @Test("a corrupt cached value reads as missing and is removed; other keys survive")

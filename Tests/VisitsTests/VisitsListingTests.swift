@@ -97,16 +97,38 @@ struct VisitsListingTests {
         await #expect(throws: NetworkError.self) { try await fixture.listing(.script).run(refresh: false) }
     }
 
-    @Test("no cache and no network: the offline error")
+    @Test("no cache with --offline: the offline error, and the API is never called")
     func offlineNoCache() async throws {
-        let fixture = Fixture([])
-        fixture.api.fail(with: .offlineMode)
-        do {
-            try await fixture.listing(.script, offline: true).run(refresh: false)
-            Issue.record("expected the offline error")
-        } catch {
-            #expect(ExitStatus.code(for: error) == 5)
+        let fixture = Fixture([visit("a", hoursAgo: 1)])
+        for refresh in [false, true] {
+            do {
+                try await fixture.listing(.script, offline: true).run(refresh: refresh)
+                Issue.record("expected the offline error")
+            } catch {
+                #expect(ExitStatus.code(for: error) == 5)
+            }
         }
+        #expect(fixture.api.calls.isEmpty)
+    }
+
+    @Test("a delete that lands while a revalidation is in flight is not undone by it")
+    func deleteDuringRevalidation() async throws {
+        let fixture = Fixture([visit("a", hoursAgo: 1), visit("b", hoursAgo: 2)])
+        try fixture.seedCache([visit("a", hoursAgo: 1), visit("b", hoursAgo: 2)], ageSeconds: 10)
+        let cache = fixture.cache
+        fixture.api.onList { _ = try? cache.remove(id: "a") } // `visits delete a` in another process
+        _ = try await fixture.store.fetch()
+        #expect(cache.load()?.visits.map(\.id) == ["b"])
+    }
+
+    @Test("a logout that lands while a fetch is in flight is not undone by it")
+    func logoutDuringRevalidation() async throws {
+        let fixture = Fixture([visit("a", hoursAgo: 1)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 10)
+        let cache = fixture.cache
+        fixture.api.onList { try? cache.clear() }
+        _ = try await fixture.store.fetch()
+        #expect(cache.load() == nil)
     }
 
     @Test("--offline serves the cache at any age and never calls the API")

@@ -51,7 +51,9 @@ public struct AppEnvironment: Sendable {
     /// The environment of a command run from the `brados` executable.
     /// - Throws: ``ConfigError``.
     public static func live(_ global: GlobalOptions) throws -> AppEnvironment {
-        try AppEnvironment(io: StandardIO(), flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+        let env = try AppEnvironment(io: StandardIO(), flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+        LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
+        return env
     }
 
     /// Whether the network must not be used (`--offline`, `BRADOS_OFFLINE=1`, or config).

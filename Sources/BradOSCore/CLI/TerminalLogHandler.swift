@@ -1,4 +1,21 @@
 import Logging
+import Synchronization
+
+/// Points swift-log's default at ``TerminalLogHandler`` once per process, so every
+/// `Logger(label:)` — in plugins too — writes to stderr at the level of `--verbose`/`BRADOS_LOG`.
+public enum LogBootstrap {
+    private static let done = Mutex(false)
+
+    /// Bootstraps the logging system the first time it is called; later calls do nothing.
+    public static func installOnce(io: any TerminalIO, level: Logger.Level) {
+        let first = done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        LoggingSystem.bootstrap { _ in TerminalLogHandler(io: io, level: level) }
+    }
+}
 
 /// swift-log handler that writes `brados: debug: message key=value` lines to stderr
 /// through ``TerminalIO``. Credentials are never passed to loggers, by convention and test.

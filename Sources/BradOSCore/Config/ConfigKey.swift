@@ -77,9 +77,12 @@ public func parseDuration(_ value: String) -> Duration? {
     let text = value.trimmingCharacters(in: .whitespaces).lowercased()
     guard let unit = text.last else { return nil }
     let multipliers: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+    // At most ten years: larger values are typos, and must never overflow.
+    let limit: Int64 = 10 * 365 * 86400
     if let multiplier = multipliers[unit], let number = Int64(text.dropLast()), number >= 0 {
-        return .seconds(number * multiplier)
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        return overflow || seconds > limit ? nil : .seconds(seconds)
     }
-    if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
+    if let seconds = Int64(text), seconds >= 0, seconds <= limit { return .seconds(seconds) }
     return nil
 }

@@ -15,16 +15,12 @@ extension VisitsCommand {
             let env = try AppEnvironment.live(global)
             let human = env.output.format == .human
             let store = try VisitsStore.live(env)
-            do {
-                let deleted = try await store.delete(id: id) { visit in
-                    if human { env.output.line("Deleting visit \(visit.id) (\(visit.place))…") }
-                }
-                if human { env.output.line("Deleted visit \(id)\(deleted.map { " (\($0.place))" } ?? "").") }
-                else { try env.output.json(["deleted": id]) }
-            } catch let error as any BradOSError where error.kind != .notFound {
-                if human { env.output.notice("the server did not delete \(id); it is back in the cache.") }
-                throw error
-            }
+            let deleted = try await store.delete(
+                id: id,
+                onRemoved: { visit in if human { env.output.line("Deleting visit \(visit.id) (\(visit.place))…") } },
+                onRestored: { env.output.notice("\(id) was not deleted on the server; it is back in the cache.") })
+            if human { env.output.line("Deleted visit \(id)\(deleted.map { " (\($0.place))" } ?? "").") }
+            else { try env.output.json(["deleted": id]) }
         }
     }
 }

@@ -13,7 +13,7 @@ extension VisitsCommand {
         public func run() async throws {
             let env = try AppEnvironment.live(global)
             let found = try await VisitsStore.live(env).visit(id: id)
-            try VisitsRenderer(output: env.output, now: env.now).render(found.visit, cachedAt: found.cachedAt)
+            try VisitsRenderer(output: env.output, now: env.now).render(found.visit, cachedAt: found.cachedAt, stale: found.stale)
         }
     }
 }
