@@ -53,9 +53,12 @@ let package = Package(
             ]
         ),
         // The reference server (library) and its thin executable.
+        // zlib, for the reference server's generated PNG artwork.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "BradOSServer",
             dependencies: [
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -12,6 +12,7 @@ public struct ReferenceServer: Sendable {
     public let configuration: ServerConfiguration
     public let database: ServerDatabase
     public let admin: AdminState
+    let catalogue: PlexCatalogue
 
     /// Opens the database and seeds the demo users when it is empty.
     /// - Throws: database errors.
@@ -19,6 +20,7 @@ public struct ReferenceServer: Sendable {
         self.configuration = configuration
         database = try ServerDatabase(directory: configuration.dataDirectory)
         admin = AdminState()
+        catalogue = PlexCatalogue(seed: configuration.seed)
         if configuration.seedDemo, try database.userCount() == 0 { try DemoSeed.seed(database, seed: configuration.seed) }
     }
 
@@ -32,6 +34,7 @@ public struct ReferenceServer: Sendable {
         auth.register(on: router)
         MealPlanRoutes(database: database, auth: auth, seed: configuration.seed).register(on: router)
         VisitRoutes(database: database, auth: auth).register(on: router)
+        PlexRoutes(catalogue: catalogue, database: database).register(on: router)
         if configuration.admin { AdminRoutes(state: admin).register(on: router) }
         return router
     }

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The reference server's music library: one section, a few hundred albums by realistic
+/// artists (some duplicated, as real libraries are), about twenty collections.
+/// Deterministic: the same seed always gives the same library.
+struct PlexCatalogue: Sendable {
+    struct Album: Sendable {
+        var ratingKey: String
+        var title: String
+        var artist: String
+        var artistKey: String
+        var year: Int
+        var addedAt: Int
+        var trackCount: Int
+        var genre: String
+        var studio: String
+        /// `nil` for the few albums without artwork.
+        var thumb: String?
+        var art: String?
+        /// 0…1: how busy the generated artwork is (drives its compressed size).
+        var detail: Double
+    }
+
+    struct Collection: Sendable {
+        var ratingKey: String
+        var title: String
+        var albumKeys: [String]
+        var thumb: String?
+    }
+
+    let sectionKey = "1"
+    let sectionUUID: String
+    let machineIdentifier: String
+    let albums: [Album]
+    let collections: [Collection]
+    let albumsByKey: [String: Album]
+
+    static let artists = [
+        "Miles Davis", "Nina Simone", "Radiohead", "Björk", "Fleetwood Mac", "Kendrick Lamar", "Joni Mitchell",
+        "Daft Punk", "Aretha Franklin", "Talking Heads", "Portishead", "John Coltrane", "Massive Attack", "Kate Bush",
+        "The National", "Stevie Wonder", "Beach House", "Leonard Cohen", "Bonobo", "Fela Kuti", "Sade", "Arcade Fire",
+        "Bill Evans", "Erykah Badu", "Boards of Canada", "Patti Smith", "Khruangbin", "Nick Drake", "Solange",
+        "Tame Impala", "Alice Coltrane", "LCD Soundsystem", "Feist", "Herbie Hancock", "Phoebe Bridgers", "Caribou",
+        "Sufjan Stevens", "Mulatu Astatke", "Björn Meyer", "Floating Points", "Cocteau Twins", "Bon Iver", "Air",
+        "Ella Fitzgerald", "Rosalía",
+    ]
+    static let words = [
+        "Blue", "Harbor", "Night", "Rooms", "Paper", "Moon", "Golden", "Hour", "Quiet", "Storm", "Electric", "Garden",
+        "Winter", "Light", "Silver", "Lines", "Velvet", "Echo", "Northern", "Tides", "Glass", "Houses", "Slow", "Motion",
+        "Wild", "Honey", "Distant", "Shores", "Low", "Sun", "Open", "Roads", "Second", "Nature", "Small", "Hours",
+    ]
+    static let genres = ["Jazz", "Electronic", "Rock", "Soul", "Folk", "Hip-Hop", "Ambient", "Pop", "Afrobeat", "Trip Hop"]
+    static let collectionNames = [
+        "Late Night Jazz", "Road Trip", "Sunday Morning", "Focus", "Rainy Day", "Desert Island Discs", "Kitchen Dancing",
+        "Headphones Only", "Summer 1999", "Deep Listening", "Gym", "Dinner Party", "Afterhours", "First Dates",
+        "Vinyl Wishlist", "Lost Weekends", "Cold Mornings", "Golden Era", "Sleep", "Top Rated",
+    ]
+
+    init(seed: Int) {
+        var random = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x5EED)
+        let base = 1_600_000_000
+        var albums: [Album] = []
+        var key = 1000
+        for (artistIndex, artist) in Self.artists.enumerated() {
+            let count = 5 + Int(random.next() % 4)
+            for _ in 0..<count {
+                key += 1
+                let title = "\(Self.words[Int(random.next() % UInt64(Self.words.count))]) \(Self.words[Int(random.next() % UInt64(Self.words.count))])"
+                let hasArt = random.next() % 40 != 0
+                albums.append(Album(
+                    ratingKey: "\(key)", title: title, artist: artist, artistKey: "\(100 + artistIndex)",
+                    year: 1958 + Int(random.next() % 66), addedAt: base + Int(random.next() % 90_000_000),
+                    trackCount: 6 + Int(random.next() % 10), genre: Self.genres[Int(random.next() % UInt64(Self.genres.count))],
+                    studio: ["Blue Note", "XL", "Warp", "Atlantic", "Sub Pop", "4AD", "Impulse!"][Int(random.next() % 7)],
+                    thumb: hasArt ? "/library/metadata/\(key)/thumb/\(base + key)" : nil,
+                    art: hasArt ? "/library/metadata/\(key)/art/\(base + key)" : nil,
+                    detail: Double(random.next() % 1000) / 1000))
+            }
+        }
+        // A few duplicates (the same album added twice), as real libraries have.
+        for index in stride(from: 7, to: albums.count, by: 37).prefix(8) {
+            key += 1
+            var duplicate = albums[index]
+            duplicate.ratingKey = "\(key)"
+            duplicate.addedAt += 86400
+            albums.append(duplicate)
+        }
+        var collections: [Collection] = []
+        for (index, name) in Self.collectionNames.enumerated() {
+            let size = 10 + Int(random.next() % 16)
+            let members = (0..<size).map { _ in albums[Int(random.next() % UInt64(albums.count))].ratingKey }
+            let unique = members.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            collections.append(Collection(ratingKey: "\(5000 + index)", title: name, albumKeys: unique,
+                                          thumb: "/library/collections/\(5000 + index)/composite/\(base)"))
+        }
+        self.albums = albums.sorted { ($0.title.lowercased(), $0.ratingKey) < ($1.title.lowercased(), $1.ratingKey) }
+        self.collections = collections
+        albumsByKey = Dictionary(albums.map { ($0.ratingKey, $0) }, uniquingKeysWith: { first, _ in first })
+        sectionUUID = String(format: "%08x-0000-4000-8000-%012x", seed & 0xFFFF_FFFF, 0x1234 + seed)
+        machineIdentifier = String(format: "%016llx%016llx", UInt64(bitPattern: Int64(seed)) &* 0x9E37_79B9_7F4A_7C15, 0xB7AD05)
+    }
+
+    /// The album whose thumb or art path is `path` (or whose rating key the path names).
+    func album(forArtworkPath path: String) -> Album? {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 3, parts[0] == "library", parts[1] == "metadata" else { return nil }
+        guard let album = albumsByKey[String(parts[2])], album.thumb != nil else { return nil }
+        return album
+    }
+
+    /// Generated cover art: a gradient with bands of noise; busier albums compress worse,
+    /// so sizes spread like real artwork (about 100–400 KB at 1024 px, 0.4–1.5 MB at 2048 px).
+    func artwork(for album: Album, size: Int) -> Data {
+        let hash = UInt64(album.ratingKey) ?? 1
+        // Exactly this share of rows is noise (incompressible); the rest is a gradient.
+        let noisyRows = Int((0.03 + album.detail * 0.085) * Double(size))
+        let hue = (UInt8(truncatingIfNeeded: hash &* 37), UInt8(truncatingIfNeeded: hash &* 91), UInt8(truncatingIfNeeded: hash &* 53))
+        var random = SplitMix64(seed: hash &* 0x9E37_79B9)
+        return PNGEncoder.encode(width: size, height: size) { y, row in
+            let noisy = (y &* 7919 &+ Int(hash % 1021)) % size < noisyRows
+            for x in 0..<size {
+                if noisy {
+                    let value = random.next()
+                    row[x * 3] = UInt8(truncatingIfNeeded: value)
+                    row[x * 3 + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                    row[x * 3 + 2] = UInt8(truncatingIfNeeded: value >> 16)
+                } else {
+                    // Coarse 16-step gradient: long runs that deflate well.
+                    row[x * 3] = hue.0 &+ UInt8(truncatingIfNeeded: (x * 16 / size) * 16)
+                    row[x * 3 + 1] = hue.1 &+ UInt8(truncatingIfNeeded: (y * 16 / size) * 16)
+                    row[x * 3 + 2] = hue.2
+                }
+            }
+        }
+    }
+}
+

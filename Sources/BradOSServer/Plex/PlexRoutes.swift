@@ -1,0 +1,152 @@
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// A Plex Media Server's music library, as real servers answer: `X-Plex-Token` (header or
+/// query), XML by default and JSON on request, paging with `X-Plex-Container-Start/Size`
+/// (header or query) answered with `offset`, `size` and `totalSize`.
+struct PlexRoutes {
+    let catalogue: PlexCatalogue
+    let database: ServerDatabase
+    let artworkCache = ArtworkMemo()
+
+    static let version = "1.40.2.8395-c67dce28e"
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/identity") { request, _ in
+            try MediaContainer(attributes: [("size", 0), ("claimed", false), ("machineIdentifier", catalogue.machineIdentifier),
+                                            ("version", Self.version)]).response(for: request)
+        }
+        router.get("/") { request, _ in
+            try authenticate(request)
+            return try MediaContainer(attributes: [
+                ("size", 0), ("friendlyName", "brados reference"), ("machineIdentifier", catalogue.machineIdentifier),
+                ("version", Self.version), ("platform", "Linux"), ("platformVersion", "6.1"), ("myPlex", false),
+                ("transcoderAudio", true), ("transcoderVideo", false), ("updatedAt", 1_700_000_000),
+            ]).response(for: request)
+        }
+        router.get("/library/sections") { request, _ in
+            try authenticate(request)
+            let section = MediaContainer.Element(jsonKey: "Directory", xmlTag: "Directory", attributes: [
+                ("allowSync", false), ("art", "/:/resources/artist-fanart.jpg"), ("key", catalogue.sectionKey), ("type", "artist"),
+                ("title", "Music"), ("agent", "tv.plex.agents.music"), ("scanner", "Plex Music"), ("language", "en-US"),
+                ("uuid", catalogue.sectionUUID), ("updatedAt", 1_700_000_000), ("createdAt", 1_600_000_000),
+            ])
+            return try MediaContainer(attributes: [("size", 1), ("allowSync", false), ("title1", "Plex Library")], elements: [section])
+                .response(for: request)
+        }
+        router.get("/library/sections/{section}/all") { request, context in
+            try authenticate(request)
+            try requireSection(context)
+            let type = request.uri.queryParameters.get("type") ?? "9"
+            guard type == "9" else {
+                // Artists (type 8, the section's default listing).
+                let artists = Dictionary(grouping: catalogue.albums, by: \.artistKey).values.compactMap(\.first).sorted { $0.artist < $1.artist }
+                return try page(artists, request: request, container: [("librarySectionID", 1), ("viewGroup", "artist")]) { album in
+                    .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
+                        ("ratingKey", album.artistKey), ("key", "/library/metadata/\(album.artistKey)/children"), ("type", "artist"), ("title", album.artist),
+                    ])
+                }
+            }
+            return try page(catalogue.albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
+        }
+        router.get("/library/sections/{section}/collections") { request, context in
+            try authenticate(request)
+            try requireSection(context)
+            return try page(catalogue.collections, request: request, container: [("librarySectionID", 1)]) { collection in
+                .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
+                    ("ratingKey", collection.ratingKey), ("key", "/library/collections/\(collection.ratingKey)/children"),
+                    ("type", "collection"), ("subtype", "album"), ("title", collection.title),
+                    ("childCount", "\(collection.albumKeys.count)"), ("thumb", collection.thumb ?? ""), ("librarySectionID", 1),
+                ])
+            }
+        }
+        router.get("/library/collections/{key}/children") { request, context in
+            try authenticate(request)
+            let key = try context.parameters.require("key")
+            guard let collection = catalogue.collections.first(where: { $0.ratingKey == key }) else {
+                throw HTTPError(.notFound)
+            }
+            let albums = collection.albumKeys.compactMap { catalogue.albumsByKey[$0] }
+            return try page(albums, request: request, container: [("title1", collection.title)], element: albumElement)
+        }
+        router.get("/library/metadata/{key}") { request, context in
+            try authenticate(request)
+            guard let album = catalogue.albumsByKey[try context.parameters.require("key")] else { throw HTTPError(.notFound) }
+            var element = albumElement(album)
+            element.attributes += [("summary", "\(album.title) by \(album.artist), \(album.year)."), ("studio", album.studio)]
+            element.children = [.init(jsonKey: "Genre", xmlTag: "Genre", attributes: [("tag", album.genre)])]
+            return try MediaContainer(attributes: [("size", 1)], elements: [element]).response(for: request)
+        }
+        router.get("/photo/{colon}/transcode") { request, context in
+            try authenticate(request)
+            guard context.parameters.get("colon") == ":" else { throw HTTPError(.notFound) }
+            let query = request.uri.queryParameters
+            guard let width = query.get("width").flatMap(Int.init), let height = query.get("height").flatMap(Int.init),
+                  (16...4096).contains(width), (16...4096).contains(height), let url = query.get("url")
+            else { throw HTTPError(.badRequest, message: "width, height (16-4096) and url are required.") }
+            let path = url.removingPercentEncoding ?? url
+            guard let album = catalogue.album(forArtworkPath: path) else { throw HTTPError(.notFound) }
+            let size = max(width, height)
+            let image = artworkCache.image(key: "\(album.ratingKey)/\(size)") { catalogue.artwork(for: album, size: size) }
+            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: image)))
+        }
+    }
+
+    func albumElement(_ album: PlexCatalogue.Album) -> MediaContainer.Element {
+        var attributes: [(String, Any)] = [
+            ("ratingKey", album.ratingKey), ("key", "/library/metadata/\(album.ratingKey)/children"),
+            ("parentRatingKey", album.artistKey), ("type", "album"), ("title", album.title), ("parentTitle", album.artist),
+            ("year", album.year), ("addedAt", album.addedAt), ("leafCount", album.trackCount), ("librarySectionID", 1),
+        ]
+        if let thumb = album.thumb { attributes.append(("thumb", thumb)) }
+        if let art = album.art { attributes.append(("art", art)) }
+        return MediaContainer.Element(jsonKey: "Metadata", xmlTag: "Directory", attributes: attributes)
+    }
+
+    /// One page of `items`, from `X-Plex-Container-Start/Size` (header or query).
+    func page<Item>(_ items: [Item], request: Request, container: [(String, Any)],
+                    element: (Item) -> MediaContainer.Element) throws -> Response {
+        func value(_ name: String) -> Int? {
+            (Self.header(name, in: request) ?? request.uri.queryParameters.get(name)).flatMap(Int.init)
+        }
+        let start = max(0, value("X-Plex-Container-Start") ?? 0)
+        let size = max(0, value("X-Plex-Container-Size") ?? items.count)
+        let slice = start < items.count ? Array(items[start..<min(items.count, start + size)]) : []
+        return try MediaContainer(attributes: [("size", slice.count), ("totalSize", items.count), ("offset", start)] + container,
+                                  elements: slice.map(element)).response(for: request)
+    }
+
+    /// A request header by name, case-insensitively.
+    static func header(_ name: String, in request: Request) -> String? {
+        request.headers.first { $0.name.canonicalName.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    func requireSection<Context: RequestContext>(_ context: Context) throws {
+        guard context.parameters.get("section") == catalogue.sectionKey else { throw HTTPError(.notFound) }
+    }
+
+    /// The same access token serves as the Plex token on this reference server.
+    func authenticate(_ request: Request) throws {
+        let token = Self.header("X-Plex-Token", in: request) ?? request.uri.queryParameters.get("X-Plex-Token")
+        guard let token, try database.user(forAccessToken: token) != nil else {
+            throw HTTPError(.unauthorized, message: "Unauthorized")
+        }
+    }
+}
+
+/// Generated artwork kept in memory (generation costs tens of milliseconds).
+final class ArtworkMemo: Sendable {
+    private let images = Mutex<[String: Data]>([:])
+
+    func image(key: String, make: () -> Data) -> Data {
+        if let cached = images.withLock({ $0[key] }) { return cached }
+        let image = make()
+        images.withLock { images in
+            if images.count > 256 { images.removeAll() }
+            images[key] = image
+        }
+        return image
+    }
+}

@@ -1,0 +1,127 @@
+@testable import BradOSServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Reference server: Plex music library")
+struct PlexRoutesTests {
+    func app() throws -> (some ApplicationProtocol, String) {
+        let server = try ReferenceServer(configuration: ServerConfiguration(port: 0))
+        let user = try #require(try server.database.verify(login: "demo", password: "demo"))
+        let token = try server.database.issueTokens(for: user.id, accessTTL: 3600).access
+        return (Application(router: server.buildRouter()), token)
+    }
+
+    static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
+        return try #require(object?["MediaContainer"] as? [String: Any])
+    }
+
+    @Test("a token is required; XML by default, JSON when asked, one music section of type artist")
+    func sections() async throws {
+        let (app, token) = try app()
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/library/sections", method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/library/sections", method: .get, headers: [.init("X-Plex-Token")!: token]) { response in
+                #expect(response.headers[.contentType]?.hasPrefix("text/xml") == true)
+                let xml = String(buffer: response.body)
+                #expect(xml.contains("<MediaContainer size=\"1\""))
+                #expect(xml.contains("type=\"artist\""))
+            }
+            try await client.execute(uri: "/library/sections?X-Plex-Token=\(token)", method: .get, headers: [.accept: "application/json"]) { response in
+                let container = try Self.json(response.body)
+                let directories = try #require(container["Directory"] as? [[String: Any]])
+                #expect(directories.first?["type"] as? String == "artist")
+            }
+            try await client.execute(uri: "/identity", method: .get) { response in
+                #expect(String(buffer: response.body).contains("machineIdentifier"))
+            }
+        }
+    }
+
+    @Test("albums page with X-Plex-Container-Start/Size, headers or query, and report totalSize")
+    func paging() async throws {
+        let (app, token) = try app()
+        try await app.test(.router) { client in
+            var seen: [String] = []
+            var total = 0
+            var start = 0
+            repeat {
+                try await client.execute(uri: "/library/sections/1/all?type=9&X-Plex-Container-Start=\(start)", method: .get,
+                                         headers: [.init("X-Plex-Token")!: token, .accept: "application/json", .init("X-Plex-Container-Size")!: "50"]) { response in
+                    let container = try Self.json(response.body)
+                    total = container["totalSize"] as? Int ?? 0
+                    #expect(container["offset"] as? Int == start)
+                    let albums = container["Metadata"] as? [[String: Any]] ?? []
+                    #expect(albums.count <= 50)
+                    seen += albums.compactMap { $0["ratingKey"] as? String }
+                }
+                start += 50
+            } while start < total
+            #expect(total >= 250)
+            #expect(seen.count == total)
+            #expect(Set(seen).count == total)
+        }
+    }
+
+    @Test("collections list their albums; metadata has the detail fields")
+    func collectionsAndMetadata() async throws {
+        let (app, token) = try app()
+        try await app.test(.router) { client in
+            let headers: HTTPFields = [.init("X-Plex-Token")!: token, .accept: "application/json"]
+            var first = ""
+            try await client.execute(uri: "/library/sections/1/collections", method: .get, headers: headers) { response in
+                let items = try Self.json(response.body)["Metadata"] as? [[String: Any]] ?? []
+                #expect(items.count == 20)
+                first = items.first?["ratingKey"] as? String ?? ""
+            }
+            try await client.execute(uri: "/library/collections/\(first)/children", method: .get, headers: headers) { response in
+                let albums = try Self.json(response.body)["Metadata"] as? [[String: Any]] ?? []
+                #expect(albums.count >= 5)
+                #expect(albums.allSatisfy { $0["type"] as? String == "album" })
+            }
+            try await client.execute(uri: "/library/metadata/1001", method: .get, headers: headers) { response in
+                let album = (try Self.json(response.body)["Metadata"] as? [[String: Any]])?.first
+                #expect(album?["title"] is String)
+                #expect(album?["Genre"] is [[String: Any]])
+            }
+        }
+    }
+
+    @Test("artwork is a real PNG at the requested size, realistically sized, deterministic")
+    func artwork() async throws {
+        let catalogue = PlexCatalogue(seed: 0)
+        let withArt = catalogue.albums.filter { $0.thumb != nil }
+        for album in withArt.prefix(3) {
+            let small = catalogue.artwork(for: album, size: 1024)
+            #expect(small.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            #expect((60_000...420_000).contains(small.count), "1024 px artwork of \(small.count) bytes")
+            #expect(small == catalogue.artwork(for: album, size: 1024))
+            // IHDR width and height.
+            #expect(Array(small[16..<24]) == [0, 0, 4, 0, 0, 0, 4, 0])
+        }
+        let large = catalogue.artwork(for: withArt[0], size: 2048)
+        #expect((350_000...1_600_000).contains(large.count), "2048 px artwork of \(large.count) bytes")
+        #expect(catalogue.albums.contains { $0.thumb == nil }, "a few albums have no artwork")
+        let (app, token) = try app()
+        let album = try #require(withArt.first)
+        try await app.test(.router) { client in
+            let uri = "/photo/:/transcode?width=1024&height=1024&minSize=1&upscale=1&url=\(album.thumb!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            try await client.execute(uri: uri, method: .get, headers: [.init("X-Plex-Token")!: token]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.body.readableBytes > 50_000)
+            }
+            try await client.execute(uri: "/photo/:/transcode?width=1024&height=1024&url=%2Flibrary%2Fmetadata%2F999999%2Fthumb", method: .get,
+                                     headers: [.init("X-Plex-Token")!: token]) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test("the library has duplicates, as real ones do")
+    func duplicates() {
+        let albums = PlexCatalogue(seed: 0).albums
+        let identities = albums.map { "\($0.title)|\($0.artist)|\($0.year)" }
+        #expect(Set(identities).count < identities.count)
+    }
+}
