@@ -16,7 +16,7 @@ public struct VisitsListing: Sendable {
     /// Reads with a cached fallback retry once, after 0.5 s: the user has something to look at.
     public static let readPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(500))
 
-    public enum Mode: Sendable { case interactive, script }
+    public typealias Mode = CachedThenRefresh<[Visit]>.Mode
 
     /// What happened (for tests and logs).
     public enum Outcome: Sendable, Equatable {
@@ -42,68 +42,41 @@ public struct VisitsListing: Sendable {
         self.startBackgroundRevalidation = startBackgroundRevalidation
     }
 
+    /// Runs the shared ``CachedThenRefresh`` mechanism over the visits cache.
     @discardableResult
     public func run(refresh: Bool) async throws -> Outcome {
-        if refresh {
-            if offline { throw NetworkError.offlineMode }
-            let visits = try await withSpinner { try await store.fetch() }
-            try renderer.render(visits, source: .network)
-            return .fetched
+        let store = self.store
+        let renderer = self.renderer
+        var changes: VisitChanges?
+        let cached: CachedThenRefresh<[Visit]>.Cached = switch store.state() {
+        case let .fresh(entry, age): .fresh(entry.visits, age: age)
+        case let .stale(entry, age): .stale(entry.visits, age: age)
+        case .missing: .missing
         }
-        switch store.state() {
-        case let .fresh(entry, age):
-            try renderer.render(entry.visits, source: .cache(age: age, stale: false))
-            if offline { return .offlineCache }
-            switch mode {
-            case .script:
-                do { try startBackgroundRevalidation() } catch {
-                    store.logger.info("could not start background revalidation: \(error)")
+        let flow = CachedThenRefresh<[Visit]>(
+            mode: mode, offline: offline, io: renderer.output.io, noun: "visits",
+            fetch: { _ in try await store.fetch() },
+            render: { visits, source in
+                switch source {
+                case let .cache(age, stale): try renderer.render(visits, source: .cache(age: age, stale: stale))
+                case .network: try renderer.render(visits, source: .network)
                 }
-                return .revalidatingInBackground
-            case .interactive:
-                do {
-                    let fresh = try await withSpinner(message: "checking for new visits…") { try await store.fetch() }
-                    let changes = VisitChanges(from: entry.visits, to: fresh)
-                    if !changes.isEmpty { try renderer.rerender(fresh, changes: changes) }
-                    return .cached(changes: changes)
-                } catch let error as any BradOSError where Self.fallsBack(error) {
-                    renderer.notice("could not check for new visits: \(error.summary)")
-                    return .cached(changes: nil)
-                }
-            }
-        case let .stale(entry, age):
-            if offline {
-                try renderer.render(entry.visits, source: .cache(age: age, stale: true))
-                renderer.notice("offline: showing cached visits from \(Format.ago(age)).")
-                return .offlineCache
-            }
-            do {
-                let visits = try await withSpinner { try await store.fetch() }
-                try renderer.render(visits, source: .network)
-                return .fetched
-            } catch let error as any BradOSError where Self.fallsBack(error) {
-                renderer.notice("showing cached visits from \(Format.ago(age)): \(error.summary)")
-                try renderer.render(entry.visits, source: .cache(age: age, stale: true))
-                return .staleFallback
-            }
-        case .missing:
-            if offline { throw NetworkError.offlineMode }
-            let visits = try await withSpinner { try await store.fetch() }
-            try renderer.render(visits, source: .network)
-            return .fetched
+            },
+            rerenderIfChanged: { old, new in
+                let found = VisitChanges(from: old, to: new)
+                changes = found
+                if found.isEmpty { return false }
+                try renderer.rerender(new, changes: found)
+                return true
+            },
+            notice: renderer.notice,
+            startBackgroundRefresh: startBackgroundRevalidation)
+        switch try await flow.run(cached, refresh: refresh) {
+        case .cached: return .cached(changes: changes)
+        case .refreshingInBackground: return .revalidatingInBackground
+        case .fetched: return .fetched
+        case .staleFallback: return .staleFallback
+        case .offlineCache: return .offlineCache
         }
-    }
-
-    /// Network failures and server errors fall back to the cache; auth and other 4xx do not.
-    static func fallsBack(_ error: any BradOSError) -> Bool {
-        error.kind == .offline || error.kind == .server
-    }
-
-    /// Runs `body` with a spinner on stderr, in interactive mode only (scripts get none).
-    private func withSpinner<T: Sendable>(message: String = "fetching visits…", _ body: () async throws -> T) async throws -> T {
-        guard mode == .interactive else { return try await body() }
-        let spinner = Spinner(io: renderer.output.io, message: message)
-        defer { spinner.stop() }
-        return try await body()
     }
 }

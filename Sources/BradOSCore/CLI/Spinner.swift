@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A one-line spinner on stderr while waiting for the network — only when stderr is a
-/// terminal, never in pipes, logs or tests. Thread-safe.
+/// A one-line spinner on stderr while waiting for the network, which turns into a progress
+/// bar once counts are known (`update(done:total:)`) — only when stderr is a terminal, never
+/// in pipes, logs or tests. Thread-safe.
 public final class Spinner: Sendable {
     private let task: Task<Void, Never>?
     private let io: any TerminalIO
@@ -11,7 +12,20 @@ public final class Spinner: Sendable {
 
     final class RunningFlag: Sendable {
         private let mutex = Mutex(true)
+        private let counts = Mutex<(done: Int, total: Int?)?>(nil)
         func withLock<R>(_ body: (inout Bool) -> R) -> R { mutex.withLock { body(&$0) } }
+        func setCounts(_ value: (done: Int, total: Int?)) { counts.withLock { $0 = value } }
+        var progress: (done: Int, total: Int?)? { counts.withLock { $0 } }
+    }
+
+    /// Shows `done` of `total` (a bar when the total is known).
+    public func update(done: Int, total: Int?) { running.setCounts((done, total)) }
+
+    static func bar(done: Int, total: Int?) -> String {
+        guard let total, total > 0 else { return "\(done)" }
+        let width = 24
+        let filled = min(width, done * width / total)
+        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "] \(done)/\(total)"
     }
 
     /// Starts spinning with `message`, unless stderr is not a terminal (then it does nothing).
@@ -27,8 +41,9 @@ public final class Spinner: Sendable {
             var index = 0
             while !Task.isCancelled {
                 let frame = frames[index % frames.count]
+                let counts = running.progress.map { " " + Spinner.bar(done: $0.done, total: $0.total) } ?? ""
                 let stillRunning = running.withLock { running in
-                    if running { io.writeError("\r\(frame) \(message)") }
+                    if running { io.writeError("\r\(frame) \(message)\(counts)\u{1B}[K") }
                     return running
                 }
                 if !stillRunning { return }
