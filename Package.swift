@@ -52,6 +52,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "Library",
+            dependencies: [
+                "BradOSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The reference server (library) and its thin executable.
         // zlib, for the reference server's generated PNG artwork.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -80,6 +88,7 @@ let package = Package(
                 "BradOSServer",
                 "MealPlan",
                 "Visits",
+                "Library",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -101,6 +110,10 @@ let package = Package(
         .testTarget(
             name: "VisitsTests",
             dependencies: ["Visits", "TestSupport"]
+        ),
+        .testTarget(
+            name: "LibraryTests",
+            dependencies: ["Library", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",

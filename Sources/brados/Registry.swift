@@ -1,4 +1,5 @@
 import BradOSCore
+import Library
 import MealPlan
 import Visits
 
@@ -7,5 +8,6 @@ enum Registry {
     static let plugins: [any DomainPlugin] = [
         MealPlanPlugin(),
         VisitsPlugin(),
+        LibraryPlugin(),
     ]
 }

@@ -18,6 +18,12 @@ public protocol TerminalIO: Sendable {
     func readInput() -> Data
     /// The environment variables.
     var environment: [String: String] { get }
+    /// The terminal's size when stdout is one (rows, columns).
+    var terminalSize: (rows: Int, columns: Int)? { get }
+}
+
+extension TerminalIO {
+    public var terminalSize: (rows: Int, columns: Int)? { nil }
 }
 
 /// The real process streams.
@@ -30,6 +36,11 @@ public struct StandardIO: TerminalIO {
     public var isErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     public func readInput() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
     public var environment: [String: String] { ProcessInfo.processInfo.environment }
+    public var terminalSize: (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_row), Int(size.ws_col))
+    }
 
     private static func writeAll(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)

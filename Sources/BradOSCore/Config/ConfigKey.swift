@@ -38,6 +38,11 @@ public struct ConfigKey: Sendable {
         parseBool(value) == nil ? "true or false" : nil
     }
 
+    /// Accepts a size such as `250MB`, `1GB`.
+    public static let sizeValidator: @Sendable (String) -> String? = { value in
+        parseByteSize(value) == nil ? "a size such as 250MB or 1GB" : nil
+    }
+
     /// Accepts a duration such as `300`, `90s`, `5m`, `1h`.
     public static let durationValidator: @Sendable (String) -> String? = { value in
         parseDuration(value) == nil ? "a duration such as 90s, 5m or 1h" : nil
@@ -61,6 +66,18 @@ public struct ConfigKey: Sendable {
                   environmentVariable: "BRADOS_LOG", defaultValue: "warning",
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
     ]
+}
+
+/// Parses `250MB`, `1.5GB`, `500k`, `1000000` (decimal units, like the rest of brados).
+public func parseByteSize(_ value: String) -> Int64? {
+    let text = value.trimmingCharacters(in: .whitespaces).uppercased().replacingOccurrences(of: " ", with: "")
+    let units: [(String, Double)] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3), ("B", 1)]
+    for (suffix, multiplier) in units where text.hasSuffix(suffix) {
+        guard let number = Double(text.dropLast(suffix.count)), number >= 0, number * multiplier < 1e15 else { return nil }
+        return Int64(number * multiplier)
+    }
+    guard let bytes = Int64(text), bytes >= 0 else { return nil }
+    return bytes
 }
 
 /// Parses `true/false/1/0/yes/no/on/off`.

@@ -255,6 +255,9 @@ public final class BlobCache: BlobCaching {
         return removed
     }
 
+    /// Where the blob for `key` lives on disk (whether or not it is cached).
+    public func fileURL(for key: BlobKey) -> URL { fileURL(key, name: Self.fileName(key)) }
+
     func fileURL(_ key: BlobKey, name: String) -> URL {
         directory.appendingPathComponent(key.bucket, isDirectory: true).appendingPathComponent(name)
     }

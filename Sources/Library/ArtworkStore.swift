@@ -1,0 +1,112 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// Album artwork at two sizes, 1024 px (lists, grids) and 2048 px (detail), through the
+/// core ``BlobCache`` (memory + disk, LRU by last access over both sizes, capped).
+/// An album without artwork gets the placeholder, never an error.
+public struct ArtworkStore: Sendable {
+    public enum Size: Int, Sendable, CaseIterable {
+        case list = 1024
+        case detail = 2048
+
+    }
+
+    public let cache: any BlobCaching
+    let blobDirectory: URL
+    let api: @Sendable () async throws -> any PlexAPI
+    let logger: Logger
+
+    public init(cache: any BlobCaching, directory: URL, logger: Logger = Logger(label: "brados.library"),
+                api: @escaping @Sendable () async throws -> any PlexAPI) {
+        self.cache = cache
+        blobDirectory = directory
+        self.api = api
+        self.logger = logger
+    }
+
+    /// The cache key: rating key + artwork path + size.
+    public static func key(_ album: Album, path: String, size: Size) -> BlobKey {
+        BlobKey(bucket: "\(size.rawValue)", identifier: "\(album.ratingKey)|\(path)|\(size.rawValue)")
+    }
+
+    /// The artwork, from the cache or else fetched and cached; the placeholder when the album has none.
+    /// - Throws: ``NetworkError`` (offline, server), ``StorageError``.
+    public func artwork(for album: Album, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
+        guard let path = album.thumb else { return (Placeholder.png, true, true) }
+        let key = Self.key(album, path: path, size: size)
+        if let data = try cache.data(for: key) { return (data, true, false) }
+        let data = try await api().artwork(path: path, size: size.rawValue)
+        do {
+            try cache.store(data, for: key)
+        } catch let error as StorageError {
+            if case .coding = error {
+                throw NetworkError.invalidResponse(path: "/photo/:/transcode", detail: "the server did not send an image")
+            }
+            throw error
+        }
+        return (data, false, false)
+    }
+
+    /// The file holding an album's cached artwork (after ``artwork(for:size:)``), or the placeholder file.
+    public func file(for album: Album, size: Size) throws -> URL {
+        guard let path = album.thumb, let blobs = cache as? BlobCache else {
+            let url = blobDirectory.appendingPathComponent("placeholder.png")
+            if !FileManager.default.fileExists(atPath: url.path) { try AtomicFile.write(Placeholder.png, to: url, durable: false) }
+            return url
+        }
+        return blobs.fileURL(for: Self.key(album, path: path, size: size))
+    }
+
+    /// Fetches the 1024 px artwork of `albums` that is not cached yet, at most `concurrency`
+    /// at a time; `progress(done, total)` after each. Failures are counted, never thrown.
+    public func prefetch(_ albums: [Album], concurrency: Int = 4, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async -> PrefetchReport {
+        let wanted = albums.filter { $0.thumb != nil }
+        var report = PrefetchReport(requested: wanted.count, fetched: 0, alreadyCached: 0, failed: 0, skippedWithoutArtwork: albums.count - wanted.count)
+        await withTaskGroup(of: (fetched: Bool, failed: Bool).self) { group in
+            var next = 0
+            func schedule() {
+                guard next < wanted.count else { return }
+                let album = wanted[next]
+                next += 1
+                group.addTask {
+                    do {
+                        let result = try await artwork(for: album, size: .list)
+                        return (!result.cached, false)
+                    } catch {
+                        logger.debug("prefetch failed", metadata: ["album": "\(album.ratingKey)", "error": "\(error)"])
+                        return (false, true)
+                    }
+                }
+            }
+            for _ in 0..<max(1, concurrency) { schedule() }
+            var done = 0
+            for await result in group {
+                done += 1
+                if result.failed { report.failed += 1 } else if result.fetched { report.fetched += 1 } else { report.alreadyCached += 1 }
+                progress(done, wanted.count)
+                schedule()
+            }
+        }
+        return report
+    }
+}
+
+public struct PrefetchReport: Codable, Sendable, Equatable {
+    public var requested: Int
+    public var fetched: Int
+    public var alreadyCached: Int
+    public var failed: Int
+    public var skippedWithoutArtwork: Int
+}
+
+/// The image shown for albums without artwork: a 1×1 grey PNG.
+enum Placeholder {
+    static let png = Data([
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x3A, 0x7E, 0x9B,
+        0x55, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x68, 0x00, 0x00, 0x00,
+        0x82, 0x00, 0x81, 0x77, 0xCD, 0x72, 0xB6, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+        0x42, 0x60, 0x82,
+    ])
+}

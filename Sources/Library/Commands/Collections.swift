@@ -1,0 +1,74 @@
+import ArgumentParser
+import BradOSCore
+
+extension LibraryCommand {
+    /// Lists collections, or one collection's albums.
+    public struct Collections: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "List collections (from the snapshot first), or the albums of one.")
+
+        @Argument(help: "A collection's rating key: list its albums (live).") var collection: String?
+        @Option(help: "A library section key.") var section: String?
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try LibraryStore.live(env)
+            let renderer = LibraryRenderer(output: env.output)
+            if let collection {
+                let title = store.snapshots.load()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"
+                return try renderer.albumList(try await store.collectionAlbums(collection), title: title)
+            }
+            let section = self.section
+            let interactive = env.io.isOutputTerminal && env.output.format == .human
+            let flow = CachedThenRefresh<LibrarySnapshot>(
+                mode: interactive ? .interactive : .script, offline: env.isOffline, io: env.io, noun: "collections",
+                fetch: { progress in try await store.refresh(section: section, progress: progress) },
+                render: { try renderer.collections($0, source: $1) },
+                rerenderIfChanged: { old, new in
+                    guard old.collections != new.collections else { return false }
+                    try renderer.collections(new, source: .network)
+                    return true
+                },
+                notice: env.output.notice,
+                startBackgroundRefresh: { try DetachedProcess.spawn(arguments: Revalidate.arguments(env, section: section)) })
+            try await flow.run(store.cached(section: section))
+        }
+    }
+
+    /// Lists the server's library sections.
+    public struct Sections: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "List the Plex server's library sections.")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            try LibraryRenderer(output: env.output).sections(try await LibraryStore.live(env).sections())
+        }
+    }
+
+    /// Refreshes the snapshot in the background (used by `albums`/`collections` in scripts).
+    public struct Revalidate: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Refresh the library snapshot in the background.", shouldDisplay: false)
+        @Option var section: String?
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let lock = try FileLock(url: env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("revalidate.lock"))
+            guard lock.tryLock() else { return }
+            defer { lock.unlock() }
+            _ = try await LibraryStore.live(env).refresh(section: section)
+        }
+
+        static func arguments(_ env: AppEnvironment, section: String?) -> [String] {
+            var arguments = ["library", "revalidate", "--profile", env.profile.name.rawValue]
+            if let section { arguments += ["--section", section] }
+            if let server = env.settings.flags.server { arguments += ["--server", server] }
+            return arguments
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import BradOSCore
+
+extension LibraryCommand {
+    /// Fetches the first screen's 1024 px artwork.
+    public struct Prefetch: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).")
+        @Option(help: "A library section key.") var section: String?
+        @OptionGroup var screen: ScreenOptions
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try LibraryStore.live(env)
+            let snapshot: LibrarySnapshot
+            if case let .fresh(cached, _) = store.cached(section: section) { snapshot = cached } else {
+                snapshot = try await store.refresh(section: section)
+            }
+            try await Self.prefetch(Array(snapshot.albums.prefix(screen.firstScreen(env.io))), store: store, env: env)
+        }
+
+        static func prefetch(_ albums: [Album], store: LibraryStore, env: AppEnvironment) async throws {
+            let indicator = Spinner(io: env.io, message: "prefetching artwork…")
+            let report = await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
+            indicator.stop()
+            if env.output.format == .json { return try env.output.json(report) }
+            if env.io.isOutputTerminal || env.output.format == .human {
+                env.output.notice("artwork: \(report.fetched) fetched, \(report.alreadyCached) already cached, \(report.failed) failed"
+                                  + (report.skippedWithoutArtwork > 0 ? ", \(report.skippedWithoutArtwork) without artwork" : "") + ".")
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+extension LibraryCommand {
+    /// One album in detail, with its 2048 px artwork cached.
+    public struct Show: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Show an album in detail (and cache its 2048 px artwork).")
+        @Argument(help: "The album's rating key.") var ratingKey: String
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try LibraryStore.live(env)
+            let found = try await store.detail(ratingKey)
+            var artwork: URL?
+            do {
+                _ = try await store.artwork.artwork(for: found.detail.album, size: .detail)
+                artwork = try store.artwork.file(for: found.detail.album, size: .detail)
+            } catch let error as NetworkError where error.kind == .offline {
+                artwork = nil
+            }
+            try LibraryRenderer(output: env.output).detail(found.detail, live: found.live, artwork: artwork)
+        }
+    }
+
+    /// Prints (or writes) an album's artwork.
+    public struct Artwork: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Print the path of an album's cached artwork, or write the image with -o.",
+            discussion: "Albums without artwork get a placeholder image, never an error.")
+        @Argument(help: "The album's rating key.") var ratingKey: String
+        @Option(help: "1024 (lists) or 2048 (detail).") var size: ArtworkStore.Size = .list
+        @Option(name: .shortAndLong, help: ArgumentHelp("Write the image to this file ('-' for stdout).", valueName: "file")) var output: String?
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try LibraryStore.live(env)
+            let album = try await store.album(ratingKey)
+            let image = try await store.artwork.artwork(for: album, size: size)
+            let file = try store.artwork.file(for: album, size: size)
+            switch output {
+            case "-"?: FileHandle.standardOutput.write(image.data)
+            case let path?:
+                try AtomicFile.write(image.data, to: URL(fileURLWithPath: path), mode: 0o644)
+                if env.output.format == .json { try env.output.json(["path": path]) } else { env.output.line(path) }
+            case nil:
+                if env.output.format == .json {
+                    try env.output.json(["path": file.path, "cached": "\(image.cached)", "placeholder": "\(image.placeholder)"])
+                } else {
+                    env.output.line(file.path)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A library section (a music section has `type == "artist"`).
+public struct PlexSection: Codable, Sendable, Equatable {
+    public var key: String
+    public var type: String
+    public var title: String
+}
+
+/// An album, with only the fields the output needs (the snapshot stores exactly these).
+public struct Album: Codable, Sendable, Equatable, Identifiable {
+    public var ratingKey: String
+    public var title: String
+    public var artist: String
+    public var year: Int?
+    public var thumb: String?
+    public var art: String?
+    public var addedAt: Int?
+
+    public var id: String { ratingKey }
+
+    public init(ratingKey: String, title: String, artist: String, year: Int? = nil, thumb: String? = nil, art: String? = nil, addedAt: Int? = nil) {
+        self.ratingKey = ratingKey
+        self.title = title
+        self.artist = artist
+        self.year = year
+        self.thumb = thumb
+        self.art = art
+        self.addedAt = addedAt
+    }
+
+    /// The identity used to drop duplicates: the same title, artist and year.
+    var identity: String { "\(title.lowercased())|\(artist.lowercased())|\(year ?? 0)" }
+}
+
+/// A collection of albums.
+public struct PlexCollection: Codable, Sendable, Equatable, Identifiable {
+    public var ratingKey: String
+    public var title: String
+    public var childCount: Int
+    public var thumb: String?
+    public var id: String { ratingKey }
+}
+
+/// An album's detail (`library show`).
+public struct AlbumDetail: Codable, Sendable, Equatable {
+    public var album: Album
+    public var summary: String?
+    public var studio: String?
+    public var genres: [String]
+    public var trackCount: Int?
+}
+
+/// Drops duplicate albums (same title, artist and year), keeping the first seen.
+public func deduplicated(_ albums: [Album]) -> [Album] {
+    var seen = Set<String>()
+    return albums.filter { seen.insert($0.identity).inserted }
+}
+
+/// Plex's `MediaContainer` JSON envelope.
+struct MediaContainerEnvelope<Item: Decodable>: Decodable {
+    struct Container: Decodable {
+        var size: Int?
+        var totalSize: Int?
+        var offset: Int?
+        var items: [Item]
+
+        enum CodingKeys: String, CodingKey { case size, totalSize, offset, Metadata, Directory }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            size = try container.decodeIfPresent(Int.self, forKey: .size)
+            totalSize = try container.decodeIfPresent(Int.self, forKey: .totalSize)
+            offset = try container.decodeIfPresent(Int.self, forKey: .offset)
+            items = try container.decodeIfPresent([Item].self, forKey: .Metadata)
+                ?? container.decodeIfPresent([Item].self, forKey: .Directory) ?? []
+        }
+    }
+    var MediaContainer: Container
+}
+
+/// Plex metadata items as they come over the wire.
+struct PlexMetadata: Decodable {
+    struct Tag: Decodable { var tag: String }
+    var ratingKey: String
+    var title: String
+    var type: String?
+    var parentTitle: String?
+    var year: Int?
+    var thumb: String?
+    var art: String?
+    var addedAt: Int?
+    var childCount: FlexibleInt?
+    var leafCount: Int?
+    var summary: String?
+    var studio: String?
+    var Genre: [Tag]?
+
+    var album: Album {
+        Album(ratingKey: ratingKey, title: title, artist: parentTitle ?? "Unknown Artist", year: year,
+              thumb: thumb.flatMap { $0.isEmpty ? nil : $0 }, art: art.flatMap { $0.isEmpty ? nil : $0 }, addedAt: addedAt)
+    }
+}
+
+/// Plex sends some counts as numbers and some as strings.
+struct FlexibleInt: Decodable {
+    var value: Int
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int.self) { value = number; return }
+        guard let number = Int(try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a number")
+        }
+        value = number
+    }
+}

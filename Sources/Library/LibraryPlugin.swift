@@ -1,0 +1,29 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+/// The library domain: a Plex music client with an artwork cache and a metadata snapshot.
+public struct LibraryPlugin: DomainPlugin {
+    public static let domainName = "library"
+    public static let capKey = "library.artwork-cap"
+
+    public init() {}
+    public var name: String { Self.domainName }
+    public var summary: String { "Plex music library: instant from a snapshot, artwork cached (250 MB LRU)." }
+    public var command: any ParsableCommand.Type { LibraryCommand.self }
+
+    public var configKeys: [ConfigKey] {
+        [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",
+                   environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator)]
+    }
+
+    /// `<profile cache>/library/artwork` (buckets `1024/` and `2048/`, and `index.sqlite`).
+    public static func artworkDirectory(_ profile: ProfileScope) -> URL {
+        profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)
+    }
+
+    /// `<profile data>/library/snapshot.json`.
+    public static func snapshotURL(_ profile: ProfileScope) -> URL {
+        profile.dataDirectory(for: domainName).appendingPathComponent("snapshot.json")
+    }
+}

@@ -1,0 +1,91 @@
+import BradOSCore
+import Foundation
+
+/// Human and JSON output of the library.
+public struct LibraryRenderer: Sendable {
+    let output: Output
+
+    public init(output: Output) { self.output = output }
+
+    struct SourceInfo: Encodable {
+        var kind: String
+        var ageSeconds: Int?
+    }
+
+    static func sourceInfo(_ source: CachedThenRefresh<LibrarySnapshot>.Source) -> SourceInfo {
+        switch source {
+        case let .cache(age, _): SourceInfo(kind: "snapshot", ageSeconds: Int(age))
+        case .network: SourceInfo(kind: "network")
+        }
+    }
+
+    func origin(_ source: CachedThenRefresh<LibrarySnapshot>.Source) -> String {
+        switch source {
+        case let .cache(age, _): "from snapshot (saved \(Format.ago(age)))"
+        case .network: "from the network"
+        }
+    }
+
+    public func albums(_ snapshot: LibrarySnapshot, source: CachedThenRefresh<LibrarySnapshot>.Source) throws {
+        if output.format == .json {
+            struct Document: Encodable { var source: SourceInfo; var section: String; var albums: [Album] }
+            return try output.json(Document(source: Self.sourceInfo(source), section: snapshot.sectionKey, albums: snapshot.albums))
+        }
+        output.line(output.styled("\(snapshot.albums.count) albums", .bold) + " · \(snapshot.sectionTitle) · " + output.styled(origin(source), .dim))
+        albumTable(snapshot.albums)
+    }
+
+    func albumTable(_ albums: [Album]) {
+        output.table(Table(headers: ["KEY", "TITLE", "ARTIST", "YEAR", "ART"],
+                           rows: albums.map { [$0.ratingKey, $0.title, $0.artist, $0.year.map(String.init) ?? "", $0.thumb == nil ? "-" : "✓"] },
+                           rightAligned: [3]))
+    }
+
+    /// After a live refresh found changes.
+    public func rerenderAlbums(old: LibrarySnapshot, new: LibrarySnapshot) throws -> Bool {
+        guard !old.sameContent(as: new) else { return false }
+        let before = Set(old.albums.map(\.ratingKey)), after = Set(new.albums.map(\.ratingKey))
+        let added = after.subtracting(before).count, removed = before.subtracting(after).count
+        output.line()
+        output.line(output.styled("↻ \(added) added, \(removed) removed, \(new.albums.count) albums", .cyan) + " · " + output.styled("from the network", .dim))
+        albumTable(new.albums)
+        return true
+    }
+
+    public func collections(_ snapshot: LibrarySnapshot, source: CachedThenRefresh<LibrarySnapshot>.Source) throws {
+        if output.format == .json {
+            struct Document: Encodable { var source: SourceInfo; var collections: [PlexCollection] }
+            return try output.json(Document(source: Self.sourceInfo(source), collections: snapshot.collections))
+        }
+        output.line(output.styled("\(snapshot.collections.count) collections", .bold) + " · " + output.styled(origin(source), .dim))
+        output.table(Table(headers: ["KEY", "TITLE", "ALBUMS"],
+                           rows: snapshot.collections.map { [$0.ratingKey, $0.title, "\($0.childCount)"] }, rightAligned: [2]))
+    }
+
+    public func albumList(_ albums: [Album], title: String) throws {
+        if output.format == .json { return try output.json(["albums": albums]) }
+        output.line(output.styled(title, .bold) + " · \(albums.count) albums")
+        albumTable(albums)
+    }
+
+    public func sections(_ sections: [PlexSection]) throws {
+        if output.format == .json { return try output.json(sections) }
+        output.table(Table(headers: ["KEY", "TYPE", "TITLE"], rows: sections.map { [$0.key, $0.type, $0.title] }))
+    }
+
+    public func detail(_ detail: AlbumDetail, live: Bool, artwork: URL?) throws {
+        if output.format == .json {
+            struct Document: Encodable { var album: AlbumDetail; var live: Bool; var artwork: String? }
+            return try output.json(Document(album: detail, live: live, artwork: artwork?.path))
+        }
+        var rows = [["title", detail.album.title], ["artist", detail.album.artist]]
+        if let year = detail.album.year { rows.append(["year", "\(year)"]) }
+        if !detail.genres.isEmpty { rows.append(["genre", detail.genres.joined(separator: ", ")]) }
+        if let studio = detail.studio { rows.append(["label", studio]) }
+        if let tracks = detail.trackCount { rows.append(["tracks", "\(tracks)"]) }
+        if let summary = detail.summary { rows.append(["summary", summary]) }
+        rows.append(["artwork", artwork?.path ?? "(not cached; offline)"])
+        rows.append(["source", live ? "network" : "snapshot (offline)"])
+        output.table(Table(headers: [], rows: rows))
+    }
+}

@@ -1,0 +1,54 @@
+import BradOSCore
+import Logging
+import Foundation
+
+/// The lightweight metadata snapshot rendered before the live refresh: deduplicated albums
+/// and collections with only the fields the output needs. Stored in the profile's data dir
+/// (`library/snapshot.json`); a snapshot of another format version reads as missing.
+public struct LibrarySnapshot: Codable, Sendable, Equatable {
+    public static let currentFormatVersion = 1
+
+    public var formatVersion: Int
+    public var savedAt: Date
+    public var sectionKey: String
+    public var sectionTitle: String
+    public var albums: [Album]
+    public var collections: [PlexCollection]
+
+    public init(savedAt: Date, sectionKey: String, sectionTitle: String, albums: [Album], collections: [PlexCollection]) {
+        formatVersion = Self.currentFormatVersion
+        self.savedAt = savedAt
+        self.sectionKey = sectionKey
+        self.sectionTitle = sectionTitle
+        self.albums = albums
+        self.collections = collections
+    }
+
+    /// Whether the parts people see differ (the save time aside).
+    func sameContent(as other: LibrarySnapshot) -> Bool {
+        albums == other.albums && collections == other.collections && sectionKey == other.sectionKey
+    }
+}
+
+/// Reads and writes the snapshot.
+public struct LibrarySnapshotStore: Sendable {
+    let document: JSONDocument<LibrarySnapshot>
+
+    public init(url: URL, logger: Logger = Logger(label: "brados.library")) {
+        document = JSONDocument(url: url, logger: logger)
+    }
+
+    /// The snapshot, or `nil` when missing, corrupt or of an incompatible version (then removed).
+    public func load() -> LibrarySnapshot? {
+        guard let snapshot = document.load() else { return nil }
+        guard snapshot.formatVersion == LibrarySnapshot.currentFormatVersion else {
+            try? document.remove()
+            return nil
+        }
+        return snapshot
+    }
+
+    public func save(_ snapshot: LibrarySnapshot) throws { try document.save(snapshot) }
+
+    public var url: URL { document.url }
+}

@@ -1,0 +1,131 @@
+import BradOSCore
+import Foundation
+import Logging
+import Logging
+
+/// Library logic behind `brados library …`: live fetches that refresh the snapshot,
+/// snapshot-first reads, album detail, artwork.
+public struct LibraryStore: Sendable {
+    public let snapshots: LibrarySnapshotStore
+    public let artwork: ArtworkStore
+    let api: @Sendable () async throws -> any PlexAPI
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(snapshots: LibrarySnapshotStore, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
+                logger: Logger = Logger(label: "brados.library"), api: @escaping @Sendable () async throws -> any PlexAPI) {
+        self.snapshots = snapshots
+        self.artwork = artwork
+        self.api = api
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The store of the command's profile (artwork cap from `library.artwork-cap`).
+    /// - Throws: ``ConfigError``, ``StorageError``.
+    public static func live(_ env: AppEnvironment) throws -> LibraryStore {
+        let setting = env.settings.resolve(LibraryPlugin.capKey)
+        guard let cap = setting.value.flatMap(parseByteSize), cap > 0 else {
+            throw ConfigError.invalidValue(key: LibraryPlugin.capKey, value: setting.value ?? "", expected: "a size such as 250MB or 1GB")
+        }
+        let directory = LibraryPlugin.artworkDirectory(env.profile)
+        let blobs = try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap), now: env.now, logger: env.logger)
+        let defaults = env.defaults
+        let api: @Sendable () async throws -> any PlexAPI = {
+            let identifier = try clientIdentifier(defaults)
+            var client = try await env.client(for: .plex, authScheme: PlexRESTClient.authScheme)
+            client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: identifier)
+            return PlexRESTClient(client: client)
+        }
+        return LibraryStore(
+            snapshots: LibrarySnapshotStore(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
+            artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, api: api),
+            now: env.now, logger: env.logger, api: api)
+    }
+
+    /// A stable per-profile `X-Plex-Client-Identifier`, created on first use.
+    static func clientIdentifier(_ defaults: any KeyValueStoring) throws -> String {
+        try defaults.update { snapshot in
+            if let existing = snapshot.value(String.self, forKey: "library.clientIdentifier") { return existing }
+            let created = "brados-" + UUID().uuidString.lowercased()
+            try snapshot.set(created, forKey: "library.clientIdentifier")
+            return created
+        }
+    }
+
+    /// Fetches sections, albums (deduplicated) and collections live, and saves the snapshot.
+    /// - Parameter section: a section key; the first music section when `nil`.
+    public func refresh(section: String? = nil, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
+        let api = try await api()
+        let sections = try await api.sections()
+        let chosen: PlexSection
+        if let section {
+            guard let found = sections.first(where: { $0.key == section }) else { throw LibraryError.noSuchSection(section, available: sections) }
+            chosen = found
+        } else {
+            guard let music = sections.first(where: { $0.type == "artist" }) else { throw LibraryError.noMusicSection }
+            chosen = music
+        }
+        let albums = deduplicated(try await api.albums(section: chosen.key, progress: progress))
+        let collections = try await api.collections(section: chosen.key)
+        let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, albums: albums, collections: collections)
+        do { try snapshots.save(snapshot) } catch {
+            logger.warning("could not save the library snapshot: \((error as? any BradOSError)?.summary ?? "\(error)")")
+        }
+        return snapshot
+    }
+
+    /// The snapshot as a cache for ``CachedThenRefresh`` (a snapshot never expires: it is
+    /// always shown first, then refreshed). A snapshot of another section counts as missing.
+    public func cached(section: String?) -> CachedThenRefresh<LibrarySnapshot>.Cached {
+        guard let snapshot = snapshots.load(), section == nil || snapshot.sectionKey == section else { return .missing }
+        return .fresh(snapshot, age: now().timeIntervalSince(snapshot.savedAt))
+    }
+
+    public func sections() async throws -> [PlexSection] { try await api().sections() }
+
+    public func collectionAlbums(_ ratingKey: String) async throws -> [Album] { try await api().collectionAlbums(ratingKey) }
+
+    /// An album's detail, live; offline, what the snapshot knows.
+    public func detail(_ ratingKey: String) async throws -> (detail: AlbumDetail, live: Bool) {
+        do {
+            return (try await api().album(ratingKey), true)
+        } catch let error as NetworkError where error.kind == .offline {
+            guard let album = snapshots.load()?.albums.first(where: { $0.ratingKey == ratingKey }) else { throw error }
+            return (AlbumDetail(album: album, summary: nil, studio: nil, genres: [], trackCount: nil), false)
+        } catch let error as NetworkError where error.kind == .notFound {
+            throw LibraryError.noSuchAlbum(ratingKey)
+        }
+    }
+
+    /// The album for a rating key: from the snapshot, else live.
+    public func album(_ ratingKey: String) async throws -> Album {
+        if let album = snapshots.load()?.albums.first(where: { $0.ratingKey == ratingKey }) { return album }
+        return try await detail(ratingKey).detail.album
+    }
+}
+
+/// Failures of the library domain.
+public enum LibraryError: BradOSError {
+    case noMusicSection
+    case noSuchSection(String, available: [PlexSection])
+    case noSuchAlbum(String)
+
+    public var summary: String {
+        switch self {
+        case .noMusicSection: "The Plex server has no music library."
+        case let .noSuchSection(key, _): "There is no library section \(key)."
+        case let .noSuchAlbum(key): "There is no album with rating key \(key)."
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .noMusicSection: "Add a music library in Plex, or check the server (`brados config get server.plex`)."
+        case let .noSuchSection(_, available): "Sections: " + available.map { "\($0.key) (\($0.title), \($0.type))" }.joined(separator: ", ")
+        case .noSuchAlbum: "List albums and their rating keys with `brados library albums`."
+        }
+    }
+
+    public var kind: FailureKind { .notFound }
+}

@@ -1,0 +1,86 @@
+import BradOSCore
+import Foundation
+
+/// The Plex Media Server endpoints the library uses.
+public protocol PlexAPI: Sendable {
+    func sections() async throws -> [PlexSection]
+    /// Every album of a section, page by page; `progress(loaded, total)` after each page.
+    func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album]
+    func collections(section: String) async throws -> [PlexCollection]
+    func collectionAlbums(_ ratingKey: String) async throws -> [Album]
+    func album(_ ratingKey: String) async throws -> AlbumDetail
+    /// The artwork at `path`, transcoded to `size` px.
+    func artwork(path: String, size: Int) async throws -> Data
+}
+
+/// ``PlexAPI`` over the core ``APIClient``: `X-Plex-Token`, client identification headers,
+/// JSON, paging with `X-Plex-Container-Start/Size`.
+public struct PlexRESTClient: PlexAPI {
+    /// Items per page: 100 by default.
+    public var pageSize: Int
+    let client: APIClient
+
+    public init(client: APIClient, pageSize: Int = 100) {
+        self.client = client
+        self.pageSize = pageSize
+    }
+
+    /// How brados identifies itself to Plex.
+    public static func identificationHeaders(clientIdentifier: String) -> [(name: String, value: String)] {
+        [("X-Plex-Client-Identifier", clientIdentifier), ("X-Plex-Product", "brados"), ("X-Plex-Version", BradOSVersion.current),
+         ("X-Plex-Platform", "Linux"), ("X-Plex-Device-Name", "brados")]
+    }
+
+    /// Plex takes its token in `X-Plex-Token`.
+    public static let authScheme = AuthScheme { [("X-Plex-Token", $0)] }
+
+    public func sections() async throws -> [PlexSection] {
+        try await client.decode(MediaContainerEnvelope<PlexSection>.self, .get("/library/sections")).MediaContainer.items
+    }
+
+    public func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] {
+        try await pages("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")], progress: progress).map(\.album)
+    }
+
+    public func collections(section: String) async throws -> [PlexCollection] {
+        try await pages("/library/sections/\(PathComponent.escape(section))/collections", query: [], progress: { _, _ in }).map {
+            PlexCollection(ratingKey: $0.ratingKey, title: $0.title, childCount: $0.childCount?.value ?? $0.leafCount ?? 0,
+                           thumb: $0.thumb.flatMap { $0.isEmpty ? nil : $0 })
+        }
+    }
+
+    public func collectionAlbums(_ ratingKey: String) async throws -> [Album] {
+        try await pages("/library/collections/\(PathComponent.escape(ratingKey))/children", query: [], progress: { _, _ in }).map(\.album)
+    }
+
+    public func album(_ ratingKey: String) async throws -> AlbumDetail {
+        let items = try await client.decode(MediaContainerEnvelope<PlexMetadata>.self, .get("/library/metadata/\(PathComponent.escape(ratingKey))"))
+            .MediaContainer.items
+        guard let item = items.first else { throw NetworkError.http(status: 404, method: "GET", path: "/library/metadata/\(ratingKey)", message: nil, retryAfter: nil) }
+        return AlbumDetail(album: item.album, summary: item.summary, studio: item.studio, genres: item.Genre?.map(\.tag) ?? [], trackCount: item.leafCount)
+    }
+
+    public func artwork(path: String, size: Int) async throws -> Data {
+        var request = APIRequest.get("/photo/:/transcode", query: [
+            ("width", "\(size)"), ("height", "\(size)"), ("minSize", "1"), ("upscale", "1"), ("url", path),
+        ])
+        request.headers = [("Accept", "image/png, image/jpeg, image/*")]
+        return try await client.send(request).body
+    }
+
+    /// Every item of a paged listing.
+    func pages(_ path: String, query: [(name: String, value: String)], progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [PlexMetadata] {
+        var items: [PlexMetadata] = []
+        var start = 0
+        while true {
+            var request = APIRequest.get(path, query: query)
+            request.headers = [("X-Plex-Container-Start", "\(start)"), ("X-Plex-Container-Size", "\(pageSize)")]
+            let container = try await client.decode(MediaContainerEnvelope<PlexMetadata>.self, request).MediaContainer
+            items += container.items
+            let total = container.totalSize ?? container.size
+            progress(items.count, total)
+            start += container.items.count
+            if container.items.isEmpty || container.totalSize == nil || start >= total ?? 0 { return items }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The library domain end to end: the built `brados` against `brados-server`'s Plex routes.
+@Suite("End to end: library", .serialized)
+struct LibraryEndToEndTests {
+    let home = TemporaryDirectory("e2e-library")
+
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+        try BuiltProducts.run("brados", arguments, environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+        ], stdin: stdin)
+    }
+
+    func json(_ result: BuiltProducts.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test("albums: live with paging, then from the snapshot; offline from the snapshot")
+    func albums() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let first = try brados(["library", "albums"], server)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("from the network"))
+        #expect(try await server.stats().byRoute["GET /library/sections/{section}/all"] ?? 0 >= 3, "several pages")
+        let offline = try json(try brados(["library", "albums", "--json", "--offline"], server))
+        #expect((offline["source"] as? [String: Any])?["kind"] as? String == "snapshot")
+        let albums = offline["albums"] as? [[String: Any]] ?? []
+        #expect(albums.count > 250)
+        let identities = albums.map { "\($0["title"] ?? "")|\($0["artist"] ?? "")|\($0["year"] ?? "")" }
+        #expect(Set(identities).count == identities.count, "duplicates are dropped")
+    }
+
+    @Test("show caches the 2048 px artwork; artwork prints the 1024 px file; prefetch fetches only the first screen at 1024 px")
+    func artwork() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let albums = try json(try brados(["library", "albums", "--json"], server))["albums"] as? [[String: Any]] ?? []
+        let key = try #require(albums.first(where: { $0["thumb"] != nil })?["ratingKey"] as? String)
+
+        let show = try json(try brados(["library", "show", key, "--json"], server))
+        let large = try #require(show["artwork"] as? String)
+        #expect(large.contains("/library/artwork/2048/"))
+        let largeData = try Data(contentsOf: URL(fileURLWithPath: large))
+        #expect(largeData.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(largeData.count > 300_000)
+
+        let path = try brados(["library", "artwork", key, "--size", "1024"], server)
+        #expect(path.status == 0)
+        #expect(FileManager.default.fileExists(atPath: path.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        try await server.resetStats()
+        let prefetch = try json(try brados(["library", "prefetch", "--rows", "4", "--json"], server))
+        #expect((prefetch["requested"] as? Int ?? 0) + (prefetch["skippedWithoutArtwork"] as? Int ?? 0) == 5)
+        let transcodes = try await server.stats().byRoute["GET /photo/{colon}/transcode"] ?? 0
+        #expect(transcodes <= 5)
+
+        let stats = try json(try brados(["library", "cache", "stats", "--json"], server))
+        let artwork = try #require(stats["artwork"] as? [String: Any])
+        #expect((artwork["bytes"] as? Int ?? 0) <= 250_000_000)
+        #expect((artwork["buckets"] as? [[String: Any]])?.count == 2)
+
+        let prune = try brados(["library", "cache", "prune", "--max-size", "0"], server)
+        #expect(prune.status == 0)
+        let after = try json(try brados(["library", "cache", "stats", "--json"], server))
+        #expect((after["artwork"] as? [String: Any])?["bytes"] as? Int == 0)
+    }
+}

@@ -1,0 +1,145 @@
+import BradOSCore
+import Foundation
+@testable import Library
+import Testing
+import TestSupport
+
+func makeAlbum(_ key: String, thumb: Bool = true, title: String? = nil, year: Int = 2000) -> Album {
+    Album(ratingKey: key, title: title ?? "Album \(key)", artist: "Artist", year: year,
+          thumb: thumb ? "/library/metadata/\(key)/thumb/1" : nil, art: nil, addedAt: 1)
+}
+
+/// A fake PNG whose bytes depend on the request.
+func png(_ seed: String, size: Int = 2000) -> Data {
+    var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    data.append(contentsOf: (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ seed.hashValue) })
+    return data
+}
+
+/// A ``PlexAPI`` double that records artwork requests.
+final class FakePlex: PlexAPI {
+    let artworkCalls = Locked<[String]>([])
+    func sections() async throws -> [PlexSection] { [PlexSection(key: "1", type: "artist", title: "Music")] }
+    func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] { [] }
+    func collections(section: String) async throws -> [PlexCollection] { [] }
+    func collectionAlbums(_ ratingKey: String) async throws -> [Album] { [] }
+    func album(_ ratingKey: String) async throws -> AlbumDetail { AlbumDetail(album: makeAlbum(ratingKey), summary: nil, studio: nil, genres: [], trackCount: nil) }
+    func artwork(path: String, size: Int) async throws -> Data {
+        artworkCalls.withLock { $0.append("\(size) \(path)") }
+        return png(path + "\(size)")
+    }
+}
+
+@Suite("Library: snapshot, artwork, prefetch, Plex paging")
+struct LibraryTests {
+    func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkStore {
+        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+        return ArtworkStore(cache: blobs, directory: dir.url, api: { plex })
+    }
+
+    @Test("the snapshot round-trips; another format version reads as missing and is removed")
+    func snapshot() throws {
+        let dir = TemporaryDirectory()
+        let store = LibrarySnapshotStore(url: dir.path("snapshot.json"))
+        let snapshot = LibrarySnapshot(savedAt: Date(timeIntervalSince1970: 1_800_000_000), sectionKey: "1", sectionTitle: "Music",
+                                       albums: [makeAlbum("1")], collections: [PlexCollection(ratingKey: "5", title: "C", childCount: 1, thumb: nil)])
+        try store.save(snapshot)
+        #expect(store.load() == snapshot)
+        var future = snapshot
+        future.formatVersion = 2
+        try JSONCoding.encode(future).write(to: dir.path("snapshot.json"))
+        #expect(store.load() == nil)
+        #expect(!FileManager.default.fileExists(atPath: dir.path("snapshot.json").path))
+    }
+
+    @Test("duplicates (same title, artist, year) are dropped, keeping the first")
+    func dedup() {
+        let albums = [makeAlbum("1", title: "A"), makeAlbum("2", title: "a"), makeAlbum("3", title: "A", year: 2001), makeAlbum("4", title: "B")]
+        #expect(deduplicated(albums).map(\.ratingKey) == ["1", "3", "4"])
+    }
+
+    @Test("cache keys are rating key + artwork path + size, one bucket per size")
+    func keys() {
+        let key = ArtworkStore.key(makeAlbum("42"), path: "/library/metadata/42/thumb/1", size: .detail)
+        #expect(key == BlobKey(bucket: "2048", identifier: "42|/library/metadata/42/thumb/1|2048"))
+    }
+
+    @Test("prefetch asks only for 1024 px, only the given albums, 4 at a time, skipping cached ones")
+    func prefetch() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let store = try artworkStore(dir, plex)
+        let albums = (1...10).map { makeAlbum("\($0)", thumb: $0 != 3) }
+        _ = try await store.artwork(for: albums[0], size: .list)
+        let report = await store.prefetch(albums)
+        #expect(report == PrefetchReport(requested: 9, fetched: 8, alreadyCached: 1, failed: 0, skippedWithoutArtwork: 1))
+        let calls = plex.artworkCalls.value
+        #expect(calls.count == 9)
+        #expect(calls.allSatisfy { $0.hasPrefix("1024 ") })
+    }
+
+    @Test("the first screen is the visible rows plus one, times the columns")
+    func firstScreen() throws {
+        let io = CapturingIO(environment: [:])
+        #expect(try ScreenOptions.parse(["--rows", "3", "--columns", "2"]).firstScreen(io) == 8)
+        #expect(try ScreenOptions.parse([]).firstScreen(io) == 22) // 24-row default, 3 header lines, plus one
+    }
+
+    @Test("a corrupt cached image is discarded and fetched again")
+    func corruptRefetch() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let store = try artworkStore(dir, plex)
+        let item = makeAlbum("7")
+        _ = try await store.artwork(for: item, size: .list)
+        try Data("garbage".utf8).write(to: try store.file(for: item, size: .list))
+        let again = try await artworkStore(dir, plex).artwork(for: item, size: .list)
+        #expect(again.cached == false)
+        #expect(plex.artworkCalls.value.count == 2)
+        #expect(again.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test("an album without artwork gets the placeholder, with no request and no error")
+    func placeholder() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let store = try artworkStore(dir, plex)
+        let result = try await store.artwork(for: makeAlbum("9", thumb: false), size: .detail)
+        #expect(result.placeholder)
+        #expect(result.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(plex.artworkCalls.value.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: try store.file(for: makeAlbum("9", thumb: false), size: .detail).path))
+    }
+
+    @Test("albums page through X-Plex-Container-Start/Size until totalSize, with the Plex headers")
+    func paging() async throws {
+        let transport = StubTransport { request, _ in
+            let start = Int(request.header("X-Plex-Container-Start") ?? "0")!
+            let size = Int(request.header("X-Plex-Container-Size") ?? "0")!
+            let items = (start..<min(250, start + size)).map {
+                #"{"ratingKey":"\#($0)","title":"T\#($0)","parentTitle":"A","type":"album","year":1999}"#
+            }
+            return .json(#"{"MediaContainer":{"size":\#(items.count),"totalSize":250,"offset":\#(start),"Metadata":[\#(items.joined(separator: ","))]}}"#)
+        }
+        var client = APIClient(service: .plex, baseURL: URL(string: "http://127.0.0.1:9")!, transport: transport,
+                               authenticator: StaticToken(), authScheme: PlexRESTClient.authScheme,
+                               retrier: Retrier(clock: ManualClock(), random: { 0.5 }))
+        client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: "test-id")
+        let progress = Locked<[Int]>([])
+        let albums = try await PlexRESTClient(client: client, pageSize: 100).albums(section: "1") { done, _ in progress.withLock { $0.append(done) } }
+        #expect(albums.count == 250)
+        #expect(Set(albums.map(\.ratingKey)).count == 250)
+        #expect(progress.value == [100, 200, 250])
+        #expect(transport.requests.count == 3)
+        let first = try #require(transport.requests.first)
+        #expect(first.header("X-Plex-Token") == "plex-token")
+        #expect(first.header("X-Plex-Client-Identifier") == "test-id")
+        #expect(first.header("Accept") == "application/json")
+        #expect(first.url.query?.contains("type=9") == true)
+    }
+}
+
+struct StaticToken: Authenticating {
+    func accessToken() async throws -> String { "plex-token" }
+    func renewToken(replacing rejected: String) async throws -> String { throw AuthError.sessionExpired(profile: "default") }
+}
