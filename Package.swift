@@ -92,6 +92,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmark driver for bench/ (the artwork cache side of the diskcache comparison).
+        .executableTarget(
+            name: "brados-bench",
+            dependencies: ["BradOSCore"]
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["BradOSCore"],

@@ -26,7 +26,9 @@ struct BlobCacheTests {
         #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: key.identifier)) == Self.png(1000))
         #expect(try blobs.data(for: BlobKey(bucket: "2048", identifier: key.identifier)) == nil)
         #expect(BlobCache.fileName(key).count == 64)
-        #expect(FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("1024/\(BlobCache.fileName(key))").path))
+        let name = BlobCache.fileName(key)
+        #expect(blobs.fileURL(for: key).path == dir.url.appendingPathComponent("1024/\(name.prefix(2))/\(name)").path)
+        #expect(FileManager.default.fileExists(atPath: blobs.fileURL(for: key).path))
     }
 
     @Test("entries persist across instances (another process sees them)")
@@ -85,7 +87,7 @@ struct BlobCacheTests {
         let blobs = try cache(dir)
         let key = BlobKey(bucket: "1024", identifier: "x")
         try blobs.store(Self.png(4000), for: key)
-        let file = dir.url.appendingPathComponent("1024/\(BlobCache.fileName(key))")
+        let file = blobs.fileURL(for: key)
         switch damage {
         case "truncate": try Self.png(4000).prefix(100).write(to: file)
         case "alter": try Self.png(4000, seed: 77).write(to: file)
@@ -142,10 +144,37 @@ struct BlobCacheTests {
         let blobs = try cache(dir, capacity: 200_000)
         let stats = try blobs.stats()
         let onDisk = ["1024", "2048"].flatMap { FileSystem.regularFiles(under: dir.url.appendingPathComponent($0)) }
-            .filter { !$0.relativePath.hasPrefix(".") }
+            .filter { !($0.relativePath as NSString).lastPathComponent.hasPrefix(".") }
         #expect(stats.bytes <= 200_000)
         #expect(onDisk.count == stats.entries)
         #expect(onDisk.reduce(0) { $0 + $1.size } == stats.bytes)
+    }
+
+    @Test("XXH64 matches the reference test vectors")
+    func xxh64() {
+        #expect(XXH64.hash(Data()) == 0xEF46_DB37_51D8_E999)
+        #expect(XXH64.hash(Data("a".utf8)) == 0xD24E_C4F1_A98C_6E5B)
+        #expect(XXH64.hash(Data("abc".utf8)) == 0x44BC_2CF5_AD77_0999)
+        #expect(XXH64.hash(Data((0..<768).map { UInt8($0 % 256) })) == 0x8E03_C838_C596_036F)
+    }
+
+    @Test("reads only record access times; they are written before any eviction and on flush")
+    func batchedAccessTimes() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let blobs = try cache(dir, capacity: 10_000, clock: clock)
+        try blobs.store(Self.png(4_000, seed: 1), for: BlobKey(bucket: "1024", identifier: "old"))
+        clock.advance(by: .seconds(1))
+        try blobs.store(Self.png(4_000, seed: 2), for: BlobKey(bucket: "1024", identifier: "new"))
+        clock.advance(by: .seconds(1))
+        _ = try blobs.data(for: BlobKey(bucket: "1024", identifier: "old")) // pending, not yet written
+        // Another process (connection) evicts: it must see the read once this one flushes.
+        try blobs.flushAccessTimes()
+        let other = try cache(dir, capacity: 10_000, clock: clock)
+        clock.advance(by: .seconds(1))
+        try other.store(Self.png(4_000, seed: 3), for: BlobKey(bucket: "1024", identifier: "third"))
+        #expect(try other.data(for: BlobKey(bucket: "1024", identifier: "old")) != nil)
+        #expect(try other.data(for: BlobKey(bucket: "1024", identifier: "new")) == nil)
     }
 
     @Test("the index and files are private (0600 / 0700)")

@@ -66,17 +66,22 @@ public enum AtomicFile {
             throw StorageError.io(operation: "open", path: url.path, errno: errno)
         }
         defer { close(fd) }
-        var result = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Read straight into a buffer of the file's size (grown if the file grows meanwhile).
+        var info = stat()
+        let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        var result = Data(count: max(expected, 4096))
+        var filled = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if filled == result.count { result.count += max(64 * 1024, result.count / 2) }
+            let count = result.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw StorageError.io(operation: "read", path: url.path, errno: errno)
             }
             if count == 0 { break }
-            result.append(contentsOf: chunk[0..<count])
+            filled += count
         }
+        result.count = filled
         return result
     }
 

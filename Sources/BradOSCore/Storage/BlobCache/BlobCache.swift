@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,6 +25,7 @@ public final class BlobCache: BlobCaching {
     public let configuration: BlobCacheConfiguration
     let database: DatabasePool
     let memory: MemoryLRU
+    let touches = PendingTouches()
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -76,6 +78,11 @@ public final class BlobCache: BlobCaching {
                 END;
                 """)
         }
+        migrator.registerMigration("v2-xxh64") { db in
+            // SHA-256 cost more than reading the blob; entries written before verify as
+            // mismatches and are refetched.
+            try db.execute(sql: "ALTER TABLE blob RENAME COLUMN sha256 TO checksum")
+        }
         return migrator
     }
 
@@ -84,29 +91,30 @@ public final class BlobCache: BlobCaching {
     public func data(for key: BlobKey) throws -> Data? {
         let name = Self.fileName(key)
         if let cached = memory.get(key) {
-            try touch(key, name: name)
+            touches.record(key.bucket, name, at: now().timeIntervalSince1970)
             return cached
         }
         guard let row = try wrap({ try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT size, sha256 FROM blob WHERE bucket = ? AND name = ?", arguments: [key.bucket, name])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT size, checksum FROM blob WHERE bucket = ? AND name = ?"), arguments: [key.bucket, name])
         } }) else {
             logger.debug("artwork cache miss", metadata: ["key": "\(key)"])
             return nil
         }
         let expectedSize: Int64 = row["size"]
-        let expectedSHA: String = row["sha256"]
+        let expectedChecksum: String = row["checksum"]
         let url = fileURL(key, name: name)
         guard let data = try? AtomicFile.readIfPresent(url) else {
             try discard(key, name: name, reason: "file missing")
             return nil
         }
         if Int64(data.count) != expectedSize
-            || (configuration.verifyChecksums && Self.sha256(data) != expectedSHA)
+            || (configuration.verifyChecksums && Self.checksum(data) != expectedChecksum)
             || (configuration.requireImageData && !BlobCacheConfiguration.looksLikeImage(data)) {
             try discard(key, name: name, reason: "size or checksum mismatch")
             return nil
         }
-        try touch(key, name: name)
+        touches.record(key.bucket, name, at: now().timeIntervalSince1970)
+        if touches.count >= 256 { try flushAccessTimes() }
         memory.set(key, data)
         logger.debug("artwork cache hit", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
         return data
@@ -118,16 +126,18 @@ public final class BlobCache: BlobCaching {
         }
         let name = Self.fileName(key)
         try AtomicFile.write(data, to: fileURL(key, name: name), durable: false)
-        let sha = Self.sha256(data)
+        let checksum = Self.checksum(data)
         let accessed = now().timeIntervalSince1970
         let capacity = configuration.capacity
         let target = Int64(Double(capacity) * configuration.trimRatio)
         let evicted: [(bucket: String, name: String, size: Int64)] = try wrap {
             try database.write { db in
-                try db.execute(sql: """
-                    INSERT INTO blob (bucket, name, identifier, size, sha256, accessedAt) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(bucket, name) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256, accessedAt = excluded.accessedAt
-                    """, arguments: [key.bucket, name, key.identifier, data.count, sha, accessed])
+                // Pending reads first: evictions must see every access.
+                try Self.apply(touches.drain(), db)
+                try db.cachedStatement(sql: """
+                    INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(bucket, name) DO UPDATE SET size = excluded.size, checksum = excluded.checksum, accessedAt = excluded.accessedAt
+                    """).execute(arguments: [key.bucket, name, key.identifier, data.count, checksum, accessed])
                 let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
                 guard total > capacity else { return [] }
                 return try Self.evict(db, down: total, to: target, sparing: (key.bucket, name))
@@ -166,6 +176,7 @@ public final class BlobCache: BlobCaching {
     public func trim(toBytes bytes: Int64) throws -> BlobTrimReport {
         let evicted: [(bucket: String, name: String, size: Int64)] = try wrap {
             try database.write { db in
+                try Self.apply(touches.drain(), db)
                 let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
                 guard total > bytes else { return [] }
                 return try Self.evict(db, down: total, to: bytes, sparing: nil)
@@ -211,12 +222,23 @@ public final class BlobCache: BlobCaching {
         return victims
     }
 
-    private func touch(_ key: BlobKey, name: String) throws {
-        let accessed = now().timeIntervalSince1970
-        try wrap { try database.write { db in
-            try db.execute(sql: "UPDATE blob SET accessedAt = ? WHERE bucket = ? AND name = ?", arguments: [accessed, key.bucket, name])
-        } }
+    /// Writes the access times recorded since the last flush (reads only record them, in
+    /// memory, so a read costs no write transaction). Flushed before every eviction decision,
+    /// every 256 reads, and when the cache is released, so no access is lost.
+    /// - Throws: ``StorageError``.
+    public func flushAccessTimes() throws {
+        let pending = touches.drain()
+        guard !pending.isEmpty else { return }
+        try wrap { try database.write { db in try Self.apply(pending, db) } }
     }
+
+    static func apply(_ pending: [PendingTouches.Entry], _ db: Database) throws {
+        guard !pending.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "UPDATE blob SET accessedAt = MAX(accessedAt, ?) WHERE bucket = ? AND name = ?")
+        for touch in pending { try statement.execute(arguments: [touch.accessedAt, touch.bucket, touch.name]) }
+    }
+
+    deinit { try? flushAccessTimes() }
 
     private func discard(_ key: BlobKey, name: String, reason: String) throws {
         logger.debug("artwork cache entry discarded", metadata: ["key": "\(key)", "reason": "\(reason)"])
@@ -225,7 +247,7 @@ public final class BlobCache: BlobCaching {
 
     private func removeFiles(_ entries: [(bucket: String, name: String, size: Int64)]) {
         for entry in entries {
-            unlink(directory.appendingPathComponent(entry.bucket).appendingPathComponent(entry.name).path)
+            unlink(fileURL(bucket: entry.bucket, name: entry.name).path)
         }
     }
 
@@ -240,14 +262,17 @@ public final class BlobCache: BlobCaching {
     /// indexing it), sparing temp files of writes still in flight (younger than a minute).
     private func removeOrphanFiles() throws -> Int {
         let known = try wrap { try database.read { db in
-            Set(try Row.fetchAll(db, sql: "SELECT bucket, name FROM blob").map { "\($0["bucket"] as String)/\($0["name"] as String)" })
+            Set(try Row.fetchAll(db, sql: "SELECT bucket, name FROM blob").map { row -> String in
+                let name: String = row["name"]
+                return "\(row["bucket"] as String)/\(name.prefix(2))/\(name)"
+            })
         } }
         var removed = 0
         let recent = now().addingTimeInterval(-60)
         for bucket in bucketFolders() {
             let folder = directory.appendingPathComponent(bucket, isDirectory: true)
             for file in FileSystem.regularFiles(under: folder) where !known.contains("\(bucket)/\(file.relativePath)") {
-                if file.relativePath.hasPrefix("."), file.modified > recent { continue }
+                if (file.relativePath as NSString).lastPathComponent.hasPrefix("."), file.modified > recent { continue }
                 unlink(file.url.path)
                 removed += 1
             }
@@ -258,13 +283,25 @@ public final class BlobCache: BlobCaching {
     /// Where the blob for `key` lives on disk (whether or not it is cached).
     public func fileURL(for key: BlobKey) -> URL { fileURL(key, name: Self.fileName(key)) }
 
-    func fileURL(_ key: BlobKey, name: String) -> URL {
-        directory.appendingPathComponent(key.bucket, isDirectory: true).appendingPathComponent(name)
+    /// `<bucket>/<first two hex digits>/<name>`: 256 folders per bucket keep directories small
+    /// and spread inode allocation (a single folder made file creation the bottleneck).
+    func fileURL(_ key: BlobKey, name: String) -> URL { fileURL(bucket: key.bucket, name: name) }
+
+    func fileURL(bucket: String, name: String) -> URL {
+        directory.appendingPathComponent(bucket, isDirectory: true)
+            .appendingPathComponent(String(name.prefix(2)), isDirectory: true).appendingPathComponent(name)
     }
 
     /// The file name of a key: the SHA-256 of its identifier, in hex.
     public static func fileName(_ key: BlobKey) -> String { sha256(Data(key.identifier.utf8)) }
 
+    /// The checksum stored for a blob: `xxh64:` and 16 hex digits.
+    static func checksum(_ data: Data) -> String {
+        var value = XXH64.hash(data).bigEndian
+        return "xxh64:" + Hex.encode(withUnsafeBytes(of: &value) { Array($0) })
+    }
+
+    /// The file name of a key: the SHA-256 of its identifier, in hex.
     static func sha256(_ data: Data) -> String { Hex.encode(SHA256.hash(data: data)) }
 
     private func wrap<T>(_ body: () throws -> T) throws -> T { try Self.wrap(directory.path, body) }
@@ -272,6 +309,29 @@ public final class BlobCache: BlobCaching {
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as DatabaseError {
             throw StorageError.database(path: path, detail: error.message ?? "\(error.resultCode)")
+        }
+    }
+}
+
+/// Access times recorded by reads, waiting to be written. Thread-safe.
+final class PendingTouches: Sendable {
+    struct Entry: Sendable {
+        var bucket: String
+        var name: String
+        var accessedAt: Double
+    }
+    private let entries = Mutex<[String: Entry]>([:])
+
+    func record(_ bucket: String, _ name: String, at time: Double) {
+        entries.withLock { $0[bucket + "/" + name] = Entry(bucket: bucket, name: name, accessedAt: time) }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+
+    func drain() -> [Entry] {
+        entries.withLock { entries in
+            defer { entries.removeAll(keepingCapacity: true) }
+            return Array(entries.values)
         }
     }
 }

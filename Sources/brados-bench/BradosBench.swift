@@ -1,0 +1,74 @@
+import BradOSCore
+import Foundation
+
+/// Benchmark driver: replays a workload file through the core ``BlobCache`` and prints one
+/// JSON line of figures. Used by `bench/artwork_lru.py` next to python `diskcache`.
+///
+///     brados-bench blobcache DIR WORKLOAD CAP_BYTES MEMORY_BYTES
+///
+/// Workload lines: `put KEY SIZE` or `get KEY SIZE` (a get that misses puts the blob, as an
+/// artwork fetch would). Blob bytes are slices of one random pool, with a PNG signature.
+@main
+enum BradosBench {
+    static func main() throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count == 6, arguments[1] == "blobcache", let cap = Int64(arguments[4]), let memory = Int(arguments[5]) else {
+            FileHandle.standardError.write(Data("usage: brados-bench blobcache DIR WORKLOAD CAP_BYTES MEMORY_BYTES\n".utf8))
+            exit(64)
+        }
+        let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
+        let lines = try String(contentsOfFile: arguments[3], encoding: .utf8).split(separator: "\n")
+        var generator = SystemRandomNumberGenerator()
+        var pool = [UInt8](repeating: 0, count: 401_000)
+        for index in pool.indices { pool[index] = UInt8.random(in: 0...255, using: &generator) }
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        func blob(_ size: Int, _ key: Int) -> Data {
+            var data = Data(signature)
+            let offset = key % 1000
+            data.append(contentsOf: pool[offset..<(offset + size - signature.count)])
+            return data
+        }
+        let cache = try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap, memoryCapacity: memory))
+        var putSeconds = 0.0, getSeconds = 0.0, puts = 0, gets = 0, hits = 0, peak: Int64 = 0, overCap = 0
+        let clock = ContinuousClock()
+        for (index, line) in lines.enumerated() {
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, let key = Int(parts[1]), let size = Int(parts[2]) else { continue }
+            let blobKey = BlobKey(bucket: key % 2 == 0 ? "1024" : "2048", identifier: "\(key)")
+            if parts[0] == "put" {
+                let data = blob(size, key)
+                let elapsed = try clock.measure { try cache.store(data, for: blobKey) }
+                putSeconds += elapsed.seconds
+                puts += 1
+            } else {
+                var found = false
+                let elapsed = try clock.measure { found = try cache.data(for: blobKey) != nil }
+                getSeconds += elapsed.seconds
+                gets += 1
+                if found { hits += 1 } else {
+                    let data = blob(size, key)
+                    let put = try clock.measure { try cache.store(data, for: blobKey) }
+                    putSeconds += put.seconds
+                    puts += 1
+                }
+            }
+            if index % 100 == 0 {
+                let bytes = try cache.stats().bytes
+                peak = max(peak, bytes)
+                if bytes > cap { overCap += 1 }
+            }
+        }
+        let stats = try cache.stats()
+        let onDisk = ["1024", "2048"].flatMap { FileSystem.regularFiles(under: directory.appendingPathComponent($0)) }.filter { !($0.relativePath as NSString).lastPathComponent.hasPrefix(".") }
+        let report: [String: Any] = [
+            "puts": puts, "putSeconds": putSeconds, "gets": gets, "getSeconds": getSeconds, "hits": hits,
+            "peakBytes": max(peak, stats.bytes), "finalBytes": stats.bytes, "checkpointsOverCap": overCap,
+            "indexMatchesDisk": onDisk.count == stats.entries && onDisk.reduce(0) { $0 + $1.size } == stats.bytes,
+        ]
+        print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]), as: UTF8.self))
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
