@@ -89,6 +89,7 @@ def main():
     parser.add_argument("--blobs", type=int, default=5000)
     parser.add_argument("--reads", type=int, default=20000)
     parser.add_argument("--cap-mb", type=int, default=250)
+    parser.add_argument("--rounds", type=int, default=3, help="alternated rounds (A B C, B C A, ...); medians reported")
     parser.add_argument("--no-build", action="store_true")
     options = parser.parse_args()
     try:
@@ -105,31 +106,47 @@ def main():
         workload_file = os.path.join(work, "workload.txt")
         with open(workload_file, "w") as handle:
             handle.write("\n".join(lines))
-        results = {}
-        for name, memory in [("brados BlobCache (64 MB memory + disk)", 64 << 20), ("brados BlobCache (disk only)", 0)]:
-            directory = os.path.join(work, name.split("(")[1].split()[0])
-            out = subprocess.run([bench, "blobcache", directory, workload_file, str(cap), str(memory)],
-                                 check=True, capture_output=True, text=True).stdout
-            results[name] = json.loads(out)
-            results[name]["peakDisk"] = disk_bytes(directory)
-        results["python diskcache (LRU)"] = run_diskcache(os.path.join(work, "diskcache"), lines, cap)
+        cases = [("brados BlobCache (64 MB memory + disk)", 64 << 20), ("brados BlobCache (disk only)", 0), ("python diskcache (LRU)", None)]
+        runs = {name: [] for name, _ in cases}
+        for round_index in range(options.rounds):
+            order = cases[round_index % 3:] + cases[:round_index % 3]
+            for name, memory in order:
+                directory = os.path.join(work, f"round{round_index}-{len(runs[name])}-{name.split()[0]}")
+                if memory is None:
+                    result = run_diskcache(directory, lines, cap)
+                else:
+                    out = subprocess.run([bench, "blobcache", directory, workload_file, str(cap), str(memory)],
+                                         check=True, capture_output=True, text=True).stdout
+                    result = json.loads(out)
+                runs[name].append(result)
+                shutil.rmtree(directory, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    peer = results["python diskcache (LRU)"]
-    peer_put = peer["puts"] / peer["putSeconds"]
-    peer_get = peer["gets"] / peer["getSeconds"]
-    print(f"# artwork LRU: {options.blobs} blobs of 40-400 KB, {options.reads} zipf reads, {options.cap_mb} MB cap, {os.cpu_count()} cores\n")
-    print("| cache | put ops/s | get ops/s | hit rate | peak indexed | checkpoints over cap | put ratio | get ratio |")
+    import statistics
+
+    def rate(result, kind):
+        return result[kind + "s"] / result[kind + "Seconds"]
+
+    def median_rate(name, kind):
+        return statistics.median(rate(r, kind) for r in runs[name])
+
+    peer = "python diskcache (LRU)"
+    print(f"# artwork LRU: {options.blobs} blobs of 40-400 KB, {options.reads} zipf reads, {options.cap_mb} MB cap, "
+          f"{options.rounds} alternated rounds, {os.cpu_count()} cores\n")
+    print("| cache | put ops/s median (min-max) | get ops/s median (min-max) | hit rate | peak indexed | checkpoints over cap | put ratio | get ratio |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, r in results.items():
-        put = r["puts"] / r["putSeconds"]
-        get = r["gets"] / r["getSeconds"]
-        print(f"| {name} | {put:,.0f} | {get:,.0f} | {r['hits'] / max(1, r['gets']):.1%} | {r['peakBytes'] / 1e6:.1f} MB | "
-              f"{r['checkpointsOverCap']} | {put / peer_put:.2f}x | {get / peer_get:.2f}x |")
-    for name, r in results.items():
-        if "indexMatchesDisk" in r:
-            print(f"\n- {name}: index matches the files on disk: {r['indexMatchesDisk']}; final {r['finalBytes'] / 1e6:.1f} MB")
+    for name, results in runs.items():
+        puts = [rate(r, "put") for r in results]
+        gets = [rate(r, "get") for r in results]
+        print(f"| {name} | {statistics.median(puts):,.0f} ({min(puts):,.0f}-{max(puts):,.0f}) | "
+              f"{statistics.median(gets):,.0f} ({min(gets):,.0f}-{max(gets):,.0f}) | "
+              f"{results[0]['hits'] / max(1, results[0]['gets']):.1%} | {max(r['peakBytes'] for r in results) / 1e6:.1f} MB | "
+              f"{sum(r['checkpointsOverCap'] for r in results)} | {median_rate(name, 'put') / median_rate(peer, 'put'):.2f}x | "
+              f"{median_rate(name, 'get') / median_rate(peer, 'get'):.2f}x |")
+    for name, results in runs.items():
+        if "indexMatchesDisk" in results[0]:
+            print(f"\n- {name}: index matched the files on disk in every round: {all(r['indexMatchesDisk'] for r in results)}")
 
 
 if __name__ == "__main__":

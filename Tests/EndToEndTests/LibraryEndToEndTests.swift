@@ -67,4 +67,37 @@ struct LibraryEndToEndTests {
         let after = try json(try brados(["library", "cache", "stats", "--json"], server))
         #expect((after["artwork"] as? [String: Any])?["bytes"] as? Int == 0)
     }
+
+    @Test("4 brados processes prefetching at once under a 2 MB cap: cap held, index consistent with the files")
+    func concurrentProcesses() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["config", "set", "library.artwork-cap", "2MB"], server).status == 0)
+        #expect(try brados(["library", "albums", "--json"], server).status == 0)
+        let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
+        let results = try await withThrowingTaskGroup(of: BuiltProducts.Result.self) { group in
+            for rows in [10, 14, 18, 22] {
+                group.addTask { try BuiltProducts.run("brados", ["library", "prefetch", "--rows", "\(rows)", "--json"], environment: environment) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        let stats = try json(try brados(["library", "cache", "stats", "--json"], server))
+        let artwork = try #require(stats["artwork"] as? [String: Any])
+        let bytes = artwork["bytes"] as? Int ?? -1
+        #expect(bytes > 0)
+        #expect(bytes <= 2_000_000)
+        let folder = home.url.appendingPathComponent("cache/users/default/library/artwork")
+        var files = 0, total = 0
+        for bucket in ["1024", "2048"] {
+            let enumerator = FileManager.default.enumerator(at: folder.appendingPathComponent(bucket), includingPropertiesForKeys: [.fileSizeKey])
+            while let url = enumerator?.nextObject() as? URL {
+                guard !url.lastPathComponent.hasPrefix("."), (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
+                files += 1
+                total += try url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
+            }
+        }
+        #expect(files == artwork["entries"] as? Int)
+        #expect(total == bytes)
+    }
 }
