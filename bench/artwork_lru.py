@@ -91,14 +91,16 @@ def main():
     parser.add_argument("--cap-mb", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=3, help="alternated rounds (A B C, B C A, ...); medians reported")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
     options = parser.parse_args()
     try:
         import diskcache  # noqa: F401
     except ImportError:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "diskcache"], check=True)
     if not options.no_build:
-        subprocess.run(["swift", "build", "-c", "release", "--product", "brados-bench"], cwd=ROOT, check=True)
-    bench = os.path.join(ROOT, ".build", "release", "brados-bench")
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
+                        "--product", "brados-bench"], cwd=ROOT, check=True)
+    bench = os.path.join(ROOT, options.build_dir, "release", "brados-bench")
     cap = options.cap_mb * 1_000_000
     _, lines = workload(options.blobs, options.reads)
     work = tempfile.mkdtemp(prefix="brados-lru-")

@@ -23,7 +23,6 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, ".build", "release")
 
 
 def admin(url, method, path, body=None):
@@ -70,13 +69,16 @@ def main():
     parser.add_argument("--latency-ms", type=int, default=2000)
     parser.add_argument("--interactive-runs", type=int, default=5)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
     options = parser.parse_args()
 
     if not options.no_build:
-        subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, check=True)
-    brados = os.path.join(BIN, "brados")
+        # Release binaries link the Swift runtime statically, as they ship: ~30% faster start-up.
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir], cwd=ROOT, check=True)
+    bin_dir = os.path.join(ROOT, options.build_dir, "release")
+    brados = os.path.join(bin_dir, "brados")
     home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = subprocess.Popen([os.path.join(BIN, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],
+    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         url = server.stdout.readline().strip().split(" ")[-1]
