@@ -59,11 +59,13 @@ public struct ArtworkStore: Sendable {
     }
 
     /// Fetches the 1024 px artwork of `albums` that is not cached yet, at most `concurrency`
-    /// at a time; `progress(done, total)` after each. Failures are counted, never thrown.
-    public func prefetch(_ albums: [Album], concurrency: Int = 4, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async -> PrefetchReport {
+    /// at a time; `progress(done, total)` after each. Individual failures are counted.
+    /// - Throws: the first error when every fetch failed (offline, signed out, server down).
+    public func prefetch(_ albums: [Album], concurrency: Int = 4, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> PrefetchReport {
         let wanted = albums.filter { $0.thumb != nil }
         var report = PrefetchReport(requested: wanted.count, fetched: 0, alreadyCached: 0, failed: 0, skippedWithoutArtwork: albums.count - wanted.count)
-        await withTaskGroup(of: (fetched: Bool, failed: Bool).self) { group in
+        var firstError: (any Error)?
+        await withTaskGroup(of: (fetched: Bool, error: (any Error)?).self) { group in
             var next = 0
             func schedule() {
                 guard next < wanted.count else { return }
@@ -72,10 +74,10 @@ public struct ArtworkStore: Sendable {
                 group.addTask {
                     do {
                         let result = try await artwork(for: album, size: .list)
-                        return (!result.cached, false)
+                        return (!result.cached, nil)
                     } catch {
                         logger.debug("prefetch failed", metadata: ["album": "\(album.ratingKey)", "error": "\(error)"])
-                        return (false, true)
+                        return (false, error)
                     }
                 }
             }
@@ -83,11 +85,15 @@ public struct ArtworkStore: Sendable {
             var done = 0
             for await result in group {
                 done += 1
-                if result.failed { report.failed += 1 } else if result.fetched { report.fetched += 1 } else { report.alreadyCached += 1 }
+                if let error = result.error {
+                    report.failed += 1
+                    firstError = firstError ?? error
+                } else if result.fetched { report.fetched += 1 } else { report.alreadyCached += 1 }
                 progress(done, wanted.count)
                 schedule()
             }
         }
+        if let firstError, report.failed == report.requested { throw firstError }
         return report
     }
 }

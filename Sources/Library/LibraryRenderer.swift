@@ -84,7 +84,7 @@ public struct LibraryRenderer: Sendable {
         if let studio = detail.studio { rows.append(["label", studio]) }
         if let tracks = detail.trackCount { rows.append(["tracks", "\(tracks)"]) }
         if let summary = detail.summary { rows.append(["summary", summary]) }
-        rows.append(["artwork", artwork?.path ?? "(not cached; offline)"])
+        rows.append(["artwork", artwork?.path ?? "(not available)"])
         rows.append(["source", live ? "network" : "snapshot (offline)"])
         output.table(Table(headers: [], rows: rows))
     }

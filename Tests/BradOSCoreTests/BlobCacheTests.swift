@@ -99,6 +99,19 @@ struct BlobCacheTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
+    @Test("a lowered cap is enforced when the cache opens; a blob larger than the cap is not kept")
+    func lowerCap() throws {
+        let dir = TemporaryDirectory()
+        let blobs = try cache(dir, capacity: 100_000)
+        for index in 0..<10 { try blobs.store(Self.png(9_000, seed: UInt8(index)), for: BlobKey(bucket: "1024", identifier: "k\(index)")) }
+        #expect(try blobs.stats().bytes == 90_000)
+        let smaller = try cache(dir, capacity: 40_000)
+        #expect(try smaller.stats().bytes <= 40_000)
+        try smaller.store(Self.png(50_000), for: BlobKey(bucket: "2048", identifier: "huge"))
+        #expect(try smaller.data(for: BlobKey(bucket: "2048", identifier: "huge")) == nil)
+        #expect(try smaller.stats().bytes <= 40_000)
+    }
+
     @Test("non-image data is refused on write")
     func refusesNonImages() throws {
         let dir = TemporaryDirectory()
@@ -114,10 +127,15 @@ struct BlobCacheTests {
             try blobs.store(Self.png(1000, seed: UInt8(index)), for: BlobKey(bucket: "1024", identifier: "k\(index)"))
             clock.advance(by: .seconds(1))
         }
-        try Self.png(500).write(to: dir.url.appendingPathComponent("1024/orphan"))
+        let orphan = dir.url.appendingPathComponent("1024/orphan")
+        try Self.png(500).write(to: orphan)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: orphan.path)
+        let young = dir.url.appendingPathComponent("1024/young-write")
+        try Self.png(500).write(to: young) // a write in flight elsewhere: spared
         let report = try blobs.trim(toBytes: 4000)
         #expect(report.evictedEntries == 6)
         #expect(report.orphanFilesRemoved == 1)
+        #expect(FileManager.default.fileExists(atPath: young.path))
         #expect(report.remainingBytes == 4000)
         #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k9")) != nil)
         #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k0")) == nil)
@@ -133,7 +151,7 @@ struct BlobCacheTests {
                     let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(capacity: 200_000, memoryCapacity: 0))
                     for index in 0..<50 {
                         try blobs.store(Self.png(5_000 + index * 10, seed: UInt8(writer * 50 + index)),
-                                        for: BlobKey(bucket: index.isMultiple(of: 2) ? "1024" : "2048", identifier: "w\(writer)-\(index % 30)"))
+                                        for: BlobKey(bucket: index.isMultiple(of: 2) ? "1024" : "2048", identifier: "shared-\(index % 30)"))
                         let stats = try blobs.stats()
                         #expect(stats.bytes <= 200_000)
                     }
@@ -158,7 +176,7 @@ struct BlobCacheTests {
         #expect(XXH64.hash(Data((0..<768).map { UInt8($0 % 256) })) == 0x8E03_C838_C596_036F)
     }
 
-    @Test("reads only record access times; they are written before any eviction and on flush")
+    @Test("reads only record access times; this process writes them before its evictions")
     func batchedAccessTimes() throws {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
@@ -167,14 +185,13 @@ struct BlobCacheTests {
         clock.advance(by: .seconds(1))
         try blobs.store(Self.png(4_000, seed: 2), for: BlobKey(bucket: "1024", identifier: "new"))
         clock.advance(by: .seconds(1))
-        _ = try blobs.data(for: BlobKey(bucket: "1024", identifier: "old")) // pending, not yet written
-        // Another process (connection) evicts: it must see the read once this one flushes.
-        try blobs.flushAccessTimes()
-        let other = try cache(dir, capacity: 10_000, clock: clock)
+        _ = try blobs.data(for: BlobKey(bucket: "1024", identifier: "old")) // recorded, not yet written
+        // This process's own eviction writes the pending read first: "new" goes, "old" stays.
         clock.advance(by: .seconds(1))
-        try other.store(Self.png(4_000, seed: 3), for: BlobKey(bucket: "1024", identifier: "third"))
-        #expect(try other.data(for: BlobKey(bucket: "1024", identifier: "old")) != nil)
-        #expect(try other.data(for: BlobKey(bucket: "1024", identifier: "new")) == nil)
+        try blobs.store(Self.png(4_000, seed: 3), for: BlobKey(bucket: "1024", identifier: "third"))
+        let fresh = try cache(dir, capacity: 10_000, clock: clock)
+        #expect(try fresh.data(for: BlobKey(bucket: "1024", identifier: "old")) != nil)
+        #expect(try fresh.data(for: BlobKey(bucket: "1024", identifier: "new")) == nil)
     }
 
     @Test("the index and files are private (0600 / 0700)")

@@ -19,6 +19,8 @@ func png(_ seed: String, size: Int = 2000) -> Data {
 /// A ``PlexAPI`` double that records artwork requests.
 final class FakePlex: PlexAPI {
     let artworkCalls = Locked<[String]>([])
+    let inFlight = Locked(0)
+    let maxInFlight = Locked(0)
     func sections() async throws -> [PlexSection] { [PlexSection(key: "1", type: "artist", title: "Music")] }
     func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] { [] }
     func collections(section: String) async throws -> [PlexCollection] { [] }
@@ -26,6 +28,10 @@ final class FakePlex: PlexAPI {
     func album(_ ratingKey: String) async throws -> AlbumDetail { AlbumDetail(album: makeAlbum(ratingKey), summary: nil, studio: nil, genres: [], trackCount: nil) }
     func artwork(path: String, size: Int) async throws -> Data {
         artworkCalls.withLock { $0.append("\(size) \(path)") }
+        let now = inFlight.withLock { value in value += 1; return value }
+        maxInFlight.withLock { $0 = max($0, now) }
+        await Task.yield()
+        inFlight.withLock { $0 -= 1 }
         return png(path + "\(size)")
     }
 }
@@ -71,11 +77,25 @@ struct LibraryTests {
         let store = try artworkStore(dir, plex)
         let albums = (1...10).map { makeAlbum("\($0)", thumb: $0 != 3) }
         _ = try await store.artwork(for: albums[0], size: .list)
-        let report = await store.prefetch(albums)
+        let report = try await store.prefetch(albums)
         #expect(report == PrefetchReport(requested: 9, fetched: 8, alreadyCached: 1, failed: 0, skippedWithoutArtwork: 1))
         let calls = plex.artworkCalls.value
         #expect(calls.count == 9)
         #expect(calls.allSatisfy { $0.hasPrefix("1024 ") })
+        #expect(plex.maxInFlight.value <= 4)
+    }
+
+    @Test("prefetch that cannot fetch anything reports why (offline → exit 5)")
+    func prefetchAllFail() async throws {
+        let dir = TemporaryDirectory()
+        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+        let store = ArtworkStore(cache: blobs, directory: dir.url, api: { throw NetworkError.offlineMode })
+        do {
+            _ = try await store.prefetch([makeAlbum("1"), makeAlbum("2")])
+            Issue.record("expected the offline error")
+        } catch {
+            #expect(ExitStatus.code(for: error) == 5)
+        }
     }
 
     @Test("the first screen is the visible rows plus one, times the columns")

@@ -57,6 +57,35 @@ public enum AtomicFile {
         if durable { syncDirectory(directory) }
     }
 
+    /// Writes `data` to a new temp file beside `url` (not synced) and returns it; the caller
+    /// renames it into place (or removes it).
+    /// - Throws: ``StorageError/io(operation:path:errno:)``.
+    public static func prepareTemporary(_ data: Data, for url: URL, mode: mode_t = 0o600) throws -> URL {
+        let directory = url.deletingLastPathComponent()
+        try FileSystem.createDirectory(directory)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UInt32.random(in: .min ... .max))")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
+        defer { close(fd) }
+        do {
+            try data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw StorageError.io(operation: "write", path: temporary.path, errno: errno)
+                    }
+                    offset += written
+                }
+            }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+        return temporary
+    }
+
     /// Reads a file, or `nil` when it does not exist.
     /// - Throws: ``StorageError/io(operation:path:errno:)`` for any other failure.
     public static func readIfPresent(_ url: URL) throws -> Data? {

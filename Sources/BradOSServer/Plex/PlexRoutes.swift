@@ -111,8 +111,8 @@ struct PlexRoutes {
         func value(_ name: String) -> Int? {
             (Self.header(name, in: request) ?? request.uri.queryParameters.get(name)).flatMap(Int.init)
         }
-        let start = max(0, value("X-Plex-Container-Start") ?? 0)
-        let size = max(0, value("X-Plex-Container-Size") ?? items.count)
+        let start = min(max(0, value("X-Plex-Container-Start") ?? 0), items.count)
+        let size = min(max(0, value("X-Plex-Container-Size") ?? items.count), items.count)
         let slice = start < items.count ? Array(items[start..<min(items.count, start + size)]) : []
         return try MediaContainer(attributes: [("size", slice.count), ("totalSize", items.count), ("offset", start)] + container,
                                   elements: slice.map(element)).response(for: request)

@@ -41,6 +41,7 @@ extension LibraryCommand {
                 try await Prefetch.prefetch(firstScreen, store: store, env: env)
             } else {
                 var arguments = ["library", "prefetch", "--profile", env.profile.name.rawValue] + screen.arguments
+                if let section { arguments += ["--section", section] }
                 if let server = env.settings.flags.server { arguments += ["--server", server] }
                 try? DetachedProcess.spawn(arguments: arguments)
             }

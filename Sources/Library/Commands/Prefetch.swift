@@ -23,8 +23,8 @@ extension LibraryCommand {
 
         static func prefetch(_ albums: [Album], store: LibraryStore, env: AppEnvironment) async throws {
             let indicator = Spinner(io: env.io, message: "prefetching artwork…")
-            let report = await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
-            indicator.stop()
+            defer { indicator.stop() }
+            let report = try await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
             if env.output.format == .json { return try env.output.json(report) }
             if env.io.isOutputTerminal || env.output.format == .human {
                 env.output.notice("artwork: \(report.fetched) fetched, \(report.alreadyCached) already cached, \(report.failed) failed"

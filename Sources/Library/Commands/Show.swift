@@ -18,7 +18,9 @@ extension LibraryCommand {
             do {
                 _ = try await store.artwork.artwork(for: found.detail.album, size: .detail)
                 artwork = try store.artwork.file(for: found.detail.album, size: .detail)
-            } catch let error as NetworkError where error.kind == .offline {
+            } catch let error as any BradOSError {
+                // The detail is what was asked for; missing artwork is a note, not a failure.
+                env.output.notice("no artwork: \(error.summary)")
                 artwork = nil
             }
             try LibraryRenderer(output: env.output).detail(found.detail, live: found.live, artwork: artwork)
@@ -49,7 +51,8 @@ extension LibraryCommand {
                 if env.output.format == .json { try env.output.json(["path": path]) } else { env.output.line(path) }
             case nil:
                 if env.output.format == .json {
-                    try env.output.json(["path": file.path, "cached": "\(image.cached)", "placeholder": "\(image.placeholder)"])
+                    struct Document: Encodable { var path: String; var cached: Bool; var placeholder: Bool }
+                    try env.output.json(Document(path: file.path, cached: image.cached, placeholder: image.placeholder))
                 } else {
                     env.output.line(file.path)
                 }

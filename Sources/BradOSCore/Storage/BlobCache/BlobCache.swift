@@ -48,7 +48,14 @@ public final class BlobCache: BlobCaching {
         config.busyMode = .timeout(30)
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         database = try Self.wrap(path) { try DatabasePool(path: path, configuration: config) }
-        try Self.wrap(path) { try Self.migrator.migrate(database) }
+        // Two processes opening a new cache at once must not both run the migrations.
+        try FileLock.withExclusiveLock(at: directory.appendingPathComponent(".migrate.lock")) {
+            try Self.wrap(path) { try Self.migrator.migrate(database) }
+        }
+        // A lowered cap is enforced at once, not at the next write.
+        if let total = try? database.read({ try Int64.fetchOne($0, sql: "SELECT bytes FROM total WHERE id = 1") }), total > configuration.capacity {
+            try trim(toBytes: Int64(Double(configuration.capacity) * configuration.trimRatio))
+        }
     }
 
     static var migrator: DatabaseMigrator {
@@ -91,7 +98,7 @@ public final class BlobCache: BlobCaching {
     public func data(for key: BlobKey) throws -> Data? {
         let name = Self.fileName(key)
         if let cached = memory.get(key) {
-            touches.record(key.bucket, name, at: now().timeIntervalSince1970)
+            if touches.record(key.bucket, name, at: now().timeIntervalSince1970) >= 256 { try flushAccessTimes() }
             return cached
         }
         guard let row = try wrap({ try database.read { db in
@@ -113,8 +120,7 @@ public final class BlobCache: BlobCaching {
             try discard(key, name: name, reason: "size or checksum mismatch")
             return nil
         }
-        touches.record(key.bucket, name, at: now().timeIntervalSince1970)
-        if touches.count >= 256 { try flushAccessTimes() }
+        if touches.record(key.bucket, name, at: now().timeIntervalSince1970) >= 256 { try flushAccessTimes() }
         memory.set(key, data)
         logger.debug("artwork cache hit", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
         return data
@@ -124,27 +130,43 @@ public final class BlobCache: BlobCaching {
         if configuration.requireImageData, !BlobCacheConfiguration.looksLikeImage(data) {
             throw StorageError.coding(path: key.description, detail: "the data is not an image")
         }
+        guard Int64(data.count) <= configuration.capacity else {
+            logger.debug("artwork larger than the cache capacity; not cached", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
+            return
+        }
         let name = Self.fileName(key)
-        try AtomicFile.write(data, to: fileURL(key, name: name), durable: false)
+        let final = fileURL(key, name: name)
+        let temporary = try AtomicFile.prepareTemporary(data, for: final)
         let checksum = Self.checksum(data)
         let accessed = now().timeIntervalSince1970
         let capacity = configuration.capacity
         let target = Int64(Double(capacity) * configuration.trimRatio)
-        let evicted: [(bucket: String, name: String, size: Int64)] = try wrap {
-            try database.write { db in
-                // Pending reads first: evictions must see every access.
-                try Self.apply(touches.drain(), db)
-                try db.cachedStatement(sql: """
-                    INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(bucket, name) DO UPDATE SET size = excluded.size, checksum = excluded.checksum, accessedAt = excluded.accessedAt
-                    """).execute(arguments: [key.bucket, name, key.identifier, data.count, checksum, accessed])
-                let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
-                guard total > capacity else { return [] }
-                return try Self.evict(db, down: total, to: target, sparing: (key.bucket, name))
+        let evicted: [(bucket: String, name: String, size: Int64)]
+        do {
+            // The file move, the index row and the evictions (with their unlinks) happen under
+            // the write lock, so no other process sees the files and the index disagree.
+            evicted = try wrap {
+                try database.write { db in
+                    try Self.apply(touches.drain(), db)
+                    guard rename(temporary.path, final.path) == 0 else {
+                        throw StorageError.io(operation: "replace", path: final.path, errno: errno)
+                    }
+                    try db.cachedStatement(sql: """
+                        INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(bucket, name) DO UPDATE SET size = excluded.size, checksum = excluded.checksum, accessedAt = excluded.accessedAt
+                        """).execute(arguments: [key.bucket, name, key.identifier, data.count, checksum, accessed])
+                    let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
+                    guard total > capacity else { return [] }
+                    let victims = try Self.evict(db, down: total, to: target, sparing: (key.bucket, name))
+                    for victim in victims { unlink(fileURL(bucket: victim.bucket, name: victim.name).path) }
+                    return victims
+                }
             }
+        } catch {
+            unlink(temporary.path)
+            throw error
         }
         memory.set(key, data)
-        removeFiles(evicted)
         logger.debug("artwork cache write", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
         if !evicted.isEmpty {
             logger.debug("artwork cache evict", metadata: ["entries": "\(evicted.count)", "bytes": "\(evicted.reduce(0) { $0 + $1.size })"])
@@ -155,9 +177,9 @@ public final class BlobCache: BlobCaching {
         let name = Self.fileName(key)
         try wrap { try database.write { db in
             try db.execute(sql: "DELETE FROM blob WHERE bucket = ? AND name = ?", arguments: [key.bucket, name])
+            unlink(fileURL(key, name: name).path)
         } }
         memory.remove(key)
-        try? FileSystem.remove(fileURL(key, name: name))
     }
 
     public func stats() throws -> BlobCacheStats {
@@ -179,10 +201,11 @@ public final class BlobCache: BlobCaching {
                 try Self.apply(touches.drain(), db)
                 let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
                 guard total > bytes else { return [] }
-                return try Self.evict(db, down: total, to: bytes, sparing: nil)
+                let victims = try Self.evict(db, down: total, to: bytes, sparing: nil)
+                for victim in victims { unlink(fileURL(bucket: victim.bucket, name: victim.name).path) }
+                return victims
             }
         }
-        removeFiles(evicted)
         memory.removeAll()
         let orphans = try removeOrphanFiles()
         let remaining = try stats().bytes
@@ -223,8 +246,9 @@ public final class BlobCache: BlobCaching {
     }
 
     /// Writes the access times recorded since the last flush (reads only record them, in
-    /// memory, so a read costs no write transaction). Flushed before every eviction decision,
-    /// every 256 reads, and when the cache is released, so no access is lost.
+    /// memory, so a read costs no write transaction). This process flushes them before each
+    /// of its eviction decisions, every 256 reads, and when the cache is released (the end
+    /// of a command). Another process's eviction may not see reads younger than that.
     /// - Throws: ``StorageError``.
     public func flushAccessTimes() throws {
         let pending = touches.drain()
@@ -245,12 +269,6 @@ public final class BlobCache: BlobCaching {
         try remove(key)
     }
 
-    private func removeFiles(_ entries: [(bucket: String, name: String, size: Int64)]) {
-        for entry in entries {
-            unlink(fileURL(bucket: entry.bucket, name: entry.name).path)
-        }
-    }
-
     private func bucketFolders() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { name in
             var isDirectory: ObjCBool = false
@@ -258,9 +276,13 @@ public final class BlobCache: BlobCaching {
         }
     }
 
-    /// Removes blob files the index does not know (a crash between writing a file and
-    /// indexing it), sparing temp files of writes still in flight (younger than a minute).
+    /// Removes blob files the index does not know (left by a crash). Files are listed before
+    /// the index is read, and anything modified in the last five minutes is spared, so a
+    /// write in flight in another process is never taken for an orphan.
     private func removeOrphanFiles() throws -> Int {
+        let listed = bucketFolders().map { bucket in
+            (bucket, FileSystem.regularFiles(under: directory.appendingPathComponent(bucket, isDirectory: true)))
+        }
         let known = try wrap { try database.read { db in
             Set(try Row.fetchAll(db, sql: "SELECT bucket, name FROM blob").map { row -> String in
                 let name: String = row["name"]
@@ -268,11 +290,9 @@ public final class BlobCache: BlobCaching {
             })
         } }
         var removed = 0
-        let recent = now().addingTimeInterval(-60)
-        for bucket in bucketFolders() {
-            let folder = directory.appendingPathComponent(bucket, isDirectory: true)
-            for file in FileSystem.regularFiles(under: folder) where !known.contains("\(bucket)/\(file.relativePath)") {
-                if (file.relativePath as NSString).lastPathComponent.hasPrefix("."), file.modified > recent { continue }
+        let recent = Date().addingTimeInterval(-300)
+        for (bucket, files) in listed {
+            for file in files where !known.contains("\(bucket)/\(file.relativePath)") && file.modified < recent {
                 unlink(file.url.path)
                 removed += 1
             }
@@ -320,18 +340,22 @@ final class PendingTouches: Sendable {
         var name: String
         var accessedAt: Double
     }
-    private let entries = Mutex<[String: Entry]>([:])
+    private let state = Mutex<(entries: [String: Entry], reads: Int)>(([:], 0))
 
-    func record(_ bucket: String, _ name: String, at time: Double) {
-        entries.withLock { $0[bucket + "/" + name] = Entry(bucket: bucket, name: name, accessedAt: time) }
+    /// Records a read; returns the reads recorded since the last drain.
+    @discardableResult
+    func record(_ bucket: String, _ name: String, at time: Double) -> Int {
+        state.withLock { state in
+            state.entries[bucket + "/" + name] = Entry(bucket: bucket, name: name, accessedAt: time)
+            state.reads += 1
+            return state.reads
+        }
     }
 
-    var count: Int { entries.withLock { $0.count } }
-
     func drain() -> [Entry] {
-        entries.withLock { entries in
-            defer { entries.removeAll(keepingCapacity: true) }
-            return Array(entries.values)
+        state.withLock { state in
+            defer { state = ([:], 0) }
+            return Array(state.entries.values)
         }
     }
 }
