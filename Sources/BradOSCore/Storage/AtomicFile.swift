@@ -32,17 +32,7 @@ public enum AtomicFile {
         var closed = false
         do {
             defer { if !closed { close(fd) } }
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw StorageError.io(operation: "write", path: temporary.path, errno: errno)
-                    }
-                    offset += written
-                }
-            }
+            try writeAll(data, to: fd, path: temporary.path)
             if durable, fsync(fd) != 0 { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
             closed = true
             guard close(fd) == 0 else { throw StorageError.io(operation: "close", path: temporary.path, errno: errno) }
@@ -68,17 +58,7 @@ public enum AtomicFile {
         guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
         defer { close(fd) }
         do {
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw StorageError.io(operation: "write", path: temporary.path, errno: errno)
-                    }
-                    offset += written
-                }
-            }
+            try writeAll(data, to: fd, path: temporary.path)
         } catch {
             unlink(temporary.path)
             throw error
@@ -112,6 +92,21 @@ public enum AtomicFile {
         }
         result.count = filled
         return result
+    }
+
+    /// Writes all of `data` to `fd`, retrying short writes and EINTR.
+    static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw StorageError.io(operation: "write", path: path, errno: errno)
+                }
+                offset += written
+            }
+        }
     }
 
     /// Makes a rename in `directory` durable.
