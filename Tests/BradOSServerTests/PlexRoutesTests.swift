@@ -118,6 +118,32 @@ struct PlexRoutesTests {
         }
     }
 
+    @Test("the routes python-plexapi uses: /library, sections/1/albums, all?type=18 (collections), thumb paths")
+    func plexapiRoutes() async throws {
+        let (app, token) = try app()
+        try await app.test(.router) { client in
+            let headers: HTTPFields = [.init("X-Plex-Token")!: token, .accept: "application/json"]
+            try await client.execute(uri: "/library", method: .get, headers: headers) { response in
+                let keys = (try Self.json(response.body)["Directory"] as? [[String: Any]])?.compactMap { $0["key"] as? String }
+                #expect(keys?.contains("sections") == true)
+            }
+            try await client.execute(uri: "/library/sections/1/albums?X-Plex-Container-Size=3", method: .get, headers: headers) { response in
+                let container = try Self.json(response.body)
+                #expect((container["Metadata"] as? [[String: Any]])?.count == 3)
+                #expect((container["totalSize"] as? Int ?? 0) > 250)
+            }
+            try await client.execute(uri: "/library/sections/1/all?type=18", method: .get, headers: headers) { response in
+                let items = try Self.json(response.body)["Metadata"] as? [[String: Any]] ?? []
+                #expect(items.count == 20)
+                #expect(items.allSatisfy { $0["type"] as? String == "collection" })
+            }
+            let album = try #require(PlexCatalogue(seed: 0).albums.first { $0.thumb != nil })
+            try await client.execute(uri: album.thumb!, method: .get, headers: headers) { response in
+                #expect(response.headers[.contentType] == "image/png")
+            }
+        }
+    }
+
     @Test("the library has duplicates, as real ones do")
     func duplicates() {
         let albums = PlexCatalogue(seed: 0).albums

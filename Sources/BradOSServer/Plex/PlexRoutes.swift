@@ -25,6 +25,13 @@ struct PlexRoutes {
                 ("transcoderAudio", true), ("transcoderVideo", false), ("updatedAt", 1_700_000_000),
             ]).response(for: request)
         }
+        router.get("/library") { request, _ in
+            try authenticate(request)
+            let directories = [("sections", "Library Sections"), ("recentlyAdded", "Recently Added Content"), ("onDeck", "On Deck Content")]
+            return try MediaContainer(attributes: [("size", directories.count), ("allowSync", false), ("title1", "Plex Library")],
+                                      elements: directories.map { .init(jsonKey: "Directory", xmlTag: "Directory", attributes: [("key", $0.0), ("title", $0.1)]) })
+                .response(for: request)
+        }
         router.get("/library/sections") { request, _ in
             try authenticate(request)
             let section = MediaContainer.Element(jsonKey: "Directory", xmlTag: "Directory", attributes: [
@@ -39,6 +46,7 @@ struct PlexRoutes {
             try authenticate(request)
             try requireSection(context)
             let type = request.uri.queryParameters.get("type") ?? "9"
+            if type == "18" { return try page(catalogue.collections, request: request, container: [("librarySectionID", 1)], element: collectionElement) }
             guard type == "9" else {
                 // Artists (type 8, the section's default listing).
                 let artists = Dictionary(grouping: catalogue.albums, by: \.artistKey).values.compactMap(\.first).sorted { $0.artist < $1.artist }
@@ -50,16 +58,15 @@ struct PlexRoutes {
             }
             return try page(catalogue.albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
         }
+        router.get("/library/sections/{section}/albums") { request, context in
+            try authenticate(request)
+            try requireSection(context)
+            return try page(catalogue.albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
+        }
         router.get("/library/sections/{section}/collections") { request, context in
             try authenticate(request)
             try requireSection(context)
-            return try page(catalogue.collections, request: request, container: [("librarySectionID", 1)]) { collection in
-                .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
-                    ("ratingKey", collection.ratingKey), ("key", "/library/collections/\(collection.ratingKey)/children"),
-                    ("type", "collection"), ("subtype", "album"), ("title", collection.title),
-                    ("childCount", "\(collection.albumKeys.count)"), ("thumb", collection.thumb ?? ""), ("librarySectionID", 1),
-                ])
-            }
+            return try page(catalogue.collections, request: request, container: [("librarySectionID", 1)], element: collectionElement)
         }
         router.get("/library/collections/{key}/children") { request, context in
             try authenticate(request)
@@ -78,6 +85,17 @@ struct PlexRoutes {
             element.children = [.init(jsonKey: "Genre", xmlTag: "Genre", attributes: [("tag", album.genre)])]
             return try MediaContainer(attributes: [("size", 1)], elements: [element]).response(for: request)
         }
+        // The artwork paths themselves (what clients such as python-plexapi's thumbUrl fetch).
+        for kind in ["thumb", "art"] {
+            router.get("/library/metadata/{key}/\(kind)/{version}") { request, context in
+                try authenticate(request)
+                guard let album = catalogue.albumsByKey[try context.parameters.require("key")], album.thumb != nil else {
+                    throw HTTPError(.notFound)
+                }
+                let image = artworkCache.image(key: "\(album.ratingKey)/1024") { catalogue.artwork(for: album, size: 1024) }
+                return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: image)))
+            }
+        }
         router.get("/photo/{colon}/transcode") { request, context in
             try authenticate(request)
             guard context.parameters.get("colon") == ":" else { throw HTTPError(.notFound) }
@@ -92,6 +110,14 @@ struct PlexRoutes {
             return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
                             body: .init(byteBuffer: ByteBuffer(bytes: image)))
         }
+    }
+
+    func collectionElement(_ collection: PlexCatalogue.Collection) -> MediaContainer.Element {
+        .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
+            ("ratingKey", collection.ratingKey), ("key", "/library/collections/\(collection.ratingKey)/children"),
+            ("type", "collection"), ("subtype", "album"), ("title", collection.title),
+            ("childCount", "\(collection.albumKeys.count)"), ("thumb", collection.thumb ?? ""), ("librarySectionID", 1),
+        ])
     }
 
     func albumElement(_ album: PlexCatalogue.Album) -> MediaContainer.Element {
