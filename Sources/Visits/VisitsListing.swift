@@ -48,11 +48,6 @@ public struct VisitsListing: Sendable {
         let store = self.store
         let renderer = self.renderer
         var changes: VisitChanges?
-        let cached: CachedThenRefresh<[Visit]>.Cached = switch store.state() {
-        case let .fresh(entry, age): .fresh(entry.visits, age: age)
-        case let .stale(entry, age): .stale(entry.visits, age: age)
-        case .missing: .missing
-        }
         let flow = CachedThenRefresh<[Visit]>(
             mode: mode, offline: offline, io: renderer.output.io, noun: "visits",
             fetch: { _ in try await store.fetch() },
@@ -71,7 +66,7 @@ public struct VisitsListing: Sendable {
             },
             notice: renderer.notice,
             startBackgroundRefresh: startBackgroundRevalidation)
-        switch try await flow.run(cached, refresh: refresh) {
+        switch try await flow.run(store.state(), refresh: refresh) {
         case .cached: return .cached(changes: changes)
         case .refreshingInBackground: return .revalidatingInBackground
         case .fetched: return .fetched

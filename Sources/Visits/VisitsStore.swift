@@ -8,15 +8,6 @@ public struct VisitsStore: Sendable {
     /// 5 minutes by default (config key `visits.ttl`).
     public static let defaultTTL: Duration = .seconds(300)
 
-    /// The cache as of now.
-    public enum CacheState: Sendable, Equatable {
-        /// Within the TTL.
-        case fresh(VisitsCache.Entry, age: TimeInterval)
-        /// Past the TTL.
-        case stale(VisitsCache.Entry, age: TimeInterval)
-        case missing
-    }
-
     public let cache: VisitsCache
     public let ttl: Duration
     let api: @Sendable () async throws -> any VisitsAPI
@@ -45,17 +36,18 @@ public struct VisitsStore: Sendable {
             api: { VisitsRESTClient(client: try await env.client(for: .api), readPolicy: VisitsListing.readPolicy) })
     }
 
-    /// Whether the cache is fresh, stale or missing.
-    public func state() -> CacheState {
+    /// The cached visits as the shared ``CachedThenRefresh`` sees them: fresh within the TTL,
+    /// stale past it, or missing.
+    public func state() -> CachedThenRefresh<[Visit]>.Cached {
         guard let entry = cache.load() else { return .missing }
         let age = now().timeIntervalSince(entry.savedAt)
         let ttlSeconds = TimeInterval(ttl.components.seconds)
         if age >= 0, age < ttlSeconds {
             logger.debug("cache age \(Int(age)) s (valid)")
-            return .fresh(entry, age: age)
+            return .fresh(entry.visits, age: age)
         }
         logger.debug("cache expired (age \(Int(age)) s)")
-        return .stale(entry, age: age)
+        return .stale(entry.visits, age: age)
     }
 
     /// Fetches the list and saves it.

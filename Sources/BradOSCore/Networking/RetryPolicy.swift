@@ -29,8 +29,6 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The standard policy.
     public static let standard = RetryPolicy()
-    /// No retries at all (background revalidation, probes).
-    public static let none = RetryPolicy(maxRetries: 0)
 
     /// The wait before retry number `retry` (0-based), given a random value in 0…1.
     /// A server's `Retry-After` replaces the computed backoff.
