@@ -41,6 +41,54 @@ struct BlobCacheTests {
         #expect(try reopened.stats().bytes == 5000)
     }
 
+    @Test("evicted files are emptied and reused by later writes; the index still matches the files")
+    func evictedFilesAreRecycled() throws {
+        let dir = TemporaryDirectory()
+        let clock = ManualClock()
+        let blobs = try cache(dir, capacity: 10_000, clock: clock)
+        for index in 0..<5 {
+            try blobs.store(Self.png(2_400, seed: UInt8(index)), for: BlobKey(bucket: "1024", identifier: "k\(index)"))
+            clock.advance(by: .seconds(1))
+        }
+        let spareFolder = dir.url.appendingPathComponent(".spare")
+        let spares = FileSystem.regularFiles(under: spareFolder)
+        #expect(spares.count == 2) // 12 000 > 10 000: evicted down to 8 000, the two oldest
+        #expect(spares.allSatisfy { $0.size == 0 })
+        // The next write refills a spare instead of creating a file.
+        try blobs.store(Self.png(1_000, seed: 7), for: BlobKey(bucket: "2048", identifier: "new"))
+        #expect(FileSystem.regularFiles(under: spareFolder).count == 1)
+        #expect(try blobs.data(for: BlobKey(bucket: "2048", identifier: "new")) == Self.png(1_000, seed: 7))
+        let stats = try blobs.stats()
+        let onDisk = ["1024", "2048"].flatMap { FileSystem.regularFiles(under: dir.url.appendingPathComponent($0)) }
+        #expect(onDisk.count == stats.entries && onDisk.reduce(0) { $0 + $1.size } == stats.bytes)
+        #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: "k4")) == Self.png(2_400, seed: 4))
+    }
+
+    @Test("a reused spare larger than the new blob is cut to the blob's size")
+    func reusedSpareIsTruncated() throws {
+        let dir = TemporaryDirectory()
+        let spare = dir.url.appendingPathComponent("spare")
+        try Data(repeating: 0xAB, count: 5_000).write(to: spare)
+        let target = dir.url.appendingPathComponent("blob")
+        let temporary = try AtomicFile.prepareTemporary(Self.png(100), for: target, reusing: spare)
+        #expect(try Data(contentsOf: temporary) == Self.png(100))
+        #expect(!FileManager.default.fileExists(atPath: spare.path))
+        // A spare another process already claimed: a new file is created instead.
+        let second = try AtomicFile.prepareTemporary(Self.png(50), for: target, reusing: spare)
+        #expect(try Data(contentsOf: second) == Self.png(50))
+    }
+
+    @Test("spares left by earlier processes are adopted, and trimmed to the pool's limit")
+    func sparesAdoptedAndBounded() throws {
+        let dir = TemporaryDirectory()
+        let folder = dir.url.appendingPathComponent(".spare")
+        try FileSystem.createDirectory(folder)
+        for index in 0..<10 { try Data().write(to: folder.appendingPathComponent("s\(index)")) }
+        let pool = SparePool(directory: folder, limit: 4)
+        #expect(FileSystem.regularFiles(under: folder).count == 4)
+        #expect(pool.take() != nil)
+    }
+
     @Test("eviction follows last access: a recently read entry survives, the least recently read goes first")
     func lruByAccess() throws {
         let dir = TemporaryDirectory()

@@ -50,15 +50,28 @@ public enum AtomicFile {
     /// Writes `data` to a new temp file beside `url` (not synced) and returns it; the caller
     /// renames it into place (or removes it).
     /// - Throws: ``StorageError/io(operation:path:errno:)``.
-    public static func prepareTemporary(_ data: Data, for url: URL, mode: mode_t = 0o600) throws -> URL {
+    public static func prepareTemporary(_ data: Data, for url: URL, mode: mode_t = 0o600, reusing spare: URL? = nil) throws -> URL {
         let directory = url.deletingLastPathComponent()
         try FileSystem.createDirectory(directory)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UInt32.random(in: .min ... .max))")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        var fd: Int32 = -1
+        var reused = false
+        // An emptied file to refill (see the blob cache's spare pool): claimed by a rename, so
+        // a spare another process took first is skipped, and a new file is created instead.
+        // Not opened with O_TRUNC: truncating to zero makes ext4 start writeback on close.
+        if let spare, rename(spare.path, temporary.path) == 0 {
+            fd = open(temporary.path, O_WRONLY | O_CLOEXEC)
+            if fd >= 0 { fchmod(fd, mode); reused = true } else { unlink(temporary.path) }
+        }
+        if fd < 0 { fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
         defer { close(fd) }
         do {
             try writeAll(data, to: fd, path: temporary.path)
+            var info = stat()
+            if reused, fstat(fd, &info) == 0, Int(info.st_size) > data.count, ftruncate(fd, off_t(data.count)) != 0 {
+                throw StorageError.io(operation: "truncate", path: temporary.path, errno: errno)
+            }
         } catch {
             unlink(temporary.path)
             throw error
