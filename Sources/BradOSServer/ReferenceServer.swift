@@ -35,6 +35,9 @@ public struct ReferenceServer: Sendable {
         MealPlanRoutes(database: database, auth: auth, seed: configuration.seed).register(on: router)
         VisitRoutes(database: database, auth: auth).register(on: router)
         PlexRoutes(catalogue: catalogue, database: database).register(on: router)
+        let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
+        supabase.register(on: router)
+        CoachRoutes(database: database, auth: supabase).register(on: router)
         if configuration.admin { AdminRoutes(state: admin).register(on: router) }
         return router
     }

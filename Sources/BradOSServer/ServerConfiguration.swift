@@ -16,9 +16,15 @@ public struct ServerConfiguration: Sendable {
     public var tokenTTL: Int
     /// Serve `/_admin/stats` and `/_admin/faults`: off by default.
     public var admin: Bool
+    /// The Supabase project's `anon` API key every `/auth/v1` and `/rest/v1` request must carry.
+    public var supabaseAnonKey: String
+
+    /// The anon key of the reference server (and brados's default `coach.anon-key`).
+    public static let defaultAnonKey = "brados-reference-anon-key"
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL? = nil, seedDemo: Bool = true,
-                seed: Int = 0, tokenTTL: Int = 3600, admin: Bool = false) {
+                seed: Int = 0, tokenTTL: Int = 3600, admin: Bool = false,
+                supabaseAnonKey: String = ServerConfiguration.defaultAnonKey) {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -26,5 +32,6 @@ public struct ServerConfiguration: Sendable {
         self.seed = seed
         self.tokenTTL = tokenTTL
         self.admin = admin
+        self.supabaseAnonKey = supabaseAnonKey
     }
 }

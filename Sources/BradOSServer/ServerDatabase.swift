@@ -41,6 +41,11 @@ public final class ServerDatabase: Sendable {
         }
         MealPlanRoutes.migrate(&migrator)
         VisitRoutes.migrate(&migrator)
+        migrator.registerMigration("v4-sessions") { db in
+            // Supabase Auth sessions: the tokens of one sign-in share a session id.
+            try db.alter(table: "token") { t in t.add(column: "session", .text) }
+        }
+        CoachRoutes.migrate(&migrator)
         return migrator
     }
 
@@ -111,6 +116,55 @@ public final class ServerDatabase: Sendable {
             guard !(row["used"] as Bool), (row["tokenExpiresAt"] as Double) > now.timeIntervalSince1970 else { return nil }
             try db.execute(sql: "UPDATE token SET used = 1 WHERE token = ?", arguments: [token])
             return Self.user(row)
+        }
+    }
+
+    /// Stores an access token and a refresh token issued together for one session.
+    public func storeTokens(access: String, refresh: String, userID: String, accessTTL: Int, session: String, now: Date = Date()) throws {
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO token (token, userId, kind, expiresAt, session) VALUES (?, ?, 'access', ?, ?)",
+                           arguments: [access, userID, now.timeIntervalSince1970 + Double(accessTTL), session])
+            try db.execute(sql: "INSERT INTO token (token, userId, kind, expiresAt, session) VALUES (?, ?, 'refresh', ?, ?)",
+                           arguments: [refresh, userID, now.timeIntervalSince1970 + 30 * 86400, session])
+        }
+    }
+
+    /// What spending a refresh token gave.
+    public enum Rotation: Sendable, Equatable {
+        case rotated(User, session: String)
+        case reused
+        case unknown
+    }
+
+    /// Spends a refresh token for the next one of its session (rotation).
+    public func rotateRefreshToken(_ token: String, now: Date = Date()) throws -> Rotation {
+        try writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT user.*, token.used AS used, token.expiresAt AS tokenExpiresAt, token.session AS session
+                FROM token JOIN user ON user.id = token.userId WHERE token.token = ? AND token.kind = 'refresh'
+                """, arguments: [token]) else { return .unknown }
+            if row["used"] as Bool { return .reused }
+            guard (row["tokenExpiresAt"] as Double) > now.timeIntervalSince1970 else { return .unknown }
+            try db.execute(sql: "UPDATE token SET used = 1 WHERE token = ?", arguments: [token])
+            return .rotated(Self.user(row), session: (row["session"] as String?) ?? UUID().uuidString.lowercased())
+        }
+    }
+
+    /// Supabase sign-out: revokes the refresh tokens of this session (`local`), of every
+    /// other session (`others`) or of all the user's sessions (`global`, the default).
+    public func signOut(userID: String, accessToken: String, scope: String) throws {
+        try writer.write { db in
+            let session = try String.fetchOne(db, sql: "SELECT session FROM token WHERE token = ?", arguments: [accessToken])
+            switch scope {
+            case "local":
+                try db.execute(sql: "UPDATE token SET used = 1 WHERE kind = 'refresh' AND userId = ? AND session = ?", arguments: [userID, session])
+                try db.execute(sql: "UPDATE token SET expiresAt = 0 WHERE token = ?", arguments: [accessToken])
+            case "others":
+                try db.execute(sql: "UPDATE token SET used = 1 WHERE kind = 'refresh' AND userId = ? AND session IS NOT ?", arguments: [userID, session])
+            default:
+                try db.execute(sql: "UPDATE token SET used = 1 WHERE kind = 'refresh' AND userId = ?", arguments: [userID])
+                try db.execute(sql: "UPDATE token SET expiresAt = 0 WHERE token = ?", arguments: [accessToken])
+            }
         }
     }
 

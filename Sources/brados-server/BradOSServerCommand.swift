@@ -22,6 +22,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed data set: demo or none.", valueName: "name")) var seed = "demo"
     @Option(help: "Number that varies the generated demo content.") var seedValue = 0
     @Option(help: ArgumentHelp("Access-token lifetime in seconds.", valueName: "seconds")) var tokenTTL = 3600
+    @Option(help: ArgumentHelp("The Supabase anon API key /auth/v1 and /rest/v1 require.", valueName: "key"))
+    var anonKey = ServerConfiguration.defaultAnonKey
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
     @Option(help: ArgumentHelp("Exit after this many seconds (so test servers stop by themselves).", valueName: "seconds"))
     var lifetime: Int?
@@ -38,7 +40,7 @@ struct BradOSServerCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         let server = try ReferenceServer(configuration: ServerConfiguration(
             host: host, port: port, dataDirectory: dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
-            seedDemo: seed == "demo", seed: seedValue, tokenTTL: tokenTTL, admin: admin))
+            seedDemo: seed == "demo", seed: seedValue, tokenTTL: tokenTTL, admin: admin, supabaseAnonKey: anonKey))
         let host = self.host
         let app = server.makeApplication(logger: logger) { port in
             FileHandle.standardOutput.write(Data("brados-server listening on http://\(host):\(port)\n".utf8))
