@@ -60,6 +60,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "Coach",
+            dependencies: [
+                "BradOSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The reference server (library) and its thin executable.
         // zlib, for the reference server's generated PNG artwork.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -89,13 +98,14 @@ let package = Package(
                 "MealPlan",
                 "Visits",
                 "Library",
+                "Coach",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmark driver for bench/ (the artwork cache side of the diskcache comparison).
         .executableTarget(
             name: "brados-bench",
-            dependencies: ["BradOSCore"]
+            dependencies: ["BradOSCore", "Coach"]
         ),
         .target(
             name: "TestSupport",
@@ -119,6 +129,10 @@ let package = Package(
         .testTarget(
             name: "LibraryTests",
             dependencies: ["Library", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CoachTests",
+            dependencies: ["Coach", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",

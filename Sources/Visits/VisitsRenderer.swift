@@ -78,11 +78,7 @@ public struct VisitsRenderer: Sendable {
     public func notice(_ text: String) { output.notice(text) }
 
     /// `2026-11-21 14:30` in the local time zone.
-    static func when(_ date: Date) -> String {
-        let text = date.formatted(Date.ISO8601FormatStyle(timeZone: .current).year().month().day().dateSeparator(.dash)
-            .dateTimeSeparator(.space).time(includingFractionalSeconds: false).timeSeparator(.colon))
-        return String(text.prefix(16))
-    }
+    static func when(_ date: Date) -> String { Format.minute(date) }
 
     static func short(_ text: String, _ limit: Int) -> String {
         let line = text.split(separator: "\n").first.map(String.init) ?? ""

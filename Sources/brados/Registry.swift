@@ -1,4 +1,5 @@
 import BradOSCore
+import Coach
 import Library
 import MealPlan
 import Visits
@@ -9,5 +10,6 @@ enum Registry {
         MealPlanPlugin(),
         VisitsPlugin(),
         LibraryPlugin(),
+        CoachPlugin(),
     ]
 }

@@ -60,13 +60,17 @@ public struct AuthService: Sendable {
     public func logout() async throws -> LogoutReport {
         let credentials = env.credentials.load()
         var revoked = false
-        if let account = credentials.account, !env.isOffline {
+        // Every session is revoked where it was issued: the account's, then each service's own.
+        let sessions = [(Service.api, credentials.account)] + credentials.services.compactMap { name, credential in
+            Service(rawValue: name).map { ($0, Optional(credential)) }
+        }
+        for case let (service, credential?) in sessions where !env.isOffline {
             do {
-                let server = try await env.network.baseURL(for: .api)
-                try await env.network.account(for: .api).logout(account, server: server, transport: env.network.httpTransport)
+                let server = try await env.network.baseURL(for: service)
+                try await env.network.account(for: service).logout(credential, server: server, transport: env.network.httpTransport)
                 revoked = true
             } catch {
-                env.logger.info("could not revoke the session on the server; erasing locally anyway")
+                env.logger.info("could not revoke the \(service.rawValue) session on the server; erasing locally anyway")
             }
         }
         // Under the refresh lock, so a renewal in another process cannot write the tokens back.

@@ -45,7 +45,8 @@ public struct AppEnvironment: Sendable {
         network = NetworkAccess(
             settings: settings, paths: paths, profile: profile.name,
             transport: settings.isOffline ? OfflineTransport() : (transport ?? AsyncHTTPTransport()),
-            embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now)
+            embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
+            accounts: plugins.reduce(into: [:]) { accounts, plugin in accounts.merge(plugin.accountProtocols(settings, now: now)) { first, _ in first } })
     }
 
     /// The environment of a command run from the `brados` executable.

@@ -35,6 +35,13 @@ public enum Format {
         Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash).format(date)
     }
 
+    /// `2026-11-21 14:30` in the local time zone.
+    public static func minute(_ date: Date, timeZone: TimeZone = .current) -> String {
+        let text = date.formatted(Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash)
+            .dateTimeSeparator(.space).time(includingFractionalSeconds: false).timeSeparator(.colon))
+        return String(text.prefix(16))
+    }
+
     /// `250 ms`, `1.5 s`.
     public static func duration(_ duration: Duration) -> String {
         let ms = duration.milliseconds

@@ -53,6 +53,13 @@ public final class Spinner: Sendable {
         }
     }
 
+    /// Runs `body` with a spinner showing `message` (when `enabled` and stderr is a terminal).
+    public static func run<T>(_ message: String, io: any TerminalIO, enabled: Bool = true, _ body: () async throws -> T) async rethrows -> T {
+        let spinner = enabled ? Spinner(io: io, message: message) : nil
+        defer { spinner?.stop() }
+        return try await body()
+    }
+
     /// Stops and erases the spinner line.
     public func stop() {
         guard let task else { return }

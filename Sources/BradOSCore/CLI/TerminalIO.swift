@@ -20,10 +20,23 @@ public protocol TerminalIO: Sendable {
     var environment: [String: String] { get }
     /// The terminal's size when stdout is one (rows, columns).
     var terminalSize: (rows: Int, columns: Int)? { get }
+    /// Whether standard input is a terminal (a person can answer a question).
+    var isInputTerminal: Bool { get }
+    /// Reads one line from standard input (without its newline); `nil` at end of input.
+    func readLine() -> String?
 }
 
 extension TerminalIO {
     public var terminalSize: (rows: Int, columns: Int)? { nil }
+    public var isInputTerminal: Bool { false }
+    public func readLine() -> String? { nil }
+
+    /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
+    public func confirm(_ question: String) -> Bool {
+        writeError("\(question) [y/N] ")
+        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return answer == "y" || answer == "yes"
+    }
 }
 
 /// The real process streams.
@@ -35,6 +48,8 @@ public struct StandardIO: TerminalIO {
     public var isOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
     public var isErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     public func readInput() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
+    public var isInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+    public func readLine() -> String? { Swift.readLine(strippingNewline: true) }
     public var environment: [String: String] { ProcessInfo.processInfo.environment }
     public var terminalSize: (rows: Int, columns: Int)? {
         var size = winsize()

@@ -114,7 +114,8 @@ public struct APIClient: Sendable {
         return nil
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A short description of a decoding failure (which field, what was wrong).
+    public static func describe(_ error: any Error) -> String {
         switch error as? DecodingError {
         case let .keyNotFound(key, context)?: "missing field '\(Self.path(context.codingPath + [key]))'"
         case let .typeMismatch(_, context)?: "wrong type at '\(Self.path(context.codingPath))'"

@@ -25,7 +25,9 @@ public actor NetworkAccess {
     static let demoPassword = "demo"
 
     init(settings: Settings, paths: Paths, profile: ProfileName, transport: any HTTPTransport, embedded: (any EmbeddedBackend)?,
-         retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date) {
+         retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date,
+         accounts: [Service: any AccountProtocol] = [:]) {
+        self.accounts = accounts
         self.settings = settings
         self.paths = paths
         self.profile = profile
@@ -77,7 +79,7 @@ public actor NetworkAccess {
         let base = try await baseURL(for: service)
         let store = CredentialStore(paths: paths, profile: profile, logger: logger)
         if usesEmbedded(service), store.load().credential(for: service) == nil {
-            try await signInDemo(store: store, server: base)
+            try await signInDemo(service: service, store: store, server: base)
         }
         // A session only ever goes to the server that issued it (so it also renews there).
         if let credential = store.load().credential(for: service), !credential.isIssued(by: base, embedded: usesEmbedded(service)) {
@@ -91,13 +93,18 @@ public actor NetworkAccess {
                          authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
     }
 
-    private func signInDemo(store: CredentialStore, server: URL) async throws {
-        var credential = try await BradOSAccountProtocol(now: now).login(
+    /// Signs the profile in as the demo user of the embedded backend, through the service's
+    /// own sign-in protocol when it has one (the session then belongs to that service only).
+    private func signInDemo(service: Service, store: CredentialStore, server: URL) async throws {
+        let ownProtocol = accounts[service]
+        var credential = try await account(for: service).login(
             user: Self.demoUser, password: Self.demoPassword, server: server, transport: transport)
         credential.server = Credential.embeddedServer
-        var credentials = store.load()
-        credentials.account = credential
-        try store.save(credentials)
+        try FileLock.withExclusiveLock(at: store.lockURL) {
+            var credentials = store.load()
+            if ownProtocol != nil { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
+            try store.save(credentials)
+        }
         output.notice("signed profile '\(profile)' in as the demo user.")
     }
 }

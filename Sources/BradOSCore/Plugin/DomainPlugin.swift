@@ -19,6 +19,9 @@ public protocol DomainPlugin: Sendable {
     var dataVersion: Int { get }
     /// Configuration keys the domain adds (e.g. a TTL): none by default.
     var configKeys: [ConfigKey] { get }
+    /// Sign-in protocols for services the domain talks to whose real servers do not sign in
+    /// the BradOS way (e.g. Supabase Auth for the coach): none by default.
+    func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol]
     /// The folders the domain owns in a profile.
     func folders(in profile: ProfileScope) -> [URL]
     /// Files, bytes and the newest write in the domain's folders.
@@ -69,6 +72,7 @@ public struct ExportFile: Sendable, Equatable {
 extension DomainPlugin {
     public var dataVersion: Int { 1 }
     public var configKeys: [ConfigKey] { [] }
+    public func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol] { [:] }
 
     public func folders(in profile: ProfileScope) -> [URL] {
         [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]

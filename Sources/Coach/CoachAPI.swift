@@ -1,0 +1,107 @@
+import BradOSCore
+import Foundation
+
+/// The coach's remote data. The default is ``PostgRESTCoachClient``; tests inject doubles.
+public protocol CoachAPI: Sendable {
+    /// Every conversation of the user, most recently updated first.
+    func conversations(userID: String) async throws -> [Conversation]
+    /// Every message of a conversation, oldest first (ties by id).
+    func messages(conversationID: String) async throws -> [Message]
+    /// Deletes a conversation (its messages go with it); `false` when the server has no such row.
+    func deleteConversation(id: String) async throws -> Bool
+    /// The user's context profile, if they have one.
+    func contextProfile(userID: String) async throws -> ContextProfile?
+}
+
+/// PostgREST over the core ``APIClient`` (retries, token renewal, error mapping).
+///
+/// Lists are read page by page with `Range`/`Range-Unit: items` and `Prefer: count=exact`,
+/// following `Content-Range` (`0-499/2400`) until every row is in, whatever page size the
+/// server caps responses at. A row seen twice (the data moved between pages) is kept once.
+public struct PostgRESTCoachClient: CoachAPI {
+    public let client: APIClient
+    public var pageSize: Int
+
+    public init(client: APIClient, pageSize: Int = 500) {
+        self.client = client
+        self.pageSize = pageSize
+    }
+
+    public func conversations(userID: String) async throws -> [Conversation] {
+        try await all("conversations", [("select", "*"), ("user_id", "eq.\(userID)"), ("order", "updated_at.desc,id.asc")])
+    }
+
+    public func messages(conversationID: String) async throws -> [Message] {
+        try await all("messages", [("select", "id,conversation_id,role,content,created_at"), ("conversation_id", "eq.\(conversationID)"),
+                                   ("order", "created_at.asc,id.asc")])
+    }
+
+    public func deleteConversation(id: String) async throws -> Bool {
+        let request = APIRequest(method: "DELETE", path: "/rest/v1/conversations", query: [("id", "eq.\(id)"), ("select", "id")],
+                                 headers: [("Prefer", "return=representation")])
+        // Retried like any request: a delete by filter is idempotent.
+        let response = try await client.send(request)
+        struct Deleted: Decodable { var id: String }
+        let rows = try decode([Deleted].self, response.body, path: request.path)
+        return rows.contains { $0.id == id }
+    }
+
+    public func contextProfile(userID: String) async throws -> ContextProfile? {
+        let request = APIRequest.get("/rest/v1/context_profiles", query: [("select", "*"), ("user_id", "eq.\(userID)"), ("limit", "1")])
+        let response = try await client.send(request)
+        return try decode([ContextProfile].self, response.body, path: request.path).first
+    }
+
+    /// Every row of a query, page by page.
+    func all<Row: Decodable & Identifiable>(_ table: String, _ query: [(name: String, value: String)]) async throws -> [Row]
+    where Row.ID == String {
+        var rows: [Row] = []
+        var seen = Set<String>()
+        var offset = 0
+        let path = "/rest/v1/\(table)"
+        while true {
+            let request = APIRequest(method: "GET", path: path, query: query, headers: [
+                ("Range-Unit", "items"), ("Range", "\(offset)-\(offset + pageSize - 1)"), ("Prefer", "count=exact"),
+            ])
+            let response = try await client.send(request)
+            let page = try decode([Row].self, response.body, path: path)
+            for row in page where seen.insert(row.id).inserted { rows.append(row) }
+            let range = ContentRange(response.header("Content-Range"))
+            offset += page.count
+            if page.isEmpty { break }
+            if let total = range?.total {
+                if offset >= total { break }
+            } else if page.count < pageSize {
+                break
+            }
+        }
+        return rows
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ body: Data, path: String) throws -> T {
+        do { return try SupabaseJSON.decoder().decode(T.self, from: body) } catch {
+            throw NetworkError.invalidResponse(path: path, detail: APIClient.describe(error))
+        }
+    }
+}
+
+/// A PostgREST `Content-Range`: `0-499/2400`, `0-499/*`, `*/0`.
+public struct ContentRange: Equatable, Sendable {
+    public var first: Int?
+    public var last: Int?
+    public var total: Int?
+
+    public init?(_ header: String?) {
+        guard let header, let slash = header.lastIndex(of: "/") else { return nil }
+        let range = header[..<slash].trimmingCharacters(in: .whitespaces)
+        let total = header[header.index(after: slash)...].trimmingCharacters(in: .whitespaces)
+        self.total = Int(total)
+        if total != "*", self.total == nil { return nil }
+        if range != "*" {
+            let bounds = range.split(separator: "-")
+            guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]) else { return nil }
+            self.first = first
+            self.last = last
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import BradOSCore
+
+/// Failures of the coach domain.
+public enum CoachError: BradOSError {
+    /// No conversation with this id (or id prefix) on the server or in the cache.
+    case conversationNotFound(id: String)
+    /// An id prefix that matches several cached conversations.
+    case ambiguousID(prefix: String, matches: [String])
+    /// Offline, and nothing of this kind was ever cached.
+    case notCached(what: String, reason: String)
+    /// The session has no Supabase user id to scope the data with.
+    case noUserID(profile: String)
+    /// The Supabase project refused the API key (`coach.anon-key`).
+    case apiKeyRejected(message: String)
+    /// `coach delete` in a script without `--yes`, or the person said no.
+    case notConfirmed(id: String, interactive: Bool)
+
+    public var summary: String {
+        switch self {
+        case let .conversationNotFound(id): "There is no conversation \(id)."
+        case let .ambiguousID(prefix, matches):
+            "The id '\(prefix)' matches \(matches.count) conversations: \(matches.prefix(5).joined(separator: ", "))\(matches.count > 5 ? ", …" : "")."
+        case let .notCached(what, reason): "There is no cached copy of \(what) to use offline, and the server could not be asked (\(reason))."
+        case let .noUserID(profile): "The session of profile '\(profile)' has no user id."
+        case let .apiKeyRejected(message): "The Supabase project refused brados's API key (\(message))."
+        case let .notConfirmed(id, interactive): interactive ? "Kept conversation \(id)." : "Deleting conversation \(id) needs confirmation."
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .conversationNotFound: "List conversations and their ids with `brados coach conversations`."
+        case .ambiguousID: "Give more characters of the id."
+        case .notCached: "Connect to the network and run the command once; it is then available offline."
+        case .noUserID: "Sign in again with `brados auth login --service supabase`."
+        case .apiKeyRejected: "Set the project's anon key: `brados config set coach.anon-key KEY` (Supabase dashboard → Settings → API)."
+        case let .notConfirmed(_, interactive): interactive ? nil : "Pass --yes to delete without a question (scripts)."
+        }
+    }
+
+    public var kind: FailureKind {
+        switch self {
+        case .conversationNotFound: .notFound
+        case .ambiguousID: .usage
+        case .notCached: .offline
+        case .noUserID: .authRequired
+        case .apiKeyRejected: .authRequired
+        case let .notConfirmed(_, interactive): interactive ? .general : .usage
+        }
+    }
+}

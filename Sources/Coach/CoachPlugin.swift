@@ -1,0 +1,85 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The coach domain: coaching conversations and messages from Supabase (PostgREST +
+/// Supabase Auth), kept in SQLite for offline browsing.
+public struct CoachPlugin: DomainPlugin {
+    public static let domainName = "coach"
+    public static let anonKeyKey = "coach.anon-key"
+    public static let contextTTLKey = "coach.context-ttl"
+    /// The anon key of the reference server (`brados-server --anon-key`).
+    public static let referenceAnonKey = "brados-reference-anon-key"
+
+    public init() {}
+    public var name: String { Self.domainName }
+    public var summary: String { "Coach conversations from Supabase, kept in SQLite for offline browsing." }
+    public var command: any ParsableCommand.Type { CoachCommand.self }
+
+    public var configKeys: [ConfigKey] {
+        [ConfigKey(name: Self.anonKeyKey, summary: "The Supabase project's anon API key (sent as `apikey`)",
+                   environmentVariable: "BRADOS_COACH_ANON_KEY", defaultValue: Self.referenceAnonKey,
+                   validate: { $0.isEmpty ? "a non-empty key" : nil }),
+         ConfigKey(name: Self.contextTTLKey, summary: "How long a cached context profile counts as fresh",
+                   environmentVariable: "BRADOS_COACH_CONTEXT_TTL", defaultValue: "1h", validate: ConfigKey.durationValidator)]
+    }
+
+    public func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol] {
+        [.supabase: SupabaseAccountProtocol(anonKey: Self.anonKey(settings), now: now)]
+    }
+
+    static func anonKey(_ settings: Settings) -> String { settings.resolve(anonKeyKey).value ?? referenceAnonKey }
+
+    /// `<profile data>/coach/coach.sqlite`.
+    public static func databaseURL(_ profile: ProfileScope) -> URL {
+        profile.dataDirectory(for: domainName).appendingPathComponent("coach.sqlite")
+    }
+}
+
+extension CoachStore {
+    /// The store of the command's profile: its database (opened on first use), its Supabase
+    /// session, and `coach.context-ttl`.
+    /// - Throws: ``ConfigError`` for an invalid TTL.
+    public static func live(_ env: AppEnvironment) throws -> CoachStore {
+        let setting = env.settings.resolve(CoachPlugin.contextTTLKey)
+        guard let ttl = setting.value.flatMap(parseDuration) else {
+            throw ConfigError.invalidValue(key: CoachPlugin.contextTTLKey, value: setting.value ?? "", expected: "a duration such as 30m or 1h")
+        }
+        let opener = DatabaseOpener(url: CoachPlugin.databaseURL(env.profile), logger: env.logger)
+        let anonKey = CoachPlugin.anonKey(env.settings)
+        let credentials = env.credentials
+        return CoachStore(
+            database: { try opener.database() },
+            offline: env.isOffline, contextTTL: ttl, profile: env.profile.name.rawValue, now: env.now, logger: env.logger,
+            userID: { credentials.load().credential(for: .supabase)?.userID },
+            api: {
+                // Every Supabase request carries the project's key; the user's JWT goes as a bearer token.
+                var client = try await env.client(for: .supabase)
+                client.defaultHeaders = [("apikey", anonKey)]
+                return PostgRESTCoachClient(client: client)
+            })
+    }
+}
+
+/// Opens the coach database once, on first use (commands that never touch it never open it).
+final class DatabaseOpener: Sendable {
+    let url: URL
+    let logger: Logger
+    private let opened = Mutex<CoachDatabase?>(nil)
+
+    init(url: URL, logger: Logger) {
+        self.url = url
+        self.logger = logger
+    }
+
+    func database() throws -> CoachDatabase {
+        try opened.withLock { database in
+            if let database { return database }
+            let created = try CoachDatabase(url: url, logger: logger)
+            database = created
+            return created
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import BradOSCore
+import Foundation
+
+/// Human and JSON output of the coach domain. JSON documents carry the same model types
+/// whatever the source, plus `source: {kind: network|cache, ageSeconds, reason}`.
+public struct CoachRenderer: Sendable {
+    let output: Output
+    let contextTTL: Duration
+
+    public init(output: Output, contextTTL: Duration = CoachStore.defaultContextTTL) {
+        self.output = output
+        self.contextTTL = contextTTL
+    }
+
+    struct SourceInfo: Encodable {
+        var kind: String
+        var ageSeconds: Int?
+        var reason: String?
+
+        init(_ source: CoachSource) {
+            switch source {
+            case .network: kind = "network"
+            case let .cache(age, reason):
+                kind = "cache"
+                ageSeconds = age.map { Int($0) }
+                self.reason = reason
+            }
+        }
+    }
+
+    /// `from the network`, `cached 2 h ago (offline mode)`.
+    func origin(_ source: CoachSource) -> String {
+        switch source {
+        case .network: "from the network"
+        case let .cache(age, reason):
+            "cached " + (age.map { Format.ago($0) } ?? "earlier") + (reason.map { " (\($0))" } ?? "")
+        }
+    }
+
+    /// Says on stderr that the data are the cached copy, and why (only when the network failed or is off).
+    func noteFallback(_ source: CoachSource) {
+        guard case let .cache(age, reason?) = source, reason != CoachStore.offlineReason else { return }
+        output.notice("showing the copy cached \(age.map { Format.ago($0) } ?? "earlier"): \(reason)")
+    }
+
+    public func conversations(_ conversations: [Conversation], source: CoachSource) throws {
+        if output.format == .json {
+            struct Document: Encodable { var source: SourceInfo; var conversations: [Conversation] }
+            return try output.json(Document(source: SourceInfo(source), conversations: conversations))
+        }
+        noteFallback(source)
+        output.line(output.styled("\(conversations.count) conversation\(conversations.count == 1 ? "" : "s")", .bold)
+                    + " · " + output.styled(origin(source), .dim))
+        guard !conversations.isEmpty else { return output.line("No conversations yet.") }
+        output.table(Table(
+            headers: ["ID", "UPDATED", "MESSAGES", "DOMAIN", "TITLE"],
+            rows: conversations.map {
+                [String($0.id.prefix(8)), Format.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Self.short($0.title ?? "(untitled)", 40)]
+            },
+            rightAligned: [2]))
+        output.line(output.styled("Show one with `brados coach show ID` (the first 8 characters of the id are enough).", .dim))
+    }
+
+    public func conversation(_ conversation: Conversation, messages: [Message], shown: ArraySlice<Message>, source: CoachSource) throws {
+        if output.format == .json {
+            struct Document: Encodable { var source: SourceInfo; var conversation: Conversation; var messages: [Message] }
+            return try output.json(Document(source: SourceInfo(source), conversation: conversation, messages: Array(shown)))
+        }
+        noteFallback(source)
+        var headline = [output.styled(conversation.title ?? "(untitled)", .bold)]
+        if let domain = conversation.domain { headline.append(domain) }
+        headline.append("\(messages.count) message\(messages.count == 1 ? "" : "s")")
+        headline.append(output.styled(origin(source), .dim))
+        output.line(headline.joined(separator: " · "))
+        output.line(output.styled("id \(conversation.id)", .dim))
+        if shown.count < messages.count {
+            output.line(output.styled("… \(messages.count - shown.count) earlier messages (show all without --last)", .dim))
+        }
+        for message in shown {
+            let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
+            let prefix = "\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
+            let lines = message.content.split(separator: "\n", omittingEmptySubsequences: false)
+            output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + (lines.first.map(String.init) ?? ""))
+            let indent = String(repeating: " ", count: prefix.count)
+            for line in lines.dropFirst() { output.line(indent + line) }
+        }
+    }
+
+    public func context(_ profile: ContextProfile?, source: CoachSource) throws {
+        if output.format == .json {
+            struct Document: Encodable { var source: SourceInfo; var contextProfile: ContextProfile? }
+            return try output.json(Document(source: SourceInfo(source), contextProfile: profile))
+        }
+        noteFallback(source)
+        var origin = origin(source)
+        if case let .cache(age, nil) = source, let age { origin += " (fresh for \(Format.age(TimeInterval(contextTTL.components.seconds) - age)) more)" }
+        output.line(output.styled("Context profile", .bold) + " · " + output.styled(origin, .dim))
+        guard let profile else { return output.line("No context profile yet: it fills in as you talk with your coach.") }
+        output.line()
+        output.line(output.styled("VALUES", .bold))
+        if profile.values.isEmpty { output.line("  (none yet)") }
+        for value in profile.values { output.line("  • \(value.content)") }
+        output.line()
+        output.line(output.styled("GOALS", .bold))
+        if profile.goals.isEmpty { output.line("  (none yet)") }
+        for goal in profile.goals {
+            let details = [goal.domain, goal.status].compactMap { $0 }.joined(separator: ", ")
+            output.line("  • \(goal.content)" + (details.isEmpty ? "" : output.styled(" (\(details))", .dim)))
+        }
+        output.line()
+        output.line(output.styled("SITUATION", .bold))
+        let fields = profile.situation.fields
+        if fields.isEmpty { return output.line("  (nothing yet)") }
+        output.table(Table(headers: [], rows: fields.map { ["  \($0.label)", $0.value] }))
+    }
+
+    static func short(_ text: String, _ limit: Int) -> String {
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
+    }
+}

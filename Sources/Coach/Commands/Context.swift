@@ -1,0 +1,25 @@
+import ArgumentParser
+import BradOSCore
+
+extension CoachCommand {
+    /// Shows the context profile.
+    public struct Context: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Show what your coach knows about you: values, goals, situation (cached for 1 hour).")
+
+        @Flag(help: "Ask the server even if the cached profile is fresh.") var refresh = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            if refresh && global.offline { throw ValidationError("--refresh needs the network; it cannot go with --offline.") }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try CoachStore.live(env)
+            let result = try await store.contextProfile(refresh: refresh)
+            try CoachRenderer(output: env.output, contextTTL: store.contextTTL).context(result.profile, source: result.source)
+        }
+    }
+}

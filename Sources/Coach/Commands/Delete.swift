@@ -1,0 +1,35 @@
+import ArgumentParser
+import BradOSCore
+
+extension CoachCommand {
+    /// Deletes a conversation on the server, then from the local copy.
+    public struct Delete: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Delete a conversation on the server; once it is gone there, the cached copy goes too.",
+            discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.")
+
+        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.") var id: String
+        @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try CoachStore.live(env)
+            let resolved = try store.resolve(id)
+            if !yes {
+                guard env.io.isInputTerminal else { throw CoachError.notConfirmed(id: resolved, interactive: false) }
+                let title = store.cachedConversation(resolved).map { " '\($0.title ?? "untitled")' (\($0.messageCount) messages)" } ?? ""
+                guard env.io.confirm("Delete conversation \(resolved)\(title) on the server?") else {
+                    throw CoachError.notConfirmed(id: resolved, interactive: true)
+                }
+            }
+            let deleted = try await store.delete(resolved)
+            if env.output.format == .json {
+                struct Document: Encodable { var deleted: String; var title: String? }
+                return try env.output.json(Document(deleted: resolved, title: deleted?.title))
+            }
+            env.output.line("Deleted conversation \(resolved)\(deleted?.title.map { " (\($0))" } ?? "").")
+        }
+    }
+}
