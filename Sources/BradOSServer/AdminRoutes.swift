@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
 
-/// `/_admin/stats` and `/_admin/faults`, served only with `--admin`.
+/// `/_admin/stats`, `/_admin/faults` and `/_admin/expire-tokens`, served only with `--admin`.
 struct AdminRoutes {
     let state: AdminState
+    let database: ServerDatabase
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/_admin/stats") { _, _ in try JSON.response(await state.stats()) }
@@ -19,6 +20,11 @@ struct AdminRoutes {
         }
         router.delete("/_admin/faults") { _, _ in
             await state.clearFaults()
+            return Response(status: .noContent)
+        }
+        // Expires every access token now (refresh tokens stay valid), so tests see a 401 and a renewal without waiting.
+        router.post("/_admin/expire-tokens") { _, _ in
+            try database.writer.write { try $0.execute(sql: "UPDATE token SET expiresAt = 0 WHERE kind = 'access'") }
             return Response(status: .noContent)
         }
     }

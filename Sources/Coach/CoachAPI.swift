@@ -21,10 +21,16 @@ public protocol CoachAPI: Sendable {
 public struct PostgRESTCoachClient: CoachAPI {
     public let client: APIClient
     public var pageSize: Int
+    /// Reads have the local copy to fall back on, so they retry once, soon, instead of
+    /// making an offline user wait through the full backoff.
+    public var readPolicy: RetryPolicy
 
-    public init(client: APIClient, pageSize: Int = 500) {
+    public static let defaultReadPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(500))
+
+    public init(client: APIClient, pageSize: Int = 500, readPolicy: RetryPolicy = defaultReadPolicy) {
         self.client = client
         self.pageSize = pageSize
+        self.readPolicy = readPolicy
     }
 
     public func conversations(userID: String) async throws -> [Conversation] {
@@ -47,7 +53,8 @@ public struct PostgRESTCoachClient: CoachAPI {
     }
 
     public func contextProfile(userID: String) async throws -> ContextProfile? {
-        let request = APIRequest.get("/rest/v1/context_profiles", query: [("select", "*"), ("user_id", "eq.\(userID)"), ("limit", "1")])
+        var request = APIRequest.get("/rest/v1/context_profiles", query: [("select", "*"), ("user_id", "eq.\(userID)"), ("limit", "1")])
+        request.retry = readPolicy
         let response = try await client.send(request)
         return try decode([ContextProfile].self, response.body, path: request.path).first
     }
@@ -62,7 +69,7 @@ public struct PostgRESTCoachClient: CoachAPI {
         while true {
             let request = APIRequest(method: "GET", path: path, query: query, headers: [
                 ("Range-Unit", "items"), ("Range", "\(offset)-\(offset + pageSize - 1)"), ("Prefer", "count=exact"),
-            ])
+            ], retry: readPolicy)
             let response = try await client.send(request)
             let page = try decode([Row].self, response.body, path: path)
             for row in page where seen.insert(row.id).inserted { rows.append(row) }

@@ -70,6 +70,11 @@ public final class ServerProcess: @unchecked Sendable {
             headers: [("Content-Type", "application/json")], body: Data(json.utf8)))
     }
 
+    /// `POST /_admin/expire-tokens`: every access token expires now (refresh tokens stay valid).
+    public func expireAccessTokens() async throws {
+        _ = try await transport.send(HTTPRequest(method: "POST", url: url.appendingPathComponent("_admin/expire-tokens")))
+    }
+
     /// `DELETE /_admin/faults`.
     public func clearFaults() async throws {
         _ = try await transport.send(HTTPRequest(method: "DELETE", url: url.appendingPathComponent("_admin/faults")))
