@@ -1,6 +1,7 @@
 import BradOSCore
 import Foundation
 import GRDB
+import GRDBSQLite
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -294,18 +295,48 @@ public final class CoachDatabase: Sendable {
         }
     }
 
+    /// Binds each row straight through SQLite's C API: building GRDB's `StatementArguments`
+    /// (an array of `DatabaseValue` per row) was the difference between this and python's
+    /// `executemany` in `bench/coach_upsert.py`.
     static func upsert(_ messages: [Message], cachedAt: Date, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO message (remoteId, conversationId, role, content, createdAt, cachedAt) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(remoteId) DO UPDATE SET conversationId = excluded.conversationId, role = excluded.role,
                 content = excluded.content, createdAt = excluded.createdAt, cachedAt = excluded.cachedAt
             """)
+        let handle = statement.sqliteStatement
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        func bind(_ index: Int32, _ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    // An empty buffer may have no address; SQLite needs a pointer for an empty (not NULL) text.
+                    if let base = chars.baseAddress {
+                        _ = sqlite3_bind_text(handle, index, base, Int32(chars.count), transient)
+                    } else {
+                        _ = sqlite3_bind_text(handle, index, "", 0, transient)
+                    }
+                }
+            }
+        }
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
         let cached = cachedAt.timeIntervalSince1970
         for message in messages {
-            statement.setUncheckedArguments([
-                message.id, message.conversationId, message.role.rawValue, message.content, message.createdAt.timeIntervalSince1970, cached,
-            ])
-            try statement.execute()
+            sqlite3_reset(handle)
+            bind(1, message.id)
+            bind(2, message.conversationId)
+            bind(3, message.role.rawValue)
+            bind(4, message.content)
+            sqlite3_bind_double(handle, 5, message.createdAt.timeIntervalSince1970)
+            sqlite3_bind_double(handle, 6, cached)
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                    sql: statement.sql)
+            }
         }
     }
 

@@ -1,10 +1,13 @@
 import BradOSCore
 import Foundation
 
-/// Benchmark driver: replays a workload file through the core ``BlobCache`` and prints one
-/// JSON line of figures. Used by `bench/artwork_lru.py` next to python `diskcache`.
+/// Benchmark driver for the scripts in `bench/`: runs one workload through brados's own
+/// code and prints one JSON line of figures.
 ///
-///     brados-bench blobcache DIR WORKLOAD CAP_BYTES MEMORY_BYTES
+///     brados-bench blobcache DIR WORKLOAD CAP_BYTES MEMORY_BYTES   (bench/artwork_lru.py)
+///     brados-bench coach-schema FILE                                (bench/coach_upsert.py)
+///     brados-bench coach-upsert FILE ROWS
+///     brados-bench coach-list FILE CONVERSATIONS MESSAGES
 ///
 /// Workload lines: `put KEY SIZE` or `get KEY SIZE` (a get that misses puts the blob, as an
 /// artwork fetch would). Blob bytes are slices of one random pool, with a PNG signature.
@@ -12,6 +15,7 @@ import Foundation
 enum BradosBench {
     static func main() throws {
         let arguments = CommandLine.arguments
+        if arguments.count > 1, arguments[1].hasPrefix("coach-") { return try CoachBench.run(Array(arguments.dropFirst())) }
         guard arguments.count == 6, arguments[1] == "blobcache", let cap = Int64(arguments[4]), let memory = Int(arguments[5]) else {
             FileHandle.standardError.write(Data("usage: brados-bench blobcache DIR WORKLOAD CAP_BYTES MEMORY_BYTES\n".utf8))
             exit(64)

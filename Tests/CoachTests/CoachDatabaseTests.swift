@@ -84,12 +84,16 @@ struct CoachDatabaseTests {
         conversation.lastMessageAt = nil
         conversation.updatedAt = Date(timeIntervalSince1970: 1_800_000_123.456789)
         let messages = [Message(id: Fixtures.messageID(1, 0), conversationId: conversation.id, role: MessageRole(rawValue: "system"),
-                                content: "multi\nline ✓", createdAt: Date(timeIntervalSince1970: 1_800_000_000.000_001))]
+                                content: "multi\nline ✓", createdAt: Date(timeIntervalSince1970: 1_800_000_000.000_001)),
+                        Message(id: Fixtures.messageID(1, 1), conversationId: conversation.id, role: .assistant, content: "",
+                                createdAt: Date(timeIntervalSince1970: 1_800_000_001))]
         try database.saveMessages(messages, of: conversation, at: Fixtures.base)
         let stored = try #require(try database.conversation(id: conversation.id))
         #expect(stored.title == nil && stored.domain == nil && stored.lastMessageAt == nil)
         #expect(abs(stored.updatedAt.timeIntervalSince1970 - 1_800_000_123.456789) < 1e-6)
-        let message = try #require(try database.messages(conversationID: conversation.id).messages.first)
+        let stored2 = try database.messages(conversationID: conversation.id).messages
+        #expect(stored2.last?.content == "" && stored2.last?.role == .assistant) // empty text, not NULL
+        let message = try #require(stored2.first)
         #expect(message.role.rawValue == "system" && message.content == "multi\nline ✓")
         #expect(abs(message.createdAt.timeIntervalSince1970 - 1_800_000_000.000_001) < 1e-6)
         try database.saveContextProfile(Fixtures.profile, at: Fixtures.base)
