@@ -50,12 +50,12 @@ public struct ArtworkStore: Sendable {
 
     /// The file holding an album's cached artwork (after ``artwork(for:size:)``), or the placeholder file.
     public func file(for album: Album, size: Size) throws -> URL {
-        guard let path = album.thumb, let blobs = cache as? BlobCache else {
+        guard let path = album.thumb else {
             let url = blobDirectory.appendingPathComponent("placeholder.png")
             if !FileManager.default.fileExists(atPath: url.path) { try AtomicFile.write(Placeholder.png, to: url, durable: false) }
             return url
         }
-        return blobs.fileURL(for: Self.key(album, path: path, size: size))
+        return cache.fileURL(for: Self.key(album, path: path, size: size))
     }
 
     /// Fetches the 1024 px artwork of `albums` that is not cached yet, at most `concurrency`

@@ -29,7 +29,12 @@ public struct LibraryStore: Sendable {
             throw ConfigError.invalidValue(key: LibraryPlugin.capKey, value: setting.value ?? "", expected: "a size such as 250MB or 1GB")
         }
         let directory = LibraryPlugin.artworkDirectory(env.profile)
-        let blobs = try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap), now: env.now, logger: env.logger)
+        let now = env.now
+        let logger = env.logger
+        // Opened on first use: a listing rendered from the snapshot never opens the artwork index.
+        let blobs = LazyBlobCache(directory: directory) {
+            try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap), now: now, logger: logger)
+        }
         let defaults = env.defaults
         let api: @Sendable () async throws -> any PlexAPI = {
             let identifier = try clientIdentifier(defaults)

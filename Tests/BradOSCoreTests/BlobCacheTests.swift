@@ -31,6 +31,19 @@ struct BlobCacheTests {
         #expect(FileManager.default.fileExists(atPath: blobs.fileURL(for: key).path))
     }
 
+    @Test("the lazy cache opens the index only on first use, and computes paths without opening it")
+    func lazyCache() throws {
+        let dir = TemporaryDirectory()
+        let lazy = LazyBlobCache(directory: dir.url) { try BlobCache(directory: dir.url) }
+        let key = BlobKey(bucket: "1024", identifier: "k")
+        #expect(lazy.fileURL(for: key) == (try BlobCache(directory: dir.url)).fileURL(for: key))
+        try FileSystem.remove(dir.url)
+        _ = lazy.fileURL(for: key)
+        #expect(!lazy.isOpen && !FileManager.default.fileExists(atPath: dir.url.path))
+        #expect(try lazy.data(for: key) == nil)
+        #expect(lazy.isOpen && FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("index.sqlite").path))
+    }
+
     @Test("entries persist across instances (another process sees them)")
     func persistence() throws {
         let dir = TemporaryDirectory()

@@ -311,7 +311,9 @@ public final class BlobCache: BlobCaching {
     /// and spread inode allocation (a single folder made file creation the bottleneck).
     func fileURL(_ key: BlobKey, name: String) -> URL { fileURL(bucket: key.bucket, name: name) }
 
-    func fileURL(bucket: String, name: String) -> URL {
+    func fileURL(bucket: String, name: String) -> URL { Self.fileURL(in: directory, bucket: bucket, name: name) }
+
+    static func fileURL(in directory: URL, bucket: String, name: String) -> URL {
         directory.appendingPathComponent(bucket, isDirectory: true)
             .appendingPathComponent(String(name.prefix(2)), isDirectory: true).appendingPathComponent(name)
     }

@@ -23,6 +23,8 @@ public protocol BlobCaching: Sendable {
     /// Removes everything.
     /// - Throws: ``StorageError``.
     func removeAll() throws
+    /// Where the blob for `key` lives on disk (whether or not it is cached).
+    func fileURL(for key: BlobKey) -> URL
 }
 
 /// A cache key: the bucket (e.g. `1024`) and an identifier that names the content

@@ -1,0 +1,41 @@
+import Foundation
+import Synchronization
+
+/// A ``BlobCache`` opened on first use, so commands that never touch the blobs (a listing
+/// rendered from a snapshot, say) never open its index. Thread-safe.
+public final class LazyBlobCache: BlobCaching {
+    public let directory: URL
+    private let open: @Sendable () throws -> BlobCache
+    private let opened = Mutex<BlobCache?>(nil)
+
+    /// - Parameter open: opens the cache (called at most once successfully).
+    public init(directory: URL, open: @escaping @Sendable () throws -> BlobCache) {
+        self.directory = directory
+        self.open = open
+    }
+
+    /// The cache, opening it if needed.
+    /// - Throws: ``StorageError``.
+    public func cache() throws -> BlobCache {
+        try opened.withLock { cache in
+            if let cache { return cache }
+            let created = try open()
+            cache = created
+            return created
+        }
+    }
+
+    /// Whether the cache was opened.
+    public var isOpen: Bool { opened.withLock { $0 != nil } }
+
+    public func data(for key: BlobKey) throws -> Data? { try cache().data(for: key) }
+    public func store(_ data: Data, for key: BlobKey) throws { try cache().store(data, for: key) }
+    public func remove(_ key: BlobKey) throws { try cache().remove(key) }
+    public func stats() throws -> BlobCacheStats { try cache().stats() }
+    @discardableResult public func trim(toBytes bytes: Int64) throws -> BlobTrimReport { try cache().trim(toBytes: bytes) }
+    public func removeAll() throws { try cache().removeAll() }
+    /// The path is computed without opening the cache.
+    public func fileURL(for key: BlobKey) -> URL {
+        BlobCache.fileURL(in: directory, bucket: key.bucket, name: BlobCache.fileName(key))
+    }
+}
