@@ -19,7 +19,7 @@ public struct CoachCommand: AsyncParsableCommand {
           brados coach show 1eca1011 --last 20       only the last 20 messages
           brados --offline coach show 1eca1011       the cached copy, no network
           brados coach context                       values, goals and situation
-          brados coach delete 1eca1011 --yes         delete it on the server, then locally
+          brados coach delete 1eca1011 --yes         delete on the server, then here
           brados config set coach.anon-key KEY       your Supabase project's anon key
         """,
         subcommands: [Conversations.self, Show.self, Delete.self, Context.self],
