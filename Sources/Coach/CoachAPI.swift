@@ -1,12 +1,26 @@
 import BradOSCore
 import Foundation
 
+/// Rows read page by page, and whether every row the server counted arrived (rows deleted
+/// or moved while paging can make a listing incomplete; then nothing is inferred from absences).
+public struct Listing<Row: Sendable>: Sendable {
+    public var rows: [Row]
+    public var complete: Bool
+
+    public init(rows: [Row], complete: Bool) {
+        self.rows = rows
+        self.complete = complete
+    }
+}
+
 /// The coach's remote data. The default is ``PostgRESTCoachClient``; tests inject doubles.
 public protocol CoachAPI: Sendable {
     /// Every conversation of the user, most recently updated first.
-    func conversations(userID: String) async throws -> [Conversation]
+    func conversations(userID: String) async throws -> Listing<Conversation>
+    /// One conversation, or `nil` when the server has no such row (for this user).
+    func conversation(id: String) async throws -> Conversation?
     /// Every message of a conversation, oldest first (ties by id).
-    func messages(conversationID: String) async throws -> [Message]
+    func messages(conversationID: String) async throws -> Listing<Message>
     /// Deletes a conversation (its messages go with it); `false` when the server has no such row.
     func deleteConversation(id: String) async throws -> Bool
     /// The user's context profile, if they have one.
@@ -33,11 +47,22 @@ public struct PostgRESTCoachClient: CoachAPI {
         self.readPolicy = readPolicy
     }
 
-    public func conversations(userID: String) async throws -> [Conversation] {
-        try await all("conversations", [("select", "*"), ("user_id", "eq.\(userID)"), ("order", "updated_at.desc,id.asc")])
+    /// Paged by id, which never changes (paging by `updated_at` would skip a conversation
+    /// updated meanwhile), then sorted most recently updated first.
+    public func conversations(userID: String) async throws -> Listing<Conversation> {
+        var listing: Listing<Conversation> = try await all("conversations", [("select", "*"), ("user_id", "eq.\(userID)"), ("order", "id.asc")])
+        listing.rows.sort { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }
+        return listing
     }
 
-    public func messages(conversationID: String) async throws -> [Message] {
+    public func conversation(id: String) async throws -> Conversation? {
+        var request = APIRequest.get("/rest/v1/conversations", query: [("select", "*"), ("id", "eq.\(id)"), ("limit", "1")])
+        request.retry = readPolicy
+        let response = try await client.send(request)
+        return try decode([Conversation].self, response.body, path: request.path).first
+    }
+
+    public func messages(conversationID: String) async throws -> Listing<Message> {
         try await all("messages", [("select", "id,conversation_id,role,content,created_at"), ("conversation_id", "eq.\(conversationID)"),
                                    ("order", "created_at.asc,id.asc")])
     }
@@ -59,30 +84,44 @@ public struct PostgRESTCoachClient: CoachAPI {
         return try decode([ContextProfile].self, response.body, path: request.path).first
     }
 
-    /// Every row of a query, page by page.
-    func all<Row: Decodable & Identifiable>(_ table: String, _ query: [(name: String, value: String)]) async throws -> [Row]
+    /// Every row of a query, page by page. Ends at the counted total, at a short page when
+    /// there is no count, at a page that brings nothing new (a server ignoring `Range`), or
+    /// at a 416 (rows deleted meanwhile; the listing is then incomplete).
+    func all<Row: Decodable & Identifiable & Sendable>(_ table: String, _ query: [(name: String, value: String)]) async throws -> Listing<Row>
     where Row.ID == String {
         var rows: [Row] = []
         var seen = Set<String>()
         var offset = 0
+        var total: Int?
+        var cutShort = false
         let path = "/rest/v1/\(table)"
         while true {
             let request = APIRequest(method: "GET", path: path, query: query, headers: [
                 ("Range-Unit", "items"), ("Range", "\(offset)-\(offset + pageSize - 1)"), ("Prefer", "count=exact"),
             ], retry: readPolicy)
-            let response = try await client.send(request)
+            let response: HTTPResponse
+            do {
+                response = try await client.send(request)
+            } catch let NetworkError.http(status, _, _, _, _) where status == 416 && offset > 0 {
+                cutShort = true
+                break
+            }
             let page = try decode([Row].self, response.body, path: path)
-            for row in page where seen.insert(row.id).inserted { rows.append(row) }
-            let range = ContentRange(response.header("Content-Range"))
+            var added = 0
+            for row in page where seen.insert(row.id).inserted {
+                rows.append(row)
+                added += 1
+            }
+            if let counted = ContentRange(response.header("Content-Range"))?.total { total = counted }
             offset += page.count
-            if page.isEmpty { break }
-            if let total = range?.total {
+            if page.isEmpty || added == 0 { break }
+            if let total {
                 if offset >= total { break }
             } else if page.count < pageSize {
                 break
             }
         }
-        return rows
+        return Listing(rows: rows, complete: !cutShort && rows.count >= (total ?? rows.count))
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ body: Data, path: String) throws -> T {

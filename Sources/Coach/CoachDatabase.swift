@@ -111,33 +111,37 @@ public final class CoachDatabase: Sendable {
 
     // MARK: - Writes
 
-    /// Saves the user's full conversation list: upserts every row, and removes the user's
-    /// conversations the server no longer has (their messages go by the cascade).
+    /// Saves the user's conversation list: upserts every row and, when the list is complete,
+    /// removes the user's conversations the server no longer has (their messages go by the cascade).
     /// - Throws: ``StorageError``.
-    public func saveConversations(_ conversations: [Conversation], userID: String, at now: Date) throws {
+    public func saveConversations(_ conversations: [Conversation], userID: String, at now: Date, complete: Bool = true) throws {
         try write { db in
             try Self.upsert(conversations, cachedAt: now, db)
-            let kept = Set(conversations.map(\.id))
-            let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM conversation WHERE userId = ?", arguments: [userID])
-                .filter { !kept.contains($0) }
-            let delete = try db.cachedStatement(sql: "DELETE FROM conversation WHERE remoteId = ?")
-            for id in stale { try delete.execute(arguments: [id]) }
+            if complete {
+                let kept = Set(conversations.map(\.id))
+                let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM conversation WHERE userId = ?", arguments: [userID])
+                    .filter { !kept.contains($0) }
+                let delete = try db.cachedStatement(sql: "DELETE FROM conversation WHERE remoteId = ?")
+                for id in stale { try delete.execute(arguments: [id]) }
+            }
             try Self.markSynced("conversations:\(userID)", at: now, db)
         }
     }
 
-    /// Saves one conversation and all its messages (as fetched in full): upserts, and removes
-    /// the conversation's messages the server no longer has.
+    /// Saves one conversation and its messages: upserts and, when the list is complete,
+    /// removes the conversation's messages the server no longer has.
     /// - Throws: ``StorageError``.
-    public func saveMessages(_ messages: [Message], of conversation: Conversation, at now: Date) throws {
+    public func saveMessages(_ messages: [Message], of conversation: Conversation, at now: Date, complete: Bool = true) throws {
         try write { db in
             try Self.upsert([conversation], cachedAt: now, db)
             try Self.upsert(messages, cachedAt: now, db)
-            let kept = Set(messages.map(\.id))
-            let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversation.id])
-                .filter { !kept.contains($0) }
-            let delete = try db.cachedStatement(sql: "DELETE FROM message WHERE remoteId = ?")
-            for id in stale { try delete.execute(arguments: [id]) }
+            if complete {
+                let kept = Set(messages.map(\.id))
+                let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversation.id])
+                    .filter { !kept.contains($0) }
+                let delete = try db.cachedStatement(sql: "DELETE FROM message WHERE remoteId = ?")
+                for id in stale { try delete.execute(arguments: [id]) }
+            }
             try Self.markSynced("messages:\(conversation.id)", at: now, db)
         }
     }

@@ -53,7 +53,7 @@ extension CoachStore {
         return CoachStore(
             database: { try opener.database() },
             offline: env.isOffline, contextTTL: ttl, profile: env.profile.name.rawValue, now: env.now, logger: env.logger,
-            userID: { credentials.load().credential(for: .supabase)?.userID },
+            userID: { credentials.load().credential(for: .supabase, dedicated: true)?.userID },
             api: {
                 // Every Supabase request carries the project's key; the user's JWT goes as a bearer token.
                 var client = try await env.client(for: .supabase)

@@ -46,9 +46,9 @@ public struct CoachStore: Sendable {
         do {
             let api = try await api() // signs in to the demo backend first when that is the server
             let user = try requireUserID()
-            let conversations = try await api.conversations(userID: user)
-            cacheWrite("conversations") { try database().saveConversations(conversations, userID: user, at: now()) }
-            return (conversations, .network)
+            let listing = try await api.conversations(userID: user)
+            cacheWrite("conversations") { try database().saveConversations(listing.rows, userID: user, at: now(), complete: listing.complete) }
+            return (listing.rows, .network)
         } catch let error where Self.fallsBack(error) {
             let cached = try? database().conversations(userID: try? userID())
             guard let cached, cached.syncedAt != nil || !cached.conversations.isEmpty else {
@@ -60,22 +60,21 @@ public struct CoachStore: Sendable {
 
     /// A conversation and all its messages, in order of creation (ties by id).
     /// - Parameter id: a full id, or a prefix of a cached one.
-    /// - Throws: ``CoachError/conversationNotFound(id:)``, ``CoachError/ambiguousID(prefix:matches:)``,
+    /// - Throws: ``CoachError/conversationNotFound(id:)`` (a cached copy of a conversation the
+    ///   server no longer has is removed then), ``CoachError/ambiguousID(prefix:matches:)``,
     ///   ``CoachError/notCached(what:reason:)``.
     public func conversation(_ id: String) async throws -> (conversation: Conversation, messages: [Message], source: CoachSource) {
         let resolved = try resolve(id)
         do {
             let api = try await api()
-            let user = try requireUserID()
-            let messages = try await api.messages(conversationID: resolved)
-            // The conversation row comes with the list; fetch it when the store lacks it.
-            var conversation = try? database().conversation(id: resolved)
-            if conversation == nil {
-                conversation = try await api.conversations(userID: user).first { $0.id == resolved }
+            _ = try requireUserID()
+            guard let conversation = try await api.conversation(id: resolved) else {
+                cacheWrite("deletion") { try database().deleteConversation(id: resolved) }
+                throw CoachError.conversationNotFound(id: resolved)
             }
-            guard let conversation else { throw CoachError.conversationNotFound(id: resolved) }
-            cacheWrite("messages") { try database().saveMessages(messages, of: conversation, at: now()) }
-            return (conversation, messages, .network)
+            let listing = try await api.messages(conversationID: resolved)
+            cacheWrite("messages") { try database().saveMessages(listing.rows, of: conversation, at: now(), complete: listing.complete) }
+            return (conversation, listing.rows, .network)
         } catch let error where Self.fallsBack(error) {
             guard let store = try? database(), let conversation = try? store.conversation(id: resolved) else {
                 throw offline ? CoachError.notCached(what: "conversation \(resolved)", reason: Self.reason(error)) : error
@@ -90,8 +89,10 @@ public struct CoachStore: Sendable {
     /// Deletes a conversation on the server; only after the server confirmed, the cached
     /// conversation and its messages are removed (by the cascade). A failed delete leaves the
     /// cache untouched.
-    /// - Throws: ``CoachError/conversationNotFound(id:)`` (a stale cached copy is removed then),
-    ///   ``NetworkError``, ``AuthError``.
+    ///
+    /// A conversation the server no longer has but the cache does counts as deleted (it may
+    /// have gone in an earlier attempt whose answer was lost); the cached copy is removed.
+    /// - Throws: ``CoachError/conversationNotFound(id:)`` when neither has it, ``NetworkError``, ``AuthError``.
     @discardableResult
     public func delete(_ id: String) async throws -> Conversation? {
         let resolved = try resolve(id)
@@ -99,7 +100,8 @@ public struct CoachStore: Sendable {
         let deleted = try await api().deleteConversation(id: resolved)
         // The server is authoritative: a conversation it does not have leaves the cache too.
         cacheWrite("deletion") { try database().deleteConversation(id: resolved) }
-        guard deleted else { throw CoachError.conversationNotFound(id: resolved) }
+        guard deleted || cached != nil else { throw CoachError.conversationNotFound(id: resolved) }
+        if !deleted { logger.info("conversation \(resolved) was already gone on the server; removed the cached copy") }
         return cached
     }
 
@@ -157,15 +159,12 @@ public struct CoachStore: Sendable {
         }
     }
 
-    /// Failures that make the cached copy the answer: no network, server failures, expired
-    /// sessions. Not "not found" (the server said so) or local usage errors.
+    /// Failures that make the cached copy the answer: no network (or `--offline`), server
+    /// failures, rate limiting. Not a session or key problem (the user must act; the exit
+    /// code says so), nor an answer such as "not found".
     static func fallsBack(_ error: any Error) -> Bool {
-        switch error {
-        case let error as NetworkError: error.kind != .notFound && error.kind != .rejected
-        case is AuthError: true
-        case let error as CoachError: if case .apiKeyRejected = error { true } else { false }
-        default: false
-        }
+        guard let error = error as? any BradOSError, !(error is CoachError) else { return false }
+        return [.offline, .server, .rateLimited].contains(error.kind)
     }
 
     /// The reason given when `--offline` (or `BRADOS_OFFLINE`) kept the network off.

@@ -46,7 +46,10 @@ public struct SupabaseAccountProtocol: AccountProtocol {
     }
 
     public func logout(_ credential: Credential, server: URL, transport: any HTTPTransport) async throws {
-        _ = try await send("POST", server, "/auth/v1/logout", query: "scope=local", body: nil, token: credential.accessToken, transport: transport)
+        let response = try await send("POST", server, "/auth/v1/logout", query: "scope=local", body: nil, token: credential.accessToken, transport: transport)
+        guard (200..<300).contains(response.status) else {
+            throw NetworkError.http(status: response.status, method: "POST", path: "/auth/v1/logout", message: nil, retryAfter: nil)
+        }
     }
 
     /// A 401 about the API key (not the user's token) means the project key is wrong.

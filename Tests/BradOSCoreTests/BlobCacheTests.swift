@@ -91,15 +91,35 @@ struct BlobCacheTests {
         #expect(try Data(contentsOf: second) == Self.png(50))
     }
 
-    @Test("spares left by earlier processes are adopted, and trimmed to the pool's limit")
+    @Test("spares left by earlier processes are adopted and trimmed to the pool's limit; stale staging files go")
     func sparesAdoptedAndBounded() throws {
         let dir = TemporaryDirectory()
         let folder = dir.url.appendingPathComponent(".spare")
         try FileSystem.createDirectory(folder)
         for index in 0..<10 { try Data().write(to: folder.appendingPathComponent("s\(index)")) }
+        let staging = folder.appendingPathComponent(".staging-1")
+        try Data(repeating: 1, count: 10).write(to: staging)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: staging.path)
         let pool = SparePool(directory: folder, limit: 4)
-        #expect(FileSystem.regularFiles(under: folder).count == 4)
-        #expect(pool.take() != nil)
+        #expect(FileSystem.regularFiles(under: folder).map(\.relativePath) == ["s0", "s1", "s2", "s3"])
+        var taken: [String] = []
+        while let spare = pool.take() { taken.append(spare.lastPathComponent) }
+        #expect(taken.sorted() == ["s0", "s1", "s2", "s3"])
+    }
+
+    @Test("a recycled file is published empty under a new name, so no claimer ever sees it emptied later")
+    func recycledFilesArePublishedEmpty() throws {
+        let dir = TemporaryDirectory()
+        let pool = SparePool(directory: dir.url.appendingPathComponent(".spare"), limit: 4)
+        let victim = dir.url.appendingPathComponent("victim")
+        try Data(repeating: 7, count: 4096).write(to: victim)
+        pool.recycle(victim, name: "victim")
+        let spares = FileSystem.regularFiles(under: dir.url.appendingPathComponent(".spare"))
+        #expect(spares.count == 1 && spares[0].size == 0 && spares[0].relativePath != "victim" && !spares[0].relativePath.hasPrefix("."))
+        #expect(!FileManager.default.fileExists(atPath: victim.path))
+        // Another process adopting the folder sees only the published, empty spare.
+        let other = SparePool(directory: dir.url.appendingPathComponent(".spare"), limit: 4)
+        #expect(other.take()?.lastPathComponent == spares[0].relativePath)
     }
 
     @Test("eviction follows last access: a recently read entry survives, the least recently read goes first")

@@ -7,7 +7,7 @@ struct ErrorMapTests {
     @Test("each failure kind has its documented code")
     func kinds() {
         let expected: [FailureKind: Int32] = [
-            .general: 1, .notFound: 3, .authRequired: 4, .offline: 5, .server: 6, .rejected: 7, .integrity: 8, .usage: 64, .interrupted: 130,
+            .general: 1, .notFound: 3, .authRequired: 4, .offline: 5, .server: 6, .rejected: 7, .integrity: 8, .rateLimited: 9, .usage: 64, .interrupted: 130,
         ]
         for kind in FailureKind.allCases { #expect(ExitStatus.code(for: kind) == expected[kind]) }
     }
@@ -22,7 +22,7 @@ struct ErrorMapTests {
         #expect(code(.http(status: 404, method: "GET", path: "/", message: nil, retryAfter: nil)) == 3)
         #expect(code(.http(status: 422, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
         #expect(code(.http(status: 403, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
-        #expect(code(.http(status: 429, method: "GET", path: "/", message: nil, retryAfter: nil)) == 7)
+        #expect(code(.http(status: 429, method: "GET", path: "/", message: nil, retryAfter: nil)) == 9) // rate limited
         #expect(code(.invalidResponse(path: "/", detail: "x")) == 6)
         #expect(ExitStatus.code(for: AuthError.sessionExpired(profile: "p")) == 4)
         #expect(ExitStatus.code(for: CancellationError()) == 130)

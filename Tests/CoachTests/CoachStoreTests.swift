@@ -43,7 +43,9 @@ struct CoachStoreTests {
         #expect(thread.messages == Fixtures.messages(1, count: 4))
         #expect(thread.source == .cache(age: 7200, reason: CoachStore.offlineReason))
         // Messages never fetched: a clear "not cached" error, exit code "needs network".
-        await #expect(throws: CoachError.self) { try await setup.store(offline: true).conversation(Fixtures.conversationID(2)) }
+        let error = await #expect(throws: CoachError.self) { try await setup.store(offline: true).conversation(Fixtures.conversationID(2)) }
+        guard case .notCached? = error else { Issue.record("expected notCached, got \(String(describing: error))"); return }
+        #expect(error?.kind == .offline)
     }
 
     @Test("a failing server falls back to the cache; with nothing cached the server's error is reported")
@@ -61,6 +63,30 @@ struct CoachStoreTests {
         // "Not found" from the server is an answer, not a failure to fall back from.
         setup.api.failure = NetworkError.http(status: 404, method: "GET", path: "/rest/v1/messages", message: nil, retryAfter: nil)
         await #expect(throws: NetworkError.self) { try await setup.store().conversation(Fixtures.conversationID(1)) }
+    }
+
+    @Test("an expired session or a refused key is reported, not hidden behind the cached copy")
+    func authFailuresDoNotFallBack() async throws {
+        let setup = try Setup()
+        _ = try await setup.store().conversations()
+        setup.api.failure = AuthError.sessionExpired(profile: "default")
+        await #expect(throws: AuthError.self) { try await setup.store().conversations() }
+        setup.api.failure = CoachError.apiKeyRejected(message: "Invalid API key")
+        await #expect(throws: CoachError.self) { try await setup.store().conversations() }
+        // Rate limiting is a server condition: the cached copy answers.
+        setup.api.failure = NetworkError.http(status: 429, method: "GET", path: "/rest/v1/conversations", message: nil, retryAfter: .seconds(60))
+        #expect(try await setup.store().conversations().conversations.count == 2)
+    }
+
+    @Test("a conversation the server no longer has: not found, and the cached copy goes")
+    func showDeletedElsewhere() async throws {
+        let setup = try Setup()
+        _ = try await setup.store().conversations()
+        _ = try await setup.store().conversation(Fixtures.conversationID(1))
+        setup.api.conversationList.removeAll { $0.id == Fixtures.conversationID(1) }
+        await #expect(throws: CoachError.self) { try await setup.store().conversation(Fixtures.conversationID(1)) }
+        #expect(try setup.database.conversation(id: Fixtures.conversationID(1)) == nil)
+        #expect(try setup.database.counts().messages == 0)
     }
 
     @Test("a store that cannot be written never fails the command: the remote data are shown")
@@ -108,10 +134,13 @@ struct CoachStoreTests {
         let deleted = try await setup.store().delete(String(Fixtures.conversationID(1).prefix(8)))
         #expect(deleted?.id == Fixtures.conversationID(1))
         #expect(try setup.database.counts() == (1, 0, 0))
-        // Already gone on the server: reported as not found, and no stale copy stays.
+        // Already gone on the server but still cached (an earlier attempt whose answer was lost):
+        // counts as deleted, and the cached copy goes.
         try setup.database.upsertConversations([Fixtures.conversation(1)], at: Fixtures.base)
-        await #expect(throws: CoachError.self) { try await setup.store().delete(Fixtures.conversationID(1)) }
+        #expect(try await setup.store().delete(Fixtures.conversationID(1))?.id == Fixtures.conversationID(1))
         #expect(try setup.database.conversation(id: Fixtures.conversationID(1)) == nil)
+        // Neither the server nor the cache has it: not found.
+        await #expect(throws: CoachError.self) { try await setup.store().delete(Fixtures.conversationID(1)) }
     }
 
     @Test("short ids resolve against the cache; ambiguous or unknown prefixes are clear errors")

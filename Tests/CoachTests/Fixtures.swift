@@ -56,14 +56,19 @@ final class FakeCoachAPI: CoachAPI, @unchecked Sendable {
         }
     }
 
-    func conversations(userID: String) async throws -> [Conversation] {
+    func conversations(userID: String) async throws -> Listing<Conversation> {
         try record("conversations")
-        return lock.withLock { conversationList.filter { $0.userId == userID } }
+        return lock.withLock { Listing(rows: conversationList.filter { $0.userId == userID }, complete: true) }
     }
 
-    func messages(conversationID: String) async throws -> [Message] {
+    func conversation(id: String) async throws -> Conversation? {
+        try record("conversation")
+        return lock.withLock { conversationList.first { $0.id == id } }
+    }
+
+    func messages(conversationID: String) async throws -> Listing<Message> {
         try record("messages")
-        return lock.withLock { messagesByConversation[conversationID] ?? [] }
+        return lock.withLock { Listing(rows: messagesByConversation[conversationID] ?? [], complete: true) }
     }
 
     func deleteConversation(id: String) async throws -> Bool {

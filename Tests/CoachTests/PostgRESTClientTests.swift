@@ -30,7 +30,9 @@ struct PostgRESTClientTests {
             let rows = (first...last).map(Self.messageRow).joined(separator: ",")
             return .json("[\(rows)]", status: last + 1 < total ? 206 : 200, headers: [("Content-Range", "\(first)-\(last)/\(total)")])
         }
-        let messages = try await client(transport, pageSize: 10).messages(conversationID: "c1")
+        let listing = try await client(transport, pageSize: 10).messages(conversationID: "c1")
+        let messages = listing.rows
+        #expect(listing.complete)
         #expect(messages.map(\.id) == (0..<total).map { String(format: "m%04d", $0) })
         #expect(transport.requests.count == 4)
         #expect(transport.requests.map { $0.header("Range") } == ["0-9", "7-16", "14-23", "21-30"])
@@ -53,9 +55,42 @@ struct PostgRESTClientTests {
             default: .json("[\(Self.messageRow(3))]", headers: [("Content-Range", "4-4/*")])
             }
         }
-        let messages = try await client(transport, pageSize: 2).messages(conversationID: "c1")
+        let messages = try await client(transport, pageSize: 2).messages(conversationID: "c1").rows
         #expect(messages.map(\.id) == ["m0000", "m0001", "m0002", "m0003"])
         #expect(transport.requests.count == 3)
+    }
+
+    @Test("a server that ignores Range (no Content-Range) ends the listing instead of looping")
+    func serverIgnoringRange() async throws {
+        let transport = StubTransport { _, _ in .json("[\(Self.messageRow(0)),\(Self.messageRow(1))]") }
+        let listing = try await client(transport, pageSize: 2).messages(conversationID: "c1")
+        #expect(listing.rows.count == 2)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test("rows deleted while paging (416) end the listing, marked incomplete; so do short totals")
+    func rowsVanishWhilePaging() async throws {
+        let transport = StubTransport { _, index in
+            index == 0 ? .json("[\(Self.messageRow(0)),\(Self.messageRow(1))]", status: 206, headers: [("Content-Range", "0-1/4")])
+                       : .json(#"{"code":"PGRST103","message":"Requested range not satisfiable"}"#, status: 416, headers: [("Content-Range", "*/1")])
+        }
+        let listing = try await client(transport, pageSize: 2).messages(conversationID: "c1")
+        #expect(listing.rows.count == 2 && !listing.complete)
+    }
+
+    @Test("conversations are paged by id (a key that never changes) and sorted by last update locally")
+    func conversationsPagedByID() async throws {
+        let row: @Sendable (String, String) -> String = { id, updated in
+            #"{"id":"\#(id)","user_id":"u","title":"t","domain":null,"last_message_at":null,"message_count":1,"created_at":"2026-11-01T00:00:00Z","updated_at":"\#(updated)"}"#
+        }
+        let transport = StubTransport { _, _ in
+            .json("[\(row("a", "2026-11-02T00:00:00Z")),\(row("b", "2026-11-05T00:00:00Z")),\(row("c", "2026-11-05T00:00:00Z"))]",
+                  headers: [("Content-Range", "0-2/3")])
+        }
+        let listing = try await client(transport, pageSize: 10).conversations(userID: "u")
+        #expect(listing.rows.map(\.id) == ["b", "c", "a"])
+        let query = URLComponents(url: transport.requests[0].url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.contains(URLQueryItem(name: "order", value: "id.asc")))
     }
 
     @Test("Content-Range parsing")

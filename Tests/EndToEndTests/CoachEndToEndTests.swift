@@ -46,7 +46,7 @@ struct CoachEndToEndTests {
         #expect(times == times.sorted())
         let stats = try await server.stats()
         #expect(stats.byRoute["GET /rest/v1/messages"] == 5) // 500 per page, Content-Range until 2400
-        #expect(stats.byRoute["GET /rest/v1/conversations"] == 1)
+        #expect(stats.byRoute["GET /rest/v1/conversations"] == 2) // the list, then the one row `show` checks
 
         // The server goes away: the same data come from SQLite, marked as cached.
         server.stop()

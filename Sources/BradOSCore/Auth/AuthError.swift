@@ -2,6 +2,8 @@
 public enum AuthError: BradOSError {
     /// The profile has no credentials for the service.
     case notSignedIn(profile: String)
+    /// The service signs in on its own (e.g. Supabase Auth) and the profile has no session for it.
+    case serviceNotSignedIn(profile: String, service: String)
     /// The access token was rejected and could not be refreshed (or was rejected again).
     case sessionExpired(profile: String)
     /// The server rejected the user name or password.
@@ -15,6 +17,7 @@ public enum AuthError: BradOSError {
     public var summary: String {
         switch self {
         case let .notSignedIn(profile): "Profile '\(profile)' is not signed in."
+        case let .serviceNotSignedIn(profile, service): "Profile '\(profile)' is not signed in to the \(service) service, which has its own accounts."
         case let .sessionExpired(profile): "The session of profile '\(profile)' expired; sign in again."
         case let .invalidCredentials(user): "The server rejected the password for '\(user)'."
         case .emptyPassword: "No password was given on standard input."
@@ -27,6 +30,8 @@ public enum AuthError: BradOSError {
         switch self {
         case let .notSignedIn(profile), let .sessionExpired(profile):
             "Run: echo PASSWORD | brados auth login --user NAME --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
+        case let .serviceNotSignedIn(profile, service):
+            "Run: echo PASSWORD | brados auth login --service \(service) --user EMAIL --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
         case .invalidCredentials: "Check the user name and password, and the server (`brados config get server`)."
         case .emptyPassword: "Pipe it in, e.g. `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`."
         case let .signedInElsewhere(profile, service, _, using):

@@ -67,6 +67,8 @@ public struct AuthService: Sendable {
         for case let (service, credential?) in sessions where !env.isOffline {
             do {
                 let server = try await env.network.baseURL(for: service)
+                // Tokens only ever go to the server that issued them.
+                guard credential.isIssued(by: server, embedded: env.network.usesEmbedded(service)) else { continue }
                 try await env.network.account(for: service).logout(credential, server: server, transport: env.network.httpTransport)
                 revoked = true
             } catch {

@@ -41,6 +41,12 @@ public struct CredentialSet: Codable, Sendable, Equatable {
     /// The credential a service uses.
     public func credential(for service: Service) -> Credential? { services[service.rawValue] ?? account }
 
+    /// The credential a service uses; a `dedicated` service (one with its own accounts, such
+    /// as Supabase) only ever uses its own slot, never the BradOS account's.
+    public func credential(for service: Service, dedicated: Bool) -> Credential? {
+        dedicated ? services[service.rawValue] : credential(for: service)
+    }
+
     /// Replaces the credential a service uses, in the slot it came from.
     public mutating func replace(for service: Service, with credential: Credential) {
         if services[service.rawValue] != nil { services[service.rawValue] = credential } else { account = credential }

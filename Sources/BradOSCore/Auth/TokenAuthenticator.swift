@@ -15,9 +15,12 @@ public actor TokenAuthenticator: Authenticating {
     let server: URL
     let transport: any HTTPTransport
     let logger: Logger
+    /// The service has its own accounts: only its own slot is read and written.
+    let dedicated: Bool
 
     public init(service: Service, store: CredentialStore, account: any AccountProtocol, server: URL,
-                transport: any HTTPTransport, logger: Logger) {
+                transport: any HTTPTransport, logger: Logger, dedicated: Bool = false) {
+        self.dedicated = dedicated
         self.service = service
         self.store = store
         self.account = account
@@ -27,7 +30,7 @@ public actor TokenAuthenticator: Authenticating {
     }
 
     public func accessToken() throws -> String {
-        guard let credential = store.load().credential(for: service) else {
+        guard let credential = store.load().credential(for: service, dedicated: dedicated) else {
             throw AuthError.notSignedIn(profile: store.profile.rawValue)
         }
         return credential.accessToken
@@ -36,7 +39,7 @@ public actor TokenAuthenticator: Authenticating {
     public func renewToken(replacing rejected: String) async throws -> String {
         try await FileLock.withExclusiveLock(at: store.lockURL) {
             var credentials = store.load()
-            guard let current = credentials.credential(for: service) else {
+            guard let current = credentials.credential(for: service, dedicated: dedicated) else {
                 throw AuthError.notSignedIn(profile: store.profile.rawValue)
             }
             if current.accessToken != rejected {
@@ -44,8 +47,10 @@ public actor TokenAuthenticator: Authenticating {
                 return current.accessToken
             }
             logger.debug("renewing access token", metadata: ["service": "\(service.rawValue)"])
-            let renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport)
-            credentials.replace(for: service, with: renewed)
+            var renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport)
+            // Still the same server (for the embedded backend, its marker rather than this run's port).
+            renewed.server = current.server
+            if dedicated { credentials.services[service.rawValue] = renewed } else { credentials.replace(for: service, with: renewed) }
             try store.save(credentials)
             return renewed.accessToken
         }

@@ -42,6 +42,25 @@ public enum Format {
         return String(text.prefix(16))
     }
 
+    /// `84`, `84.5`, `-0.25`: at most two decimals, no trailing zeros.
+    public static func number(_ value: Double) -> String {
+        var text = String(format: "%.2f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
+    /// `2,252`: thousands separated by commas (no locale lookup, so no ICU start-up cost).
+    public static func count(_ value: Int) -> String {
+        let digits = String(abs(value))
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
+
     /// `250 ms`, `1.5 s`.
     public static func duration(_ duration: Duration) -> String {
         let ms = duration.milliseconds

@@ -13,8 +13,10 @@ public enum FailureKind: String, Sendable, Equatable, CaseIterable {
     case offline
     /// The server failed (5xx after retries, malformed response, dropped connection).
     case server
-    /// The server rejected the request (a 4xx other than 401/404).
+    /// The server rejected the request (a 4xx other than 401/404/429).
     case rejected
+    /// The server is rate limiting (429) for longer than brados waits.
+    case rateLimited
     /// Stored or received data failed a check (checksum, hostile archive, corrupt input).
     case integrity
     /// The user interrupted the command.

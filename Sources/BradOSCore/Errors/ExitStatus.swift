@@ -12,6 +12,7 @@ import ArgumentParser
 /// | 6 | server failure (5xx after retries, malformed response) |
 /// | 7 | request rejected by the server (4xx) |
 /// | 8 | integrity failure (corrupt or hostile data, checksum mismatch) |
+/// | 9 | rate limited by the server for longer than brados waits |
 /// | 64 | usage error (bad flags or arguments) |
 /// | 130 | interrupted |
 public enum ExitStatus {
@@ -27,6 +28,7 @@ public enum ExitStatus {
         case .server: 6
         case .rejected: 7
         case .integrity: 8
+        case .rateLimited: 9
         case .usage: 64
         case .interrupted: 130
         }

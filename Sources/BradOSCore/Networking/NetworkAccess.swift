@@ -78,17 +78,24 @@ public actor NetworkAccess {
         if settings.isOffline { throw NetworkError.offlineMode }
         let base = try await baseURL(for: service)
         let store = CredentialStore(paths: paths, profile: profile, logger: logger)
-        if usesEmbedded(service), store.load().credential(for: service) == nil {
+        // A service with its own sign-in protocol has its own accounts: it never borrows the
+        // BradOS account's session (nor writes a renewal into it).
+        let dedicated = accounts[service] != nil
+        if usesEmbedded(service), store.load().credential(for: service, dedicated: dedicated) == nil {
             try await signInDemo(service: service, store: store, server: base)
         }
+        guard let credential = store.load().credential(for: service, dedicated: dedicated) else {
+            throw dedicated ? AuthError.serviceNotSignedIn(profile: profile.rawValue, service: service.rawValue)
+                            : AuthError.notSignedIn(profile: profile.rawValue)
+        }
         // A session only ever goes to the server that issued it (so it also renews there).
-        if let credential = store.load().credential(for: service), !credential.isIssued(by: base, embedded: usesEmbedded(service)) {
+        if !credential.isIssued(by: base, embedded: usesEmbedded(service)) {
             throw AuthError.signedInElsewhere(profile: profile.rawValue, service: service.rawValue,
                                               signedInTo: credential.server, using: usesEmbedded(service) ? "the built-in demo backend" : base.absoluteString)
         }
         let authenticator = TokenAuthenticator(
             service: service, store: store, account: account(for: service), server: base,
-            transport: transport, logger: logger)
+            transport: transport, logger: logger, dedicated: dedicated)
         return APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
                          authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
     }

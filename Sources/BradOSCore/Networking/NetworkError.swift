@@ -57,6 +57,7 @@ public enum NetworkError: BradOSError {
             switch status {
             case 401: .authRequired
             case 404, 410: .notFound
+            case 429: .rateLimited
             case 500...: .server
             default: .rejected
             }

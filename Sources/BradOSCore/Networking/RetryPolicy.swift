@@ -17,14 +17,18 @@ public struct RetryPolicy: Sendable, Equatable {
     public var jitter: Double
     /// The limit for the whole operation, retries and waits included: 300 s by default.
     public var operationTimeout: Duration
+    /// The longest `Retry-After` worth waiting for; a longer one is reported instead of
+    /// waited out. `nil` (the default) waits for any, within ``operationTimeout``.
+    public var maxRetryAfter: Duration?
 
     public init(maxRetries: Int = 3, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(10),
-                jitter: Double = 0.2, operationTimeout: Duration = .seconds(300)) {
+                jitter: Double = 0.2, operationTimeout: Duration = .seconds(300), maxRetryAfter: Duration? = nil) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.jitter = jitter
         self.operationTimeout = operationTimeout
+        self.maxRetryAfter = maxRetryAfter
     }
 
     /// The standard policy.
@@ -72,7 +76,10 @@ public struct Retrier: Sendable {
                 guard retry < policy.maxRetries,
                       let failure = error as? any BradOSError, failure.isRetryable
                 else { throw error }
-                let delay = policy.delay(beforeRetry: retry, retryAfter: (failure as? NetworkError)?.retryAfter, random: random())
+                let retryAfter = (failure as? NetworkError)?.retryAfter
+                // A server asking for a longer pause than the policy waits for: report it now.
+                if let retryAfter, let limit = policy.maxRetryAfter, retryAfter > limit { throw error }
+                let delay = policy.delay(beforeRetry: retry, retryAfter: retryAfter, random: random())
                 // The limit covers the whole operation: the attempts so far, and the wait.
                 guard elapsed() + delay <= policy.operationTimeout else {
                     throw NetworkError.operationTimedOut(seconds: Int(policy.operationTimeout.components.seconds))

@@ -81,7 +81,9 @@ extension DomainPlugin {
     public func stats(in profile: ProfileScope) throws -> CacheStats {
         var stats = CacheStats()
         for folder in folders(in: profile) {
-            for file in FileSystem.regularFiles(under: folder) where !file.relativePath.hasSuffix(".lock") {
+            // Lock files and hidden bookkeeping (e.g. the artwork cache's emptied spare files) are not data.
+            for file in FileSystem.regularFiles(under: folder)
+            where !file.relativePath.hasSuffix(".lock") && !file.relativePath.hasPrefix(".") && !file.relativePath.contains("/.") {
                 stats.files += 1
                 stats.bytes += file.size
                 stats.newest = max(stats.newest ?? file.modified, file.modified)

@@ -61,7 +61,13 @@ public enum AtomicFile {
         // Not opened with O_TRUNC: truncating to zero makes ext4 start writeback on close.
         if let spare, rename(spare.path, temporary.path) == 0 {
             fd = open(temporary.path, O_WRONLY | O_CLOEXEC)
-            if fd >= 0 { fchmod(fd, mode); reused = true } else { unlink(temporary.path) }
+            if fd >= 0 {
+                fchmod(fd, mode)
+                futimens(fd, nil) // a fresh modification time: an orphan sweep spares it
+                reused = true
+            } else {
+                unlink(temporary.path)
+            }
         }
         if fd < 0 { fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }

@@ -353,24 +353,33 @@ final class SparePool: Sendable {
     let limit: Int
     private let files = Mutex<[URL]>([])
 
-    /// Adopts the spares earlier processes left (removing any beyond `limit`).
+    /// Adopts the spares earlier processes left (removing any beyond `limit`, and staging
+    /// files a crashed process left behind).
     init(directory: URL, limit: Int = 512) {
         self.directory = directory
         self.limit = limit
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-        for name in names.dropFirst(limit) { unlink(directory.appendingPathComponent(name).path) }
-        files.withLock { $0 = names.prefix(limit).map { directory.appendingPathComponent($0) } }
+        let old = Date().addingTimeInterval(-300)
+        for name in names where name.hasPrefix(".") {
+            let path = directory.appendingPathComponent(name)
+            if let modified = FileSystem.attributes(of: path)?.modified, modified < old { unlink(path.path) }
+        }
+        let published = names.filter { !$0.hasPrefix(".") }
+        for name in published.dropFirst(limit) { unlink(directory.appendingPathComponent(name).path) }
+        files.withLock { $0 = published.prefix(limit).map { directory.appendingPathComponent($0) } }
     }
 
     /// Moves an evicted blob file here (emptied), or unlinks it when the pool is full.
+    ///
+    /// A spare is published under a fresh random name only once it is empty: it is moved to a
+    /// private staging name, emptied, then renamed into the pool. Another process can only
+    /// ever claim (by rename) a file that is already empty and that nobody will touch again.
     func recycle(_ url: URL, name: String) {
         let full = files.withLock { $0.count >= limit }
         if full { unlink(url.path); return }
-        let spare = directory.appendingPathComponent(name)
-        if rename(url.path, spare.path) != 0 {
-            if errno == ENOENT, (try? FileSystem.createDirectory(directory)) != nil, rename(url.path, spare.path) == 0 {
-                // created the folder on first use
-            } else {
+        let staging = directory.appendingPathComponent(".staging-\(Self.randomName())")
+        if rename(url.path, staging.path) != 0 {
+            guard errno == ENOENT, (try? FileSystem.createDirectory(directory)) != nil, rename(url.path, staging.path) == 0 else {
                 unlink(url.path)
                 return
             }
@@ -378,13 +387,16 @@ final class SparePool: Sendable {
         // Emptied through a descriptor, then closed: ext4 flags a file truncated to zero and
         // starts writeback when it is next closed (`auto_da_alloc`); closing it here, empty,
         // clears the flag cheaply instead of on the next write's close.
-        let fd = open(spare.path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { unlink(spare.path); return }
+        let fd = open(staging.path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { unlink(staging.path); return }
         let emptied = ftruncate(fd, 0) == 0
         close(fd)
-        guard emptied else { unlink(spare.path); return }
+        let spare = directory.appendingPathComponent(Self.randomName())
+        guard emptied, rename(staging.path, spare.path) == 0 else { unlink(staging.path); return }
         files.withLock { $0.append(spare) }
     }
+
+    static func randomName() -> String { String(UInt64.random(in: .min ... .max), radix: 16) }
 
     /// A spare file to reuse, if any.
     func take() -> URL? { files.withLock { $0.popLast() } }
