@@ -70,6 +70,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "NutritionPlan",
+            dependencies: [
+                "BradOSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The reference server (library) and its thin executable.
         // zlib, for the reference server's generated PNG artwork.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -100,6 +108,7 @@ let package = Package(
                 "Visits",
                 "Library",
                 "Coach",
+                "NutritionPlan",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -134,6 +143,10 @@ let package = Package(
         .testTarget(
             name: "CoachTests",
             dependencies: ["Coach", "TestSupport"]
+        ),
+        .testTarget(
+            name: "NutritionPlanTests",
+            dependencies: ["NutritionPlan", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",

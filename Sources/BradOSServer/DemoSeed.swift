@@ -15,5 +15,6 @@ enum DemoSeed {
         try MealPlanRoutes.seedDemo(database, seed: seed, users: users.map(\.id))
         try VisitRoutes.seedDemo(database, users: users.map(\.id))
         try CoachRoutes.seedDemo(database, users: users.map(\.id))
+        try PlanRoutes.seedDemo(database, users: users.map(\.id))
     }
 }

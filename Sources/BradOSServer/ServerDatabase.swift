@@ -46,6 +46,7 @@ public final class ServerDatabase: Sendable {
             try db.alter(table: "token") { t in t.add(column: "session", .text) }
         }
         CoachRoutes.migrate(&migrator)
+        PlanRoutes.migrate(&migrator)
         return migrator
     }
 

@@ -2,6 +2,7 @@ import BradOSCore
 import Coach
 import Library
 import MealPlan
+import NutritionPlan
 import Visits
 
 /// The domain registry: adding a domain is one module plus one line here.
@@ -11,5 +12,6 @@ enum Registry {
         VisitsPlugin(),
         LibraryPlugin(),
         CoachPlugin(),
+        PlanPlugin(),
     ]
 }

@@ -1,0 +1,70 @@
+import ArgumentParser
+import BradOSCore
+
+extension PlanCommand {
+    /// Records a new weight: queued durably first, then sent (when online) and the plan recomputed.
+    public struct Weight: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Update your current weight (30–300 kg), then recompute the plan; queued when offline.",
+            discussion: "The change is written to the pending queue before anything is sent, so it is never lost: offline, or if the service cannot be reached, it waits for `brados plan sync`.")
+
+        @Argument(help: "Your weight in kilograms, e.g. 84.5.") var kilograms: Double
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            guard kilograms.isFinite, (30...300).contains(kilograms) else {
+                throw ValidationError("The weight must be between 30 and 300 kg (got \(Format.number(kilograms))).")
+            }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try PlanStore.live(env)
+            let renderer = PlanRenderer(output: env.output)
+            let (operation, report) = try await Spinner.run("Updating your weight", io: env.io, enabled: env.output.format == .human) {
+                try await store.updateWeight(kilograms)
+            }
+            guard let report else {
+                if env.output.format == .json {
+                    struct Document: Encodable { var queued: PendingOperation; var pending: Int }
+                    return try env.output.json(Document(queued: operation, pending: try store.queue.all().count))
+                }
+                env.output.line("Queued \(operation.summary): offline. `brados plan sync` sends it when you are back online.")
+                return
+            }
+            try renderer.sync(report, queued: operation)
+            if report.remaining.contains(where: { $0.id == operation.id }) {
+                if env.output.format == .human { env.output.line("Queued \(operation.summary); `brados plan sync` sends it later.") }
+            } else if let dropped = report.dropped.first(where: { $0.operation.id == operation.id }) {
+                throw PlanError.invalidInput(dropped.error, fromServer: true)
+            }
+        }
+    }
+
+    public struct Pending: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "List the changes waiting to be sent, oldest first.")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try PlanStore.live(env)
+            try PlanRenderer(output: env.output).pending(try store.queue.all(), now: env.now())
+        }
+    }
+
+    public struct Sync: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Send the queued changes in order, then recompute the plan.",
+            discussion: "A change leaves the queue only once the service confirmed it. A failure worth retrying stops here and keeps the rest in order (exit code of that failure); a change the service refuses is reported and dropped. Two `plan sync` at once never send the same change.")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let store = try PlanStore.live(env)
+            let report = try await Spinner.run("Sending queued changes", io: env.io, enabled: env.output.format == .human) { try await store.sync() }
+            try PlanRenderer(output: env.output).sync(report)
+            if let error = report.stoppedBy, !report.remaining.isEmpty { throw error }
+        }
+    }
+}

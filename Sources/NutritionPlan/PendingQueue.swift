@@ -1,0 +1,107 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// One change made while offline, waiting to be sent.
+public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
+    public enum Kind: String, Codable, Sendable { case updateWeight }
+
+    public var id: String
+    public var kind: Kind
+    /// For `updateWeight`: the new current weight.
+    public var weightKg: Double?
+    public var createdAt: Date
+
+    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, weightKg: Double?, createdAt: Date) {
+        self.id = id
+        self.kind = kind
+        self.weightKg = weightKg
+        self.createdAt = createdAt
+    }
+
+    /// `weight 84.5 kg`.
+    public var summary: String {
+        switch kind {
+        case .updateWeight: "weight \(weightKg.map { Format.number($0) } ?? "?") kg"
+        }
+    }
+}
+
+/// The pending-operations queue: `pending.json` in the profile's data folder (it holds the
+/// user's intent, so it is data, not cache). Each change is written durably (fsync) under a
+/// file lock before anything is sent.
+///
+/// Unlike a cache, a queue file that does not decode is never dropped: reads fail with a
+/// clear error naming the file, and the file stays for the user to inspect. Replays hold a
+/// second, long-lived lock (``withReplayLock(_:)``), so two processes never replay the same
+/// operation; changes can still be queued meanwhile. Thread-safe.
+public struct PendingQueue: Sendable {
+    struct File: Codable {
+        var formatVersion = 1
+        var operations: [PendingOperation]
+    }
+
+    public let url: URL
+    var lockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".pending.lock") }
+    var replayLockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".replay.lock") }
+
+    public init(url: URL) { self.url = url }
+
+    /// The queued operations, oldest first.
+    /// - Throws: ``StorageError/coding(path:detail:)`` for a file that does not decode.
+    public func all() throws -> [PendingOperation] {
+        try FileLock.withExclusiveLock(at: lockURL) { try read().operations }
+    }
+
+    /// Appends an operation, durably.
+    /// - Throws: ``StorageError``.
+    public func enqueue(_ operation: PendingOperation) throws {
+        try FileLock.withExclusiveLock(at: lockURL) {
+            var file = try read()
+            file.operations.append(operation)
+            try write(file)
+        }
+    }
+
+    /// Removes an operation (after the server confirmed it, or when it was dropped).
+    /// - Throws: ``StorageError``.
+    public func remove(id: String) throws {
+        try FileLock.withExclusiveLock(at: lockURL) {
+            var file = try read()
+            file.operations.removeAll { $0.id == id }
+            try write(file)
+        }
+    }
+
+    /// Runs a replay holding the replay lock (waiting up to `timeout` for another replay to finish).
+    /// - Throws: ``StorageError/lockTimeout(path:)``, or what `body` throws.
+    public func withReplayLock<T>(timeout: Duration = .seconds(300), isolation: isolated (any Actor)? = #isolation,
+                                  _ body: () async throws -> T) async throws -> T {
+        try await FileLock.withExclusiveLock(at: replayLockURL, timeout: timeout, isolation: isolation, body)
+    }
+
+    private func read() throws -> File {
+        guard let data = try AtomicFile.readIfPresent(url) else { return File(operations: []) }
+        do {
+            let file = try JSONCoding.decode(File.self, from: data)
+            guard file.formatVersion == 1 else {
+                throw StorageError.coding(path: url.path, detail: "format version \(file.formatVersion) is newer than this brados understands")
+            }
+            return file
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.coding(path: url.path, detail: "the pending-operations queue does not decode (\(APIClient.describe(error))); it was left as it is")
+        }
+    }
+
+    private func write(_ file: File) throws {
+        if file.operations.isEmpty {
+            try FileSystem.remove(url)
+            return
+        }
+        let data: Data
+        do { data = try JSONCoding.encode(file) } catch { throw StorageError.coding(path: url.path, detail: "\(error)") }
+        try AtomicFile.write(data, to: url, durable: true)
+    }
+}

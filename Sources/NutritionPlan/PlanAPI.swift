@@ -1,0 +1,62 @@
+import BradOSCore
+import Foundation
+
+/// The nutrition plan service. The default is ``PlanRESTClient``; tests inject doubles.
+public protocol PlanAPI: Sendable {
+    /// `POST /v1/plans/generate`.
+    func generate(forceRecompute: Bool) async throws -> PlanData
+    /// `GET /auth/profile`.
+    func profile() async throws -> NutritionProfile
+    /// `PUT /auth/profile`.
+    func updateProfile(_ update: ProfileUpdate) async throws -> NutritionProfile
+}
+
+/// The plan API over the core ``APIClient`` (bearer token, retries, renewal). Responses are
+/// `{success, data}`; `success: false` or a body of the wrong shape is an invalid response.
+/// Errors come out in the ``PlanError`` taxonomy.
+public struct PlanRESTClient: PlanAPI {
+    public let client: APIClient
+
+    /// Retries as the core does (3, backoff from 1 s), but a `Retry-After` over 10 s is
+    /// reported with its time instead of waited out.
+    public static let policy = RetryPolicy(maxRetryAfter: .seconds(10))
+
+    public init(client: APIClient) { self.client = client }
+
+    struct Envelope<T: Decodable>: Decodable {
+        var success: Bool
+        var data: T?
+        var error: String?
+    }
+
+    public func generate(forceRecompute: Bool) async throws -> PlanData {
+        var request = try APIRequest.json("POST", "/v1/plans/generate", body: ["forceRecompute": forceRecompute])
+        request.retry = Self.policy
+        return try await send(PlanData.self, request)
+    }
+
+    public func profile() async throws -> NutritionProfile {
+        var request = APIRequest.get("/auth/profile")
+        request.retry = Self.policy
+        return try await send(NutritionProfile.self, request)
+    }
+
+    public func updateProfile(_ update: ProfileUpdate) async throws -> NutritionProfile {
+        var request = try APIRequest.json("PUT", "/auth/profile", body: update)
+        request.retry = Self.policy
+        return try await send(NutritionProfile.self, request)
+    }
+
+    private func send<T: Decodable>(_ type: T.Type, _ request: APIRequest) async throws -> T {
+        let envelope: Envelope<T>
+        do {
+            envelope = try await client.decode(Envelope<T>.self, request)
+        } catch {
+            throw PlanError.map(error)
+        }
+        guard envelope.success, let data = envelope.data else {
+            throw PlanError.invalidResponse(envelope.error.map { "success was false: \($0)" } ?? "success was false or data was missing")
+        }
+        return data
+    }
+}

@@ -1,0 +1,57 @@
+import BradOSCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The plan as cached: when it was saved, and the plan.
+public struct CachedPlan: Codable, Sendable, Equatable {
+    public static let currentFormatVersion = 1
+    public var formatVersion: Int
+    public var cachedAt: Date
+    public var data: PlanData
+
+    public init(cachedAt: Date, data: PlanData) {
+        formatVersion = Self.currentFormatVersion
+        self.cachedAt = cachedAt
+        self.data = data
+    }
+}
+
+/// The two-tier plan cache: memory for the life of the process, and `plan.json` in the
+/// profile's cache folder across runs (atomic writes, 0600). A file that does not decode, or
+/// of another format version, reads as missing. Thread-safe.
+public final class PlanCache: Sendable {
+    public let fileURL: URL
+    private let document: JSONDocument<CachedPlan>
+    private let memory = Mutex<CachedPlan?>(nil)
+
+    public init(directory: URL, logger: Logger = Logger(label: "brados.plan")) {
+        fileURL = directory.appendingPathComponent("plan.json")
+        document = JSONDocument(url: fileURL, logger: logger)
+    }
+
+    /// The cached plan: from memory, else from disk (then kept in memory).
+    public func load() -> CachedPlan? {
+        if let cached = memory.withLock({ $0 }) { return cached }
+        guard let cached = document.load(), cached.formatVersion == CachedPlan.currentFormatVersion else { return nil }
+        memory.withLock { $0 = cached }
+        return cached
+    }
+
+    /// Saves the plan in both tiers.
+    /// - Throws: ``StorageError`` (memory keeps the plan either way).
+    public func save(_ cached: CachedPlan) throws {
+        memory.withLock { $0 = cached }
+        try document.save(cached)
+    }
+
+    /// Drops the in-memory copy (the next load reads the disk).
+    public func invalidateMemoryTier() { memory.withLock { $0 = nil } }
+
+    /// Removes the plan from both tiers.
+    /// - Throws: ``StorageError``.
+    public func invalidate() throws {
+        memory.withLock { $0 = nil }
+        try document.remove()
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+/// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
+/// offline queue of profile changes.
+public struct PlanPlugin: DomainPlugin {
+    public static let domainName = "plan"
+    public static let ttlKey = "plan.ttl"
+
+    public init() {}
+    public var name: String { Self.domainName }
+    public var summary: String { "Nutrition plan: cached for an hour, validated, with an offline queue of changes." }
+    public var command: any ParsableCommand.Type { PlanCommand.self }
+
+    public var configKeys: [ConfigKey] {
+        [ConfigKey(name: Self.ttlKey, summary: "How long a cached plan counts as fresh (refreshed past half of it)",
+                   environmentVariable: "BRADOS_PLAN_TTL", defaultValue: "1h", validate: ConfigKey.durationValidator)]
+    }
+
+    /// `<profile cache>/plan/` (the cached plan).
+    public static func cacheDirectory(_ profile: ProfileScope) -> URL { profile.cacheDirectory(for: domainName) }
+    /// `<profile data>/plan/pending.json` (the queue: the user's changes, not a cache).
+    public static func queueURL(_ profile: ProfileScope) -> URL {
+        profile.dataDirectory(for: domainName).appendingPathComponent("pending.json")
+    }
+}
+
+extension PlanStore {
+    /// The store of the command's profile (TTL from `plan.ttl`).
+    /// - Throws: ``ConfigError`` for an invalid TTL.
+    public static func live(_ env: AppEnvironment) throws -> PlanStore {
+        let setting = env.settings.resolve(PlanPlugin.ttlKey)
+        guard let ttl = setting.value.flatMap(parseDuration), ttl > .zero else {
+            throw ConfigError.invalidValue(key: PlanPlugin.ttlKey, value: setting.value ?? "", expected: "a duration such as 30m or 1h")
+        }
+        return PlanStore(
+            cache: PlanCache(directory: PlanPlugin.cacheDirectory(env.profile), logger: env.logger),
+            queue: PendingQueue(url: PlanPlugin.queueURL(env.profile)),
+            ttl: ttl, offline: env.isOffline, now: env.now, logger: env.logger,
+            api: { PlanRESTClient(client: try await env.client(for: .gtsd)) })
+    }
+}

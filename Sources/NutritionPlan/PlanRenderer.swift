@@ -1,0 +1,156 @@
+import BradOSCore
+import Foundation
+
+/// Human and JSON output of the plan domain. JSON documents: `{source: {kind, ageSeconds,
+/// notice}, plan: PlanData, change: {previous, new}?}`.
+public struct PlanRenderer: Sendable {
+    let output: Output
+
+    public init(output: Output) { self.output = output }
+
+    struct SourceInfo: Encodable {
+        var kind: String
+        var ageSeconds: Int?
+        var notice: String?
+
+        init(_ source: PlanSource) {
+            switch source {
+            case .network: kind = "network"
+            case let .cache(age):
+                kind = "cache"
+                ageSeconds = Int(age)
+            case let .fallback(age, notice):
+                kind = "cache"
+                ageSeconds = Int(age)
+                self.notice = notice
+            }
+        }
+    }
+
+    struct Document: Encodable {
+        var source: SourceInfo
+        var plan: PlanData
+        var change: PlanChange?
+    }
+
+    public enum View: Sendable { case summary, targets, why }
+
+    func origin(_ source: PlanSource) -> String {
+        switch source {
+        case .network: "from the network"
+        case let .cache(age): "cached \(Format.ago(age))"
+        case let .fallback(age, _): "cached \(Format.ago(age))"
+        }
+    }
+
+    /// Prints a plan in one of the views; a significant change is announced first.
+    public func render(_ result: PlanResult, view: View) throws {
+        if output.format == .json { return try output.json(Document(source: SourceInfo(result.source), plan: result.data, change: result.change)) }
+        if case let .fallback(_, notice) = result.source { output.notice("using cached data: \(notice)") }
+        if let change = result.change { announce(change) }
+        let data = result.data
+        output.line(output.styled(data.plan.name, .bold) + " · \(Format.day(data.plan.startDate)) → \(Format.day(data.plan.endDate)) · "
+                    + output.styled(origin(result.source), .dim))
+        switch view {
+        case .summary, .targets: targets(data.targets, detailed: view == .targets)
+        case .why: why(data.whyItWorks)
+        }
+    }
+
+    /// After a refresh in the second half of the TTL found a different plan.
+    public func rerender(_ result: PlanResult) throws {
+        if output.format == .json { return try render(result, view: .summary) }
+        output.line()
+        output.line(output.styled("↻ updated from the network", .cyan))
+        try render(result, view: .summary)
+    }
+
+    func announce(_ change: PlanChange) {
+        var parts: [String] = []
+        if change.previous.calorieTarget != change.new.calorieTarget {
+            parts.append("calories \(Format.count(change.previous.calorieTarget)) → \(Format.count(change.new.calorieTarget)) kcal")
+        }
+        if change.previous.proteinTarget != change.new.proteinTarget {
+            parts.append("protein \(change.previous.proteinTarget) → \(change.new.proteinTarget) g")
+        }
+        if let weeks = change.timelineWeeks {
+            parts.append("timeline \(weeks < 0 ? "\(-weeks) week\(weeks == -1 ? "" : "s") shorter" : "\(weeks) week\(weeks == 1 ? "" : "s") longer")"
+                         + " (\(change.previous.estimatedWeeks ?? 0) → \(change.new.estimatedWeeks ?? 0) weeks)")
+        }
+        output.line(output.styled("Your plan changed: ", .yellow) + parts.joined(separator: ", ") + ".")
+    }
+
+    func targets(_ targets: Targets, detailed: Bool) {
+        var rows = [
+            ["Calories", "\(Format.count(targets.calorieTarget)) kcal", "a day"],
+            ["Protein", "\(targets.proteinTarget) g", "a day"],
+            ["Water", "\(Format.count(targets.waterTarget)) ml", "a day"],
+            ["Weekly rate", "\(targets.weeklyRate > 0 ? "+" : "")\(Format.number(targets.weeklyRate)) kg", timeline(targets)],
+        ]
+        if detailed {
+            rows += [["BMR", "\(Format.count(targets.bmr)) kcal", "burned at rest (Mifflin–St Jeor)"],
+                     ["TDEE", "\(Format.count(targets.tdee)) kcal", "burned with your activity"]]
+        }
+        output.table(Table(headers: [], rows: rows.map { ["  " + $0[0], $0[1], $0[2]] }, rightAligned: [1]))
+        if !detailed { output.line(output.styled("Why these numbers: `brados plan why`.", .dim)) }
+    }
+
+    func timeline(_ targets: Targets) -> String {
+        guard let weeks = targets.estimatedWeeks else { return targets.weeklyRate == 0 ? "holding steady" : "" }
+        return "about \(weeks) week\(weeks == 1 ? "" : "s") to target" + (targets.projectedDate.map { " (\(Format.day($0)))" } ?? "")
+    }
+
+    func why(_ why: WhyItWorks) {
+        for card in why.all {
+            output.line()
+            output.line(output.styled(card.title, .bold))
+            output.line("  " + card.explanation)
+            output.line(output.styled("  " + card.science, .dim))
+        }
+    }
+
+    /// The queue, oldest first.
+    public func pending(_ operations: [PendingOperation], now: Date) throws {
+        if output.format == .json {
+            struct Document: Encodable { var pending: [PendingOperation] }
+            return try output.json(Document(pending: operations))
+        }
+        guard !operations.isEmpty else { return output.line("Nothing queued.") }
+        output.line(output.styled("\(operations.count) change\(operations.count == 1 ? "" : "s") waiting to be sent", .bold)
+                    + output.styled(" (oldest first; `brados plan sync` sends them)", .dim))
+        output.table(Table(headers: ["QUEUED", "CHANGE", "ID"],
+                           rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary, String($0.id.prefix(8))] }))
+    }
+
+    /// What a replay did.
+    public func sync(_ report: SyncReport, queued: PendingOperation? = nil) throws {
+        if output.format == .json {
+            struct Dropped: Encodable { var operation: PendingOperation; var error: String }
+            struct Document: Encodable {
+                var queued: PendingOperation?
+                var applied: [PendingOperation]
+                var dropped: [Dropped]
+                var remaining: [PendingOperation]
+                var stoppedBy: String?
+                var recomputeError: String?
+                var plan: PlanData?
+                var change: PlanChange?
+            }
+            func text(_ error: (any Error)?) -> String? { error.map { ($0 as? any BradOSError)?.summary ?? "\($0)" } }
+            return try output.json(Document(
+                queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error) },
+                remaining: report.remaining, stoppedBy: text(report.stoppedBy), recomputeError: text(report.recomputeError),
+                plan: report.plan?.data, change: report.plan?.change))
+        }
+        for operation in report.applied { output.line("Sent \(operation.summary).") }
+        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error)") }
+        if let error = report.stoppedBy, !report.remaining.isEmpty {
+            output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \((error as? any BradOSError)?.summary ?? "\(error)")")
+        }
+        if let error = report.recomputeError {
+            output.notice("the profile is updated, but the plan could not be recomputed: \((error as? any BradOSError)?.summary ?? "\(error)")")
+        }
+        if let plan = report.plan { try render(plan, view: .summary) }
+        if report.applied.isEmpty && report.dropped.isEmpty && report.stoppedBy == nil { output.line("Nothing queued.") }
+    }
+}

@@ -1,0 +1,213 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// Where a shown plan came from.
+public enum PlanSource: Sendable, Equatable {
+    /// Fetched now.
+    case network
+    /// From the cache, within the TTL.
+    case cache(age: TimeInterval)
+    /// From the cache because a refresh failed (`notice` says so).
+    case fallback(age: TimeInterval, notice: String)
+}
+
+/// A plan to show, with where it came from and how it changed.
+public struct PlanResult: Sendable, Equatable {
+    public var data: PlanData
+    public var source: PlanSource
+    /// Set when the new plan differs significantly from the one before.
+    public var change: PlanChange?
+}
+
+/// What `plan sync` (or `plan weight`) did with the queue.
+public struct SyncReport: Sendable {
+    public var applied: [PendingOperation] = []
+    public var dropped: [(operation: PendingOperation, error: String)] = []
+    /// The retryable failure that stopped the replay, if one did.
+    public var stoppedBy: (any Error)?
+    /// The plan recomputed after the applied changes.
+    public var plan: PlanResult?
+    /// Why the recompute after the changes failed, if it did (the changes still count).
+    public var recomputeError: (any Error)?
+    public var remaining: [PendingOperation] = []
+}
+
+/// The plan's source of truth: a two-tier cache with a TTL (1 hour), fetches with retries
+/// and validation, and the offline queue of profile changes. Time is injected (`now`), so
+/// TTL tests never wait.
+///
+/// - Within half the TTL the cached plan is the answer, with no request.
+/// - Between half the TTL and the TTL, the cached plan is shown at once and refreshed
+///   before the command exits.
+/// - Past the TTL (or with nothing cached) the plan is fetched; if that fails for a
+///   reason worth retrying later, the cached plan is the answer with a "using cached data" notice.
+/// - A response that fails validation is an error and never replaces the cache.
+public struct PlanStore: Sendable {
+    public static let defaultTTL: Duration = .seconds(3600)
+    /// A flow slower than this is reported in the verbose log.
+    public static let slowFlow: Duration = .seconds(2)
+
+    public let cache: PlanCache
+    public let queue: PendingQueue
+    public let ttl: Duration
+    let offline: Bool
+    let api: @Sendable () async throws -> any PlanAPI
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(cache: PlanCache, queue: PendingQueue, ttl: Duration = defaultTTL, offline: Bool, now: @escaping @Sendable () -> Date,
+                logger: Logger = Logger(label: "brados.plan"), api: @escaping @Sendable () async throws -> any PlanAPI) {
+        self.cache = cache
+        self.queue = queue
+        self.ttl = ttl
+        self.offline = offline
+        self.api = api
+        self.now = now
+        self.logger = logger
+    }
+
+    var ttlSeconds: TimeInterval { TimeInterval(ttl.components.seconds) }
+
+    /// The plan for `plan show`, `targets` and `why`.
+    /// - Parameter presentCached: called with the cached plan before a refresh in the second
+    ///   half of the TTL, so it shows at once.
+    /// - Returns: the refreshed plan, or the cached one (`nil` from the refresh means it was
+    ///   already presented and nothing changed).
+    public func current(presentCached: (PlanResult) throws -> Void = { _ in }) async throws -> PlanResult? {
+        try await timed("plan show") {
+            let cached = cache.load()
+            let age = cached.map { now().timeIntervalSince($0.cachedAt) }
+            if let cached, let age, age >= 0, age < ttlSeconds / 2 {
+                logger.debug("plan cached \(Int(age)) s ago (fresh)")
+                return PlanResult(data: cached.data, source: .cache(age: age), change: nil)
+            }
+            if let cached, let age, age >= 0, age < ttlSeconds, !offline {
+                logger.debug("plan cached \(Int(age)) s ago (past half the TTL): shown, then refreshed")
+                try presentCached(PlanResult(data: cached.data, source: .cache(age: age), change: nil))
+                do {
+                    let refreshed = try await fetch(forceRecompute: false)
+                    return refreshed.data == cached.data ? nil : refreshed
+                } catch where Self.fallsBack(error) {
+                    logger.info("could not refresh the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+                    return nil
+                }
+            }
+            do {
+                return try await fetch(forceRecompute: false)
+            } catch where Self.fallsBack(error) {
+                guard let cached, let age else { throw error }
+                let notice = age < ttlSeconds ? (error as? any BradOSError)?.summary ?? "\(error)" : PlanError.staleData(age: age).summary
+                return PlanResult(data: cached.data, source: .fallback(age: age, notice: notice), change: nil)
+            }
+        }
+    }
+
+    /// `plan recompute`: asks the service to compute the plan again.
+    public func recompute() async throws -> PlanResult {
+        try await timed("plan recompute") { try await fetch(forceRecompute: true) }
+    }
+
+    /// `plan refresh`: drops the process's copy and fetches. The disk copy is replaced only
+    /// by a valid answer, so a failed refresh loses nothing.
+    public func refresh() async throws -> PlanResult {
+        try await timed("plan refresh") {
+            cache.invalidateMemoryTier()
+            return try await fetch(forceRecompute: false)
+        }
+    }
+
+    /// Fetches, validates, compares with the previous plan and caches.
+    /// - Throws: ``PlanError`` (``PlanError/invalidTargets(_:)`` leaves the cache as it was), ``AuthError``.
+    func fetch(forceRecompute: Bool) async throws -> PlanResult {
+        if offline { throw PlanError.noConnection(offlineMode: true) }
+        let previous = cache.load()
+        let started = ContinuousClock.now
+        let data: PlanData
+        do { data = try await api().generate(forceRecompute: forceRecompute) } catch { throw PlanError.map(error) }
+        logger.debug("plan fetched in \(Format.duration(ContinuousClock.now - started))", metadata: ["recomputed": "\(data.recomputed)"])
+        try data.validate()
+        do { try cache.save(CachedPlan(cachedAt: now(), data: data)) } catch {
+            logger.warning("could not cache the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+        }
+        let before = data.previousTargets ?? previous?.data.targets
+        return PlanResult(data: data, source: .network, change: before.flatMap { PlanChange.significant(from: $0, to: data.targets) })
+    }
+
+    /// `plan weight KG`: validates, queues the change durably *before* anything is sent, then
+    /// (online) replays the queue in order.
+    /// - Returns: the queued operation and, online, the replay's report.
+    public func updateWeight(_ kilograms: Double) async throws -> (operation: PendingOperation, report: SyncReport?) {
+        guard kilograms.isFinite, (30...300).contains(kilograms) else {
+            throw PlanError.invalidInput("weight must be 30–300 kg (got \(Format.number(kilograms)))", fromServer: false)
+        }
+        let operation = PendingOperation(kind: .updateWeight, weightKg: (kilograms * 100).rounded() / 100, createdAt: now())
+        try queue.enqueue(operation)
+        logger.debug("queued \(operation.summary)", metadata: ["id": "\(operation.id)"])
+        if offline { return (operation, nil) }
+        return (operation, try await sync())
+    }
+
+    /// `plan sync`: replays the queue in order, under the replay lock (two processes never
+    /// replay the same operation). An operation leaves the queue only once the server
+    /// confirmed it; a failure worth retrying stops the replay and keeps the rest in order; a
+    /// refusal is reported and dropped. After any applied change the plan is recomputed once.
+    /// - Throws: ``PlanError/noConnection(offlineMode:)`` when offline (the queue is untouched), ``StorageError``.
+    public func sync() async throws -> SyncReport {
+        if offline { throw PlanError.noConnection(offlineMode: true) }
+        return try await timed("plan sync") {
+            try await queue.withReplayLock {
+                var report = SyncReport()
+                while let operation = try queue.all().first {
+                    do {
+                        switch operation.kind {
+                        case .updateWeight:
+                            _ = try await api().updateProfile(ProfileUpdate(currentWeight: operation.weightKg))
+                        }
+                    } catch {
+                        let mapped = PlanError.map(error)
+                        if let refusal = mapped as? PlanError, !refusal.isRetryable {
+                            logger.warning("dropped \(operation.summary): \(refusal.summary)")
+                            report.dropped.append((operation, refusal.summary))
+                            try queue.remove(id: operation.id)
+                            continue
+                        }
+                        report.stoppedBy = mapped
+                        break
+                    }
+                    try queue.remove(id: operation.id)
+                    report.applied.append(operation)
+                    logger.debug("applied \(operation.summary)", metadata: ["id": "\(operation.id)"])
+                }
+                if !report.applied.isEmpty {
+                    do { report.plan = try await fetch(forceRecompute: true) } catch {
+                        report.recomputeError = error
+                        // The profile changed: the cached plan no longer matches it.
+                        try? cache.invalidate()
+                    }
+                }
+                report.remaining = try queue.all()
+                return report
+            }
+        }
+    }
+
+    /// Failures after which the cached plan is still the best answer.
+    static func fallsBack(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PlanError: error.isRetryable
+        case is AuthError: true
+        default: false
+        }
+    }
+
+    private func timed<T>(_ flow: String, _ body: () async throws -> T) async rethrows -> T {
+        let started = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - started
+            if elapsed > Self.slowFlow { logger.info("slow: \(flow) took \(Format.duration(elapsed)) (over \(Format.duration(Self.slowFlow)))") }
+            else { logger.debug("\(flow) took \(Format.duration(elapsed))") }
+        }
+        return try await body()
+    }
+}

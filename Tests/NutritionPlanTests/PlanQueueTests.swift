@@ -1,0 +1,182 @@
+@testable import NutritionPlan
+import BradOSCore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Plan offline queue: durable, ordered, replayed once")
+struct PlanQueueTests {
+    @Test("offline, a weight is queued before anything is sent, and survives into the next process")
+    func queuedOffline() async throws {
+        let setup = PlanSetup()
+        let (operation, report) = try await setup.store(offline: true).updateWeight(84.5)
+        #expect(report == nil)
+        #expect(setup.api.calls.isEmpty)
+        let queued = try PendingQueue(url: setup.queueURL).all()
+        #expect(queued == [operation])
+        #expect(queued[0].weightKg == 84.5 && queued[0].kind == .updateWeight)
+        await #expect(throws: PlanError.noConnection(offlineMode: true)) { try await setup.store(offline: true).sync() }
+        #expect(try PendingQueue(url: setup.queueURL).all().count == 1)
+    }
+
+    @Test("weights outside 30-300 kg are refused before anything is queued")
+    func weightValidated() async throws {
+        let setup = PlanSetup()
+        for weight in [29.9, 300.1, .nan, .infinity] {
+            let error = await #expect(throws: PlanError.self) { try await setup.store().updateWeight(weight) }
+            #expect(error?.kind == .usage)
+        }
+        #expect(try PendingQueue(url: setup.queueURL).all().isEmpty)
+    }
+
+    @Test("sync replays in order, removes each operation once confirmed, then recomputes once")
+    func replayInOrder() async throws {
+        let setup = PlanSetup()
+        for weight in [86.0, 85.0, 84.0] { _ = try await setup.store(offline: true).updateWeight(weight) }
+        let report = try await setup.store().sync()
+        #expect(setup.api.weights == [86, 85, 84])
+        #expect(report.applied.map(\.weightKg) == [86, 85, 84])
+        #expect(report.remaining.isEmpty && report.stoppedBy == nil)
+        #expect(setup.api.calls == ["update", "update", "update", "generate(force)"])
+        #expect(report.plan?.data == Fixtures.plan())
+        #expect(!FileManager.default.fileExists(atPath: setup.queueURL.path))
+    }
+
+    @Test("a retryable failure stops the replay and keeps the rest in order; a refusal is dropped and reported")
+    func stopsAndDrops() async throws {
+        let setup = PlanSetup()
+        for weight in [86.0, 85.0, 84.0, 83.0] { _ = try await setup.store(offline: true).updateWeight(weight) }
+        setup.api.set {
+            $0.updateFailures[85] = NetworkError.http(status: 400, method: "PUT", path: "/auth/profile", message: "currentWeight must be 30-300 kg.", retryAfter: nil)
+            $0.updateFailures[84] = NetworkError.http(status: 503, method: "PUT", path: "/auth/profile", message: nil, retryAfter: nil)
+        }
+        let report = try await setup.store().sync()
+        #expect(report.applied.map(\.weightKg) == [86])
+        #expect(report.dropped.map(\.operation.weightKg) == [85])
+        #expect(report.stoppedBy as? PlanError == .maintenance)
+        #expect(report.remaining.map(\.weightKg) == [84, 83])
+        #expect(try PendingQueue(url: setup.queueURL).all().map(\.weightKg) == [84, 83])
+        // The applied change still recomputes the plan.
+        #expect(setup.api.calls.last == "generate(force)")
+        setup.api.set { $0.updateFailures = [:] }
+        let second = try await setup.store().sync()
+        #expect(second.applied.map(\.weightKg) == [84, 83])
+        #expect(setup.api.weights == [86, 84, 83])
+    }
+
+    @Test("an expired session stops the replay without dropping anything")
+    func authFailureKeepsQueue() async throws {
+        let setup = PlanSetup()
+        _ = try await setup.store(offline: true).updateWeight(80)
+        setup.api.set { $0.updateFailures[80] = AuthError.sessionExpired(profile: "default") }
+        let report = try await setup.store().sync()
+        #expect(report.remaining.count == 1 && report.dropped.isEmpty)
+    }
+
+    @Test("two syncs at once never send the same operation")
+    func concurrentSyncs() async throws {
+        let setup = PlanSetup()
+        let weights = (0..<12).map { 80.0 + Double($0) / 4 }
+        for weight in weights { _ = try await setup.store(offline: true).updateWeight(weight) }
+        let other = FakePlanAPI()
+        async let first = setup.store().sync()
+        async let second = setup.store(api: other).sync()
+        let reports = try await [first, second]
+        let sent = setup.api.weights + other.weights
+        #expect(sent.sorted() == weights)
+        #expect(Set(sent).count == weights.count)
+        #expect(reports.flatMap(\.applied).count == weights.count)
+        #expect(try PendingQueue(url: setup.queueURL).all().isEmpty)
+    }
+
+    @Test("a queue file that does not decode is an error and is left as it is")
+    func corruptQueueKept() async throws {
+        let setup = PlanSetup()
+        try FileSystem.createDirectory(setup.queueURL.deletingLastPathComponent())
+        try Data("{\"operations\": [tru".utf8).write(to: setup.queueURL)
+        await #expect(throws: StorageError.self) { try await setup.store(offline: true).updateWeight(80) }
+        #expect(throws: StorageError.self) { try PendingQueue(url: setup.queueURL).all() }
+        #expect(try Data(contentsOf: setup.queueURL) == Data("{\"operations\": [tru".utf8))
+    }
+}
+
+@Suite("Plan API: retries, Retry-After, error taxonomy")
+struct PlanRESTTests {
+    static let server = URL(string: "http://127.0.0.1:9")!
+    static let body = #"{"success":true,"data":{"plan":{"id":1,"name":"Week","description":null,"startDate":"2026-11-21T00:00:00.000Z","endDate":"2026-11-28T00:00:00.000Z","status":"active"},"targets":{"bmr":1808,"tdee":2802,"calorieTarget":2252,"proteinTarget":172,"waterTarget":3000,"weeklyRate":-0.5,"estimatedWeeks":16,"projectedDate":"2027-03-13T00:00:00.000Z"},"whyItWorks":{"calorieTarget":{"title":"a","explanation":"b","science":"c"},"proteinTarget":{"title":"a","explanation":"b","science":"c"},"waterTarget":{"title":"a","explanation":"b","science":"c"},"weeklyRate":{"title":"a","explanation":"b","science":"c"}},"recomputed":true,"previousTargets":null}}"#
+
+    func client(_ transport: StubTransport, clock: ManualClock) -> PlanRESTClient {
+        PlanRESTClient(client: APIClient(service: .gtsd, baseURL: Self.server, transport: transport, authenticator: nil,
+                                         retrier: Retrier(clock: clock, random: { 0.5 })))
+    }
+
+    @Test("5xx and network failures: exactly 3 retries with backoff from 1 s (within jitter), then the error")
+    func retriesOnServerErrors() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport { _, _ in .json(#"{"error":"boom"}"#, status: 500) }
+        await #expect(throws: PlanError.serverError(500, "boom")) { try await client(transport, clock: clock).generate(forceRecompute: false) }
+        #expect(transport.requests.count == 4)
+        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4)])
+        let lost = StubTransport { _, index in
+            if index < 2 { throw NetworkError.connectionLost(host: "h", reason: "reset") }
+            return .json(Self.body)
+        }
+        let plan = try await client(lost, clock: ManualClock()).generate(forceRecompute: true)
+        #expect(plan.targets.calorieTarget == 2252 && lost.requests.count == 3)
+        #expect(String(decoding: lost.requests[0].body ?? Data(), as: UTF8.self) == #"{"forceRecompute":true}"#)
+    }
+
+    @Test("4xx is never retried; 400 about onboarding and 404 map to their own errors")
+    func noRetryOn4xx() async throws {
+        let clock = ManualClock()
+        let onboarding = StubTransport { _, _ in .json(#"{"error":{"message":"Complete onboarding before generating a plan."}}"#, status: 400) }
+        let error = await #expect(throws: PlanError.self) { try await client(onboarding, clock: clock).generate(forceRecompute: false) }
+        guard case .onboardingIncomplete? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(onboarding.requests.count == 1 && clock.sleeps.isEmpty)
+        let missing = StubTransport { _, _ in .json(#"{"error":"nope"}"#, status: 404) }
+        await #expect(throws: PlanError.notFound) { try await client(missing, clock: clock).generate(forceRecompute: false) }
+        #expect(missing.requests.count == 1)
+    }
+
+    @Test("Retry-After is honoured when short, and reported with its time when long")
+    func retryAfter() async throws {
+        let clock = ManualClock()
+        let short = StubTransport { _, index in index == 0 ? .json("{}", status: 429, headers: [("Retry-After", "3")]) : .json(Self.body) }
+        _ = try await client(short, clock: clock).generate(forceRecompute: false)
+        #expect(clock.sleeps == [.seconds(3)])
+        let long = StubTransport { _, _ in .json("{}", status: 429, headers: [("Retry-After", "120")]) }
+        let longClock = ManualClock()
+        await #expect(throws: PlanError.rateLimited(retryAfter: .seconds(120))) { try await client(long, clock: longClock).generate(forceRecompute: false) }
+        #expect(long.requests.count == 1 && longClock.sleeps.isEmpty)
+        #expect(PlanError.rateLimited(retryAfter: .seconds(120)).summary.contains("120"))
+        #expect(PlanError.rateLimited(retryAfter: nil).kind == .rateLimited)
+    }
+
+    @Test("503 is maintenance; success false or the wrong shape is an invalid response")
+    func shapes() async throws {
+        let clock = ManualClock()
+        let maintenance = StubTransport { _, _ in .json("{}", status: 503) }
+        await #expect(throws: PlanError.maintenance) { try await client(maintenance, clock: clock).generate(forceRecompute: false) }
+        let unsuccessful = StubTransport { _, _ in .json(#"{"success":false,"error":"no"}"#) }
+        await #expect(throws: PlanError.self) { try await client(unsuccessful, clock: clock).generate(forceRecompute: false) }
+        let wrong = StubTransport { _, _ in .json(#"{"success":true,"data":{"plan":42}}"#) }
+        let error = await #expect(throws: PlanError.self) { try await client(wrong, clock: clock).generate(forceRecompute: false) }
+        guard case .invalidResponse? = error else { Issue.record("\(String(describing: error))"); return }
+    }
+
+    @Test("every error has a message, a recovery where one helps, a retryability and an exit code")
+    func taxonomy() {
+        let all: [PlanError] = [.notFound, .onboardingIncomplete("x"), .invalidInput("x", fromServer: false), .invalidInput("x", fromServer: true),
+                                .invalidResponse("x"), .networkError("x"), .timeout, .noConnection(offlineMode: true), .noConnection(offlineMode: false),
+                                .serverError(500, "x"), .rateLimited(retryAfter: .seconds(5)), .maintenance, .invalidTargets("x"), .staleData(age: 60)]
+        for error in all {
+            #expect(!error.summary.isEmpty)
+            #expect(ExitStatus.code(for: error) != 0)
+        }
+        #expect(all.filter(\.isRetryable).count == 8)
+        #expect(ExitStatus.code(for: PlanError.notFound) == 3)
+        #expect(ExitStatus.code(for: PlanError.invalidTargets("x")) == 8)
+        #expect(ExitStatus.code(for: PlanError.invalidInput("x", fromServer: false)) == 64)
+        #expect(ExitStatus.code(for: PlanError.noConnection(offlineMode: false)) == 5)
+    }
+}

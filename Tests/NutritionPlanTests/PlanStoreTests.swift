@@ -1,0 +1,127 @@
+@testable import NutritionPlan
+import BradOSCore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Plan store: TTL cache, recompute, validation, fallback")
+struct PlanStoreTests {
+    @Test("a fetch caches the plan; within half the TTL the next process answers from disk with no request")
+    func cacheWithinTTL() async throws {
+        let setup = PlanSetup()
+        let first = try #require(try await setup.store().current())
+        #expect(first.source == .network && first.data == Fixtures.plan())
+        setup.clock.advance(by: .seconds(1799))
+        let second = try #require(try await setup.store().current())
+        #expect(second.source == .cache(age: 1799))
+        #expect(setup.api.calls == ["generate"])
+        // The disk copy is what a new process reads.
+        #expect(PlanCache(directory: setup.cacheDirectory).load()?.data == Fixtures.plan())
+    }
+
+    @Test("past half the TTL the cached plan is presented at once, then refreshed before returning")
+    func refreshInSecondHalf() async throws {
+        let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(), Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2100))]))
+        _ = try await setup.store().current()
+        setup.clock.advance(by: .seconds(2000))
+        var presented: [PlanResult] = []
+        let refreshed = try await setup.store().current(presentCached: { presented.append($0) })
+        #expect(presented.map(\.source) == [.cache(age: 2000)])
+        #expect(refreshed?.data.plan.id == 2)
+        #expect(refreshed?.change == PlanChange(previous: Fixtures.targets(), new: Fixtures.targets(calories: 2100)))
+        #expect(setup.api.calls == ["generate", "generate"])
+        // Unchanged on refresh: nothing more to show.
+        setup.clock.advance(by: .seconds(2000))
+        #expect(try await setup.store().current() == nil)
+    }
+
+    @Test("past the TTL the plan is fetched; a network failure falls back to the cache with a notice")
+    func expiredAndFallback() async throws {
+        let setup = PlanSetup()
+        _ = try await setup.store().current()
+        setup.clock.advance(by: .seconds(3600))
+        var presented = 0
+        let fetched = try #require(try await setup.store().current(presentCached: { _ in presented += 1 }))
+        #expect(fetched.source == .network && presented == 0)
+        setup.clock.advance(by: .seconds(7200))
+        setup.api.set { $0.generateFailure = PlanError.noConnection(offlineMode: false) }
+        let fallback = try #require(try await setup.store().current())
+        guard case let .fallback(age, notice) = fallback.source else { Issue.record("expected a fallback"); return }
+        #expect(age == 7200 && notice.contains("cached data from 2 h ago"))
+        #expect(fallback.data == Fixtures.plan())
+        // Offline (--offline), past the TTL: the cached plan, with no request at all.
+        let calls = setup.api.calls.count
+        let offline = try #require(try await setup.store(offline: true).current())
+        guard case .fallback = offline.source else { Issue.record("expected a fallback"); return }
+        #expect(setup.api.calls.count == calls)
+    }
+
+    @Test("with nothing cached, a failure is the error; refusals never fall back")
+    func failuresWithoutCache() async throws {
+        let setup = PlanSetup()
+        setup.api.set { $0.generateFailure = PlanError.maintenance }
+        await #expect(throws: PlanError.maintenance) { try await setup.store().current() }
+        setup.api.set { $0.generateFailure = nil }
+        _ = try await setup.store().current()
+        setup.clock.advance(by: .seconds(4000))
+        setup.api.set { $0.generateFailure = PlanError.notFound }
+        await #expect(throws: PlanError.notFound) { try await setup.store().current() }
+    }
+
+    @Test("recompute asks with forceRecompute; refresh bypasses the cache and keeps it when the fetch fails")
+    func recomputeAndRefresh() async throws {
+        let setup = PlanSetup()
+        _ = try await setup.store().current()
+        _ = try await setup.store().recompute()
+        #expect(setup.api.calls == ["generate", "generate(force)"])
+        _ = try await setup.store().refresh()
+        #expect(setup.api.calls.last == "generate")
+        setup.api.set { $0.generateFailure = PlanError.serverError(500, "boom") }
+        await #expect(throws: PlanError.self) { try await setup.store().refresh() }
+        #expect(PlanCache(directory: setup.cacheDirectory).load()?.data == Fixtures.plan())
+    }
+
+    @Test("targets out of range are an error and never replace the cached plan", arguments: [
+        Targets(bmr: 400, tdee: 2802, calorieTarget: 2252, proteinTarget: 172, waterTarget: 3000, weeklyRate: -0.5),
+        Targets(bmr: 1808, tdee: 1700, calorieTarget: 2252, proteinTarget: 172, waterTarget: 3000, weeklyRate: -0.5),
+        Targets(bmr: 1808, tdee: 2802, calorieTarget: 12000, proteinTarget: 172, waterTarget: 3000, weeklyRate: -0.5),
+        Targets(bmr: 1808, tdee: 2802, calorieTarget: 2252, proteinTarget: 10, waterTarget: 3000, weeklyRate: -0.5),
+        Targets(bmr: 1808, tdee: 2802, calorieTarget: 2252, proteinTarget: 172, waterTarget: 200, weeklyRate: -0.5),
+    ])
+    func validation(_ targets: Targets) async throws {
+        let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(), Fixtures.plan(id: 9, targets: targets)]))
+        _ = try await setup.store().current()
+        let error = await #expect(throws: PlanError.self) { try await setup.store().recompute() }
+        guard case .invalidTargets? = error else { Issue.record("expected invalidTargets, got \(String(describing: error))"); return }
+        #expect(error?.kind == .integrity)
+        #expect(PlanCache(directory: setup.cacheDirectory).load()?.data.plan.id == 1)
+    }
+
+    @Test("a plan that ends before it starts is invalid")
+    func datesValidated() throws {
+        var plan = Fixtures.plan()
+        plan.plan.endDate = plan.plan.startDate
+        #expect(throws: PlanError.self) { try plan.validate() }
+        try Fixtures.plan().validate()
+    }
+
+    @Test("significant change: more than 50 kcal or 10 g of protein, with the timeline change")
+    func significantChange() {
+        let base = Fixtures.targets()
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2302)) == nil)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2303)) != nil)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2202)) == nil)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2202, protein: 182)) == nil)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(protein: 183)) != nil)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(protein: 161)) != nil)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2100, weeks: 14))?.timelineWeeks == -2)
+        #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2100))?.timelineWeeks == nil)
+    }
+
+    @Test("the service's previousTargets are preferred for the comparison")
+    func previousTargetsFromService() async throws {
+        let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(targets: Fixtures.targets(calories: 2000), previous: Fixtures.targets(calories: 2400))]))
+        let result = try #require(try await setup.store().current())
+        #expect(result.change?.previous.calorieTarget == 2400 && result.change?.new.calorieTarget == 2000)
+    }
+}
