@@ -14,14 +14,14 @@ public struct ReferenceServer: Sendable {
     public let admin: AdminState
     let catalogue: PlexCatalogue
 
-    /// Opens the database and seeds the demo users when it is empty.
+    /// Opens the database and seeds the demo data each domain lacks.
     /// - Throws: database errors.
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
         database = try ServerDatabase(directory: configuration.dataDirectory)
         admin = AdminState()
         catalogue = PlexCatalogue(seed: configuration.seed)
-        if configuration.seedDemo, try database.userCount() == 0 { try DemoSeed.seed(database, seed: configuration.seed) }
+        if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed) }
     }
 
     /// The router with every route. Middlewares come first so they wrap every route.

@@ -81,13 +81,23 @@ public enum PlanError: BradOSError, Equatable {
         }
     }
 
+    /// Whether the service answered this change with a definite "no" (so replaying it again
+    /// cannot succeed): the queue drops such a change. Anything else keeps it.
+    public var isRefusal: Bool {
+        switch self {
+        case .invalidInput, .onboardingIncomplete, .notFound: true
+        default: false
+        }
+    }
+
     /// The plan taxonomy for a core network failure; other errors unchanged.
     public static func map(_ error: any Error) -> any Error {
         guard let network = error as? NetworkError else { return error }
         switch network {
         case .offlineMode: return PlanError.noConnection(offlineMode: true)
         case .unreachable: return PlanError.noConnection(offlineMode: false)
-        case .timedOut, .operationTimedOut: return PlanError.timeout
+        case .timedOut: return PlanError.timeout
+        case let .operationTimedOut(seconds): return PlanError.networkError("gave up after \(seconds) s of retries")
         case let .connectionLost(_, reason): return PlanError.networkError(reason)
         case let .invalidResponse(_, detail): return PlanError.invalidResponse(detail)
         case let .http(status, _, _, message, retryAfter):
@@ -98,7 +108,8 @@ public enum PlanError: BradOSError, Equatable {
             case 429: return PlanError.rateLimited(retryAfter: retryAfter)
             case 503: return PlanError.maintenance
             case 500...: return PlanError.serverError(status, message ?? "")
-            default: return error
+            case 401: return error // the session: AuthError's business (renewal, exit 4)
+            default: return PlanError.invalidInput(message ?? "the service refused the request (HTTP \(status))", fromServer: true)
             }
         }
     }

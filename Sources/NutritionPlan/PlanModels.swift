@@ -113,6 +113,12 @@ public struct ProfileUpdate: Codable, Sendable, Equatable {
 }
 
 extension PlanData {
+    /// Whether two answers show the same plan (`recomputed` and `previousTargets` describe
+    /// how an answer was made, not the plan).
+    public func sameContent(as other: PlanData) -> Bool {
+        plan == other.plan && targets == other.targets && whyItWorks == other.whyItWorks
+    }
+
     /// The ranges a plan must fall in before it is cached or shown.
     public static let ranges = (bmr: 500...5000, tdee: 500...10000, calories: 500...10000, protein: 20...500, water: 500...10000)
 

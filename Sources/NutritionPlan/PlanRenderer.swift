@@ -46,7 +46,7 @@ public struct PlanRenderer: Sendable {
     /// Prints a plan in one of the views; a significant change is announced first.
     public func render(_ result: PlanResult, view: View) throws {
         if output.format == .json { return try output.json(Document(source: SourceInfo(result.source), plan: result.data, change: result.change)) }
-        if case let .fallback(_, notice) = result.source { output.notice("using cached data: \(notice)") }
+        if case let .fallback(_, notice) = result.source { output.notice(notice) }
         if let change = result.change { announce(change) }
         let data = result.data
         output.line(output.styled(data.plan.name, .bold) + " · \(Format.day(data.plan.startDate)) → \(Format.day(data.plan.endDate)) · "
@@ -58,11 +58,11 @@ public struct PlanRenderer: Sendable {
     }
 
     /// After a refresh in the second half of the TTL found a different plan.
-    public func rerender(_ result: PlanResult) throws {
-        if output.format == .json { return try render(result, view: .summary) }
+    public func rerender(_ result: PlanResult, view: View) throws {
+        if output.format == .json { return try render(result, view: view) }
         output.line()
         output.line(output.styled("↻ updated from the network", .cyan))
-        try render(result, view: .summary)
+        try render(result, view: view)
     }
 
     func announce(_ change: PlanChange) {
@@ -138,12 +138,12 @@ public struct PlanRenderer: Sendable {
             }
             func text(_ error: (any Error)?) -> String? { error.map { ($0 as? any BradOSError)?.summary ?? "\($0)" } }
             return try output.json(Document(
-                queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error) },
+                queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error.summary) },
                 remaining: report.remaining, stoppedBy: text(report.stoppedBy), recomputeError: text(report.recomputeError),
                 plan: report.plan?.data, change: report.plan?.change))
         }
         for operation in report.applied { output.line("Sent \(operation.summary).") }
-        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error)") }
+        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error.summary)") }
         if let error = report.stoppedBy, !report.remaining.isEmpty {
             output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \((error as? any BradOSError)?.summary ?? "\(error)")")
         }
@@ -151,6 +151,6 @@ public struct PlanRenderer: Sendable {
             output.notice("the profile is updated, but the plan could not be recomputed: \((error as? any BradOSError)?.summary ?? "\(error)")")
         }
         if let plan = report.plan { try render(plan, view: .summary) }
-        if report.applied.isEmpty && report.dropped.isEmpty && report.stoppedBy == nil { output.line("Nothing queued.") }
+        if queued == nil, report.applied.isEmpty, report.dropped.isEmpty, report.stoppedBy == nil { output.line("Nothing queued.") }
     }
 }

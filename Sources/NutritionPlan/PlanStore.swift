@@ -23,7 +23,7 @@ public struct PlanResult: Sendable, Equatable {
 /// What `plan sync` (or `plan weight`) did with the queue.
 public struct SyncReport: Sendable {
     public var applied: [PendingOperation] = []
-    public var dropped: [(operation: PendingOperation, error: String)] = []
+    public var dropped: [(operation: PendingOperation, error: PlanError)] = []
     /// The retryable failure that stopped the replay, if one did.
     public var stoppedBy: (any Error)?
     /// The plan recomputed after the applied changes.
@@ -70,11 +70,14 @@ public struct PlanStore: Sendable {
     var ttlSeconds: TimeInterval { TimeInterval(ttl.components.seconds) }
 
     /// The plan for `plan show`, `targets` and `why`.
-    /// - Parameter presentCached: called with the cached plan before a refresh in the second
-    ///   half of the TTL, so it shows at once.
+    /// - Parameters:
+    ///   - presentCached: called with the cached plan before a refresh in the second half of
+    ///     the TTL, so it shows at once.
+    ///   - fetching: told `true` before a request and `false` after it (for a spinner).
     /// - Returns: the refreshed plan, or the cached one (`nil` from the refresh means it was
     ///   already presented and nothing changed).
-    public func current(presentCached: (PlanResult) throws -> Void = { _ in }) async throws -> PlanResult? {
+    public func current(presentCached: (PlanResult) throws -> Void = { _ in },
+                        fetching: (Bool) -> Void = { _ in }) async throws -> PlanResult? {
         try await timed("plan show") {
             let cached = cache.load()
             let age = cached.map { now().timeIntervalSince($0.cachedAt) }
@@ -85,20 +88,25 @@ public struct PlanStore: Sendable {
             if let cached, let age, age >= 0, age < ttlSeconds, !offline {
                 logger.debug("plan cached \(Int(age)) s ago (past half the TTL): shown, then refreshed")
                 try presentCached(PlanResult(data: cached.data, source: .cache(age: age), change: nil))
+                fetching(true)
+                defer { fetching(false) }
                 do {
                     let refreshed = try await fetch(forceRecompute: false)
-                    return refreshed.data == cached.data ? nil : refreshed
+                    return refreshed.data.sameContent(as: cached.data) ? nil : refreshed
                 } catch where Self.fallsBack(error) {
                     logger.info("could not refresh the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
                     return nil
                 }
             }
             do {
+                if !offline { fetching(true) }
+                defer { if !offline { fetching(false) } }
                 return try await fetch(forceRecompute: false)
             } catch where Self.fallsBack(error) {
                 guard let cached, let age else { throw error }
-                let notice = age < ttlSeconds ? (error as? any BradOSError)?.summary ?? "\(error)" : PlanError.staleData(age: age).summary
-                return PlanResult(data: cached.data, source: .fallback(age: age, notice: notice), change: nil)
+                let reason = (error as? any BradOSError)?.summary ?? "\(error)"
+                let notice = PlanError.staleData(age: max(age, 0)).summary + " (\(reason))"
+                return PlanResult(data: cached.data, source: .fallback(age: max(age, 0), notice: notice), change: nil)
             }
         }
     }
@@ -165,14 +173,15 @@ public struct PlanStore: Sendable {
                             _ = try await api().updateProfile(ProfileUpdate(currentWeight: operation.weightKg))
                         }
                     } catch {
-                        let mapped = PlanError.map(error)
-                        if let refusal = mapped as? PlanError, !refusal.isRetryable {
+                        // Only a definite "no" drops a change; anything else (no network, a server
+                        // failure, an answer that does not decode, an expired session) keeps it.
+                        if let refusal = PlanError.map(error) as? PlanError, refusal.isRefusal {
                             logger.warning("dropped \(operation.summary): \(refusal.summary)")
-                            report.dropped.append((operation, refusal.summary))
+                            report.dropped.append((operation, refusal))
                             try queue.remove(id: operation.id)
                             continue
                         }
-                        report.stoppedBy = mapped
+                        report.stoppedBy = PlanError.map(error)
                         break
                     }
                     try queue.remove(id: operation.id)
@@ -182,8 +191,9 @@ public struct PlanStore: Sendable {
                 if !report.applied.isEmpty {
                     do { report.plan = try await fetch(forceRecompute: true) } catch {
                         report.recomputeError = error
-                        // The profile changed: the cached plan no longer matches it.
-                        try? cache.invalidate()
+                        // The profile changed, so the cached plan is out of date: it expires (the
+                        // next show fetches) but stays as the fallback.
+                        if let cached = cache.load() { try? cache.save(CachedPlan(cachedAt: .distantPast, data: cached.data)) }
                     }
                 }
                 report.remaining = try queue.all()
@@ -192,13 +202,12 @@ public struct PlanStore: Sendable {
         }
     }
 
-    /// Failures after which the cached plan is still the best answer.
+    /// Failures after which the cached plan is still the best answer: no network, server
+    /// failures, rate limiting. Not an expired session (the user must act; exit 4), nor a
+    /// refusal or targets that fail validation.
     static func fallsBack(_ error: any Error) -> Bool {
-        switch error {
-        case let error as PlanError: error.isRetryable
-        case is AuthError: true
-        default: false
-        }
+        guard let error = error as? any BradOSError else { return false }
+        return [.offline, .server, .rateLimited].contains(error.kind)
     }
 
     private func timed<T>(_ flow: String, _ body: () async throws -> T) async rethrows -> T {

@@ -81,7 +81,7 @@ struct PlanEndToEndTests {
         #expect(invalid.status == 64)
     }
 
-    @Test("onboarding incomplete and not found are clear errors with their exit codes")
+    @Test("onboarding incomplete is a clear error with its exit code")
     func onboarding() async throws {
         let server = try ServerProcess()
         let result = try BuiltProducts.run("brados", ["auth", "login", "--user", "alice", "--password-stdin"], environment: [

@@ -64,6 +64,37 @@ struct PlanQueueTests {
         #expect(setup.api.weights == [86, 84, 83])
     }
 
+    @Test("only a definite refusal drops a change: an answer that does not decode keeps it; a 403 drops it")
+    func dropOnlyRefusals() async throws {
+        let setup = PlanSetup()
+        for weight in [81.0, 82.0] { _ = try await setup.store(offline: true).updateWeight(weight) }
+        setup.api.set {
+            $0.updateFailures[81] = NetworkError.invalidResponse(path: "/auth/profile", detail: "not valid JSON")
+        }
+        let first = try await setup.store().sync()
+        #expect(first.dropped.isEmpty && first.remaining.map(\.weightKg) == [81, 82])
+        #expect(first.stoppedBy as? PlanError == .invalidResponse("not valid JSON"))
+        setup.api.set {
+            $0.updateFailures[81] = NetworkError.http(status: 403, method: "PUT", path: "/auth/profile", message: nil, retryAfter: nil)
+        }
+        let second = try await setup.store().sync()
+        #expect(second.dropped.map(\.operation.weightKg) == [81])
+        #expect(second.applied.map(\.weightKg) == [82] && second.remaining.isEmpty)
+    }
+
+    @Test("a recompute that fails after the changes were sent expires the cached plan but keeps it as the fallback")
+    func failedRecomputeKeepsFallback() async throws {
+        let setup = PlanSetup()
+        _ = try await setup.store().current()
+        _ = try await setup.store(offline: true).updateWeight(80)
+        setup.api.set { $0.generateFailure = PlanError.maintenance }
+        let report = try await setup.store().sync()
+        #expect(report.applied.count == 1 && report.recomputeError as? PlanError == .maintenance)
+        let shown = try #require(try await setup.store().current())
+        guard case .fallback = shown.source else { Issue.record("expected the cached plan as a fallback, got \(shown.source)"); return }
+        #expect(shown.data == Fixtures.plan())
+    }
+
     @Test("an expired session stops the replay without dropping anything")
     func authFailureKeepsQueue() async throws {
         let setup = PlanSetup()
@@ -169,11 +200,12 @@ struct PlanRESTTests {
         let all: [PlanError] = [.notFound, .onboardingIncomplete("x"), .invalidInput("x", fromServer: false), .invalidInput("x", fromServer: true),
                                 .invalidResponse("x"), .networkError("x"), .timeout, .noConnection(offlineMode: true), .noConnection(offlineMode: false),
                                 .serverError(500, "x"), .rateLimited(retryAfter: .seconds(5)), .maintenance, .invalidTargets("x"), .staleData(age: 60)]
-        for error in all {
-            #expect(!error.summary.isEmpty)
-            #expect(ExitStatus.code(for: error) != 0)
-        }
+        let codes = all.map { ExitStatus.code(for: $0) }
+        #expect(codes == [3, 7, 64, 7, 6, 6, 5, 5, 5, 6, 9, 6, 8, 5])
+        #expect(all.allSatisfy { !$0.summary.isEmpty })
+        #expect(all.filter { $0.recovery == nil }.isEmpty)
         #expect(all.filter(\.isRetryable).count == 8)
+        #expect(all.filter(\.isRefusal).count == 4)
         #expect(ExitStatus.code(for: PlanError.notFound) == 3)
         #expect(ExitStatus.code(for: PlanError.invalidTargets("x")) == 8)
         #expect(ExitStatus.code(for: PlanError.invalidInput("x", fromServer: false)) == 64)

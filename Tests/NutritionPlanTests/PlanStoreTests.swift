@@ -35,6 +35,16 @@ struct PlanStoreTests {
         #expect(try await setup.store().current() == nil)
     }
 
+    @Test("a refresh that only flips `recomputed` (the service's stored copy) is not a new plan")
+    func recomputedFlagIsNotAChange() async throws {
+        let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(recomputed: true), Fixtures.plan(recomputed: false)]))
+        _ = try await setup.store().current()
+        setup.clock.advance(by: .seconds(2000))
+        var presented = 0
+        #expect(try await setup.store().current(presentCached: { _ in presented += 1 }) == nil)
+        #expect(presented == 1 && setup.api.calls.count == 2)
+    }
+
     @Test("past the TTL the plan is fetched; a network failure falls back to the cache with a notice")
     func expiredAndFallback() async throws {
         let setup = PlanSetup()

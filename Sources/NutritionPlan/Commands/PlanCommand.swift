@@ -34,16 +34,20 @@ public struct PlanCommand: AsyncParsableCommand {
         let renderer = PlanRenderer(output: env.output)
         let human = env.output.format == .human
         var presented = false
-        let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: human) {
-            try await store.current(presentCached: { cached in
+        var spinner: Spinner?
+        let result = try await store.current(
+            presentCached: { cached in
                 // Scripts get one document: the refreshed plan (or the cached one if nothing changed).
                 guard human else { return }
                 try renderer.render(cached, view: view)
                 presented = true
+            },
+            fetching: { active in
+                if active, human { spinner = Spinner(io: env.io, message: presented ? "Checking for a newer plan" : "Fetching your plan") }
+                if !active { spinner?.stop(); spinner = nil }
             })
-        }
         switch (result, presented) {
-        case let (result?, true): try renderer.rerender(result)
+        case let (result?, true): try renderer.rerender(result, view: view)
         case let (result?, false): try renderer.render(result, view: view)
         case (nil, false):
             // Refreshed in the second half of the TTL and unchanged, in JSON mode.
@@ -94,9 +98,6 @@ extension PlanCommand {
             abstract: "Fetch the plan, ignoring the cache (which is replaced only by a valid answer).")
         @OptionGroup var global: GlobalOptions
         public init() {}
-        public func validate() throws {
-            if global.offline { throw ValidationError("plan refresh needs the network; it cannot go with --offline.") }
-        }
         public func run() async throws {
             let env = try AppEnvironment.live(global)
             let store = try PlanStore.live(env)

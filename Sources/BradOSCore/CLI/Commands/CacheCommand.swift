@@ -6,7 +6,7 @@ public struct CacheCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect and clear the profile's caches across domains.",
-        subcommands: [Stats.self, Clear.self])
+        subcommands: [Stats.self, Clear.self, Export.self, Import.self, Verify.self, Path.self])
 
     public init() {}
 }
@@ -23,7 +23,7 @@ extension CacheCommand {
             if env.output.format == .json { return try env.output.json(entries) }
             let rows = entries.map { entry in
                 [entry.domain, "\(entry.files)", Format.bytes(entry.bytes),
-                 entry.newest.map { Format.age(env.now().timeIntervalSince($0)) + " ago" } ?? "-"]
+                 entry.newest.map { Format.ago(env.now().timeIntervalSince($0)) } ?? "-"]
             }
             let total = entries.reduce(Int64(0)) { $0 + $1.bytes }
             env.output.table(Table(headers: ["DOMAIN", "FILES", "SIZE", "UPDATED"], rows: rows, rightAligned: [1, 2]))
