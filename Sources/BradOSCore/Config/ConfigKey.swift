@@ -65,6 +65,14 @@ public struct ConfigKey: Sendable {
         ConfigKey(name: "log", summary: "Log level on stderr: error, warning, info, debug, trace",
                   environmentVariable: "BRADOS_LOG", defaultValue: "warning",
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
+        ConfigKey(name: "archive.max-bytes", summary: "Largest uncompressed size `cache import` accepts",
+                  environmentVariable: "BRADOS_ARCHIVE_MAX_BYTES", defaultValue: "20GB", validate: sizeValidator),
+        ConfigKey(name: "archive.max-entries", summary: "Most entries `cache import` accepts",
+                  environmentVariable: "BRADOS_ARCHIVE_MAX_ENTRIES", defaultValue: "200000",
+                  validate: { (Int($0) ?? 0) > 0 ? nil : "a positive number" }),
+        ConfigKey(name: "archive.max-ratio", summary: "Largest expansion (uncompressed / compressed) `cache import` accepts",
+                  environmentVariable: "BRADOS_ARCHIVE_MAX_RATIO", defaultValue: "200",
+                  validate: { (Int($0) ?? 0) > 1 ? nil : "a number above 1" }),
     ]
 }
 

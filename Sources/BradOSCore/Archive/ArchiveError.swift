@@ -1,0 +1,74 @@
+/// Failures of `brados cache export|verify|import`.
+public enum ArchiveError: BradOSError, Equatable {
+    case io(String)
+    case notAnArchive(String)
+    case truncated(String)
+    case notBradosArchive(String)
+    case unsupportedVersion(Int)
+    case invalidManifest(String)
+    case unsafeEntry(path: String, reason: String)
+    case unlistedEntry(path: String)
+    case duplicateEntry(path: String)
+    case missingEntry(path: String)
+    case sizeMismatch(path: String, expected: Int64, actual: Int64)
+    case checksumMismatch(path: String)
+    case tooLarge(limit: Int64)
+    case tooManyEntries(limit: Int)
+    case compressionRatio(limit: Int)
+    case foreignAccount(service: String, archive: String, profile: String, target: String)
+    case targetNotEmpty(domains: [String])
+    case changedDuringExport(path: String)
+    case unknownDomain(String)
+
+    public var summary: String {
+        switch self {
+        case let .io(detail): "The archive could not be written or read: \(detail)."
+        case let .notAnArchive(detail): "This is not a tar archive brados can read (\(detail))."
+        case let .truncated(detail): "The archive is truncated or damaged (\(detail))."
+        case let .notBradosArchive(detail): "This is not a brados cache archive: \(detail)."
+        case let .unsupportedVersion(version): "The archive's format version \(version) is newer than this brados understands."
+        case let .invalidManifest(detail): "The archive's manifest is invalid: \(detail)."
+        case let .unsafeEntry(path, reason): "The archive entry '\(path)' is refused: \(reason)."
+        case let .unlistedEntry(path): "The archive entry '\(path)' is not listed in the manifest."
+        case let .duplicateEntry(path): "The archive holds '\(path)' twice."
+        case let .missingEntry(path): "The manifest lists '\(path)', but the archive does not hold it."
+        case let .sizeMismatch(path, expected, actual): "'\(path)' is \(actual) bytes in the archive, but the manifest says \(expected)."
+        case let .checksumMismatch(path): "'\(path)' does not match its SHA-256 in the manifest."
+        case let .tooLarge(limit): "The archive expands to more than \(Format.bytes(limit)) (archive.max-bytes)."
+        case let .tooManyEntries(limit): "The archive has more than \(limit) entries (archive.max-entries)."
+        case let .compressionRatio(limit): "The archive expands more than \(limit) times its compressed size (archive.max-ratio): a compression bomb?"
+        case let .foreignAccount(service, archive, profile, target):
+            "The archive's \(service) data belongs to account \(archive), but profile '\(profile)' is signed in as \(target)."
+        case let .targetNotEmpty(domains): "Profile already has data for \(domains.joined(separator: ", "))."
+        case let .changedDuringExport(path): "'\(path)' changed while it was being exported."
+        case let .unknownDomain(name): "There is no domain '\(name)' in the archive or in brados."
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .io: "Check the path and the free space."
+        case .notAnArchive, .truncated, .checksumMismatch, .sizeMismatch, .missingEntry:
+            "Nothing was imported. Export the archive again, or check it with `brados cache verify FILE`."
+        case .notBradosArchive, .invalidManifest, .unsupportedVersion, .unsafeEntry, .unlistedEntry, .duplicateEntry:
+            "Nothing was imported: only archives made by `brados cache export` are accepted."
+        case .tooLarge, .tooManyEntries, .compressionRatio:
+            "Nothing was imported. If you trust the archive, raise the limit (`brados config set archive.max-bytes 50GB`, `archive.max-entries`, `archive.max-ratio`)."
+        case .foreignAccount:
+            "Cached data never moves between accounts by accident: import into a profile of that account (`--as PROFILE`), or pass --force if you mean it."
+        case .targetNotEmpty: "Pass --replace (the archive's data replaces it) or --merge (files from the archive are added or overwrite), or --dry-run to see what would change."
+        case .changedDuringExport: "Nothing was written. Run the export again (another brados was writing)."
+        case .unknownDomain: "List the archive's domains with `brados cache verify FILE`."
+        }
+    }
+
+    public var kind: FailureKind {
+        switch self {
+        case .io: .general
+        case .targetNotEmpty, .unknownDomain: .usage
+        case .foreignAccount: .rejected
+        case .changedDuringExport: .general
+        default: .integrity
+        }
+    }
+}

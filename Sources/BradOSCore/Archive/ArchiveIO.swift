@@ -1,0 +1,175 @@
+import CArchive
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The compressions `brados cache export` writes.
+public enum ArchiveCompression: String, Sendable, CaseIterable, Codable {
+    /// tar + zstd (the default: fast, and smaller than gzip).
+    case zstd = "tar.zst"
+    /// tar + gzip, for compatibility.
+    case gzip = "tar.gz"
+
+    /// The default compression level: zstd 3, gzip 6 (what `gzip` and `tar -czf` use).
+    public var defaultLevel: Int { self == .zstd ? 3 : 6 }
+    public var levels: ClosedRange<Int> { self == .zstd ? 1...19 : 1...9 }
+}
+
+/// Writes a tar archive (pax) through libarchive, streaming to a file descriptor.
+/// Not thread-safe: one writer per task.
+public final class ArchiveWriter {
+    private let archive: OpaquePointer
+    private var closed = false
+
+    /// - Throws: ``ArchiveError/io(_:)``.
+    public init(fd: Int32, compression: ArchiveCompression, level: Int? = nil) throws {
+        guard let archive = archive_write_new() else { throw ArchiveError.io("libarchive could not start a writer") }
+        self.archive = archive
+        let level = level ?? compression.defaultLevel
+        var status = archive_write_set_format_pax_restricted(archive)
+        if status == ARCHIVE_OK { status = compression == .zstd ? archive_write_add_filter_zstd(archive) : archive_write_add_filter_gzip(archive) }
+        if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
+        // Whole-block padding is for tapes; a file or a pipe needs none.
+        if status == ARCHIVE_OK { status = archive_write_set_bytes_in_last_block(archive, 1) }
+        if status == ARCHIVE_OK { status = archive_write_open_fd(archive, fd) }
+        guard status == ARCHIVE_OK else {
+            let message = Self.message(archive)
+            archive_write_free(archive)
+            throw ArchiveError.io(message)
+        }
+    }
+
+    deinit {
+        if !closed { archive_write_close(archive) }
+        archive_write_free(archive)
+    }
+
+    /// Starts a regular-file entry of `size` bytes; its content follows with ``write(_:)``.
+    /// - Throws: ``ArchiveError/io(_:)``.
+    public func beginFile(path: String, size: Int64, mode: mode_t, modified: Date) throws {
+        guard let entry = archive_entry_new() else { throw ArchiveError.io("libarchive could not create an entry") }
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname_utf8(entry, path)
+        archive_entry_set_size(entry, size)
+        archive_entry_set_filetype(entry, UInt32(CARCHIVE_AE_IFREG))
+        archive_entry_set_perm(entry, mode & 0o777)
+        let seconds = modified.timeIntervalSince1970
+        archive_entry_set_mtime(entry, time_t(seconds), Int(seconds.truncatingRemainder(dividingBy: 1) * 1e9))
+        guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw ArchiveError.io(Self.message(archive)) }
+    }
+
+    /// Writes an entry that is not a regular file (tests build hostile archives with it):
+    /// `type` is one of the `CARCHIVE_AE_IF*` types; links carry their target.
+    func addSpecialEntry(path: String, type: mode_t, symlink: String? = nil, hardlink: String? = nil, size: Int64 = 0) throws {
+        guard let entry = archive_entry_new() else { throw ArchiveError.io("libarchive could not create an entry") }
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname_utf8(entry, path)
+        archive_entry_set_filetype(entry, UInt32(type))
+        archive_entry_set_perm(entry, 0o644)
+        archive_entry_set_size(entry, size)
+        if let symlink { archive_entry_set_symlink_utf8(entry, symlink) }
+        if let hardlink { archive_entry_set_hardlink_utf8(entry, hardlink) }
+        guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw ArchiveError.io(Self.message(archive)) }
+    }
+
+    static var regularType: mode_t { CARCHIVE_AE_IFREG }
+    static var symlinkType: mode_t { CARCHIVE_AE_IFLNK }
+    static var characterDeviceType: mode_t { CARCHIVE_AE_IFCHR }
+    static var fifoType: mode_t { CARCHIVE_AE_IFIFO }
+
+    /// Writes content of the current entry.
+    /// - Throws: ``ArchiveError/io(_:)``.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = archive_write_data(archive, base + offset, bytes.count - offset)
+            guard written > 0 else { throw ArchiveError.io(Self.message(archive)) }
+            offset += written
+        }
+    }
+
+    /// Writes a whole small file (e.g. the manifest).
+    public func addFile(path: String, data: Data, mode: mode_t = 0o600, modified: Date) throws {
+        try beginFile(path: path, size: Int64(data.count), mode: mode, modified: modified)
+        try data.withUnsafeBytes { try write($0) }
+    }
+
+    /// Finishes the archive (flushes the compressor).
+    /// - Throws: ``ArchiveError/io(_:)``.
+    public func finish() throws {
+        closed = true
+        guard archive_write_close(archive) == ARCHIVE_OK else { throw ArchiveError.io(Self.message(archive)) }
+    }
+
+    static func message(_ archive: OpaquePointer) -> String {
+        archive_error_string(archive).map { String(cString: $0) } ?? "libarchive error \(archive_errno(archive))"
+    }
+}
+
+/// One entry header read from an archive.
+public struct ArchiveEntryHeader: Sendable, Equatable {
+    public var path: String
+    public var type: ArchiveEntryType
+    /// The declared size (`nil` when the header has none).
+    public var size: Int64?
+    public var mode: mode_t
+    /// Set for hard links (their target).
+    public var hardlink: String?
+    /// Set for symbolic links (their target).
+    public var symlink: String?
+}
+
+/// Reads a tar archive (plain, gzip or zstd) through libarchive, streaming from a file
+/// descriptor. Not thread-safe: one reader per task.
+public final class ArchiveReader {
+    private let archive: OpaquePointer
+
+    /// - Throws: ``ArchiveError/io(_:)``.
+    public init(fd: Int32) throws {
+        guard let archive = archive_read_new() else { throw ArchiveError.io("libarchive could not start a reader") }
+        self.archive = archive
+        archive_read_support_filter_gzip(archive)
+        archive_read_support_filter_zstd(archive)
+        archive_read_support_format_tar(archive)
+        guard archive_read_open_fd(archive, fd, 1 << 16) == ARCHIVE_OK else {
+            let message = ArchiveWriter.message(archive)
+            archive_read_free(archive)
+            throw ArchiveError.notAnArchive(message)
+        }
+    }
+
+    deinit {
+        archive_read_close(archive)
+        archive_read_free(archive)
+    }
+
+    /// The next entry's header, or `nil` at the end.
+    /// - Throws: ``ArchiveError/truncated(_:)`` or ``ArchiveError/notAnArchive(_:)``.
+    public func next() throws -> ArchiveEntryHeader? {
+        var entry: OpaquePointer?
+        let status = archive_read_next_header(archive, &entry)
+        if status == ARCHIVE_EOF { return nil }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { throw ArchiveError.truncated(ArchiveWriter.message(archive)) }
+        let path = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
+            ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+        return ArchiveEntryHeader(
+            path: path, type: ArchiveEntryType(mode: archive_entry_filetype(entry)),
+            size: archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil,
+            mode: archive_entry_perm(entry),
+            hardlink: archive_entry_hardlink(entry).map { String(cString: $0) },
+            symlink: archive_entry_symlink(entry).map { String(cString: $0) })
+    }
+
+    /// Reads content of the current entry into `buffer`; 0 at its end.
+    /// - Throws: ``ArchiveError/truncated(_:)``.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
+        guard count >= 0 else { throw ArchiveError.truncated(ArchiveWriter.message(archive)) }
+        return count
+    }
+
+    /// Compressed bytes consumed so far (for the compression-ratio limit).
+    public var compressedBytes: Int64 { archive_filter_bytes(archive, -1) }
+}

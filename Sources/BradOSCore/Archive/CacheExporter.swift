@@ -1,0 +1,195 @@
+import Crypto
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `brados cache export`: one archive of a profile's caches, through the plugin contract.
+///
+/// A `manifest.json` comes first (format version, brados version, profile, the remote account
+/// per service, each domain with its data version, and every file's path, size, SHA-256 and
+/// mode), then the files. SQLite databases are copied through SQLite's online backup, so the
+/// copy is consistent even while another brados writes. Credentials are never part of any
+/// domain's files. Memory use does not grow with the cache: files stream through a 1 MiB buffer.
+///
+/// The manifest needs every checksum before the first file is written, so files are hashed
+/// first, then streamed; a file whose size or modification time changed in between makes
+/// the export fail (``ArchiveError/changedDuringExport(path:)``) rather than lie.
+public struct CacheExporter: Sendable {
+    public struct Options: Sendable {
+        public var compression: ArchiveCompression
+        public var level: Int?
+        /// Only these domains (all when `nil`).
+        public var domains: [String]?
+
+        public init(compression: ArchiveCompression = .zstd, level: Int? = nil, domains: [String]? = nil) {
+            self.compression = compression
+            self.level = level
+            self.domains = domains
+        }
+    }
+
+    public struct Report: Codable, Sendable {
+        public var profile: String
+        public var compression: String
+        public var domains: [CacheArchiveManifest.Domain]
+        public var files: Int
+        public var bytes: Int64
+    }
+
+    public let profile: ProfileScope
+    public let plugins: [any DomainPlugin]
+    /// The remote account id per service, recorded in the manifest.
+    public let accounts: [String: String]
+    /// Where SQLite backups are staged (removed afterwards).
+    public let stagingRoot: URL
+    let now: @Sendable () -> Date
+
+    public init(profile: ProfileScope, plugins: [any DomainPlugin], accounts: [String: String], stagingRoot: URL,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.profile = profile
+        self.plugins = plugins
+        self.accounts = accounts
+        self.stagingRoot = stagingRoot
+        self.now = now
+    }
+
+    struct Item {
+        var file: ExportFile
+        var domain: String
+        var source: URL
+        var size: Int64
+        var modified: timespec
+        var sha256: String
+        var mode: mode_t
+    }
+
+    /// Writes the archive to `fd`.
+    /// - Parameter progress: bytes written and the total, as it goes.
+    /// - Throws: ``ArchiveError``, ``StorageError``, ``ConfigError`` for an unknown domain.
+    public func export(to fd: Int32, options: Options, progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Report {
+        let selected = try selectedPlugins(options.domains)
+        let staging = stagingRoot.appendingPathComponent("export-\(UInt64.random(in: .min ... .max))", isDirectory: true)
+        try FileSystem.createDirectory(staging)
+        defer { try? FileSystem.remove(staging) }
+
+        var items: [Item] = []
+        var domains: [CacheArchiveManifest.Domain] = []
+        for plugin in selected {
+            var count = 0
+            var bytes: Int64 = 0
+            for (index, file) in try plugin.exportFiles(in: profile).enumerated() {
+                var source = file.url
+                if file.kind == .sqlite {
+                    source = staging.appendingPathComponent("\(plugin.name)-\(index).sqlite")
+                    guard try Self.backup(file.url, to: source) else { continue }
+                }
+                // A file gone since it was listed (an evicted artwork) is simply not exported.
+                guard let item = try Self.hash(file, domain: plugin.name, source: source) else { continue }
+                items.append(item)
+                count += 1
+                bytes += item.size
+            }
+            domains.append(.init(name: plugin.name, dataVersion: plugin.dataVersion, files: count, bytes: bytes))
+        }
+        let manifest = CacheArchiveManifest(
+            format: CacheArchiveManifest.formatName, formatVersion: CacheArchiveManifest.currentFormatVersion,
+            bradosVersion: BradOSVersion.current, profile: profile.name.rawValue, accounts: accounts, createdAt: now(),
+            compression: options.compression.rawValue, domains: domains,
+            files: items.map { .init(path: $0.file.archivePath, domain: $0.domain, size: $0.size, sha256: $0.sha256,
+                                     mode: Int($0.mode & 0o777), kind: $0.file.kind.rawValue) })
+        let total = manifest.totalBytes
+        let writer = try ArchiveWriter(fd: fd, compression: options.compression, level: options.level)
+        let created = now()
+        let manifestData: Data
+        do { manifestData = try JSONCoding.encode(manifest, pretty: true) } catch {
+            throw ArchiveError.invalidManifest("it could not be encoded: \(error)")
+        }
+        try writer.addFile(path: CacheArchiveManifest.fileName, data: manifestData, modified: created)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var done: Int64 = 0
+        for item in items {
+            let fd = open(item.source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, Int64(info.st_size) == item.size,
+                  info.st_mtim.tv_sec == item.modified.tv_sec, info.st_mtim.tv_nsec == item.modified.tv_nsec
+            else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
+            try writer.beginFile(path: item.file.archivePath, size: item.size, mode: item.mode,
+                                 modified: Date(timeIntervalSince1970: TimeInterval(item.modified.tv_sec)))
+            var remaining = item.size
+            while remaining > 0 {
+                let count = read(fd, buffer.baseAddress, min(buffer.count, Int(remaining)))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
+                try writer.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                remaining -= Int64(count)
+                done += Int64(count)
+                progress(done, total)
+            }
+        }
+        try writer.finish()
+        return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,
+                      files: items.count, bytes: total)
+    }
+
+    func selectedPlugins(_ names: [String]?) throws -> [any DomainPlugin] {
+        guard let names, !names.isEmpty else { return plugins }
+        return try names.map { name in
+            guard let plugin = plugins.first(where: { $0.name == name }) else {
+                throw ConfigError.invalidValue(key: "--domains", value: name, expected: "one of \(plugins.map(\.name).joined(separator: ", "))")
+            }
+            return plugin
+        }
+    }
+
+    /// Copies a database through SQLite's online backup; `false` when it no longer exists.
+    static func backup(_ source: URL, to destination: URL) throws -> Bool {
+        guard FileSystem.exists(source) else { return false }
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(30)
+            config.readonly = true
+            let from = try DatabaseQueue(path: source.path, configuration: config)
+            close(open(destination.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
+            let to = try DatabaseQueue(path: destination.path)
+            try from.backup(to: to)
+            try from.close()
+            try to.close()
+            return true
+        } catch let error as DatabaseError {
+            throw StorageError.database(path: source.path, detail: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// Size, modification time, SHA-256 and mode of a file; `nil` when it vanished.
+    static func hash(_ file: ExportFile, domain: String, source: URL) throws -> Item? {
+        let fd = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StorageError.io(operation: "open", path: source.path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StorageError.io(operation: "stat", path: source.path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var size: Int64 = 0
+        while true {
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw StorageError.io(operation: "read", path: source.path, errno: errno) }
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            size += Int64(count)
+        }
+        guard size == Int64(info.st_size) else { throw ArchiveError.changedDuringExport(path: file.archivePath) }
+        return Item(file: file, domain: domain, source: source, size: size, modified: info.st_mtim,
+                    sha256: Hex.encode(hasher.finalize()), mode: info.st_mode & 0o777)
+    }
+}

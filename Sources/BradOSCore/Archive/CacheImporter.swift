@@ -1,0 +1,319 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits that keep a hostile archive from filling the disk (zip-bomb defence).
+public struct ArchiveLimits: Sendable, Equatable {
+    /// Total uncompressed bytes: 20 GB by default (`archive.max-bytes`).
+    public var maxBytes: Int64
+    /// Entries, manifest included: 200,000 by default (`archive.max-entries`).
+    public var maxEntries: Int
+    /// Uncompressed bytes per compressed byte, checked past the first 4 MB: 200 by default (`archive.max-ratio`).
+    public var maxRatio: Int
+
+    public init(maxBytes: Int64 = 20_000_000_000, maxEntries: Int = 200_000, maxRatio: Int = 200) {
+        self.maxBytes = maxBytes
+        self.maxEntries = maxEntries
+        self.maxRatio = maxRatio
+    }
+}
+
+/// Reads a brados cache archive from start to end, checking everything: the manifest first
+/// (format, version, safe paths, limits), then each entry (a regular file listed in the
+/// manifest, once, never a link, device or FIFO; within the size, total, count and ratio
+/// limits; matching its size and SHA-256), then that nothing listed is missing.
+struct ArchiveScan {
+    let limits: ArchiveLimits
+
+    /// - Parameters:
+    ///   - manifestChecked: called once the manifest is valid, before any file is read.
+    ///   - destination: a descriptor to write a listed file to, or `nil` to only check it.
+    /// - Returns: the manifest.
+    func run(fd: Int32, manifestChecked: (CacheArchiveManifest) throws -> Void = { _ in },
+             destination: (CacheArchiveManifest.File) throws -> Int32? = { _ in nil }) throws -> CacheArchiveManifest {
+        let reader = try ArchiveReader(fd: fd)
+        guard let first = try reader.next() else { throw ArchiveError.notBradosArchive("it is empty") }
+        guard first.path == CacheArchiveManifest.fileName, first.type == .regular, first.hardlink == nil else {
+            throw ArchiveError.notBradosArchive("its first entry is '\(first.path)', not \(CacheArchiveManifest.fileName)")
+        }
+        let manifestData = try readAll(reader, limit: CacheArchiveManifest.maxSize)
+        let manifest: CacheArchiveManifest
+        do { manifest = try JSONCoding.decode(CacheArchiveManifest.self, from: manifestData) } catch {
+            throw ArchiveError.invalidManifest(APIClient.describe(error))
+        }
+        try manifest.validate(maxEntries: limits.maxEntries, maxBytes: limits.maxBytes)
+        try manifestChecked(manifest)
+
+        let listed = Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var seen = Set<String>()
+        var entries = 1
+        var uncompressed = Int64(manifestData.count)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while let header = try reader.next() {
+            entries += 1
+            guard entries <= limits.maxEntries else { throw ArchiveError.tooManyEntries(limit: limits.maxEntries) }
+            try CacheArchiveManifest.checkPath(header.path)
+            switch header.type {
+            case .regular where header.hardlink == nil: break
+            case .regular, .hardlinkOrOther: throw ArchiveError.unsafeEntry(path: header.path, reason: "it is a hard link")
+            case .symlink: throw ArchiveError.unsafeEntry(path: header.path, reason: "it is a symbolic link")
+            case .directory: throw ArchiveError.unsafeEntry(path: header.path, reason: "it is a directory entry")
+            case .characterDevice, .blockDevice: throw ArchiveError.unsafeEntry(path: header.path, reason: "it is a device")
+            case .fifo: throw ArchiveError.unsafeEntry(path: header.path, reason: "it is a FIFO")
+            case .socket: throw ArchiveError.unsafeEntry(path: header.path, reason: "it is a socket")
+            }
+            if header.path == CacheArchiveManifest.fileName { throw ArchiveError.duplicateEntry(path: header.path) }
+            guard let file = listed[header.path] else { throw ArchiveError.unlistedEntry(path: header.path) }
+            guard seen.insert(header.path).inserted else { throw ArchiveError.duplicateEntry(path: header.path) }
+            if let size = header.size, size != file.size { throw ArchiveError.sizeMismatch(path: file.path, expected: file.size, actual: size) }
+            let output = try destination(file)
+            defer { if let output { close(output) } }
+            var hasher = SHA256()
+            var size: Int64 = 0
+            while true {
+                let count = try reader.read(into: buffer)
+                if count == 0 { break }
+                size += Int64(count)
+                uncompressed += Int64(count)
+                guard size <= file.size else { throw ArchiveError.sizeMismatch(path: file.path, expected: file.size, actual: size) }
+                guard uncompressed <= limits.maxBytes else { throw ArchiveError.tooLarge(limit: limits.maxBytes) }
+                if uncompressed > 4 << 20, uncompressed > max(reader.compressedBytes, 1) * Int64(limits.maxRatio) {
+                    throw ArchiveError.compressionRatio(limit: limits.maxRatio)
+                }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                hasher.update(bufferPointer: chunk)
+                if let output { try Self.writeAll(chunk, to: output, path: file.path) }
+            }
+            guard size == file.size else { throw ArchiveError.sizeMismatch(path: file.path, expected: file.size, actual: size) }
+            guard Hex.encode(hasher.finalize()) == file.sha256.lowercased() else { throw ArchiveError.checksumMismatch(path: file.path) }
+        }
+        if let missing = manifest.files.map(\.path).first(where: { !seen.contains($0) }) { throw ArchiveError.missingEntry(path: missing) }
+        return manifest
+    }
+
+    private func readAll(_ reader: ArchiveReader, limit: Int) throws -> Data {
+        var data = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try reader.read(into: buffer)
+            if count == 0 { return data }
+            guard data.count + count <= limit else { throw ArchiveError.invalidManifest("it is larger than \(Format.bytes(Int64(limit)))") }
+            data.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { throw StorageError.io(operation: "write", path: path, errno: errno) }
+            offset += written
+        }
+    }
+}
+
+/// `brados cache verify`: reads the whole archive and checks every size and checksum.
+public struct CacheVerifier: Sendable {
+    public struct Report: Codable, Sendable {
+        public var profile: String
+        public var createdAt: Date
+        public var bradosVersion: String
+        public var accounts: [String: String]
+        public var domains: [CacheArchiveManifest.Domain]
+        public var files: Int
+        public var bytes: Int64
+    }
+
+    public let limits: ArchiveLimits
+    public init(limits: ArchiveLimits = ArchiveLimits()) { self.limits = limits }
+
+    /// - Throws: ``ArchiveError`` for the first problem found.
+    public func verify(fd: Int32) throws -> Report {
+        let manifest = try ArchiveScan(limits: limits).run(fd: fd)
+        return Report(profile: manifest.profile, createdAt: manifest.createdAt, bradosVersion: manifest.bradosVersion,
+                      accounts: manifest.accounts, domains: manifest.domains, files: manifest.files.count, bytes: manifest.totalBytes)
+    }
+}
+
+/// `brados cache import`: safety first, for archives from anyone.
+///
+/// Every entry is checked (see ``ArchiveScan``) and extracted into staging directories beside
+/// the profile's folders; only once the whole archive verified are domains swapped in, each by
+/// `rename`. Any failure before or during the swap puts everything back: the existing cache is
+/// left exactly as it was. Data of one remote account is never imported into a profile signed
+/// in to another unless forced.
+public struct CacheImporter: Sendable {
+    public enum Mode: String, Sendable, Codable {
+        /// The archive's data replaces each imported domain's data.
+        case replace
+        /// The archive's files are added, overwriting files at the same paths.
+        case merge
+    }
+
+    public struct Options: Sendable {
+        public var mode: Mode?
+        public var dryRun: Bool
+        public var domains: [String]?
+        public var force: Bool
+        public var limits: ArchiveLimits
+
+        public init(mode: Mode? = nil, dryRun: Bool = false, domains: [String]? = nil, force: Bool = false, limits: ArchiveLimits = ArchiveLimits()) {
+            self.mode = mode
+            self.dryRun = dryRun
+            self.domains = domains
+            self.force = force
+            self.limits = limits
+        }
+    }
+
+    public struct DomainChange: Codable, Sendable, Equatable {
+        public var domain: String
+        /// `add` (nothing there yet), `replace` or `merge`.
+        public var action: String
+        public var files: Int
+        public var bytes: Int64
+        public var existingFiles: Int
+        public var existingBytes: Int64
+    }
+
+    public struct Report: Codable, Sendable {
+        public var profile: String
+        public var archiveProfile: String
+        public var dryRun: Bool
+        public var domains: [DomainChange]
+        /// Domains in the archive this brados does not have (or not asked for).
+        public var skipped: [String]
+    }
+
+    public let target: ProfileScope
+    public let plugins: [any DomainPlugin]
+    /// The target profile's remote account id per service.
+    public let accounts: [String: String]
+    /// Roots for staging, on the same file systems as the profile's cache and data folders.
+    public let cacheStaging: URL
+    public let dataStaging: URL
+
+    public init(target: ProfileScope, plugins: [any DomainPlugin], accounts: [String: String], cacheStaging: URL, dataStaging: URL) {
+        self.target = target
+        self.plugins = plugins
+        self.accounts = accounts
+        self.cacheStaging = cacheStaging
+        self.dataStaging = dataStaging
+    }
+
+    /// Imports (or, with `dryRun`, only checks and describes) the archive read from `fd`.
+    /// - Throws: ``ArchiveError``, ``StorageError``; the profile is unchanged then.
+    public func importArchive(from fd: Int32, options: Options) throws -> Report {
+        let token = "import-\(UInt64.random(in: .min ... .max))"
+        let cacheRoot = cacheStaging.appendingPathComponent(token, isDirectory: true)
+        let dataRoot = dataStaging.appendingPathComponent(token, isDirectory: true)
+        try FileSystem.createDirectory(cacheRoot)
+        try FileSystem.createDirectory(dataRoot)
+        defer {
+            try? FileSystem.remove(cacheRoot)
+            try? FileSystem.remove(dataRoot)
+        }
+        var chosen = Set<String>()
+        var skipped: [String] = []
+        let manifest = try ArchiveScan(limits: options.limits).run(fd: fd, manifestChecked: { manifest in
+            let archived = manifest.domains.map(\.name)
+            for name in options.domains ?? [] where !archived.contains(name) { throw ArchiveError.unknownDomain(name) }
+            for name in archived {
+                if plugins.contains(where: { $0.name == name }), options.domains?.contains(name) ?? true { chosen.insert(name) } else { skipped.append(name) }
+            }
+            guard !options.force else { return }
+            for (service, archiveAccount) in manifest.accounts.sorted(by: { $0.key < $1.key }) {
+                if let mine = accounts[service], mine != archiveAccount {
+                    throw ArchiveError.foreignAccount(service: service, archive: archiveAccount, profile: target.name.rawValue, target: mine)
+                }
+            }
+        }, destination: { file in
+            guard chosen.contains(file.domain) else { return nil }
+            let root = file.path.hasPrefix("cache/") ? cacheRoot : dataRoot
+            let relative = file.path.split(separator: "/").dropFirst().joined(separator: "/")
+            let url = root.appendingPathComponent(relative)
+            try FileSystem.createDirectory(url.deletingLastPathComponent())
+            let out = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard out >= 0 else { throw StorageError.io(operation: "create", path: url.path, errno: errno) }
+            return out
+        })
+
+        var changes: [DomainChange] = []
+        for domain in manifest.domains where chosen.contains(domain.name) {
+            let plugin = plugins.first { $0.name == domain.name }!
+            let existing = (try? plugin.stats(in: target)) ?? CacheStats()
+            let action = existing.files == 0 ? "add" : (options.mode ?? .replace).rawValue
+            changes.append(DomainChange(domain: domain.name, action: action, files: domain.files, bytes: domain.bytes,
+                                        existingFiles: existing.files, existingBytes: existing.bytes))
+        }
+        let report = Report(profile: target.name.rawValue, archiveProfile: manifest.profile, dryRun: options.dryRun,
+                            domains: changes, skipped: skipped)
+        if options.dryRun { return report }
+        let occupied = changes.filter { $0.existingFiles > 0 }.map(\.domain)
+        if options.mode == nil, !occupied.isEmpty { throw ArchiveError.targetNotEmpty(domains: occupied) }
+
+        var journal = SwapJournal()
+        do {
+            for change in changes {
+                let pairs = [(cacheRoot.appendingPathComponent(change.domain, isDirectory: true), target.cacheDirectory(for: change.domain), cacheRoot),
+                             (dataRoot.appendingPathComponent(change.domain, isDirectory: true), target.dataDirectory(for: change.domain), dataRoot)]
+                for (staged, destination, root) in pairs {
+                    let trash = root.appendingPathComponent(".replaced-\(change.domain)")
+                    if options.mode == .merge {
+                        try journal.merge(staged, into: destination, trash: trash)
+                    } else {
+                        try journal.replace(destination, with: staged, trash: trash)
+                    }
+                }
+            }
+        } catch {
+            journal.rollBack()
+            throw error
+        }
+        return report
+    }
+}
+
+/// The renames an import made, so a failure can undo them in reverse order.
+struct SwapJournal {
+    private var moves: [(from: URL, to: URL)] = []
+
+    /// Moves `destination` aside (if there) and `staged` into its place (if there).
+    mutating func replace(_ destination: URL, with staged: URL, trash: URL) throws {
+        if FileSystem.exists(destination) { try move(destination, to: trash) }
+        if FileSystem.exists(staged) {
+            try FileSystem.createDirectory(destination.deletingLastPathComponent())
+            try move(staged, to: destination)
+        }
+    }
+
+    /// Moves each staged file over the file at the same path (the old one aside).
+    mutating func merge(_ staged: URL, into destination: URL, trash: URL) throws {
+        for file in FileSystem.regularFiles(under: staged) {
+            let target = destination.appendingPathComponent(file.relativePath)
+            if FileSystem.exists(target) {
+                let aside = trash.appendingPathComponent(file.relativePath)
+                try FileSystem.createDirectory(aside.deletingLastPathComponent())
+                try move(target, to: aside)
+            }
+            try FileSystem.createDirectory(target.deletingLastPathComponent())
+            try move(file.url, to: target)
+        }
+    }
+
+    private mutating func move(_ from: URL, to: URL) throws {
+        guard rename(from.path, to.path) == 0 else { throw StorageError.io(operation: "rename", path: from.path, errno: errno) }
+        moves.append((from, to))
+    }
+
+    /// Undoes every move, newest first.
+    mutating func rollBack() {
+        for move in moves.reversed() { rename(move.to.path, move.from.path) }
+        moves.removeAll()
+    }
+}

@@ -1,0 +1,211 @@
+import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension CacheCommand {
+    /// `brados cache export`.
+    public struct Export: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Write the profile's caches to one verified, compressed archive.",
+            discussion: """
+            The archive starts with manifest.json (versions, profile, accounts, and every \
+            file's size, SHA-256 and mode). Databases are copied through SQLite's online backup. \
+            Credentials are never included.
+            Examples:
+              brados cache export                          brados-<profile>-<date>.tar.zst here
+              brados cache export -o backup.tar.gz --format tar.gz
+              brados cache export --domains coach,plan -o - | ssh laptop 'brados cache import -'
+            """)
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("The archive to write, or - for stdout.", valueName: "file")) var output: String?
+        @Option(help: ArgumentHelp("tar.zst (default) or tar.gz.", valueName: "format")) var format: String = ArchiveCompression.zstd.rawValue
+        @Option(help: ArgumentHelp("Compression level (zstd 1-19, default 3; gzip 1-9, default 6).", valueName: "n")) var level: Int?
+        @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
+        @Flag(help: "Replace the output file if it exists.") var overwrite = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            guard let compression = ArchiveCompression(rawValue: format) else { throw ValidationError("--format must be tar.zst or tar.gz.") }
+            if let level, !compression.levels.contains(level) {
+                throw ValidationError("--level for \(format) must be \(compression.levels.lowerBound)-\(compression.levels.upperBound).")
+            }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let compression = ArchiveCompression(rawValue: format)!
+            let name = output ?? "brados-\(env.profile.name)-\(Format.day(env.now())).\(compression.rawValue)"
+            let toStdout = name == "-"
+            if toStdout, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
+            let destination = URL(fileURLWithPath: name)
+            let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(env.credentials.load()),
+                                         stagingRoot: CacheArchiveSupport.staging(env.paths.cacheRoot), now: env.now)
+            let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list))
+            let report: CacheExporter.Report
+            if toStdout {
+                report = try exporter.export(to: STDOUT_FILENO, options: options)
+            } else {
+                if FileSystem.exists(destination), !overwrite {
+                    throw CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
+                }
+                // Written beside the destination, then renamed: a failed export leaves no half archive.
+                let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial")
+                let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
+                let spinner = env.output.format == .human ? Spinner(io: env.io, message: "exporting (MB)") : nil
+                do {
+                    report = try exporter.export(to: fd, options: options) { done, total in spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000)) }
+                    spinner?.stop()
+                    guard fsync(fd) == 0, close(fd) == 0, rename(temporary.path, destination.path) == 0 else {
+                        throw StorageError.io(operation: "write", path: destination.path, errno: errno)
+                    }
+                } catch {
+                    spinner?.stop()
+                    close(fd)
+                    unlink(temporary.path)
+                    throw error
+                }
+            }
+            let archiveBytes = toStdout ? nil : FileSystem.attributes(of: destination)?.size
+            if env.output.format == .json {
+                struct Document: Encodable { var archive: String; var archiveBytes: Int64?; var report: CacheExporter.Report }
+                return try env.output.json(Document(archive: toStdout ? "-" : destination.path, archiveBytes: archiveBytes, report: report))
+            }
+            let summary = "Exported \(report.files) files (\(Format.bytes(report.bytes))) of \(report.domains.map(\.name).joined(separator: ", "))"
+            if toStdout { env.output.notice(summary + " to stdout.") } else {
+                env.output.line(summary + " to \(destination.path) (\(Format.bytes(archiveBytes ?? 0)), \(compression.rawValue)).")
+            }
+        }
+    }
+
+    /// `brados cache verify`.
+    public struct Verify: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Read a whole archive and check its manifest and every size and checksum.",
+            discussion: "Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written.")
+        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file")) var file: String
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let (fd, opened) = try CacheArchiveSupport.open(file)
+            defer { if opened { close(fd) } }
+            let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings)).verify(fd: fd)
+            if env.output.format == .json { return try env.output.json(report) }
+            env.output.line("OK: \(report.files) files, \(Format.bytes(report.bytes)), every size and SHA-256 checked.")
+            env.output.line("  profile \(report.profile), made \(Format.minute(report.createdAt)) by brados \(report.bradosVersion)")
+            env.output.table(Table(headers: ["DOMAIN", "FILES", "SIZE", "VERSION"],
+                                   rows: report.domains.map { [$0.name, "\($0.files)", Format.bytes($0.bytes), "\($0.dataVersion)"] },
+                                   rightAligned: [1, 2]))
+        }
+    }
+
+    /// `brados cache import`.
+    public struct Import: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "Import an archive into a profile, verified first, swapped in atomically.",
+            discussion: """
+            Safe with archives from anyone: absolute paths, '..', links, devices, FIFOs, \
+            duplicate or unlisted entries, bad checksums and compression bombs are refused \
+            before anything is swapped in, and a failed import leaves the profile exactly as it was.
+            Data of one account is not imported into a profile signed in to another (--force).
+            Examples:
+              brados cache import backup.tar.zst --dry-run
+              brados cache import backup.tar.zst --replace
+              brados cache import backup.tar.zst --as laptop --domains coach
+            """)
+        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file")) var file: String
+        @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile")) var asProfile: String?
+        @Flag(help: "The archive's data replaces each domain's current data.") var replace = false
+        @Flag(help: "The archive's files are added, overwriting files at the same paths.") var merge = false
+        @Flag(help: "Check the archive and say what would change; change nothing.") var dryRun = false
+        @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
+        @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func validate() throws {
+            if replace && merge { throw ValidationError("--replace and --merge cannot go together.") }
+        }
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let target = try asProfile.map { env.paths.profile(try ProfileName(validating: $0)) } ?? env.profile
+            let credentials = CredentialStore(paths: env.paths, profile: target.name, logger: env.logger).load()
+            let importer = CacheImporter(target: target, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(credentials),
+                                         cacheStaging: CacheArchiveSupport.staging(env.paths.cacheRoot),
+                                         dataStaging: CacheArchiveSupport.staging(env.paths.dataRoot))
+            let options = CacheImporter.Options(mode: replace ? .replace : merge ? .merge : nil, dryRun: dryRun,
+                                                domains: domains.map(CacheArchiveSupport.list), force: force,
+                                                limits: try CacheArchiveSupport.limits(env.settings))
+            let (fd, opened) = try CacheArchiveSupport.open(file)
+            defer { if opened { close(fd) } }
+            let spinner = env.output.format == .human ? Spinner(io: env.io, message: dryRun ? "checking the archive" : "importing") : nil
+            let report: CacheImporter.Report
+            do { report = try importer.importArchive(from: fd, options: options) } catch {
+                spinner?.stop()
+                throw error
+            }
+            spinner?.stop()
+            if env.output.format == .json { return try env.output.json(report) }
+            env.output.line((dryRun ? "Would import into" : "Imported into") + " profile \(report.profile) (archive of \(report.archiveProfile)):")
+            env.output.table(Table(headers: ["DOMAIN", "ACTION", "FILES", "SIZE", "NOW"],
+                                   rows: report.domains.map { [$0.domain, $0.action, "\($0.files)", Format.bytes($0.bytes), "\($0.existingFiles) files, \(Format.bytes($0.existingBytes))"] },
+                                   rightAligned: [2, 3]))
+            if !report.skipped.isEmpty { env.output.notice("skipped \(report.skipped.joined(separator: ", ")) (not selected, or unknown to this brados)") }
+        }
+    }
+
+    /// `brados cache path`.
+    public struct Path: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "Print where the profile's caches and data live.")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            if env.output.format == .json {
+                return try env.output.json(["cache": env.profile.cacheDirectory.path, "data": env.profile.dataDirectory.path])
+            }
+            env.output.line(env.profile.cacheDirectory.path)
+            env.output.line(env.profile.dataDirectory.path)
+        }
+    }
+}
+
+/// Helpers shared by the archive commands.
+enum CacheArchiveSupport {
+    /// The remote account id per service: `api` for the BradOS account, then each service's own.
+    static func accounts(_ credentials: CredentialSet) -> [String: String] {
+        var accounts: [String: String] = [:]
+        if let id = credentials.account?.userID { accounts[Service.api.rawValue] = id }
+        for (service, credential) in credentials.services { if let id = credential.userID { accounts[service] = id } }
+        return accounts
+    }
+
+    static func staging(_ root: URL) -> URL { root.appendingPathComponent(".staging", isDirectory: true) }
+
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func limits(_ settings: Settings) throws -> ArchiveLimits {
+        func value(_ key: String) -> String { settings.resolve(key).value ?? "" }
+        guard let bytes = parseByteSize(value("archive.max-bytes")), let entries = Int(value("archive.max-entries")),
+              let ratio = Int(value("archive.max-ratio")) else {
+            throw ConfigError.invalidValue(key: "archive.*", value: "", expected: "valid archive limits (`brados config list`)")
+        }
+        return ArchiveLimits(maxBytes: bytes, maxEntries: entries, maxRatio: ratio)
+    }
+
+    /// Opens `path` for reading (`-` is stdin); returns the descriptor and whether to close it.
+    static func open(_ path: String) throws -> (Int32, Bool) {
+        if path == "-" { return (STDIN_FILENO, false) }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageError.io(operation: "open", path: path, errno: errno) }
+        return (fd, true)
+    }
+}

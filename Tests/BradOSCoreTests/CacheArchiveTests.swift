@@ -1,0 +1,326 @@
+@testable import BradOSCore
+import ArgumentParser
+import Crypto
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+/// A domain with ordinary folders, for the archive tests.
+struct SampleDomain: DomainPlugin {
+    var name: String
+    var summary: String { "sample" }
+    var command: any ParsableCommand.Type { SampleCommand.self }
+    struct SampleCommand: ParsableCommand {}
+}
+
+@Suite("Cache archives: export, verify, import, hostile input")
+struct CacheArchiveTests {
+    let root = TemporaryDirectory("archive")
+    var paths: Paths { Paths.resolve(environment: ["BRADOS_HOME": root.url.path]) }
+    let plugins: [any DomainPlugin] = [SampleDomain(name: "alpha"), SampleDomain(name: "beta")]
+
+    func profile(_ name: String) -> ProfileScope { paths.profile(ProfileName(rawValue: name)!) }
+
+    /// Fills a profile: files in both domains, nested folders, and an SQLite database.
+    func fill(_ scope: ProfileScope, seed: UInt8 = 1) throws {
+        let files: [(URL, Data)] = [
+            (scope.cacheDirectory(for: "alpha").appendingPathComponent("1024/ab/blob"), Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(seed)) })),
+            (scope.cacheDirectory(for: "alpha").appendingPathComponent("snapshot.json"), Data(#"{"albums":[1,2,3]}"#.utf8)),
+            (scope.dataDirectory(for: "beta").appendingPathComponent("notes.json"), Data(#"{"n":\#(seed)}"#.utf8)),
+        ]
+        for (url, data) in files { try AtomicFile.write(data, to: url) }
+        let database = try DatabaseQueue(path: scope.dataDirectory(for: "beta").appendingPathComponent("store.sqlite").path)
+        try database.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, text TEXT)")
+            for index in 0..<500 { try db.execute(sql: "INSERT INTO row (text) VALUES (?)", arguments: ["row \(index) \(seed)"]) }
+        }
+    }
+
+    /// Every file under the profile, with a SHA-256 of its content (SQLite databases by their rows).
+    func snapshot(_ scope: ProfileScope) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for (prefix, folder) in [("cache", scope.cacheDirectory), ("data", scope.dataDirectory)] {
+            for file in FileSystem.regularFiles(under: folder) where !file.relativePath.hasSuffix("-wal") && !file.relativePath.hasSuffix("-shm") {
+                if file.relativePath.hasSuffix(".sqlite") {
+                    let rows = try DatabaseQueue(path: file.url.path).read { try String.fetchAll($0, sql: "SELECT text FROM row ORDER BY id") }
+                    result["\(prefix)/\(file.relativePath)"] = rows.joined(separator: "|")
+                } else {
+                    result["\(prefix)/\(file.relativePath)"] = Hex.encode(SHA256.hash(data: try Data(contentsOf: file.url)))
+                }
+            }
+        }
+        return result
+    }
+
+    func export(_ scope: ProfileScope, compression: ArchiveCompression = .zstd, accounts: [String: String] = ["api": "user-1"]) throws -> URL {
+        let url = root.url.appendingPathComponent("export-\(UUID().uuidString).\(compression.rawValue)")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(fd) }
+        _ = try CacheExporter(profile: scope, plugins: plugins, accounts: accounts, stagingRoot: root.url.appendingPathComponent(".staging"))
+            .export(to: fd, options: .init(compression: compression))
+        return url
+    }
+
+    func importer(_ scope: ProfileScope, accounts: [String: String] = [:]) -> CacheImporter {
+        CacheImporter(target: scope, plugins: plugins, accounts: accounts, cacheStaging: paths.cacheRoot.appendingPathComponent(".staging"),
+                      dataStaging: paths.dataRoot.appendingPathComponent(".staging"))
+    }
+
+    func importArchive(_ url: URL, into scope: ProfileScope, options: CacheImporter.Options = .init(), accounts: [String: String] = [:]) throws -> CacheImporter.Report {
+        let fd = open(url.path, O_RDONLY)
+        defer { close(fd) }
+        return try importer(scope, accounts: accounts).importArchive(from: fd, options: options)
+    }
+
+    @Test("round trip: export, then import into an empty profile (--as) gives the same files; gzip and zstd", arguments: ArchiveCompression.allCases)
+    func roundTrip(_ compression: ArchiveCompression) throws {
+        let source = profile("default")
+        try fill(source)
+        let archive = try export(source, compression: compression)
+        let fd = open(archive.path, O_RDONLY)
+        let report = try CacheVerifier().verify(fd: fd)
+        close(fd)
+        #expect(report.files == 4 && report.profile == "default" && report.accounts == ["api": "user-1"])
+        let target = profile("laptop")
+        let imported = try importArchive(archive, into: target)
+        #expect(imported.domains.map(\.action) == ["add", "add"])
+        #expect(try snapshot(target) == snapshot(source))
+        // Importing again needs a decision, then replaces.
+        #expect(throws: ArchiveError.targetNotEmpty(domains: ["alpha", "beta"])) { try importArchive(archive, into: target) }
+        try AtomicFile.write(Data("stray".utf8), to: target.cacheDirectory(for: "alpha").appendingPathComponent("stray"))
+        _ = try importArchive(archive, into: target, options: .init(mode: .replace))
+        #expect(try snapshot(target) == snapshot(source))
+        // Merge keeps files the archive does not have.
+        try AtomicFile.write(Data("stray".utf8), to: target.cacheDirectory(for: "alpha").appendingPathComponent("stray"))
+        _ = try importArchive(archive, into: target, options: .init(mode: .merge))
+        #expect(try snapshot(target).count == snapshot(source).count + 1)
+        // Nothing is left in staging.
+        #expect(FileSystem.regularFiles(under: paths.cacheRoot.appendingPathComponent(".staging")).isEmpty)
+    }
+
+    @Test("dry run and domain selection change nothing else")
+    func dryRunAndDomains() throws {
+        let source = profile("default")
+        try fill(source)
+        let archive = try export(source)
+        let target = profile("other")
+        let dry = try importArchive(archive, into: target, options: .init(dryRun: true))
+        #expect(dry.dryRun && dry.domains.count == 2)
+        #expect(FileSystem.regularFiles(under: target.cacheDirectory).isEmpty && FileSystem.regularFiles(under: target.dataDirectory).isEmpty)
+        let only = try importArchive(archive, into: target, options: .init(domains: ["beta"]))
+        #expect(only.domains.map(\.domain) == ["beta"] && only.skipped == ["alpha"])
+        #expect(FileSystem.regularFiles(under: target.cacheDirectory).isEmpty)
+        #expect(throws: ArchiveError.unknownDomain("gamma")) { try importArchive(archive, into: target, options: .init(domains: ["gamma"])) }
+    }
+
+    @Test("data of one account is not imported into a profile signed in to another, unless forced")
+    func foreignAccount() throws {
+        let source = profile("default")
+        try fill(source)
+        let archive = try export(source, accounts: ["api": "user-1"])
+        let target = profile("bob")
+        #expect(throws: ArchiveError.self) { try importArchive(archive, into: target, accounts: ["api": "user-2"]) }
+        #expect(FileSystem.regularFiles(under: target.dataDirectory).isEmpty)
+        _ = try importArchive(archive, into: target, options: .init(force: true), accounts: ["api": "user-2"])
+        #expect(try snapshot(target) == snapshot(source))
+        _ = try importArchive(archive, into: profile("same"), accounts: ["api": "user-1"])
+    }
+
+    @Test("export while another connection writes the database gives a consistent copy")
+    func consistentBackupUnderWrites() async throws {
+        let source = profile("default")
+        try fill(source)
+        let path = source.dataDirectory(for: "beta").appendingPathComponent("store.sqlite").path
+        let writer = try DatabasePool(path: path)
+        let writing = Task.detached {
+            for index in 0..<400 {
+                try await writer.write { db in
+                    try db.execute(sql: "INSERT INTO row (text) VALUES (?)", arguments: ["concurrent \(index)"])
+                    try db.execute(sql: "INSERT INTO row (text) VALUES (?)", arguments: ["pair \(index)"])
+                }
+            }
+        }
+        let archive = try await Task.detached { try export(source) }.value
+        try await writing.value
+        let target = profile("copy")
+        _ = try importArchive(archive, into: target)
+        let copy = try DatabaseQueue(path: target.dataDirectory(for: "beta").appendingPathComponent("store.sqlite").path)
+        let (check, concurrent, pairs) = try await copy.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row WHERE text LIKE 'concurrent %'") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row WHERE text LIKE 'pair %'") ?? -1)
+        }
+        #expect(check == "ok")
+        #expect(concurrent == pairs) // each transaction is in the copy whole or not at all
+    }
+
+    @Test("no credential appears in an archive")
+    func noTokens() throws {
+        let source = profile("default")
+        try fill(source)
+        let store = CredentialStore(paths: paths, profile: source.name)
+        try store.save(CredentialSet(account: Credential(accessToken: "at_SECRET_TOKEN", refreshToken: "rt_SECRET_REFRESH", expiresAt: nil,
+                                                          user: "demo", userID: "user-1", server: "embedded", obtainedAt: Date())))
+        let archive = try export(source)
+        let reader = try ArchiveReader(fd: open(archive.path, O_RDONLY))
+        var everything = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        defer { buffer.deallocate() }
+        while let header = try reader.next() {
+            everything.append(Data(header.path.utf8))
+            while case let count = try reader.read(into: buffer), count > 0 { everything.append(contentsOf: buffer[0..<count]) }
+        }
+        #expect(everything.range(of: Data("SECRET".utf8)) == nil)
+    }
+
+    // MARK: - Hostile archives
+
+    enum Entry {
+        case file(String, Data)
+        case symlink(String, target: String)
+        case hardlink(String, target: String)
+        case device(String)
+        case fifo(String)
+    }
+
+    /// An archive with a manifest listing `listed` files (path → content) and the given entries.
+    func hostile(listed: [(String, Data)], entries: [Entry], tamper: (inout CacheArchiveManifest) -> Void = { _ in },
+                 compression: ArchiveCompression = .zstd) throws -> URL {
+        var manifest = CacheArchiveManifest(
+            format: CacheArchiveManifest.formatName, formatVersion: 1, bradosVersion: "test", profile: "mallory", accounts: [:],
+            createdAt: Date(), compression: compression.rawValue,
+            domains: [.init(name: "alpha", dataVersion: 1, files: listed.count, bytes: 0)],
+            files: listed.map { .init(path: $0.0, domain: "alpha", size: Int64($0.1.count), sha256: Hex.encode(SHA256.hash(data: $0.1)), mode: 0o600, kind: "file") })
+        tamper(&manifest)
+        let url = root.url.appendingPathComponent("hostile-\(UUID().uuidString).tar.zst")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(fd) }
+        let writer = try ArchiveWriter(fd: fd, compression: compression)
+        try writer.addFile(path: CacheArchiveManifest.fileName, data: try JSONCoding.encode(manifest), modified: Date())
+        for entry in entries {
+            switch entry {
+            case let .file(path, data): try writer.addFile(path: path, data: data, modified: Date())
+            case let .symlink(path, target): try writer.addSpecialEntry(path: path, type: ArchiveWriter.symlinkType, symlink: target)
+            case let .hardlink(path, target): try writer.addSpecialEntry(path: path, type: ArchiveWriter.regularType, hardlink: target)
+            case let .device(path): try writer.addSpecialEntry(path: path, type: ArchiveWriter.characterDeviceType)
+            case let .fifo(path): try writer.addSpecialEntry(path: path, type: ArchiveWriter.fifoType)
+            }
+        }
+        try writer.finish()
+        return url
+    }
+
+    /// Imports a hostile archive over a filled profile and checks: the expected refusal,
+    /// nothing written outside staging, the prior cache intact, staging cleaned.
+    func expectRefused(_ archive: URL, limits: ArchiveLimits = ArchiveLimits(), accounts: [String: String] = [:],
+                       _ matches: (ArchiveError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let target = profile("victim")
+        if FileSystem.regularFiles(under: target.dataDirectory).isEmpty { try fill(target, seed: 9) }
+        let before = try snapshot(target)
+        let outside = root.url.appendingPathComponent("outside")
+        try FileSystem.createDirectory(outside)
+        do {
+            _ = try importArchive(archive, into: target, options: .init(mode: .replace, limits: limits), accounts: accounts)
+            Issue.record("the archive was imported", sourceLocation: sourceLocation)
+        } catch let error as ArchiveError {
+            #expect(matches(error), "unexpected \(error)", sourceLocation: sourceLocation)
+            #expect(error.kind == .integrity || error.kind == .rejected, sourceLocation: sourceLocation)
+        }
+        #expect(try snapshot(target) == before, sourceLocation: sourceLocation)
+        #expect(FileSystem.regularFiles(under: outside).isEmpty, sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: root.url.appendingPathComponent("evil").path), sourceLocation: sourceLocation)
+        #expect(FileSystem.regularFiles(under: paths.cacheRoot.appendingPathComponent(".staging")).isEmpty, sourceLocation: sourceLocation)
+        #expect(FileSystem.regularFiles(under: paths.dataRoot.appendingPathComponent(".staging")).isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test("hostile archives are refused, nothing is written outside staging, and the prior cache is intact")
+    func hostileCorpus() throws {
+        let good = Data("ok".utf8)
+        let evil = Data("evil".utf8)
+        let okFile = ("cache/alpha/ok", good)
+        // Path traversal and absolute paths, listed in the manifest or not.
+        try expectRefused(try hostile(listed: [("cache/alpha/../../../../evil", evil)], entries: [.file("cache/alpha/../../../../evil", evil)])) {
+            if case .unsafeEntry = $0 { true } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good), .file("../evil", evil)])) {
+            if case .unsafeEntry = $0 { true } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("/tmp/evil", evil)])) { if case .unsafeEntry = $0 { true } else { false } }
+        // Links, devices, FIFOs.
+        try expectRefused(try hostile(listed: [okFile], entries: [.symlink("cache/alpha/link", target: "/etc/passwd")])) {
+            if case .unsafeEntry(_, let reason) = $0 { reason.contains("symbolic") } else { false }
+        }
+        try expectRefused(try hostile(listed: [("cache/alpha/link/evil", evil)],
+                                      entries: [.symlink("cache/alpha/link", target: root.url.appendingPathComponent("outside").path),
+                                                .file("cache/alpha/link/evil", evil)])) {
+            if case .unsafeEntry = $0 { true } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good), .hardlink("cache/alpha/hard", target: "cache/alpha/ok")])) {
+            if case .unsafeEntry(_, let reason) = $0 { reason.contains("hard link") } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.device("cache/alpha/dev")])) {
+            if case .unsafeEntry(_, let reason) = $0 { reason.contains("device") } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.fifo("cache/alpha/fifo")])) {
+            if case .unsafeEntry(_, let reason) = $0 { reason.contains("FIFO") } else { false }
+        }
+        // Duplicates, unlisted and missing entries, a tampered checksum or size.
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good), .file("cache/alpha/ok", good)])) {
+            $0 == .duplicateEntry(path: "cache/alpha/ok")
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good), .file("cache/alpha/extra", evil)])) {
+            $0 == .unlistedEntry(path: "cache/alpha/extra")
+        }
+        try expectRefused(try hostile(listed: [okFile, ("cache/alpha/gone", good)], entries: [.file("cache/alpha/ok", good)])) {
+            $0 == .missingEntry(path: "cache/alpha/gone")
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", Data("ko".utf8))])) {
+            $0 == .checksumMismatch(path: "cache/alpha/ok")
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", Data("okay".utf8))])) {
+            if case .sizeMismatch = $0 { true } else { false }
+        }
+        // A manifest that is not ours, or no manifest first.
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.format = "something-else" })) {
+            if case .notBradosArchive = $0 { true } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.formatVersion = 99 })) {
+            $0 == .unsupportedVersion(99)
+        }
+        // A foreign account.
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.accounts = ["api": "mallory"] }),
+                          accounts: ["api": "victim"]) {
+            if case .foreignAccount = $0 { true } else { false }
+        }
+    }
+
+    @Test("a truncated archive is refused with nothing changed")
+    func truncated() throws {
+        let source = profile("default")
+        try fill(source)
+        let archive = try export(source)
+        let data = try Data(contentsOf: archive)
+        let cut = root.url.appendingPathComponent("cut.tar.zst")
+        try data.prefix(data.count / 2).write(to: cut)
+        try expectRefused(cut) { error in
+            switch error {
+            case .truncated, .notAnArchive: true
+            default: false
+            }
+        }
+    }
+
+    @Test("compression bombs and entry-count bombs hit their limits")
+    func bombs() throws {
+        let zeros = Data(count: 40 << 20)
+        let bomb = try hostile(listed: [("cache/alpha/zeros", zeros)], entries: [.file("cache/alpha/zeros", zeros)])
+        #expect(FileSystem.attributes(of: bomb)!.size < 1 << 20)
+        try expectRefused(bomb) { $0 == .compressionRatio(limit: 200) }
+        try expectRefused(bomb, limits: ArchiveLimits(maxBytes: 10 << 20)) { $0 == .tooLarge(limit: 10 << 20) }
+        let many = (0..<20).map { ("cache/alpha/f\($0)", Data("\($0)".utf8)) }
+        try expectRefused(try hostile(listed: many, entries: many.map { .file($0.0, $0.1) }), limits: ArchiveLimits(maxEntries: 10)) {
+            $0 == .tooManyEntries(limit: 10)
+        }
+    }
+}
