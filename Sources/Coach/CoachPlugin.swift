@@ -30,6 +30,13 @@ public struct CoachPlugin: DomainPlugin {
         [.supabase: SupabaseAccountProtocol(anonKey: Self.anonKey(settings), now: now)]
     }
 
+    /// Files and bytes of the domain's folders; entries are the cached messages.
+    public func stats(in profile: ProfileScope) throws -> CacheStats {
+        var stats = CacheStats.measure(folders(in: profile))
+        stats.entries = CacheStats.count("SELECT COUNT(*) FROM message", in: Self.databaseURL(profile))
+        return stats
+    }
+
     static func anonKey(_ settings: Settings) -> String { settings.resolve(anonKeyKey).value ?? referenceAnonKey }
 
     /// `<profile data>/coach/coach.sqlite`.

@@ -17,6 +17,13 @@ public struct LibraryPlugin: DomainPlugin {
                    environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator)]
     }
 
+    /// Files and bytes of the domain's folders; entries are the cached artwork images.
+    public func stats(in profile: ProfileScope) throws -> CacheStats {
+        var stats = CacheStats.measure(folders(in: profile))
+        stats.entries = CacheStats.count("SELECT COUNT(*) FROM blob", in: Self.artworkDirectory(profile).appendingPathComponent("index.sqlite"))
+        return stats
+    }
+
     /// `<profile cache>/library/artwork` (buckets `1024/` and `2048/`, and `index.sqlite`).
     public static func artworkDirectory(_ profile: ProfileScope) -> URL {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)

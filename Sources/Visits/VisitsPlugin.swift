@@ -26,7 +26,39 @@ public struct VisitsPlugin: DomainPlugin {
         guard let entry = cache(in: profile).load() else { return CacheStats() }
         let bytes = Int64((try? JSONCoding.encode(entry.visits).count) ?? 0)
         // Two keys in the profile's key-value store count as one stored item.
-        return CacheStats(files: 1, bytes: bytes, newest: entry.savedAt)
+        return CacheStats(files: 1, bytes: bytes, entries: entry.visits.count, oldest: entry.savedAt, newest: entry.savedAt)
+    }
+
+    /// The cache lives in the profile's key-value store: it is exported as one JSON file,
+    /// `data/visits/cached-visits.json` (visits, when saved, and the account they belong to).
+    public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] {
+        let store = KeyValueStore(url: profile.defaultsFile)
+        guard let entry = cache(in: profile).load() else { return [] }
+        let file = ExportedVisits(visits: entry.visits, savedAt: entry.savedAt, account: store.value(String.self, forKey: VisitsCache.accountKey))
+        let url = staging.appendingPathComponent(Self.exportFileName)
+        try AtomicFile.write(try JSONCoding.encode(file), to: url, durable: false)
+        return [ExportFile(archivePath: "data/\(name)/\(Self.exportFileName)", url: url, kind: .file)]
+    }
+
+    /// Loads an imported `cached-visits.json` into the key-value store (then removes the file);
+    /// with nothing imported, a replacing import clears the cached visits.
+    public func didImport(into profile: ProfileScope, replacing: Bool) throws {
+        let url = profile.dataDirectory(for: name).appendingPathComponent(Self.exportFileName)
+        guard let data = try AtomicFile.readIfPresent(url) else {
+            if replacing { try cache(in: profile).clear() }
+            return
+        }
+        let file = try JSONCoding.decode(ExportedVisits.self, from: data)
+        _ = try VisitsCache(store: KeyValueStore(url: profile.defaultsFile), account: file.account).save(file.visits, at: file.savedAt)
+        try FileSystem.remove(url)
+    }
+
+    static let exportFileName = "cached-visits.json"
+
+    struct ExportedVisits: Codable {
+        var visits: [Visit]
+        var savedAt: Date
+        var account: String?
     }
 
     public func clear(in profile: ProfileScope) throws {

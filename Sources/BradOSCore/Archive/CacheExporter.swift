@@ -79,7 +79,9 @@ public struct CacheExporter: Sendable {
         for plugin in selected {
             var count = 0
             var bytes: Int64 = 0
-            for (index, file) in try plugin.exportFiles(in: profile).enumerated() {
+            let made = staging.appendingPathComponent("made-\(plugin.name)", isDirectory: true)
+            try FileSystem.createDirectory(made)
+            for (index, file) in try plugin.exportFiles(in: profile, staging: made).enumerated() {
                 var source = file.url
                 if file.kind == .sqlite {
                     source = staging.appendingPathComponent("\(plugin.name)-\(index).sqlite")

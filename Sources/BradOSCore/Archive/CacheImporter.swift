@@ -275,6 +275,10 @@ public struct CacheImporter: Sendable {
             journal.rollBack()
             throw error
         }
+        // Domains that keep data outside their folders (the key-value store) load it now.
+        for change in changes {
+            try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
+        }
         return report
     }
 }

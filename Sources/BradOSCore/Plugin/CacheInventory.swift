@@ -11,6 +11,8 @@ public struct CacheInventory: Sendable {
         public var summary: String
         public var files: Int
         public var bytes: Int64
+        public var entries: Int?
+        public var oldest: Date?
         public var newest: Date?
         public var folders: [String]
     }
@@ -20,8 +22,8 @@ public struct CacheInventory: Sendable {
     public func stats(domains: [String]? = nil) throws -> [Entry] {
         try selected(domains).map { plugin in
             let stats = try plugin.stats(in: env.profile)
-            return Entry(domain: plugin.name, summary: plugin.summary, files: stats.files, bytes: stats.bytes,
-                         newest: stats.newest, folders: plugin.folders(in: env.profile).map(\.path))
+            return Entry(domain: plugin.name, summary: plugin.summary, files: stats.files, bytes: stats.bytes, entries: stats.entries,
+                         oldest: stats.oldest, newest: stats.newest, folders: plugin.folders(in: env.profile).map(\.path))
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 
 /// What a domain module provides to brados: its command tree and the ownership of its
 /// cache. The `brados` executable lists plugins in one registry array; adding a domain is
@@ -30,20 +31,55 @@ public protocol DomainPlugin: Sendable {
     /// Removes everything the domain stores for the profile.
     /// - Throws: ``StorageError``.
     func clear(in profile: ProfileScope) throws
-    /// The files the domain contributes to `brados cache export`.
+    /// The files the domain contributes to `brados cache export`. `staging` is a private
+    /// folder (removed after the export) for files made for it, e.g. from the key-value store.
     /// - Throws: ``StorageError``.
-    func exportFiles(in profile: ProfileScope) throws -> [ExportFile]
+    func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile]
+    /// Called after `brados cache import` swapped the domain's folders in (`replacing`: the
+    /// domain's previous data was replaced rather than merged), e.g. to load an exported file
+    /// back into the key-value store. Nothing by default.
+    /// - Throws: ``StorageError``.
+    func didImport(into profile: ProfileScope, replacing: Bool) throws
 }
 
 /// Sizes of a domain's stored data.
 public struct CacheStats: Sendable, Codable, Equatable {
     public var files: Int
     public var bytes: Int64
+    /// The domain's own count of cached things (visits, albums and artwork, messages…), when it has one.
+    public var entries: Int?
+    public var oldest: Date?
     public var newest: Date?
 
-    public init(files: Int = 0, bytes: Int64 = 0, newest: Date? = nil) {
+    /// Files, bytes, oldest and newest write under `folders` (lock files and hidden bookkeeping,
+    /// e.g. the artwork cache's emptied spare files, are not data).
+    public static func measure(_ folders: [URL]) -> CacheStats {
+        var stats = CacheStats()
+        for folder in folders {
+            for file in FileSystem.regularFiles(under: folder)
+            where !file.relativePath.hasSuffix(".lock") && !file.relativePath.hasPrefix(".") && !file.relativePath.contains("/.") {
+                stats.files += 1
+                stats.bytes += file.size
+                stats.newest = max(stats.newest ?? file.modified, file.modified)
+                stats.oldest = min(stats.oldest ?? file.modified, file.modified)
+            }
+        }
+        return stats
+    }
+
+    /// The number of rows `sql` counts in the SQLite database at `url`, read-only; `nil` when unreadable.
+    public static func count(_ sql: String, in url: URL) -> Int? {
+        guard FileSystem.exists(url) else { return nil }
+        var config = Configuration()
+        config.readonly = true
+        return try? DatabaseQueue(path: url.path, configuration: config).read { try Int.fetchOne($0, sql: sql) }
+    }
+
+    public init(files: Int = 0, bytes: Int64 = 0, entries: Int? = nil, oldest: Date? = nil, newest: Date? = nil) {
         self.files = files
         self.bytes = bytes
+        self.entries = entries
+        self.oldest = oldest
         self.newest = newest
     }
 }
@@ -78,24 +114,17 @@ extension DomainPlugin {
         [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]
     }
 
-    public func stats(in profile: ProfileScope) throws -> CacheStats {
-        var stats = CacheStats()
-        for folder in folders(in: profile) {
-            // Lock files and hidden bookkeeping (e.g. the artwork cache's emptied spare files) are not data.
-            for file in FileSystem.regularFiles(under: folder)
-            where !file.relativePath.hasSuffix(".lock") && !file.relativePath.hasPrefix(".") && !file.relativePath.contains("/.") {
-                stats.files += 1
-                stats.bytes += file.size
-                stats.newest = max(stats.newest ?? file.modified, file.modified)
-            }
-        }
-        return stats
-    }
+    public func stats(in profile: ProfileScope) throws -> CacheStats { CacheStats.measure(folders(in: profile)) }
 
     public func clear(in profile: ProfileScope) throws {
         for folder in folders(in: profile) { try FileSystem.remove(folder) }
     }
 
+    public func didImport(into profile: ProfileScope, replacing: Bool) throws {}
+
+    public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try exportFiles(in: profile) }
+
+    /// Every regular file in the domain's folders (lock files, SQLite's -wal/-shm and hidden files excepted).
     public func exportFiles(in profile: ProfileScope) throws -> [ExportFile] {
         let roots = [("cache", profile.cacheDirectory(for: name)), ("data", profile.dataDirectory(for: name))]
         return roots.flatMap { prefix, folder in

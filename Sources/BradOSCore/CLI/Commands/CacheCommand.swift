@@ -20,14 +20,20 @@ extension CacheCommand {
         public func run() async throws {
             let env = try AppEnvironment.live(global)
             let entries = try CacheInventory(env).stats()
-            if env.output.format == .json { return try env.output.json(entries) }
-            let rows = entries.map { entry in
-                [entry.domain, "\(entry.files)", Format.bytes(entry.bytes),
-                 entry.newest.map { Format.ago(env.now().timeIntervalSince($0)) } ?? "-"]
+            let total = CacheInventory.Entry(domain: "total", summary: "the whole profile", files: entries.reduce(0) { $0 + $1.files },
+                                             bytes: entries.reduce(0) { $0 + $1.bytes }, entries: nil,
+                                             oldest: entries.compactMap(\.oldest).min(), newest: entries.compactMap(\.newest).max(),
+                                             folders: [env.profile.cacheDirectory.path, env.profile.dataDirectory.path])
+            if env.output.format == .json {
+                struct Document: Encodable { var profile: String; var domains: [CacheInventory.Entry]; var total: CacheInventory.Entry }
+                return try env.output.json(Document(profile: env.profile.name.rawValue, domains: entries, total: total))
             }
-            let total = entries.reduce(Int64(0)) { $0 + $1.bytes }
-            env.output.table(Table(headers: ["DOMAIN", "FILES", "SIZE", "UPDATED"], rows: rows, rightAligned: [1, 2]))
-            env.output.line("Total \(Format.bytes(total)) for profile \(env.profile.name) in \(env.profile.cacheDirectory.path)")
+            func ago(_ date: Date?) -> String { date.map { Format.ago(env.now().timeIntervalSince($0)) } ?? "-" }
+            let rows = (entries + [total]).map { entry in
+                [entry.domain, entry.entries.map { Format.count($0) } ?? "-", "\(entry.files)", Format.bytes(entry.bytes), ago(entry.oldest), ago(entry.newest)]
+            }
+            env.output.table(Table(headers: ["DOMAIN", "ENTRIES", "FILES", "SIZE", "OLDEST", "NEWEST"], rows: rows, rightAligned: [1, 2, 3]))
+            env.output.line(env.output.styled("profile \(env.profile.name): \(env.profile.cacheDirectory.path), \(env.profile.dataDirectory.path)", .dim))
         }
     }
 
@@ -35,13 +41,14 @@ extension CacheCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Remove cached data (all domains, or those named).",
             discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.")
-        @Option(name: .long, parsing: .upToNextOption, help: "Only these domains.") var domain: [String] = []
+        @Argument(help: "Only these domains (all when none is named).") var domains: [String] = []
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Only these domains (same as naming them).", visibility: .hidden)) var domain: [String] = []
         @OptionGroup var global: GlobalOptions
         public init() {}
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            let removed = try CacheInventory(env).clear(domains: domain)
+            let removed = try CacheInventory(env).clear(domains: domains + domain)
             if env.output.format == .json { return try env.output.json(removed) }
             let bytes = removed.reduce(Int64(0)) { $0 + $1.bytes }
             env.output.line("Cleared \(removed.map(\.domain).joined(separator: ", ")) (\(Format.bytes(bytes))).")

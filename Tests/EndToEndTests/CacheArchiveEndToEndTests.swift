@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `brados cache export|verify|import` end to end: every domain's cache moves to another
+/// profile through an archive and serves offline there.
+@Suite("End to end: cache archives", .serialized)
+struct CacheArchiveEndToEndTests {
+    let home = TemporaryDirectory("e2e-archive")
+
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+        try BuiltProducts.run("brados", arguments, environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+        ], stdin: stdin)
+    }
+
+    func json(_ result: BuiltProducts.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)\n\(result.stderr)")
+    }
+
+    @Test("export every domain, verify, import --as another profile: the same data offline; a damaged archive fails verify")
+    func moveBetweenProfiles() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        for command in [["mealplan", "show"], ["visits", "list"], ["coach"], ["plan"], ["library", "albums"], ["library", "prefetch", "--rows", "2", "--columns", "3"]] {
+            let result = try brados(command, server)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+        }
+        let conversations = try json(try brados(["coach", "--json"], server))["conversations"] as? [[String: Any]] ?? []
+        let conversation = try #require(conversations.first { $0["messageCount"] as? Int == 75 }?["id"] as? String)
+        #expect(try brados(["coach", "show", conversation], server).status == 0)
+
+        let archive = home.url.appendingPathComponent("backup.tar.zst")
+        let export = try brados(["cache", "export", "-o", archive.path, "--json"], server)
+        #expect(export.status == 0, "\(export.stderr)")
+        let domains = (try json(export)["report"] as? [String: Any])?["domains"] as? [[String: Any]] ?? []
+        #expect(Set(domains.filter { ($0["files"] as? Int ?? 0) > 0 }.compactMap { $0["name"] as? String })
+                == ["mealplan", "visits", "coach", "plan", "library"])
+        let verify = try brados(["cache", "verify", archive.path], server)
+        #expect(verify.status == 0 && verify.stdout.contains("OK:"), "\(verify.stderr)")
+
+        let imported = try brados(["cache", "import", archive.path, "--as", "laptop"], server)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        for command in [["mealplan", "show", "--json"], ["visits", "list", "--json"], ["coach", "--json"], ["coach", "show", conversation, "--json"], ["plan", "--json"]] {
+            let original = try brados(["--offline"] + command, server)
+            let copy = try brados(["--offline", "--profile", "laptop"] + command, server)
+            #expect(copy.status == 0, "\(command): \(copy.stderr)")
+            let strip = { (text: String) in text.split(separator: "\n").filter { !$0.contains("ageSeconds") && !$0.contains("cachedAt") }.joined(separator: "\n") }
+            #expect(strip(copy.stdout) == strip(original.stdout), "\(command)")
+        }
+        // A second import needs --replace or --merge; --dry-run says what would change.
+        let again = try brados(["cache", "import", archive.path, "--as", "laptop"], server)
+        #expect(again.status == 64 && again.stderr.contains("--replace"))
+        let dry = try brados(["cache", "import", archive.path, "--as", "laptop", "--dry-run"], server)
+        #expect(dry.status == 0 && dry.stdout.contains("Would import"))
+
+        // One flipped byte: verify fails (integrity, 8) and an import changes nothing.
+        var bytes = try Data(contentsOf: archive)
+        bytes[bytes.count / 2] ^= 0xFF
+        let damaged = home.url.appendingPathComponent("damaged.tar.zst")
+        try bytes.write(to: damaged)
+        let bad = try brados(["cache", "verify", damaged.path], server)
+        #expect(bad.status == 8, "\(bad.stdout) \(bad.stderr)")
+        let badImport = try brados(["cache", "import", damaged.path, "--as", "laptop", "--replace"], server)
+        #expect(badImport.status == 8)
+        #expect(try brados(["--offline", "--profile", "laptop", "coach", "show", conversation], server).status == 0)
+    }
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""`brados cache export|import` vs tar on the same generated cache (issue 8).
+
+The cache (~250 MB) is made by brados's own code: an artwork cache of incompressible
+40-400 KB blobs filled to its 250 MB cap (brados-bench blobcache), a coach database of
+100,000 messages (brados-bench coach-list), and some JSON documents. Cases, alternated
+over rounds after a warm-up:
+
+  export gzip   `brados cache export --format tar.gz`  vs `tar -czf` of the profile's folders
+  export zstd   `brados cache export` (the default)     vs `tar -czf` and `tar --zstd -cf`
+  import        `brados cache import --as P` (full verification) vs `tar -xf` of tar's archive
+
+Goals: gzip export <= 1.0x tar -czf; zstd export <= 0.3x tar -czf; import <= 1.2x tar -xf.
+
+    python3 bench/cache_archive.py [--rounds 5] [--no-build] [--build-dir DIR]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def timed(args, **kwargs):
+    start = time.perf_counter()
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, **kwargs)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cap-mb", type=int, default=250)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--build-dir", default=".build")
+    options = parser.parse_args()
+    if shutil.which("zstd") is None:
+        subprocess.run(["apt-get", "install", "-y", "-q", "zstd"], check=True)
+    if not options.no_build:
+        for product in ("brados", "brados-bench"):
+            subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
+                            "--product", product], cwd=ROOT, check=True)
+    release = os.path.join(ROOT, options.build_dir, "release")
+    brados, bench = os.path.join(release, "brados"), os.path.join(release, "brados-bench")
+    work = tempfile.mkdtemp(prefix="brados-archive-bench-")
+    try:
+        home = os.path.join(work, "home")
+        env = dict(os.environ, BRADOS_HOME=home, BRADOS_OFFLINE="1", NO_COLOR="1")
+        profile_cache = os.path.join(home, "cache", "users", "default")
+        profile_data = os.path.join(home, "data", "users", "default")
+        # The cache, made by brados's own code.
+        workload = os.path.join(work, "puts.txt")
+        import random
+        rng = random.Random(7)
+        with open(workload, "w") as handle:
+            handle.write("\n".join(f"put {key} {rng.randint(40_000, 400_000)}" for key in range(1400)))
+        subprocess.run([bench, "blobcache", os.path.join(profile_cache, "library", "artwork"), workload,
+                        str(options.cap_mb * 1_000_000), "0"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([bench, "coach-list", os.path.join(profile_data, "coach", "coach.sqlite"), "50", "2000"], check=True,
+                       stdout=subprocess.DEVNULL)
+        for index in range(20):
+            path = os.path.join(profile_cache, "mealplan", f"doc-{index}.json")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as handle:
+                handle.write('{"meals": [' + ",".join(f'{{"day": {d}, "name": "meal {d} of {index}"}}' for d in range(400)) + "]}")
+        size = sum(os.path.getsize(os.path.join(folder, name)) for base in (profile_cache, profile_data)
+                   for folder, _, names in os.walk(base) for name in names)
+        tar_sources = ["-C", home, "cache/users/default", "data/users/default"]
+
+        results = {name: [] for name in ("brados export tar.gz", "tar -czf", "brados export tar.zst", "tar --zstd -cf",
+                                         "brados import (verified)", "tar -xf")}
+        for round_index in range(options.rounds + 1):
+            out = os.path.join(work, f"r{round_index}")
+            os.makedirs(out)
+            cases = [
+                ("brados export tar.gz", lambda: timed([brados, "cache", "export", "-o", f"{out}/b.tar.gz", "--format", "tar.gz"], env=env)),
+                ("tar -czf", lambda: timed(["tar", "-czf", f"{out}/t.tar.gz"] + tar_sources)),
+                ("brados export tar.zst", lambda: timed([brados, "cache", "export", "-o", f"{out}/b.tar.zst"], env=env)),
+                ("tar --zstd -cf", lambda: timed(["tar", "--zstd", "-cf", f"{out}/t.tar.zst"] + tar_sources)),
+            ]
+            if round_index % 2:
+                cases.reverse()
+            timings = {name: run() for name, run in cases}
+            imports = [
+                ("brados import (verified)", lambda: timed([brados, "cache", "import", f"{out}/b.tar.zst", "--as", f"copy{round_index}"], env=env)),
+                ("tar -xf", lambda: timed(["tar", "-xf", f"{out}/t.tar.zst", "-C", os.makedirs(f"{out}/x") or f"{out}/x"])),
+            ]
+            if round_index % 2:
+                imports.reverse()
+            timings.update({name: run() for name, run in imports})
+            if round_index > 0:
+                for name, seconds in timings.items():
+                    results[name].append(seconds)
+            shutil.rmtree(out)
+            for folder in ("cache", "data"):
+                shutil.rmtree(os.path.join(home, folder, "users", f"copy{round_index}"), ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    med = {name: statistics.median(samples) for name, samples in results.items()}
+    print(f"# cache archive: {size / 1e6:.0f} MB cache (artwork, coach database, JSON), {options.rounds} alternated rounds "
+          f"after a warm-up, {os.cpu_count()} cores\n")
+    print("| case | median s (min-max) | ratio | goal |")
+    print("|---|---|---|---|")
+    rows = [
+        ("brados export tar.gz", med["brados export tar.gz"] / med["tar -czf"], "<= 1.0x tar -czf"),
+        ("tar -czf", 1.0, ""),
+        ("brados export tar.zst", med["brados export tar.zst"] / med["tar -czf"], "<= 0.3x tar -czf"),
+        ("tar --zstd -cf", med["tar --zstd -cf"] / med["tar -czf"], ""),
+        ("brados import (verified)", med["brados import (verified)"] / med["tar -xf"], "<= 1.2x tar -xf"),
+        ("tar -xf", 1.0, ""),
+    ]
+    for name, ratio, goal in rows:
+        samples = results[name]
+        print(f"| {name} | {med[name]:.2f} ({min(samples):.2f}-{max(samples):.2f}) | {ratio:.2f}x | {goal} |")
+
+
+if __name__ == "__main__":
+    main()
