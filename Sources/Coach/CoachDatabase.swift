@@ -53,7 +53,7 @@ public final class CoachDatabase: Sendable {
         }
         var config = Configuration()
         config.busyMode = .timeout(30)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF") }
         let pool = try DatabasePool(path: url.path, configuration: config)
         // Two processes opening a new database at once must not both run the migrations.
         try FileLock.withExclusiveLock(at: url.deletingLastPathComponent().appendingPathComponent(".migrate.lock")) {

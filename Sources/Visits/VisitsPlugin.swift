@@ -40,6 +40,14 @@ public struct VisitsPlugin: DomainPlugin {
         return [ExportFile(archivePath: "data/\(name)/\(Self.exportFileName)", url: url, kind: .file)]
     }
 
+    /// The imported file must decode before anything is swapped in.
+    public func prepareImport(cache: URL, data: URL) throws {
+        guard let bytes = try AtomicFile.readIfPresent(data.appendingPathComponent(Self.exportFileName)) else { return }
+        guard (try? JSONCoding.decode(ExportedVisits.self, from: bytes)) != nil else {
+            throw ArchiveError.unsafeEntry(path: "data/\(name)/\(Self.exportFileName)", reason: "it is not the visits export format")
+        }
+    }
+
     /// Loads an imported `cached-visits.json` into the key-value store (then removes the file);
     /// with nothing imported, a replacing import clears the cached visits.
     public func didImport(into profile: ProfileScope, replacing: Bool) throws {

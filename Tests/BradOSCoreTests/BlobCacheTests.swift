@@ -44,6 +44,24 @@ struct BlobCacheTests {
         #expect(lazy.isOpen && FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("index.sqlite").path))
     }
 
+    @Test("an index row naming a path outside the cache (an imported index) is never unlinked")
+    func hostileIndexRows() throws {
+        let dir = TemporaryDirectory()
+        let victim = dir.url.appendingPathComponent("victim.txt")
+        try Data("keep me".utf8).write(to: victim)
+        let cacheDir = dir.url.appendingPathComponent("cache")
+        do {
+            let blobs = try BlobCache(directory: cacheDir, configuration: BlobCacheConfiguration(capacity: 10_000, trimRatio: 0.8))
+            try blobs.database.write { db in
+                try db.execute(sql: "INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES ('..', './victim.txt', 'x', 50000, 'x', 0)")
+            }
+        }
+        // Over the cap at open: the trim evicts the row, but touches no file outside the cache.
+        let reopened = try BlobCache(directory: cacheDir, configuration: BlobCacheConfiguration(capacity: 10_000, trimRatio: 0.8))
+        #expect(try reopened.stats().entries == 0)
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
+    }
+
     @Test("entries persist across instances (another process sees them)")
     func persistence() throws {
         let dir = TemporaryDirectory()

@@ -107,6 +107,8 @@ struct CacheArchiveTests {
         let target = profile("other")
         let dry = try importArchive(archive, into: target, options: .init(dryRun: true))
         #expect(dry.dryRun && dry.domains.count == 2)
+        #expect(try entries(under: paths.cacheRoot.appendingPathComponent(".staging")).isEmpty)
+        #expect(try entries(under: paths.dataRoot.appendingPathComponent(".staging")).isEmpty)
         #expect(FileSystem.regularFiles(under: target.cacheDirectory).isEmpty && FileSystem.regularFiles(under: target.dataDirectory).isEmpty)
         let only = try importArchive(archive, into: target, options: .init(domains: ["beta"]))
         #expect(only.domains.map(\.domain) == ["beta"] && only.skipped == ["alpha"])
@@ -120,7 +122,13 @@ struct CacheArchiveTests {
         try fill(source)
         let archive = try export(source, accounts: ["api": "user-1"])
         let target = profile("bob")
-        #expect(throws: ArchiveError.self) { try importArchive(archive, into: target, accounts: ["api": "user-2"]) }
+        #expect(throws: ArchiveError.foreignAccount(service: "api", archive: "user-1", profile: "bob", target: "user-2")) {
+            try importArchive(archive, into: target, accounts: ["api": "user-2"])
+        }
+        // An archive that does not say it holds this account's data is not trusted either.
+        #expect(throws: ArchiveError.foreignAccount(service: "supabase", archive: "no account", profile: "bob", target: "s-1")) {
+            try importArchive(archive, into: target, accounts: ["api": "user-1", "supabase": "s-1"])
+        }
         #expect(FileSystem.regularFiles(under: target.dataDirectory).isEmpty)
         _ = try importArchive(archive, into: target, options: .init(force: true), accounts: ["api": "user-2"])
         #expect(try snapshot(target) == snapshot(source))
@@ -174,6 +182,23 @@ struct CacheArchiveTests {
         #expect(everything.range(of: Data("SECRET".utf8)) == nil)
     }
 
+    /// Everything (files and folders) under a folder.
+    func entries(under folder: URL) throws -> [String] {
+        guard FileSystem.exists(folder) else { return [] }
+        return FileManager.default.enumerator(atPath: folder.path)?.allObjects.compactMap { $0 as? String } ?? []
+    }
+
+    @Test("paths are checked on bytes: a '/' hidden in a grapheme cluster, hidden names and odd characters are refused")
+    func pathRules() throws {
+        for path in ["cache/alpha/A\u{600}/../../evil", "cache/alpha/x/\u{301}../evil", "cache/alpha/../evil", "/etc/passwd",
+                     "cache/alpha/.hidden", "cache/alpha/a b", "cache/alpha/caf\u{E9}", "cache//alpha/x", "cache/alpha/x/", "cache/alpha/x\\y"] {
+            #expect(throws: ArchiveError.self, "\(path)") { try CacheArchiveManifest.checkPath(path) }
+        }
+        for path in ["cache/library/artwork/1024/ab/0123abcdef", "data/coach/coach.sqlite", "data/visits/cached-visits.json"] {
+            try CacheArchiveManifest.checkPath(path)
+        }
+    }
+
     // MARK: - Hostile archives
 
     enum Entry {
@@ -190,7 +215,7 @@ struct CacheArchiveTests {
         var manifest = CacheArchiveManifest(
             format: CacheArchiveManifest.formatName, formatVersion: 1, bradosVersion: "test", profile: "mallory", accounts: [:],
             createdAt: Date(), compression: compression.rawValue,
-            domains: [.init(name: "alpha", dataVersion: 1, files: listed.count, bytes: 0)],
+            domains: [.init(name: "alpha", dataVersion: 1, files: listed.count, bytes: listed.reduce(0) { $0 + Int64($1.1.count) })],
             files: listed.map { .init(path: $0.0, domain: "alpha", size: Int64($0.1.count), sha256: Hex.encode(SHA256.hash(data: $0.1)), mode: 0o600, kind: "file") })
         tamper(&manifest)
         let url = root.url.appendingPathComponent("hostile-\(UUID().uuidString).tar.zst")
@@ -230,8 +255,10 @@ struct CacheArchiveTests {
         #expect(try snapshot(target) == before, sourceLocation: sourceLocation)
         #expect(FileSystem.regularFiles(under: outside).isEmpty, sourceLocation: sourceLocation)
         #expect(!FileManager.default.fileExists(atPath: root.url.appendingPathComponent("evil").path), sourceLocation: sourceLocation)
-        #expect(FileSystem.regularFiles(under: paths.cacheRoot.appendingPathComponent(".staging")).isEmpty, sourceLocation: sourceLocation)
-        #expect(FileSystem.regularFiles(under: paths.dataRoot.appendingPathComponent(".staging")).isEmpty, sourceLocation: sourceLocation)
+        #expect(try entries(under: outside).isEmpty, sourceLocation: sourceLocation)
+        #expect(try entries(under: paths.cacheRoot.appendingPathComponent(".staging")).isEmpty, sourceLocation: sourceLocation)
+        #expect(try entries(under: paths.dataRoot.appendingPathComponent(".staging")).isEmpty, sourceLocation: sourceLocation)
+        #expect(try entries(under: root.url.appendingPathComponent("config")).isEmpty, sourceLocation: sourceLocation)
     }
 
     @Test("hostile archives are refused, nothing is written outside staging, and the prior cache is intact")
@@ -247,6 +274,19 @@ struct CacheArchiveTests {
             if case .unsafeEntry = $0 { true } else { false }
         }
         try expectRefused(try hostile(listed: [okFile], entries: [.file("/tmp/evil", evil)])) { if case .unsafeEntry = $0 { true } else { false } }
+        // A '/' inside a grapheme cluster: one Swift Character, but a separator to the kernel.
+        let sneaky = "cache/alpha/A\u{600}/../../../../../config/evil"
+        try expectRefused(try hostile(listed: [(sneaky, evil)], entries: [.file(sneaky, evil)])) { if case .unsafeEntry = $0 { true } else { false } }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good), .file(sneaky, evil)])) {
+            if case .unsafeEntry = $0 { true } else { false }
+        }
+        // A domain listed twice, or counts that do not match the files.
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.domains += $0.domains })) {
+            if case .invalidManifest = $0 { true } else { false }
+        }
+        try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.domains[0].files = 5 })) {
+            if case .invalidManifest = $0 { true } else { false }
+        }
         // Links, devices, FIFOs.
         try expectRefused(try hostile(listed: [okFile], entries: [.symlink("cache/alpha/link", target: "/etc/passwd")])) {
             if case .unsafeEntry(_, let reason) = $0 { reason.contains("symbolic") } else { false }
@@ -291,7 +331,12 @@ struct CacheArchiveTests {
         // A foreign account.
         try expectRefused(try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.accounts = ["api": "mallory"] }),
                           accounts: ["api": "victim"]) {
-            if case .foreignAccount = $0 { true } else { false }
+            $0 == .foreignAccount(service: "api", archive: "mallory", profile: "victim", target: "victim")
+        }
+        // A database that is not sound is refused before the swap.
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try expectRefused(try hostile(listed: [("cache/alpha/index.sqlite", garbage)], entries: [.file("cache/alpha/index.sqlite", garbage)])) {
+            if case .unsafeEntry(_, let reason) = $0 { reason.contains("SQLite") } else { false }
         }
     }
 

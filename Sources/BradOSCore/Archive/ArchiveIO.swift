@@ -28,6 +28,8 @@ public final class ArchiveWriter {
         self.archive = archive
         let level = level ?? compression.defaultLevel
         var status = archive_write_set_format_pax_restricted(archive)
+        // Names are written as the bytes given, never converted through the locale.
+        if status == ARCHIVE_OK { status = archive_write_set_format_option(archive, "pax", "hdrcharset", "BINARY") }
         if status == ARCHIVE_OK { status = compression == .zstd ? archive_write_add_filter_zstd(archive) : archive_write_add_filter_gzip(archive) }
         if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
         // Whole-block padding is for tapes; a file or a pipe needs none.
@@ -50,7 +52,9 @@ public final class ArchiveWriter {
     public func beginFile(path: String, size: Int64, mode: mode_t, modified: Date) throws {
         guard let entry = archive_entry_new() else { throw ArchiveError.io("libarchive could not create an entry") }
         defer { archive_entry_free(entry) }
-        archive_entry_set_pathname_utf8(entry, path)
+        // Stored as raw bytes: the pax writer converts UTF-8 names through the locale, and in
+        // the C locale a name it cannot convert comes back NULL (a crash inside libarchive).
+        archive_entry_copy_pathname(entry, path)
         archive_entry_set_size(entry, size)
         archive_entry_set_filetype(entry, UInt32(CARCHIVE_AE_IFREG))
         archive_entry_set_perm(entry, mode & 0o777)
@@ -64,12 +68,12 @@ public final class ArchiveWriter {
     func addSpecialEntry(path: String, type: mode_t, symlink: String? = nil, hardlink: String? = nil, size: Int64 = 0) throws {
         guard let entry = archive_entry_new() else { throw ArchiveError.io("libarchive could not create an entry") }
         defer { archive_entry_free(entry) }
-        archive_entry_set_pathname_utf8(entry, path)
+        archive_entry_copy_pathname(entry, path)
         archive_entry_set_filetype(entry, UInt32(type))
         archive_entry_set_perm(entry, 0o644)
         archive_entry_set_size(entry, size)
-        if let symlink { archive_entry_set_symlink_utf8(entry, symlink) }
-        if let hardlink { archive_entry_set_hardlink_utf8(entry, hardlink) }
+        if let symlink { archive_entry_copy_symlink(entry, symlink) }
+        if let hardlink { archive_entry_copy_hardlink(entry, hardlink) }
         guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw ArchiveError.io(Self.message(archive)) }
     }
 

@@ -54,6 +54,13 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
         for domain in domains where !Self.isSafeName(domain.name) {
             throw ArchiveError.invalidManifest("the domain name '\(domain.name)' is not allowed")
         }
+        guard domainNames.count == domains.count else { throw ArchiveError.invalidManifest("a domain is listed twice") }
+        for domain in domains {
+            let listed = files.filter { $0.domain == domain.name }
+            guard listed.count == domain.files, listed.reduce(0, { $0 + $1.size }) == domain.bytes else {
+                throw ArchiveError.invalidManifest("the counts of domain '\(domain.name)' do not match its files")
+            }
+        }
         for file in files {
             try Self.checkPath(file.path)
             guard seen.insert(file.path).inserted else { throw ArchiveError.duplicateEntry(path: file.path) }
@@ -71,16 +78,28 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
         }
     }
 
-    /// A relative path with no empty, `.` or `..` component, no NUL and no backslash.
+    /// A relative path of plain components: each 1-255 bytes of `[A-Za-z0-9._-]`, not
+    /// starting with a dot (so no `.`, `..` or hidden names), separated by single `/`.
+    /// Checked on bytes, never on Swift `Character`s: a `/` followed by a combining mark is
+    /// one Character but still a separator to the kernel.
     /// - Throws: ``ArchiveError/unsafeEntry(path:reason:)``.
     public static func checkPath(_ path: String) throws {
-        if path.hasPrefix("/") { throw ArchiveError.unsafeEntry(path: path, reason: "it is an absolute path") }
-        if path.isEmpty || path.utf8.count > 1024 { throw ArchiveError.unsafeEntry(path: path, reason: "its length is not allowed") }
-        if path.contains("\u{0}") || path.contains("\\") { throw ArchiveError.unsafeEntry(path: path, reason: "it contains a NUL or a backslash") }
-        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if part == ".." { throw ArchiveError.unsafeEntry(path: path, reason: "it climbs out with '..'") }
-            if part.isEmpty || part == "." { throw ArchiveError.unsafeEntry(path: path, reason: "it has an empty or '.' component") }
+        let bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "/") { throw ArchiveError.unsafeEntry(path: path, reason: "it is an absolute path") }
+        if bytes.isEmpty || bytes.count > 1024 { throw ArchiveError.unsafeEntry(path: path, reason: "its length is not allowed") }
+        for component in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if component.elementsEqual("..".utf8) { throw ArchiveError.unsafeEntry(path: path, reason: "it climbs out with '..'") }
+            if component.isEmpty || component.first == UInt8(ascii: ".") || component.count > 255 {
+                throw ArchiveError.unsafeEntry(path: path, reason: "it has an empty, '.' or hidden component")
+            }
+            guard component.allSatisfy({ isSafeByte($0) }) else {
+                throw ArchiveError.unsafeEntry(path: path, reason: "it has characters other than letters, digits, '.', '_' and '-'")
+            }
         }
+    }
+
+    static func isSafeByte(_ byte: UInt8) -> Bool {
+        (97...122).contains(byte) || (65...90).contains(byte) || (48...57).contains(byte) || byte == 46 || byte == 95 || byte == 45
     }
 
     static func isSafeName(_ name: String) -> Bool {

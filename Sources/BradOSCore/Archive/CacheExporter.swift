@@ -14,8 +14,8 @@ import Glibc
 /// domain's files. Memory use does not grow with the cache: files stream through a 1 MiB buffer.
 ///
 /// The manifest needs every checksum before the first file is written, so files are hashed
-/// first, then streamed; a file whose size or modification time changed in between makes
-/// the export fail (``ArchiveError/changedDuringExport(path:)``) rather than lie.
+/// first, then streamed and hashed again; a file that changed in between makes the export
+/// fail (``ArchiveError/changedDuringExport(path:)``) rather than lie.
 public struct CacheExporter: Sendable {
     public struct Options: Sendable {
         public var compression: ArchiveCompression
@@ -82,6 +82,8 @@ public struct CacheExporter: Sendable {
             let made = staging.appendingPathComponent("made-\(plugin.name)", isDirectory: true)
             try FileSystem.createDirectory(made)
             for (index, file) in try plugin.exportFiles(in: profile, staging: made).enumerated() {
+                // Only names every import accepts (files brados did not write are left out).
+                guard (try? CacheArchiveManifest.checkPath(file.archivePath)) != nil else { continue }
                 var source = file.url
                 if file.kind == .sqlite {
                     source = staging.appendingPathComponent("\(plugin.name)-\(index).sqlite")
@@ -105,7 +107,7 @@ public struct CacheExporter: Sendable {
         let writer = try ArchiveWriter(fd: fd, compression: options.compression, level: options.level)
         let created = now()
         let manifestData: Data
-        do { manifestData = try JSONCoding.encode(manifest, pretty: true) } catch {
+        do { manifestData = try JSONCoding.encode(manifest) } catch {
             throw ArchiveError.invalidManifest("it could not be encoded: \(error)")
         }
         try writer.addFile(path: CacheArchiveManifest.fileName, data: manifestData, modified: created)
@@ -123,15 +125,20 @@ public struct CacheExporter: Sendable {
             try writer.beginFile(path: item.file.archivePath, size: item.size, mode: item.mode,
                                  modified: Date(timeIntervalSince1970: TimeInterval(item.modified.tv_sec)))
             var remaining = item.size
+            var hasher = SHA256()
             while remaining > 0 {
                 let count = read(fd, buffer.baseAddress, min(buffer.count, Int(remaining)))
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
-                try writer.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                hasher.update(bufferPointer: chunk)
+                try writer.write(chunk)
                 remaining -= Int64(count)
                 done += Int64(count)
                 progress(done, total)
             }
+            // Rewritten in place since it was hashed (same size and time)? Then the manifest would lie.
+            guard Hex.encode(hasher.finalize()) == item.sha256 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
         }
         try writer.finish()
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,

@@ -214,9 +214,12 @@ public struct CacheImporter: Sendable {
         let dataRoot = dataStaging.appendingPathComponent(token, isDirectory: true)
         try FileSystem.createDirectory(cacheRoot)
         try FileSystem.createDirectory(dataRoot)
+        var keepStaging = false
         defer {
-            try? FileSystem.remove(cacheRoot)
-            try? FileSystem.remove(dataRoot)
+            if !keepStaging {
+                try? FileSystem.remove(cacheRoot)
+                try? FileSystem.remove(dataRoot)
+            }
         }
         var chosen = Set<String>()
         var skipped: [String] = []
@@ -227,13 +230,13 @@ public struct CacheImporter: Sendable {
                 if plugins.contains(where: { $0.name == name }), options.domains?.contains(name) ?? true { chosen.insert(name) } else { skipped.append(name) }
             }
             guard !options.force else { return }
-            for (service, archiveAccount) in manifest.accounts.sorted(by: { $0.key < $1.key }) {
-                if let mine = accounts[service], mine != archiveAccount {
-                    throw ArchiveError.foreignAccount(service: service, archive: archiveAccount, profile: target.name.rawValue, target: mine)
-                }
+            // Every account the target profile is signed in to must be the archive's too: an
+            // archive that does not say whose data it holds is not trusted with a signed-in profile.
+            for (service, mine) in accounts.sorted(by: { $0.key < $1.key }) where manifest.accounts[service] != mine {
+                throw ArchiveError.foreignAccount(service: service, archive: manifest.accounts[service] ?? "no account", profile: target.name.rawValue, target: mine)
             }
         }, destination: { file in
-            guard chosen.contains(file.domain) else { return nil }
+            guard chosen.contains(file.domain), !options.dryRun else { return nil }
             let root = file.path.hasPrefix("cache/") ? cacheRoot : dataRoot
             let relative = file.path.split(separator: "/").dropFirst().joined(separator: "/")
             let url = root.appendingPathComponent(relative)
@@ -246,17 +249,25 @@ public struct CacheImporter: Sendable {
         var changes: [DomainChange] = []
         for domain in manifest.domains where chosen.contains(domain.name) {
             let plugin = plugins.first { $0.name == domain.name }!
-            let existing = (try? plugin.stats(in: target)) ?? CacheStats()
-            let action = existing.files == 0 ? "add" : (options.mode ?? .replace).rawValue
+            let existing = try plugin.stats(in: target)
+            // Empty means no file at all, hidden and lock files included.
+            let occupied = plugin.folders(in: target).contains { !FileSystem.regularFiles(under: $0).isEmpty } || existing.files > 0
+            let action = !occupied ? "add" : (options.mode ?? .replace).rawValue
             changes.append(DomainChange(domain: domain.name, action: action, files: domain.files, bytes: domain.bytes,
                                         existingFiles: existing.files, existingBytes: existing.bytes))
         }
         let report = Report(profile: target.name.rawValue, archiveProfile: manifest.profile, dryRun: options.dryRun,
                             domains: changes, skipped: skipped)
         if options.dryRun { return report }
-        let occupied = changes.filter { $0.existingFiles > 0 }.map(\.domain)
+        let occupied = changes.filter { $0.action != "add" }.map(\.domain)
         if options.mode == nil, !occupied.isEmpty { throw ArchiveError.targetNotEmpty(domains: occupied) }
 
+        // Each domain checks its staged data before anything moves (e.g. databases and files it will load).
+        for change in changes {
+            try plugins.first { $0.name == change.domain }?.prepareImport(
+                cache: cacheRoot.appendingPathComponent(change.domain, isDirectory: true),
+                data: dataRoot.appendingPathComponent(change.domain, isDirectory: true))
+        }
         var journal = SwapJournal()
         do {
             for change in changes {
@@ -271,13 +282,17 @@ public struct CacheImporter: Sendable {
                     }
                 }
             }
+            // Domains that keep data outside their folders (the key-value store) load it now.
+            for change in changes {
+                try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
+            }
         } catch {
-            journal.rollBack()
+            if !journal.rollBack() {
+                // Something could not be put back: keep the staging folders (they hold the old data).
+                keepStaging = true
+                throw ArchiveError.io("the import failed (\((error as? any BradOSError)?.summary ?? "\(error)")) and could not be fully undone; the previous data is kept in \(cacheRoot.path) and \(dataRoot.path)")
+            }
             throw error
-        }
-        // Domains that keep data outside their folders (the key-value store) load it now.
-        for change in changes {
-            try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
         }
         return report
     }
@@ -315,9 +330,11 @@ struct SwapJournal {
         moves.append((from, to))
     }
 
-    /// Undoes every move, newest first.
-    mutating func rollBack() {
-        for move in moves.reversed() { rename(move.to.path, move.from.path) }
+    /// Undoes every move, newest first; `false` if one could not be undone.
+    mutating func rollBack() -> Bool {
+        var complete = true
+        for move in moves.reversed() where rename(move.to.path, move.from.path) != 0 { complete = false }
         moves.removeAll()
+        return complete
     }
 }

@@ -35,6 +35,11 @@ public protocol DomainPlugin: Sendable {
     /// folder (removed after the export) for files made for it, e.g. from the key-value store.
     /// - Throws: ``StorageError``.
     func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile]
+    /// Checks the domain's staged import before anything is swapped in (`cache` and `data`
+    /// are the staged folders, which may not exist). By default, every SQLite database must
+    /// pass `PRAGMA quick_check`.
+    /// - Throws: ``ArchiveError``.
+    func prepareImport(cache: URL, data: URL) throws
     /// Called after `brados cache import` swapped the domain's folders in (`replacing`: the
     /// domain's previous data was replaced rather than merged), e.g. to load an exported file
     /// back into the key-value store. Nothing by default.
@@ -121,6 +126,20 @@ extension DomainPlugin {
     }
 
     public func didImport(into profile: ProfileScope, replacing: Bool) throws {}
+
+    public func prepareImport(cache: URL, data: URL) throws {
+        for folder in [cache, data] {
+            for file in FileSystem.regularFiles(under: folder) where file.relativePath.hasSuffix(".sqlite") || file.relativePath.hasSuffix(".db") {
+                var config = Configuration()
+                config.readonly = true
+                config.prepareDatabase { db in try db.execute(sql: "PRAGMA trusted_schema = OFF") }
+                let result = try? DatabaseQueue(path: file.url.path, configuration: config).read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
+                guard result == "ok" else {
+                    throw ArchiveError.unsafeEntry(path: "\(name)/\(file.relativePath)", reason: "it is not a sound SQLite database")
+                }
+            }
+        }
+    }
 
     public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try exportFiles(in: profile) }
 

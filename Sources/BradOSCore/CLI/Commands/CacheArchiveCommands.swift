@@ -53,18 +53,21 @@ extension CacheCommand {
                 }
                 // Written beside the destination, then renamed: a failed export leaves no half archive.
                 let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial")
-                let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                unlink(temporary.path) // a leftover from an interrupted export (never followed: O_EXCL below)
+                let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                 guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
                 let spinner = env.output.format == .human ? Spinner(io: env.io, message: "exporting (MB)") : nil
+                var open = true
                 do {
                     report = try exporter.export(to: fd, options: options) { done, total in spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000)) }
                     spinner?.stop()
-                    guard fsync(fd) == 0, close(fd) == 0, rename(temporary.path, destination.path) == 0 else {
-                        throw StorageError.io(operation: "write", path: destination.path, errno: errno)
-                    }
+                    guard fsync(fd) == 0 else { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
+                    open = false
+                    guard close(fd) == 0 else { throw StorageError.io(operation: "close", path: temporary.path, errno: errno) }
+                    guard rename(temporary.path, destination.path) == 0 else { throw StorageError.io(operation: "rename", path: destination.path, errno: errno) }
                 } catch {
                     spinner?.stop()
-                    close(fd)
+                    if open { close(fd) }
                     unlink(temporary.path)
                     throw error
                 }

@@ -48,7 +48,7 @@ public final class BlobCache: BlobCaching {
         }
         var config = Configuration()
         config.busyMode = .timeout(30)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF") }
         database = try Self.wrap(path) { try DatabasePool(path: path, configuration: config) }
         // Two processes opening a new cache at once must not both run the migrations.
         try FileLock.withExclusiveLock(at: directory.appendingPathComponent(".migrate.lock")) {
@@ -160,7 +160,9 @@ public final class BlobCache: BlobCaching {
                     let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
                     guard total > capacity else { return [] }
                     let victims = try Self.evict(db, down: total, to: target, sparing: (key.bucket, name))
-                    for victim in victims { spares.recycle(fileURL(bucket: victim.bucket, name: victim.name), name: victim.name) }
+                    for victim in victims where Self.isSafe(bucket: victim.bucket, name: victim.name) {
+                        spares.recycle(fileURL(bucket: victim.bucket, name: victim.name), name: victim.name)
+                    }
                     return victims
                 }
             }
@@ -204,7 +206,9 @@ public final class BlobCache: BlobCaching {
                 let total = try Int64.fetchOne(db, sql: "SELECT bytes FROM total WHERE id = 1") ?? 0
                 guard total > bytes else { return [] }
                 let victims = try Self.evict(db, down: total, to: bytes, sparing: nil)
-                for victim in victims { unlink(fileURL(bucket: victim.bucket, name: victim.name).path) }
+                for victim in victims where Self.isSafe(bucket: victim.bucket, name: victim.name) {
+                    unlink(fileURL(bucket: victim.bucket, name: victim.name).path)
+                }
                 return victims
             }
         }
@@ -312,6 +316,14 @@ public final class BlobCache: BlobCaching {
     func fileURL(_ key: BlobKey, name: String) -> URL { fileURL(bucket: key.bucket, name: name) }
 
     func fileURL(bucket: String, name: String) -> URL { Self.fileURL(in: directory, bucket: bucket, name: name) }
+
+    /// Whether an index row names a file inside the cache: a plain bucket name and a SHA-256
+    /// file name. An index from elsewhere (an imported archive) is never trusted with paths.
+    static func isSafe(bucket: String, name: String) -> Bool {
+        let plain = { (byte: UInt8) in (97...122).contains(byte) || (65...90).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95 }
+        return !bucket.isEmpty && bucket.utf8.count <= 64 && bucket.utf8.allSatisfy(plain)
+            && name.utf8.count == 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
 
     static func fileURL(in directory: URL, bucket: String, name: String) -> URL {
         directory.appendingPathComponent(bucket, isDirectory: true)
