@@ -199,6 +199,31 @@ struct CacheArchiveTests {
         }
     }
 
+    @Test("an import killed mid-swap is rolled back by the next brados: the profile is as it was")
+    func recoveryAfterKill() throws {
+        let source = profile("default")
+        try fill(source, seed: 3)
+        let target = profile("victim")
+        try fill(target, seed: 9)
+        let before = try snapshot(target)
+        // What a killed import leaves: staged data, a journal of the moves made so far, no lock holder.
+        let folder = paths.dataRoot.appendingPathComponent(".staging/import-1", isDirectory: true)
+        let staged = folder.appendingPathComponent("beta", isDirectory: true)
+        try FileSystem.createDirectory(staged)
+        try AtomicFile.write(Data("new".utf8), to: staged.appendingPathComponent("notes.json"))
+        var journal = SwapJournal(url: folder.appendingPathComponent("journal.json"))
+        try journal.replace(target.dataDirectory(for: "beta"), with: staged, trash: folder.appendingPathComponent(".replaced-beta"))
+        #expect(try snapshot(target) != before)
+        // A live import (its lock held) is left alone.
+        let lock = try FileLock(url: folder.appendingPathComponent(".lock"))
+        try lock.lock()
+        #expect(CacheImportRecovery.recover(paths).isEmpty)
+        lock.unlock()
+        #expect(CacheImportRecovery.recover(paths) == [folder])
+        #expect(try snapshot(target) == before)
+        #expect(!FileSystem.exists(folder))
+    }
+
     // MARK: - Hostile archives
 
     enum Entry {

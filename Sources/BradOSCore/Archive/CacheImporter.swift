@@ -214,6 +214,13 @@ public struct CacheImporter: Sendable {
         let dataRoot = dataStaging.appendingPathComponent(token, isDirectory: true)
         try FileSystem.createDirectory(cacheRoot)
         try FileSystem.createDirectory(dataRoot)
+        // Held for the whole import: recovery never touches a live import.
+        let locks = try [cacheRoot, dataRoot].map { folder -> FileLock in
+            let lock = try FileLock(url: folder.appendingPathComponent(".lock"))
+            try lock.lock()
+            return lock
+        }
+        defer { locks.forEach { $0.unlock() } }
         var keepStaging = false
         defer {
             if !keepStaging {
@@ -268,7 +275,7 @@ public struct CacheImporter: Sendable {
                 cache: cacheRoot.appendingPathComponent(change.domain, isDirectory: true),
                 data: dataRoot.appendingPathComponent(change.domain, isDirectory: true))
         }
-        var journal = SwapJournal()
+        var journal = SwapJournal(url: dataRoot.appendingPathComponent("journal.json"))
         do {
             for change in changes {
                 let pairs = [(cacheRoot.appendingPathComponent(change.domain, isDirectory: true), target.cacheDirectory(for: change.domain), cacheRoot),
@@ -286,6 +293,7 @@ public struct CacheImporter: Sendable {
             for change in changes {
                 try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
             }
+            try journal.commit()
         } catch {
             if !journal.rollBack() {
                 // Something could not be put back: keep the staging folders (they hold the old data).
@@ -300,7 +308,14 @@ public struct CacheImporter: Sendable {
 
 /// The renames an import made, so a failure can undo them in reverse order.
 struct SwapJournal {
+    /// The journal file: every move, written durably *before* it is made, so that after a
+    /// crash (even SIGKILL) ``CacheImportRecovery`` can put everything back.
+    let url: URL?
     private var moves: [(from: URL, to: URL)] = []
+
+    init(url: URL? = nil) { self.url = url }
+
+    struct Record: Codable { var from: String; var to: String }
 
     /// Moves `destination` aside (if there) and `staged` into its place (if there).
     mutating func replace(_ destination: URL, with staged: URL, trash: URL) throws {
@@ -326,15 +341,71 @@ struct SwapJournal {
     }
 
     private mutating func move(_ from: URL, to: URL) throws {
-        guard rename(from.path, to.path) == 0 else { throw StorageError.io(operation: "rename", path: from.path, errno: errno) }
         moves.append((from, to))
+        if let url {
+            let records = moves.map { Record(from: $0.from.path, to: $0.to.path) }
+            try AtomicFile.write(try JSONCoding.encode(records), to: url, durable: true)
+        }
+        guard rename(from.path, to.path) == 0 else {
+            let code = errno
+            moves.removeLast()
+            throw StorageError.io(operation: "rename", path: from.path, errno: code)
+        }
     }
 
     /// Undoes every move, newest first; `false` if one could not be undone.
     mutating func rollBack() -> Bool {
-        var complete = true
-        for move in moves.reversed() where rename(move.to.path, move.from.path) != 0 { complete = false }
+        let complete = Self.undo(moves.map { Record(from: $0.from.path, to: $0.to.path) })
         moves.removeAll()
+        if complete, let url { try? FileSystem.remove(url) }
         return complete
+    }
+
+    /// The import is complete: the journal goes first (durably), then the caller removes the trash.
+    mutating func commit() throws {
+        moves.removeAll()
+        if let url { try FileSystem.remove(url) }
+    }
+
+    /// Undoes recorded moves, newest first. A move that was only intended (its source is still
+    /// there) is skipped. Returns whether everything is back.
+    static func undo(_ records: [Record]) -> Bool {
+        var complete = true
+        for record in records.reversed() {
+            let done = FileManager.default.fileExists(atPath: record.to) && !FileManager.default.fileExists(atPath: record.from)
+            guard done else { continue }
+            if rename(record.to, record.from) != 0 { complete = false }
+        }
+        return complete
+    }
+}
+
+/// Finishes what a killed `cache import` left: an import folder whose journal still exists and
+/// whose lock nobody holds is rolled back, so the profile is exactly as it was before that
+/// import. Cheap when there is nothing to do (one failed `stat` per root). Runs when any
+/// brados command starts.
+public enum CacheImportRecovery {
+    /// - Returns: the import folders that were rolled back.
+    @discardableResult
+    public static func recover(_ paths: Paths) -> [URL] {
+        var recovered: [URL] = []
+        for root in [paths.dataRoot, paths.cacheRoot] {
+            let staging = root.appendingPathComponent(".staging", isDirectory: true)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: staging.path) else { continue }
+            for name in names where name.hasPrefix("import-") {
+                let folder = staging.appendingPathComponent(name, isDirectory: true)
+                guard let lock = try? FileLock(url: folder.appendingPathComponent(".lock")), lock.tryLock() else { continue }
+                defer { lock.unlock() }
+                let journal = folder.appendingPathComponent("journal.json")
+                if let data = try? AtomicFile.readIfPresent(journal), let records = try? JSONCoding.decode([SwapJournal.Record].self, from: data) {
+                    guard SwapJournal.undo(records) else { continue } // keep it (it holds data) for the next try
+                    try? FileSystem.remove(journal)
+                    recovered.append(folder)
+                }
+                // No journal: a finished or never-started import's leftovers.
+                try? FileSystem.remove(folder)
+            }
+        }
+        return recovered
     }
 }

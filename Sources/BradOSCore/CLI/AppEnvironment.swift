@@ -53,6 +53,9 @@ public struct AppEnvironment: Sendable {
     /// - Throws: ``ConfigError``.
     public static func live(_ global: GlobalOptions) throws -> AppEnvironment {
         let env = try AppEnvironment(io: StandardIO(), flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+        // A `cache import` killed mid-swap is rolled back before anything reads the caches.
+        let recovered = CacheImportRecovery.recover(env.paths)
+        if !recovered.isEmpty { env.output.notice("rolled back an interrupted cache import; the caches are as they were before it.") }
         LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
         return env
     }
