@@ -3,7 +3,7 @@ SWIFT ?= swift
 ARGS ?= --help
 PREFIX ?= /usr/local
 
-.PHONY: deps build release run test server clean
+.PHONY: deps build release run test server clean completions install uninstall
 
 deps:
 	@scripts/ensure-deps.sh
@@ -27,6 +27,28 @@ test: deps
 ## make server — a reference server on 127.0.0.1:8080 with admin routes, data in .build/server-data
 server: build
 	./.build/debug/brados-server --port 8080 --data-dir .build/server-data --seed demo --admin
+
+## make completions — regenerate completions/ from the command tree (a test checks they are fresh)
+completions: build
+	./.build/debug/brados --generate-completion-script bash > completions/brados.bash
+	./.build/debug/brados --generate-completion-script zsh > completions/_brados
+	./.build/debug/brados --generate-completion-script fish > completions/brados.fish
+
+## make install PREFIX=~/.local — the release binary, completions and man page in their standard places
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/release/brados $(DESTDIR)$(PREFIX)/bin/brados
+	install -m 644 completions/brados.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/brados
+	install -m 644 completions/_brados $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_brados
+	install -m 644 completions/brados.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/brados.fish
+	if [ -f man/brados.1 ]; then install -d $(DESTDIR)$(PREFIX)/share/man/man1 && install -m 644 man/brados.1 $(DESTDIR)$(PREFIX)/share/man/man1/brados.1; fi
+
+## make uninstall PREFIX=~/.local — removes what install put there
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/brados $(DESTDIR)$(PREFIX)/share/bash-completion/completions/brados \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_brados $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/brados.fish \
+		$(DESTDIR)$(PREFIX)/share/man/man1/brados.1
 
 clean:
 	rm -rf .build

@@ -37,6 +37,11 @@ public struct CoachPlugin: DomainPlugin {
         return stats
     }
 
+    /// Cached conversation ids, most recent first, for shell completion (local files only).
+    public static func cachedConversationIDs() -> [String] {
+        CompletionValues.strings("SELECT remoteId FROM conversation ORDER BY updatedAt DESC", in: databaseURL(CompletionValues.scope().profile))
+    }
+
     static func anonKey(_ settings: Settings) -> String { settings.resolve(anonKeyKey).value ?? referenceAnonKey }
 
     /// `<profile data>/coach/coach.sqlite`.

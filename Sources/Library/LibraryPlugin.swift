@@ -29,6 +29,11 @@ public struct LibraryPlugin: DomainPlugin {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)
     }
 
+    /// Album rating keys from the snapshot, for shell completion (local files only).
+    public static func cachedRatingKeys() -> [String] {
+        LibrarySnapshotStore(url: snapshotURL(CompletionValues.scope().profile)).load()?.albums.map(\.ratingKey) ?? []
+    }
+
     /// `<profile data>/library/snapshot.json`.
     public static func snapshotURL(_ profile: ProfileScope) -> URL {
         profile.dataDirectory(for: domainName).appendingPathComponent("snapshot.json")

@@ -63,6 +63,11 @@ public struct VisitsPlugin: DomainPlugin {
 
     static let exportFileName = "cached-visits.json"
 
+    /// Cached visit ids, for shell completion (local files only).
+    public static func cachedVisitIDs() -> [String] {
+        VisitsCache(store: KeyValueStore(url: CompletionValues.scope().profile.defaultsFile)).load()?.visits.map(\.id) ?? []
+    }
+
     struct ExportedVisits: Codable {
         var visits: [Visit]
         var savedAt: Date

@@ -17,7 +17,7 @@ struct Brados: AsyncParsableCommand {
         6 server failure, 7 rejected, 8 integrity, 9 rate limited, 64 usage.
         """,
         version: BradOSVersion.current,
-        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self],
+        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, PluginsCommand.self],
         groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Registry.plugins.map(\.command))])
 }
 
@@ -31,7 +31,10 @@ struct EmbeddedReferenceBackend: EmbeddedBackend {
 @main
 enum Main {
     static func main() async {
-        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend())
+        let builtIns = Set((Brados.configuration.subcommands + Registry.plugins.map(\.command)).map { $0._commandName } + ["help"])
+        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let plugin = ExternalPluginLauncher.match(arguments, builtIns: builtIns) { exit(ExternalPluginLauncher.run(plugin)) }
         let command = Task {
             await CommandRunner.run(Brados.self, arguments: Array(CommandLine.arguments.dropFirst()), io: StandardIO())
         }
@@ -62,4 +65,62 @@ enum Main {
 final class Interrupts: Sendable {
     private let count = Mutex(0)
     func next() -> Int { count.withLock { value in defer { value += 1 }; return value } }
+}
+
+/// `brados NAME …` for a NAME that is not built in: runs `brados-NAME` from PATH.
+enum ExternalPluginLauncher {
+    struct Match {
+        var name: String
+        var arguments: [String]
+        var flags: GlobalFlags
+    }
+
+    /// The plugin a command line names, after any leading global options; `nil` for built-ins,
+    /// options (`--help`), and names that cannot be plugins.
+    static func match(_ arguments: [String], builtIns: Set<String>) -> Match? {
+        var flags = GlobalFlags()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--offline": flags.offline = true
+            case "--json": flags.json = true
+            case "--verbose", "-v": flags.verbose = true
+            case "--profile", "--server":
+                guard index + 1 < arguments.count else { return nil }
+                if argument == "--profile" { flags.profile = arguments[index + 1] } else { flags.server = arguments[index + 1] }
+                index += 1
+            default:
+                if argument.hasPrefix("--profile=") { flags.profile = String(argument.dropFirst(10)) }
+                else if argument.hasPrefix("--server=") { flags.server = String(argument.dropFirst(9)) }
+                else {
+                    guard !builtIns.contains(argument), ExternalPlugins.isValidName(argument) else { return nil }
+                    return Match(name: argument, arguments: Array(arguments[(index + 1)...]), flags: flags)
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Runs the plugin (replacing this process), or explains why not; returns an exit code.
+    static func run(_ match: Match) -> Int32 {
+        let io = StandardIO()
+        guard let executable = ExternalPlugins.find(match.name, path: io.environment["PATH"]) else {
+            io.writeError("brados: '\(match.name)' is not a brados command, and no executable brados-\(match.name) is on PATH.\n")
+            io.writeError("  See `brados --help` for the commands, and `brados plugins list` for plugins.\n")
+            return ExitStatus.code(for: .usage)
+        }
+        do {
+            let env = try AppEnvironment(io: io, flags: match.flags, plugins: Runtime.plugins, embedded: nil)
+            var environment = ExternalPlugins.environment(base: io.environment, settings: env.settings, paths: env.paths, profile: env.profile)
+            if match.flags.offline { environment["BRADOS_OFFLINE"] = "1" }
+            if match.flags.verbose { environment["BRADOS_LOG"] = "debug" }
+            if match.flags.json { environment["BRADOS_JSON"] = "1" }
+            return ExternalPlugins.exec(executable, arguments: match.arguments, environment: environment)
+        } catch {
+            io.writeError("brados: \((error as? any BradOSError)?.description ?? "\(error)")\n")
+            return ExitStatus.code(for: error)
+        }
+    }
 }

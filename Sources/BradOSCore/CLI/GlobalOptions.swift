@@ -4,7 +4,8 @@ import Foundation
 /// Flags every command accepts. Each has an environment variable and a config key
 /// (see `brados config list`); the flag wins over both.
 public struct GlobalOptions: ParsableArguments, Sendable {
-    @Option(name: .long, help: ArgumentHelp("Use this profile (env BRADOS_PROFILE; default: the active one).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("Use this profile (env BRADOS_PROFILE; default: the active one).", valueName: "name"),
+            completion: .custom { _, _, _ in CompletionValues.profiles() })
     public var profile: String?
 
     @Option(name: .long, help: ArgumentHelp("Use this server URL for every service (env BRADOS_SERVER).", valueName: "url"))

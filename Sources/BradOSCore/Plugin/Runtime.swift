@@ -15,13 +15,17 @@ public enum Runtime {
     private struct State: Sendable {
         var plugins: [any DomainPlugin] = []
         var embedded: (any EmbeddedBackend)? = nil
+        var builtInCommands: Set<String> = []
     }
     private static let state = Mutex(State())
 
     /// Installs the registry. Call once, before parsing the command line.
-    public static func install(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?) {
-        state.withLock { $0 = State(plugins: plugins, embedded: embedded) }
+    public static func install(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?, builtInCommands: Set<String> = []) {
+        state.withLock { $0 = State(plugins: plugins, embedded: embedded, builtInCommands: builtInCommands) }
     }
+
+    /// The names `brados NAME` runs itself (external plugins of those names never run).
+    public static var builtInCommands: Set<String> { state.withLock { $0.builtInCommands } }
 
     /// The installed domain plugins, in registry order.
     public static var plugins: [any DomainPlugin] { state.withLock { $0.plugins } }

@@ -8,7 +8,7 @@ extension CoachCommand {
             abstract: "Delete a conversation on the server; once it is gone there, the cached copy goes too.",
             discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.")
 
-        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.") var id: String
+        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup var global: GlobalOptions
         public init() {}

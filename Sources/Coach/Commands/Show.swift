@@ -7,7 +7,7 @@ extension CoachCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).")
 
-        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.") var id: String
+        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Option(help: "Show only the last N messages.") var last: Int?
         @OptionGroup var global: GlobalOptions
         public init() {}

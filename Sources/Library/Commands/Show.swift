@@ -6,7 +6,7 @@ extension LibraryCommand {
     /// One album in detail, with its 2048 px artwork cached.
     public struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Show an album in detail (and cache its 2048 px artwork).")
-        @Argument(help: "The album's rating key.") var ratingKey: String
+        @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -32,7 +32,7 @@ extension LibraryCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Print the path of an album's cached artwork, or write the image with -o.",
             discussion: "Albums without artwork get a placeholder image, never an error.")
-        @Argument(help: "The album's rating key.") var ratingKey: String
+        @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
         @Option(help: "1024 (lists) or 2048 (detail).") var size: ArtworkStore.Size = .list
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the image to this file ('-' for stdout).", valueName: "file")) var output: String?
         @OptionGroup var global: GlobalOptions

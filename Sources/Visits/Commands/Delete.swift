@@ -7,7 +7,7 @@ extension VisitsCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Delete a visit (leaves the cache at once; restored if the server fails).")
 
-        @Argument(help: "The visit id.") var id: String
+        @Argument(help: "The visit id.", completion: .custom { _, _, _ in VisitsPlugin.cachedVisitIDs() }) var id: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 

@@ -6,7 +6,7 @@ extension VisitsCommand {
     public struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Show one visit (from cache when there).")
 
-        @Argument(help: "The visit id (see `brados visits list`).") var id: String
+        @Argument(help: "The visit id (see `brados visits list`).", completion: .custom { _, _, _ in VisitsPlugin.cachedVisitIDs() }) var id: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 

@@ -108,7 +108,7 @@ extension AuthCommand {
     /// `brados auth switch`.
     public struct Switch: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Make another profile the active one.")
-        @Argument(help: "The profile name.") var profile: String
+        @Argument(help: "The profile name.", completion: .custom { _, _, _ in CompletionValues.profiles() }) var profile: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 

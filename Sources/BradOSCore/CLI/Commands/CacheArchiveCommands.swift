@@ -89,7 +89,7 @@ extension CacheCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Read a whole archive and check its manifest and every size and checksum.",
             discussion: "Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written.")
-        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file")) var file: String
+        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -121,8 +121,9 @@ extension CacheCommand {
               brados cache import backup.tar.zst --replace
               brados cache import backup.tar.zst --as laptop --domains coach
             """)
-        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file")) var file: String
-        @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile")) var asProfile: String?
+        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
+        @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile"),
+                completion: .custom { _, _, _ in CompletionValues.profiles() }) var asProfile: String?
         @Flag(help: "The archive's data replaces each domain's current data.") var replace = false
         @Flag(help: "The archive's files are added, overwriting files at the same paths.") var merge = false
         @Flag(help: "Check the archive and say what would change; change nothing.") var dryRun = false

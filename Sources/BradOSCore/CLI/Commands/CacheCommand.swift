@@ -41,7 +41,7 @@ extension CacheCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Remove cached data (all domains, or those named).",
             discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.")
-        @Argument(help: "Only these domains (all when none is named).") var domains: [String] = []
+        @Argument(help: "Only these domains (all when none is named).", completion: .custom { _, _, _ in CompletionValues.domains() }) var domains: [String] = []
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Only these domains (same as naming them).", visibility: .hidden)) var domain: [String] = []
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -21,7 +21,7 @@ public struct ConfigCommand: AsyncParsableCommand {
 extension ConfigCommand {
     public struct Get: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Print a setting's effective value.")
-        @Argument(help: "The key, e.g. server or server.plex.") var key: String
+        @Argument(help: "The key, e.g. server or server.plex.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -43,7 +43,7 @@ extension ConfigCommand {
 
     public struct Set: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Write a setting to the config file.")
-        @Argument(help: "The key (see `brados config list`).") var key: String
+        @Argument(help: "The key (see `brados config list`).", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @Argument(help: "The value.") var value: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -68,7 +68,7 @@ extension ConfigCommand {
 
     public struct Unset: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(abstract: "Remove a setting from the config file.")
-        @Argument(help: "The key.") var key: String
+        @Argument(help: "The key.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+
+/// `brados plugins`: built-in domains and external `brados-NAME` plugins.
+public struct PluginsCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "plugins",
+        abstract: "List built-in domains and external plugins (brados-NAME on PATH).",
+        discussion: """
+        `brados NAME …` runs an executable `brados-NAME` found on PATH when NAME is not \
+        built in (built-ins always win), with the remaining arguments, and exits with its \
+        code. The plugin gets BRADOS_PROFILE, BRADOS_CACHE_DIR, BRADOS_DATA_DIR, \
+        BRADOS_CONFIG_DIR and the configured server URLs (BRADOS_SERVER, BRADOS_<SERVICE>_SERVER).
+        Example: examples/brados-hello in the source tree.
+        """,
+        subcommands: [List.self], defaultSubcommand: List.self)
+
+    public init() {}
+
+    public struct List: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(abstract: "List built-in domains and external plugins; warn about unusable ones.")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try AppEnvironment.live(global)
+            let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Runtime.builtInCommands)
+            if env.output.format == .json {
+                struct BuiltIn: Encodable { var name: String; var summary: String }
+                struct Document: Encodable { var builtIn: [BuiltIn]; var external: [ExternalPlugins.Found] }
+                return try env.output.json(Document(builtIn: env.plugins.map { BuiltIn(name: $0.name, summary: $0.summary) }, external: external))
+            }
+            env.output.line(env.output.styled("Built-in domains", .bold))
+            env.output.table(Table(headers: [], rows: env.plugins.map { ["  " + $0.name, $0.summary] }))
+            env.output.line()
+            env.output.line(env.output.styled("External plugins (brados-NAME on PATH)", .bold))
+            if external.isEmpty { env.output.line("  none") }
+            env.output.table(Table(headers: [], rows: external.map { plugin in
+                let status = plugin.shadowedBy.map { "shadowed by \($0)" } ?? (plugin.executable ? "ok" : "not executable")
+                return ["  " + plugin.name, status, plugin.path]
+            }))
+            for plugin in external {
+                if let shadow = plugin.shadowedBy { env.output.notice("\(plugin.path) never runs: it is shadowed by \(shadow).") }
+                else if !plugin.executable { env.output.notice("\(plugin.path) is not executable: `chmod +x \(plugin.path)` to use `brados \(plugin.name)`.") }
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Values for shell completion, read from the local files only (no network, nothing
+/// written), fast enough to run on every TAB. Each domain adds its own (ids from its cache).
+public enum CompletionValues {
+    /// The paths and profile completion runs against (the same environment rules as commands).
+    public static func scope() -> (paths: Paths, profile: ProfileScope) {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = Paths.resolve(environment: environment)
+        let file = (try? ConfigFile.load(from: paths.configFile)) ?? ConfigFile()
+        let settings = Settings(flags: GlobalFlags(), environment: environment, file: file, keys: ConfigKey.core)
+        let profile = (try? settings.profile()) ?? .default
+        return (paths, paths.profile(profile))
+    }
+
+    /// Profile names: signed-in ones and those with data.
+    public static func profiles() -> [String] {
+        let paths = scope().paths
+        var names = Set<String>()
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: paths.credentialsDirectory.path)) ?? [] where file.hasSuffix(".json") {
+            names.insert(String(file.dropLast(5)))
+        }
+        for root in [paths.cacheRoot, paths.dataRoot] {
+            let users = root.appendingPathComponent("users")
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: users.path)) ?? [] where ProfileName(rawValue: name) != nil {
+                names.insert(name)
+            }
+        }
+        return names.sorted()
+    }
+
+    /// The built-in domain names.
+    public static func domains() -> [String] { Runtime.plugins.map(\.name) }
+
+    /// Every configuration key.
+    public static func configKeys() -> [String] { (ConfigKey.core + Runtime.plugins.flatMap(\.configKeys)).map(\.name) }
+
+    /// The rows an SQLite query returns from a database, read-only (empty when unreadable).
+    public static func strings(_ sql: String, in url: URL) -> [String] {
+        guard FileSystem.exists(url) else { return [] }
+        var config = GRDBReadOnly.configuration()
+        config.busyMode = .timeout(1)
+        return (try? GRDBReadOnly.strings(sql, at: url, configuration: config)) ?? []
+    }
+}

@@ -1,0 +1,1518 @@
+#!/bin/bash
+
+__brados_cursor_index_in_current_word() {
+    local remaining="${COMP_LINE}"
+
+    local word
+    for word in "${COMP_WORDS[@]::COMP_CWORD}"; do
+        remaining="${remaining##*([[:space:]])"${word}"*([[:space:]])}"
+    done
+
+    local -ir index="$((COMP_POINT - ${#COMP_LINE} + ${#remaining}))"
+    if [[ "${index}" -le 0 ]]; then
+        printf 0
+    else
+        printf %s "${index}"
+    fi
+}
+
+# positional arguments:
+#
+# - 1: the current (sub)command's count of positional arguments
+#
+# required variables:
+#
+# - repeating_flags: the repeating flags that the current (sub)command can accept
+# - non_repeating_flags: the non-repeating flags that the current (sub)command can accept
+# - repeating_options: the repeating options that the current (sub)command can accept
+# - non_repeating_options: the non-repeating options that the current (sub)command can accept
+# - positional_number: value ignored
+# - unparsed_words: unparsed words from the current command line
+#
+# modified variables:
+#
+# - non_repeating_flags: remove flags for this (sub)command that are already on the command line
+# - non_repeating_options: remove options for this (sub)command that are already on the command line
+# - positional_number: set to the current positional number
+# - unparsed_words: remove all flags, options, and option values for this (sub)command
+__brados_offer_flags_options() {
+    local -ir positional_count="${1}"
+    positional_number=0
+
+    local was_flag_option_terminator_seen=false
+    local is_parsing_option_value=false
+
+    local -ar unparsed_word_indices=("${!unparsed_words[@]}")
+    local -i word_index
+    for word_index in "${unparsed_word_indices[@]}"; do
+        if "${is_parsing_option_value}"; then
+            # This word is an option value:
+            # Reset marker for next word iff not currently the last word
+            [[ "${word_index}" -ne "${unparsed_word_indices[${#unparsed_word_indices[@]} - 1]}" ]] && is_parsing_option_value=false
+            unset "unparsed_words[${word_index}]"
+            # Do not process this word as a flag or an option
+            continue
+        fi
+
+        local word="${unparsed_words["${word_index}"]}"
+        if ! "${was_flag_option_terminator_seen}"; then
+            case "${word}" in
+            --)
+                unset "unparsed_words[${word_index}]"
+                # by itself -- is a flag/option terminator, but if it is the last word, it is the start of a completion
+                if [[ "${word_index}" -ne "${unparsed_word_indices[${#unparsed_word_indices[@]} - 1]}" ]]; then
+                    was_flag_option_terminator_seen=true
+                fi
+                continue
+                ;;
+            -*)
+                # ${word} is a flag or an option
+                # If ${word} is an option, mark that the next word to be parsed is an option value
+                local option
+                for option in "${repeating_options[@]}" "${non_repeating_options[@]}"; do
+                    [[ "${word}" = "${option}" ]] && is_parsing_option_value=true && break
+                done
+
+                # Remove ${word} from ${non_repeating_flags} or ${non_repeating_options} so it isn't offered again
+                local not_found=true
+                local -i index
+                for index in "${!non_repeating_flags[@]}"; do
+                    if [[ "${non_repeating_flags[${index}]}" = "${word}" ]]; then
+                        unset "non_repeating_flags[${index}]"
+                        non_repeating_flags=("${non_repeating_flags[@]}")
+                        not_found=false
+                        break
+                    fi
+                done
+                if "${not_found}"; then
+                    for index in "${!non_repeating_flags[@]}"; do
+                        if [[ "${non_repeating_flags[${index}]}" = "${word}" ]]; then
+                            unset "non_repeating_flags[${index}]"
+                            non_repeating_flags=("${non_repeating_flags[@]}")
+                            break
+                        fi
+                    done
+                fi
+                unset "unparsed_words[${word_index}]"
+                continue
+                ;;
+            esac
+        fi
+
+        # ${word} is neither a flag, nor an option, nor an option value
+        if [[ "${positional_number}" -lt "${positional_count}" || "${positional_count}" -lt 0 ]]; then
+            # ${word} is a positional
+            ((positional_number++))
+            unset "unparsed_words[${word_index}]"
+        else
+            if [[ -z "${word}" ]]; then
+                # Could be completing a flag, option, or subcommand
+                positional_number=-1
+            else
+                # ${word} is a subcommand or invalid, so stop processing this (sub)command
+                positional_number=-2
+            fi
+            break
+        fi
+    done
+
+    unparsed_words=("${unparsed_words[@]}")
+
+    if\
+        ! "${was_flag_option_terminator_seen}"\
+        && ! "${is_parsing_option_value}"\
+        && [[ ("${cur}" = -* && "${positional_number}" -ge 0) || "${positional_number}" -eq -1 ]]
+    then
+        COMPREPLY+=($(compgen -W "${repeating_flags[*]} ${non_repeating_flags[*]} ${repeating_options[*]} ${non_repeating_options[*]}" -- "${cur}"))
+    fi
+}
+
+__brados_add_completions() {
+    local completion
+    while IFS='' read -r completion; do
+        COMPREPLY+=("${completion}")
+    done < <(IFS=$'\n' compgen "${@}" -- "${cur}")
+}
+
+__brados_custom_complete() {
+    if [[ -n "${cur}" || -z ${COMP_WORDS[${COMP_CWORD}]} || "${COMP_LINE:${COMP_POINT}:1}" != ' ' ]]; then
+        local -ar words=("${COMP_WORDS[@]}")
+    else
+        local -ar words=("${COMP_WORDS[@]::${COMP_CWORD}}" '' "${COMP_WORDS[@]:${COMP_CWORD}}")
+    fi
+
+    "${COMP_WORDS[0]}" "${@}" "${words[@]}"
+}
+
+_brados() {
+    local state
+    state="$(shopt -p;shopt -po)"
+    trap "${state//$'\n'/;}" RETURN
+    shopt -s extglob
+    set +o history +o posix
+
+    local -xr SAP_SHELL=bash
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(IFS='.';printf %s "${BASH_VERSINFO[*]}")"
+    local -r SAP_SHELL_VERSION
+
+    local -r cur="${2}"
+    local -r prev="${3}"
+
+    local -i positional_number
+    local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
+
+    local -a repeating_flags=()
+    local -a non_repeating_flags=(--version -h --help)
+    local -a repeating_options=()
+    local -a non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    auth|config|cache|plugins|mealplan|visits|library|coach|plan|help)
+        # Offer subcommand argument completions
+        "_brados_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'auth config cache plugins mealplan visits library coach plan help' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_auth() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    login|status|switch|logout)
+        # Offer subcommand argument completions
+        "_brados_auth_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'login status switch logout' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_auth_login() {
+    repeating_flags=()
+    non_repeating_flags=(--password-stdin --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--user --service --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--user')
+        return
+        ;;
+    '--service')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion auth login -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_auth_status() {
+    repeating_flags=()
+    non_repeating_flags=(--check --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion auth status -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_auth_switch() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion auth switch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion auth switch -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_auth_logout() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion auth logout -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_config() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    get|set|unset|list|path)
+        # Offer subcommand argument completions
+        "_brados_config_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'get set unset list path' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_config_get() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config get -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config get -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_config_set() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config set -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config set -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_config_unset() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config unset -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config unset -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_config_list() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_config_path() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion config path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_cache() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    stats|clear|export|import|verify|path)
+        # Offer subcommand argument completions
+        "_brados_cache_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'stats clear export import verify path' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_cache_stats() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache stats -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_cache_clear() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache clear -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache clear -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_cache_export() {
+    repeating_flags=()
+    non_repeating_flags=(--overwrite --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--output -o --format --level --domains --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--output'|'-o')
+        return
+        ;;
+    '--format')
+        return
+        ;;
+    '--level')
+        return
+        ;;
+    '--domains')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache export -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_cache_import() {
+    repeating_flags=()
+    non_repeating_flags=(--replace --merge --dry-run --force --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--as --domains --profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--as')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache import -- --as "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--domains')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache import -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -o plusdirs -fX '!*.@(zst|gz)'
+        return
+        ;;
+    esac
+}
+
+_brados_cache_verify() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache verify -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -o plusdirs -fX '!*.@(zst|gz)'
+        return
+        ;;
+    esac
+}
+
+_brados_cache_path() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion cache path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plugins() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list)
+        # Offer subcommand argument completions
+        "_brados_plugins_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_plugins_list() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plugins list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|today|refresh|new|critique|finalize|status|path)
+        # Offer subcommand argument completions
+        "_brados_mealplan_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show today refresh new critique finalize status path' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_mealplan_show() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_today() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan today -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_refresh() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan refresh -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_new() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan new -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_critique() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan critique -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_finalize() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan finalize -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_status() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan status -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan_path() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_visits() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|show|add|delete)
+        # Offer subcommand argument completions
+        "_brados_visits_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list show add delete' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_visits_list() {
+    repeating_flags=()
+    non_repeating_flags=(--refresh --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion visits list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_visits_show() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion visits show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion visits show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_visits_add() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--place --at --duration --notes --address --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--place')
+        return
+        ;;
+    '--at')
+        return
+        ;;
+    '--duration')
+        return
+        ;;
+    '--notes')
+        return
+        ;;
+    '--address')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion visits add -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_visits_delete() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion visits delete -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion visits delete -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_library() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    albums|collections|sections|show|artwork|prefetch|cache)
+        # Offer subcommand argument completions
+        "_brados_library_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'albums collections sections show artwork prefetch cache' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_library_albums() {
+    repeating_flags=()
+    non_repeating_flags=(--refresh --prefetch --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--section --rows --columns --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--section')
+        return
+        ;;
+    '--rows')
+        return
+        ;;
+    '--columns')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library albums -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_collections() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--section --profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--section')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library collections -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_sections() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library sections -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_show() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_library_artwork() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--size --output -o --profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--size')
+        __brados_add_completions -W '1024'$'\n''2048'
+        return
+        ;;
+    '--output'|'-o')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library artwork -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library artwork -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_library_prefetch() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--section --rows --columns --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--section')
+        return
+        ;;
+    '--rows')
+        return
+        ;;
+    '--columns')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library prefetch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_cache() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    stats|prune)
+        # Offer subcommand argument completions
+        "_brados_library_cache_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'stats prune' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_library_cache_stats() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library cache stats -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_cache_prune() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--max-size --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--max-size')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion library cache prune -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_coach() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    conversations|show|delete|context)
+        # Offer subcommand argument completions
+        "_brados_coach_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'conversations show delete context' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_coach_conversations() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--limit --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--limit')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion coach conversations -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_coach_show() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--last --profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--last')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion coach show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion coach show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_coach_delete() {
+    repeating_flags=()
+    non_repeating_flags=(-y --yes --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion coach delete -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W "$(__brados_custom_complete ---completion coach delete -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_brados_coach_context() {
+    repeating_flags=()
+    non_repeating_flags=(--refresh --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion coach context -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|targets|why|recompute|refresh|weight|pending|sync)
+        # Offer subcommand argument completions
+        "_brados_plan_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show targets why recompute refresh weight pending sync' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_plan_show() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_targets() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan targets -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_why() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan why -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_recompute() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan recompute -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_refresh() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan refresh -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_weight() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan weight -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_pending() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan pending -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_sync() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion plan sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_help() {
+    repeating_flags=()
+    non_repeating_flags=(--version)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options -1
+}
+
+complete -o filenames -F _brados brados
