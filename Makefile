@@ -3,7 +3,7 @@ SWIFT ?= swift
 ARGS ?= --help
 PREFIX ?= /usr/local
 
-.PHONY: deps build release run test server clean completions install uninstall
+.PHONY: deps build release run test server clean completions man install uninstall
 
 deps:
 	@scripts/ensure-deps.sh
@@ -33,6 +33,10 @@ completions: build
 	./.build/debug/brados --generate-completion-script bash > completions/brados.bash
 	./.build/debug/brados --generate-completion-script zsh > completions/_brados
 	./.build/debug/brados --generate-completion-script fish > completions/brados.fish
+
+## make man — regenerate man/brados.1 (the argument-parser manual plugin, offline, + man/sections.mdoc)
+man: deps
+	scripts/generate-man.sh
 
 ## make install PREFIX=~/.local — the release binary, completions and man page in their standard places
 install: release

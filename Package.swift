@@ -115,7 +115,10 @@ let package = Package(
         // Benchmark driver for bench/ (the artwork cache side of the diskcache comparison).
         .executableTarget(
             name: "brados-bench",
-            dependencies: ["BradOSCore", "Coach"]
+            dependencies: [
+                "BradOSCore", "Coach",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .target(
             name: "TestSupport",

@@ -1,3 +1,4 @@
+import ArgumentParser
 import BradOSCore
 import Foundation
 
@@ -12,16 +13,45 @@ import Foundation
 /// Workload lines: `put KEY SIZE` or `get KEY SIZE` (a get that misses puts the blob, as an
 /// artwork fetch would). Blob bytes are slices of one random pool, with a PNG signature.
 @main
-enum BradosBench {
-    static func main() throws {
-        let arguments = CommandLine.arguments
-        if arguments.count > 1, arguments[1].hasPrefix("coach-") { return try CoachBench.run(Array(arguments.dropFirst())) }
-        guard arguments.count == 6, arguments[1] == "blobcache", let cap = Int64(arguments[4]), let memory = Int(arguments[5]) else {
-            FileHandle.standardError.write(Data("usage: brados-bench blobcache DIR WORKLOAD CAP_BYTES MEMORY_BYTES\n".utf8))
-            exit(64)
-        }
-        let directory = URL(fileURLWithPath: arguments[2], isDirectory: true)
-        let lines = try String(contentsOfFile: arguments[3], encoding: .utf8).split(separator: "\n")
+struct BradosBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "brados-bench",
+        abstract: "Runs one benchmark workload through brados's own code and prints one JSON line (used by bench/).",
+        subcommands: [BlobCacheWorkload.self, CoachSchema.self, CoachUpsert.self, CoachList.self])
+}
+
+struct CoachSchema: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "coach-schema", abstract: "Create an empty coach store with one conversation.")
+    @Argument(help: "The database file.") var file: String
+    func run() throws { try CoachBench.run(["coach-schema", file]) }
+}
+
+struct CoachUpsert: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "coach-upsert", abstract: "Upsert ROWS messages in one transaction; print the time.")
+    @Argument(help: "The database file.") var file: String
+    @Argument(help: "How many messages.") var rows: Int
+    func run() throws { try CoachBench.run(["coach-upsert", file, String(rows)]) }
+}
+
+struct CoachList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "coach-list", abstract: "Fill a store, then time listing its conversations.")
+    @Argument(help: "The database file.") var file: String
+    @Argument(help: "How many conversations.") var conversations: Int
+    @Argument(help: "Messages per conversation.") var messages: Int
+    func run() throws { try CoachBench.run(["coach-list", file, String(conversations), String(messages)]) }
+}
+
+struct BlobCacheWorkload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "blobcache", abstract: "Replay a workload file (put/get KEY SIZE lines) through the BlobCache.")
+    @Argument(help: "The cache directory.") var directory: String
+    @Argument(help: "The workload file.") var workload: String
+    @Argument(help: "The cap in bytes.") var cap: Int64
+    @Argument(help: "The memory tier in bytes (0: disk only).") var memory: Int
+
+    func run() throws {
+        let directory = URL(fileURLWithPath: self.directory, isDirectory: true)
+        let lines = try String(contentsOfFile: workload, encoding: .utf8).split(separator: "\n")
         var generator = SystemRandomNumberGenerator()
         var pool = [UInt8](repeating: 0, count: 401_000)
         for index in pool.indices { pool[index] = UInt8.random(in: 0...255, using: &generator) }

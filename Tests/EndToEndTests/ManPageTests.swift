@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// man/brados.1 stays in step with the command tree and renders cleanly.
+@Suite("The man page")
+struct ManPageTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let home = TemporaryDirectory("e2e-man")
+
+    func page() throws -> String { try String(contentsOf: Self.repository.appendingPathComponent("man/brados.1"), encoding: .utf8) }
+
+    @Test("every command and option of the built binary is in man/brados.1 (regenerate with scripts/generate-man.sh)")
+    func coversTheCommandTree() throws {
+        let dump = try BuiltProducts.run("brados", ["--experimental-dump-help"], environment: ["HOME": home.url.path])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let page = try page()
+        var missing: [String] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            let names = [command["commandName"] as? String ?? ""] + (command["aliases"] as? [String] ?? [])
+            if !path.isEmpty, !names.contains(where: { page.contains(".It Em \($0)") }) { missing.append(path.joined(separator: " ")) }
+            for argument in command["arguments"] as? [[String: Any]] ?? [] {
+                for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
+                    let flag = name["name"] as? String ?? ""
+                    if !page.contains("Fl -\(flag)"), !page.contains(", -\(flag)") { missing.append((path + ["--\(flag)"]).joined(separator: " ")) }
+                }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] { walk(sub, path + [sub["commandName"] as? String ?? "?"]) }
+        }
+        walk(try #require(root["command"] as? [String: Any]), [])
+        #expect(missing.isEmpty, "not in man/brados.1: \(missing.prefix(10)); run scripts/generate-man.sh")
+    }
+
+    @Test("ENVIRONMENT names every BRADOS_* variable; CACHING, FILES, EXIT STATUS and EXAMPLES are there")
+    func sections() throws {
+        let page = try page()
+        for section in ["CACHING", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES"] { #expect(page.contains(".Sh \(section)\n"), "\(section)") }
+        let list = try BuiltProducts.run("brados", ["config", "list"], environment: ["HOME": home.url.path, "BRADOS_HOME": home.url.path])
+        let variables = Set(list.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter { $0.hasPrefix("BRADOS_") }.map(String.init))
+        #expect(variables.count >= 15)
+        for variable in variables { #expect(page.contains(variable), "\(variable) is not in ENVIRONMENT") }
+        for code in ["0", "3", "4", "5", "6", "7", "8", "9", "64", "130"] { #expect(page.contains(".It \(code)\n"), "exit status \(code)") }
+    }
+
+    @Test("renders with man -l at 80 columns without a warning")
+    func renders() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else { return } // man-db is not on every machine
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/man")
+        process.arguments = ["--warnings", "-l", Self.repository.appendingPathComponent("man/brados.1").path]
+        process.environment = ["MANWIDTH": "80", "PATH": "/usr/bin:/bin", "MANPAGER": "cat", "PAGER": "cat"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let warnings = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(warnings.isEmpty, "\(warnings)")
+        #expect(text.contains("CACHING") && text.contains("brados cache export"))
+    }
+}
