@@ -173,13 +173,13 @@ _brados() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    auth|config|cache|plugins|mealplan|visits|library|coach|plan|help)
+    auth|config|cache|plugins|sync|doctor|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'auth config cache plugins mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'auth config cache plugins sync doctor mealplan visits library coach plan help' -- "${cur}"))
         ;;
     esac
 }
@@ -653,6 +653,47 @@ _brados_plugins_list() {
     case "${prev}" in
     '--profile')
         __brados_add_completions -W "$(__brados_custom_complete ---completion plugins list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_sync() {
+    repeating_flags=()
+    non_repeating_flags=(--mealplan --offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--domains --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--domains')
+        return
+        ;;
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_doctor() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_completions -W "$(__brados_custom_complete ---completion doctor -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
         return
         ;;
     '--server')

@@ -37,6 +37,13 @@ public struct CoachPlugin: DomainPlugin {
         return stats
     }
 
+    /// Upserts the conversation list (messages are fetched when a conversation is opened).
+    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
+        let result = try await CoachStore.live(env).conversations()
+        guard result.source == .network else { throw NetworkError.offlineMode }
+        return "\(result.conversations.count) conversations"
+    }
+
     /// Cached conversation ids, most recent first, for shell completion (local files only).
     public static func cachedConversationIDs() -> [String] {
         CompletionValues.strings("SELECT remoteId FROM conversation ORDER BY updatedAt DESC", in: databaseURL(CompletionValues.scope().profile))

@@ -29,6 +29,14 @@ public struct LibraryPlugin: DomainPlugin {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)
     }
 
+    /// Refreshes the snapshot and prefetches the first screen's artwork (24 rows).
+    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
+        let store = try LibraryStore.live(env)
+        let snapshot = try await store.refresh()
+        let report = try await store.artwork.prefetch(Array(snapshot.albums.prefix(25)))
+        return "\(snapshot.albums.count) albums, \(report.fetched) artwork fetched"
+    }
+
     /// Album rating keys from the snapshot, for shell completion (local files only).
     public static func cachedRatingKeys() -> [String] {
         LibrarySnapshotStore(url: snapshotURL(CompletionValues.scope().profile)).load()?.albums.map(\.ratingKey) ?? []

@@ -18,6 +18,16 @@ public struct PlanPlugin: DomainPlugin {
                    environmentVariable: "BRADOS_PLAN_TTL", defaultValue: "1h", validate: ConfigKey.durationValidator)]
     }
 
+    /// Replays the pending queue, then revalidates the plan.
+    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
+        let store = try PlanStore.live(env)
+        let report = try await store.sync()
+        if let error = report.stoppedBy, !report.remaining.isEmpty { throw error }
+        let plan: PlanResult
+        if let recomputed = report.plan { plan = recomputed } else { plan = try await store.refresh() }
+        return "plan \(plan.data.plan.name), \(report.applied.count) queued change\(report.applied.count == 1 ? "" : "s") sent"
+    }
+
     /// `<profile cache>/plan/` (the cached plan).
     public static func cacheDirectory(_ profile: ProfileScope) -> URL { profile.cacheDirectory(for: domainName) }
     /// `<profile data>/plan/pending.json` (the queue: the user's changes, not a cache).

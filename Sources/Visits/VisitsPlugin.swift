@@ -18,6 +18,12 @@ public struct VisitsPlugin: DomainPlugin {
                    environmentVariable: "BRADOS_VISITS_TTL", defaultValue: "5m", validate: ConfigKey.durationValidator)]
     }
 
+    /// Revalidates the cached visits.
+    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
+        let visits = try await VisitsStore.live(env).fetch()
+        return "\(visits.count) visits"
+    }
+
     func cache(in profile: ProfileScope) -> VisitsCache {
         VisitsCache(store: KeyValueStore(url: profile.defaultsFile))
     }

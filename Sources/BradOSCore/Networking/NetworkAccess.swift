@@ -57,6 +57,9 @@ public actor NetworkAccess {
         return try await startEmbedded()
     }
 
+    /// Whether a service has its own accounts (its own sign-in protocol), apart from the BradOS account.
+    public func isDedicated(_ service: Service) -> Bool { accounts[service] != nil }
+
     /// Whether a service is served by the embedded backend.
     public nonisolated func usesEmbedded(_ service: Service) -> Bool { (try? settings.serverURL(for: service)) == nil }
 

@@ -23,6 +23,11 @@ public protocol DomainPlugin: Sendable {
     /// Sign-in protocols for services the domain talks to whose real servers do not sign in
     /// the BradOS way (e.g. Supabase Auth for the coach): none by default.
     func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol]
+    /// `brados sync`: refreshes the domain's cache the way its policy says and replays its
+    /// pending operations. Returns a short summary (`20 visits`), or `nil` when the domain has
+    /// nothing to sync. Nothing by default.
+    /// - Throws: the domain's errors (`brados sync` reports them and goes on with the others).
+    func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String?
     /// The folders the domain owns in a profile.
     func folders(in profile: ProfileScope) -> [URL]
     /// Files, bytes and the newest write in the domain's folders.
@@ -45,6 +50,13 @@ public protocol DomainPlugin: Sendable {
     /// back into the key-value store. Nothing by default.
     /// - Throws: ``StorageError``.
     func didImport(into profile: ProfileScope, replacing: Bool) throws
+}
+
+/// What `brados sync` was asked for.
+public struct SyncOptions: Sendable {
+    /// Refresh the finalized meal plan too (it is never re-fetched otherwise).
+    public var includeMealPlan: Bool
+    public init(includeMealPlan: Bool = false) { self.includeMealPlan = includeMealPlan }
 }
 
 /// Sizes of a domain's stored data.
@@ -126,6 +138,8 @@ extension DomainPlugin {
     }
 
     public func didImport(into profile: ProfileScope, replacing: Bool) throws {}
+
+    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
 
     public func prepareImport(cache: URL, data: URL) throws {
         for folder in [cache, data] {

@@ -1,0 +1,106 @@
+import ArgumentParser
+import CArchive
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `brados doctor`: checks the set-up and says what to fix.
+public struct DoctorCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the configuration, servers, sign-in, cache folders and libarchive; say what to fix.",
+        discussion: "Exits 1 when a check fails (warnings do not count). Uses the network unless --offline.")
+
+    @OptionGroup var global: GlobalOptions
+    public init() {}
+
+    public struct Check: Codable, Sendable {
+        public var name: String
+        /// `ok`, `warn` or `fail`.
+        public var status: String
+        public var detail: String
+        public var fix: String?
+    }
+
+    public func run() async throws {
+        let env = try AppEnvironment.live(global)
+        var checks: [Check] = []
+        func add(_ name: String, _ status: String, _ detail: String, fix: String? = nil) {
+            checks.append(Check(name: name, status: status, detail: detail, fix: fix))
+        }
+
+        // Configuration.
+        add("config", "ok", "\(env.paths.configFile.path) (profile \(env.profile.name))")
+        for key in ConfigKey.core + env.plugins.flatMap(\.configKeys) {
+            let setting = env.settings.resolve(key.name)
+            if let value = setting.value, let problem = key.validate(value) {
+                add("config \(key.name)", "fail", "'\(value)' is not \(problem)", fix: "brados config set \(key.name) VALUE (or unset it)")
+            }
+        }
+
+        // Servers and sign-in.
+        let credentials = env.credentials.load()
+        for service in Service.allCases {
+            let configured = try? env.settings.serverURL(for: service)
+            let name = "server \(service.rawValue)"
+            guard let configured else {
+                add(name, "ok", "the built-in demo backend (no server configured)")
+                continue
+            }
+            let url = configured.url
+            if env.isOffline {
+                add(name, "warn", "\(url.absoluteString): not checked (offline)")
+            } else {
+                do {
+                    let response = try await env.network.httpTransport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(5)))
+                    add(name, "ok", "\(url.absoluteString) answers (HTTP \(response.status))")
+                } catch {
+                    add(name, "fail", "\(url.absoluteString): \((error as? any BradOSError)?.summary ?? "\(error)")",
+                        fix: "Check the URL (`brados config get \(service.configKey)`) and that the server runs.")
+                }
+            }
+            let dedicated = await env.network.isDedicated(service)
+            if let credential = credentials.credential(for: service, dedicated: dedicated) {
+                let issued = credential.isIssued(by: url, embedded: false)
+                add("sign-in \(service.rawValue)", issued ? "ok" : "fail", "\(credential.user) at \(credential.server)",
+                    fix: issued ? nil : "Sign in to \(url.absoluteString): brados auth login\(dedicated ? " --service \(service.rawValue)" : "") --user NAME --password-stdin")
+            } else {
+                add("sign-in \(service.rawValue)", "warn", "not signed in",
+                    fix: "brados auth login\(dedicated ? " --service \(service.rawValue)" : "") --user NAME --password-stdin")
+            }
+        }
+
+        // Folders: private, and their sizes.
+        for folder in [env.paths.configRoot, env.profile.cacheDirectory, env.profile.dataDirectory] {
+            var info = stat()
+            guard stat(folder.path, &info) == 0 else { add("folder", "ok", "\(folder.path) (not created yet)"); continue }
+            let mode = info.st_mode & 0o777
+            let size = FileSystem.regularFiles(under: folder).reduce(Int64(0)) { $0 + $1.size }
+            if mode & 0o077 != 0 {
+                add("folder", "fail", "\(folder.path) is mode \(String(mode, radix: 8)), readable by others", fix: "chmod 700 \(folder.path)")
+            } else {
+                add("folder", "ok", "\(folder.path) (0\(String(mode, radix: 8)), \(Format.bytes(size)))")
+            }
+        }
+
+        // libarchive and its zstd support.
+        let version = archive_version_details().map { String(cString: $0) } ?? "unknown"
+        var zstd = false
+        if let writer = archive_write_new() {
+            zstd = archive_write_add_filter_zstd(writer) == ARCHIVE_OK
+            archive_write_free(writer)
+        }
+        add("libarchive", zstd ? "ok" : "fail", version + (zstd ? "" : " (no zstd)"),
+            fix: zstd ? nil : "Install a libarchive built with zstd (Debian: apt-get install libarchive13 libzstd1), or export with --format tar.gz.")
+
+        if env.output.format == .json { try env.output.json(checks) } else {
+            for check in checks {
+                let mark = check.status == "ok" ? env.output.styled("ok  ", .green) : check.status == "warn" ? env.output.styled("warn", .yellow) : env.output.styled("FAIL", .red)
+                env.output.line("\(mark)  \(check.name): \(check.detail)")
+                if let fix = check.fix, check.status != "ok" { env.output.line("        → \(fix)") }
+            }
+        }
+        if checks.contains(where: { $0.status == "fail" }) { throw ExitCode(1) }
+    }
+}
