@@ -2,6 +2,8 @@
 SWIFT ?= swift
 ARGS ?= --help
 PREFIX ?= /usr/local
+# SwiftPM scratch path of the release build that `install` uses.
+SCRATCH ?= .build
 
 .PHONY: deps build release run test server clean completions man install uninstall
 
@@ -13,7 +15,7 @@ build: deps
 
 ## make release — release binaries with the Swift runtime linked statically (~30% faster start-up)
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH) --product brados
 
 ## make run ARGS='mealplan show' — runs brados (the embedded demo backend when no server is set)
 run: build
@@ -42,7 +44,7 @@ man: deps
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 .build/release/brados $(DESTDIR)$(PREFIX)/bin/brados
+	install -m 755 $(SCRATCH)/release/brados $(DESTDIR)$(PREFIX)/bin/brados
 	install -m 644 completions/brados.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/brados
 	install -m 644 completions/_brados $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_brados
 	install -m 644 completions/brados.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/brados.fish

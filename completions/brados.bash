@@ -209,7 +209,7 @@ _brados_auth() {
 
 _brados_auth_login() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--password-stdin --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--user --service --profile --server)
     __brados_offer_flags_options 0
@@ -234,7 +234,7 @@ _brados_auth_login() {
 
 _brados_auth_status() {
     repeating_flags=()
-    non_repeating_flags=(--check --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--check --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -253,7 +253,7 @@ _brados_auth_status() {
 
 _brados_auth_switch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -280,7 +280,7 @@ _brados_auth_switch() {
 
 _brados_auth_logout() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -322,7 +322,7 @@ _brados_config() {
 
 _brados_config_get() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -349,7 +349,7 @@ _brados_config_get() {
 
 _brados_config_set() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 2
@@ -376,7 +376,7 @@ _brados_config_set() {
 
 _brados_config_unset() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -403,7 +403,7 @@ _brados_config_unset() {
 
 _brados_config_list() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -422,7 +422,7 @@ _brados_config_list() {
 
 _brados_config_path() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -464,7 +464,7 @@ _brados_cache() {
 
 _brados_cache_stats() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -483,7 +483,7 @@ _brados_cache_stats() {
 
 _brados_cache_clear() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options -1
@@ -510,7 +510,7 @@ _brados_cache_clear() {
 
 _brados_cache_export() {
     repeating_flags=()
-    non_repeating_flags=(--overwrite --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--overwrite --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--output -o --format --level --domains --profile --server)
     __brados_offer_flags_options 0
@@ -541,7 +541,7 @@ _brados_cache_export() {
 
 _brados_cache_import() {
     repeating_flags=()
-    non_repeating_flags=(--replace --merge --dry-run --force --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--replace --merge --dry-run --force --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--as --domains --profile --server)
     __brados_offer_flags_options 1
@@ -575,7 +575,7 @@ _brados_cache_import() {
 
 _brados_cache_verify() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -602,7 +602,7 @@ _brados_cache_verify() {
 
 _brados_cache_path() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -644,7 +644,7 @@ _brados_plugins() {
 
 _brados_plugins_list() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -663,7 +663,7 @@ _brados_plugins_list() {
 
 _brados_sync() {
     repeating_flags=()
-    non_repeating_flags=(--mealplan --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--mealplan --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--domains --profile --server)
     __brados_offer_flags_options 0
@@ -685,7 +685,7 @@ _brados_sync() {
 
 _brados_doctor() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -727,7 +727,7 @@ _brados_mealplan() {
 
 _brados_mealplan_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -746,7 +746,7 @@ _brados_mealplan_show() {
 
 _brados_mealplan_today() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -765,7 +765,7 @@ _brados_mealplan_today() {
 
 _brados_mealplan_refresh() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -784,7 +784,7 @@ _brados_mealplan_refresh() {
 
 _brados_mealplan_new() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -803,7 +803,7 @@ _brados_mealplan_new() {
 
 _brados_mealplan_critique() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -822,7 +822,7 @@ _brados_mealplan_critique() {
 
 _brados_mealplan_finalize() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -841,7 +841,7 @@ _brados_mealplan_finalize() {
 
 _brados_mealplan_status() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -860,7 +860,7 @@ _brados_mealplan_status() {
 
 _brados_mealplan_path() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -902,7 +902,7 @@ _brados_visits() {
 
 _brados_visits_list() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -921,7 +921,7 @@ _brados_visits_list() {
 
 _brados_visits_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -948,7 +948,7 @@ _brados_visits_show() {
 
 _brados_visits_add() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--place --at --duration --notes --address --profile --server)
     __brados_offer_flags_options 0
@@ -982,7 +982,7 @@ _brados_visits_add() {
 
 _brados_visits_delete() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1032,7 +1032,7 @@ _brados_library() {
 
 _brados_library_albums() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --prefetch --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--refresh --prefetch --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --rows --columns --profile --server)
     __brados_offer_flags_options 0
@@ -1060,7 +1060,7 @@ _brados_library_albums() {
 
 _brados_library_collections() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --profile --server)
     __brados_offer_flags_options 1
@@ -1082,7 +1082,7 @@ _brados_library_collections() {
 
 _brados_library_sections() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1101,7 +1101,7 @@ _brados_library_sections() {
 
 _brados_library_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1128,7 +1128,7 @@ _brados_library_show() {
 
 _brados_library_artwork() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--size --output -o --profile --server)
     __brados_offer_flags_options 1
@@ -1162,7 +1162,7 @@ _brados_library_artwork() {
 
 _brados_library_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --rows --columns --profile --server)
     __brados_offer_flags_options 0
@@ -1213,7 +1213,7 @@ _brados_library_cache() {
 
 _brados_library_cache_stats() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1232,7 +1232,7 @@ _brados_library_cache_stats() {
 
 _brados_library_cache_prune() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--max-size --profile --server)
     __brados_offer_flags_options 0
@@ -1277,7 +1277,7 @@ _brados_coach() {
 
 _brados_coach_conversations() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--limit --profile --server)
     __brados_offer_flags_options 0
@@ -1299,7 +1299,7 @@ _brados_coach_conversations() {
 
 _brados_coach_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--last --profile --server)
     __brados_offer_flags_options 1
@@ -1329,7 +1329,7 @@ _brados_coach_show() {
 
 _brados_coach_delete() {
     repeating_flags=()
-    non_repeating_flags=(-y --yes --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(-y --yes --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1356,7 +1356,7 @@ _brados_coach_delete() {
 
 _brados_coach_context() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1398,7 +1398,7 @@ _brados_plan() {
 
 _brados_plan_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1417,7 +1417,7 @@ _brados_plan_show() {
 
 _brados_plan_targets() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1436,7 +1436,7 @@ _brados_plan_targets() {
 
 _brados_plan_why() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1455,7 +1455,7 @@ _brados_plan_why() {
 
 _brados_plan_recompute() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1474,7 +1474,7 @@ _brados_plan_recompute() {
 
 _brados_plan_refresh() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1493,7 +1493,7 @@ _brados_plan_refresh() {
 
 _brados_plan_weight() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1512,7 +1512,7 @@ _brados_plan_weight() {
 
 _brados_plan_pending() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1531,7 +1531,7 @@ _brados_plan_pending() {
 
 _brados_plan_sync() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0

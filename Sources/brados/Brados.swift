@@ -86,6 +86,7 @@ enum ExternalPluginLauncher {
             case "--offline": flags.offline = true
             case "--json": flags.json = true
             case "--verbose", "-v": flags.verbose = true
+            case "--quiet", "-q": flags.quiet = true
             case "--profile", "--server":
                 guard index + 1 < arguments.count else { return nil }
                 if argument == "--profile" { flags.profile = arguments[index + 1] } else { flags.server = arguments[index + 1] }

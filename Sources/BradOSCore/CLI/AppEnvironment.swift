@@ -52,7 +52,8 @@ public struct AppEnvironment: Sendable {
     /// The environment of a command run from the `brados` executable.
     /// - Throws: ``ConfigError``.
     public static func live(_ global: GlobalOptions) throws -> AppEnvironment {
-        let env = try AppEnvironment(io: StandardIO(), flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+        let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
+        let env = try AppEnvironment(io: io, flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
         // A `cache import` killed mid-swap is rolled back before anything reads the caches.
         let recovered = CacheImportRecovery.recover(env.paths)
         if !recovered.isEmpty { env.output.notice("rolled back an interrupted cache import; the caches are as they were before it.") }

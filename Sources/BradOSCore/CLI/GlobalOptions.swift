@@ -20,9 +20,13 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     @Flag(name: [.short, .long], help: "Log cache and network events to stderr (env BRADOS_LOG=debug).")
     public var verbose = false
 
+    @Flag(name: [.short, .long], help: "No notices or progress on stderr; errors still print.")
+    public var quiet = false
+
     public init() {}
 
     public mutating func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot go together.") }
         if let profile, ProfileName(rawValue: profile) == nil {
             throw ValidationError("Invalid profile name '\(profile)': use letters, digits, '.', '_' or '-'.")
         }
@@ -33,13 +37,13 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     /// The flags as plain values.
     public var flags: GlobalFlags {
-        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json)
+        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json, quiet: quiet)
     }
 }
 
 extension GlobalOptions {
     static let valueOptions: Set<String> = ["--profile", "--server"]
-    static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v"]
+    static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v", "--quiet", "-q"]
 
     /// Moves global options written before the subcommand (`brados --offline mealplan show`)
     /// to the end, where the leaf command's ``GlobalOptions`` parses them. Anything else is

@@ -39,6 +39,22 @@ extension TerminalIO {
     }
 }
 
+/// `--quiet`: stdout as usual; nothing on stderr (notices, progress, logs). Errors are
+/// reported by the command runner on its own stream, so they still print.
+public struct QuietIO: TerminalIO {
+    let base: any TerminalIO
+    public init(_ base: any TerminalIO) { self.base = base }
+    public func write(_ text: String) { base.write(text) }
+    public func writeError(_ text: String) {}
+    public var isOutputTerminal: Bool { base.isOutputTerminal }
+    public var isErrorTerminal: Bool { false }
+    public func readInput() -> Data { base.readInput() }
+    public var environment: [String: String] { base.environment }
+    public var terminalSize: (rows: Int, columns: Int)? { base.terminalSize }
+    public var isInputTerminal: Bool { base.isInputTerminal }
+    public func readLine() -> String? { base.readLine() }
+}
+
 /// The real process streams.
 public struct StandardIO: TerminalIO {
     public init() {}

@@ -18,8 +18,11 @@ public struct GlobalFlags: Sendable, Equatable {
     public var offline: Bool
     public var verbose: Bool
     public var json: Bool
+    /// `--quiet`: no notices or progress on stderr (errors still print).
+    public var quiet: Bool
 
-    public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false) {
+    public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false, quiet: Bool = false) {
+        self.quiet = quiet
         self.profile = profile
         self.server = server
         self.offline = offline
