@@ -31,6 +31,19 @@ struct ManPageTests {
         #expect(missing.isEmpty, "not in man/brados.1: \(missing.prefix(10)); run scripts/generate-man.sh")
     }
 
+    @Test("every command's --help has examples")
+    func helpHasExamples() throws {
+        let dump = try BuiltProducts.run("brados", ["--experimental-dump-help"], environment: ["HOME": home.url.path])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var without: [String] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            if !path.isEmpty, path.last != "help", !((command["discussion"] as? String) ?? "").contains("Example") { without.append(path.joined(separator: " ")) }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] { walk(sub, path + [sub["commandName"] as? String ?? "?"]) }
+        }
+        walk(try #require(root["command"] as? [String: Any]), [])
+        #expect(without.isEmpty, "no examples in --help: \(without)")
+    }
+
     @Test("ENVIRONMENT names every BRADOS_* variable; CACHING, FILES, EXIT STATUS and EXAMPLES are there")
     func sections() throws {
         let page = try page()

@@ -5,7 +5,7 @@ extension CoachCommand {
     /// Lists conversations: from the server, or from the local copy when offline.
     public struct Conversations: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "List conversations, most recently updated first (the cached copy when offline).",
+            abstract: "List conversations, most recently updated first (the cached copy when offline).", discussion: "Examples:\n  brados coach\n  brados coach conversations --limit 5\n  brados --offline coach --json",
             aliases: ["list", "ls"])
 
         @Option(help: "Show at most this many conversations.") var limit: Int?

@@ -6,7 +6,7 @@ extension CoachCommand {
     public struct Delete: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Delete a conversation on the server; once it is gone there, the cached copy goes too.",
-            discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.")
+            discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.\nExamples:\n  brados coach delete 1eca1011\n  brados coach delete 1eca1011 --yes")
 
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false

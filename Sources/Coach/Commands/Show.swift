@@ -5,7 +5,7 @@ extension CoachCommand {
     /// Shows one conversation's messages.
     public struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).")
+            abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).", discussion: "Examples:\n  brados coach show 1eca1011\n  brados coach show 1eca1011 --last 20")
 
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Option(help: "Show only the last N messages.") var last: Int?

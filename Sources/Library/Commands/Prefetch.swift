@@ -5,7 +5,7 @@ extension LibraryCommand {
     /// Fetches the first screen's 1024 px artwork.
     public struct Prefetch: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).")
+            abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: "Examples:\n  brados library prefetch\n  brados library prefetch --rows 10 --columns 4")
         @Option(help: "A library section key.") var section: String?
         @OptionGroup var screen: ScreenOptions
         @OptionGroup var global: GlobalOptions

@@ -5,7 +5,7 @@ extension MealPlanCommand {
     /// Finalizes the draft in progress and caches it.
     public struct Finalize: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Finalize the plan in progress and cache it (replacing the cached plan).")
+            abstract: "Finalize the plan in progress and cache it (replacing the cached plan).", discussion: "Examples:\n  brados mealplan finalize")
 
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -6,7 +6,7 @@ extension MealPlanCommand {
     public struct New: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Generate a new draft plan (clears the cached plan).",
-            discussion: "The draft is not cached: critique it, then finalize it.")
+            discussion: "The draft is not cached: critique it, then finalize it.\nExamples:\n  brados mealplan new")
 
         @OptionGroup var global: GlobalOptions
         public init() {}

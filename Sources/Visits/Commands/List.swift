@@ -5,7 +5,7 @@ extension VisitsCommand {
     /// Lists visits, stale-while-revalidate.
     public struct List: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "List visits, newest first (from cache when fresh; revalidated behind it).")
+            abstract: "List visits, newest first (from cache when fresh; revalidated behind it).", discussion: "Examples:\n  brados visits\n  brados visits list --refresh\n  brados visits list --json")
 
         @Flag(help: "Ignore the cache and ask the server (pull-to-refresh).") var refresh = false
         @OptionGroup var global: GlobalOptions

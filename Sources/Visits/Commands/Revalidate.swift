@@ -7,7 +7,7 @@ extension VisitsCommand {
     /// Hidden; one at a time per profile (a lock), so a loop of `visits list` runs one fetch.
     public struct Revalidate: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Refresh the visits cache in the background (used by `visits list`).", shouldDisplay: false)
+            abstract: "Refresh the visits cache in the background (used by `visits list`).", discussion: "Examples:\n  brados visits revalidate", shouldDisplay: false)
 
         @OptionGroup var global: GlobalOptions
         public init() {}

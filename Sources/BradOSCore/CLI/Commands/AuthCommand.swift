@@ -9,6 +9,11 @@ public struct AuthCommand: AsyncParsableCommand {
         discussion: """
         Credentials live in the config directory (mode 0600), never in the cache. \
         Signing out erases every cache of the profile.
+        Examples:
+          echo PASSWORD | brados auth login --user demo --password-stdin
+          brados auth status --check
+          brados auth switch work
+          brados auth logout
         """,
         subcommands: [Login.self, Status.self, Switch.self, Logout.self])
 
@@ -68,7 +73,7 @@ extension AuthCommand {
     public struct Status: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Show who the profile is signed in as.",
-            discussion: "Reads local state only, unless --check asks the server (renewing an expired token). Exits 4 when signed out.")
+            discussion: "Reads local state only, unless --check asks the server (renewing an expired token). Exits 4 when signed out.\nExamples:\n  brados auth status\n  brados auth status --check --json")
         @Flag(help: "Verify the session with the server.") var check = false
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -107,7 +112,7 @@ extension AuthCommand {
 
     /// `brados auth switch`.
     public struct Switch: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Make another profile the active one.")
+        public static let configuration = CommandConfiguration(abstract: "Make another profile the active one.", discussion: "Examples:\n  brados auth switch work\n  brados --profile work coach")
         @Argument(help: "The profile name.", completion: .custom { _, _, _ in CompletionValues.profiles() }) var profile: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -125,7 +130,7 @@ extension AuthCommand {
     public struct Logout: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Sign out and erase every cache of the profile.",
-            discussion: "The session is revoked on the server when it can be reached; local data is erased either way.")
+            discussion: "The session is revoked on the server when it can be reached; local data is erased either way.\nExamples:\n  brados auth logout\n  brados --profile old auth logout")
         @OptionGroup var global: GlobalOptions
         public init() {}
 

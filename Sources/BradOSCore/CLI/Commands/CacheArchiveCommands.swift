@@ -88,7 +88,7 @@ extension CacheCommand {
     public struct Verify: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Read a whole archive and check its manifest and every size and checksum.",
-            discussion: "Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written.")
+            discussion: "Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written.\nExamples:\n  brados cache verify backup.tar.zst\n  cat backup.tar.zst | brados cache verify -")
         @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -166,7 +166,7 @@ extension CacheCommand {
 
     /// `brados cache path`.
     public struct Path: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Print where the profile's caches and data live.")
+        public static let configuration = CommandConfiguration(abstract: "Print where the profile's caches and data live.", discussion: "Examples:\n  brados cache path\n  du -sh $(brados cache path)")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {

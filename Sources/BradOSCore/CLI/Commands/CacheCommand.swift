@@ -5,7 +5,7 @@ import Foundation
 public struct CacheCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "cache",
-        abstract: "Inspect and clear the profile's caches across domains.",
+        abstract: "Inspect and clear the profile's caches across domains.", discussion: "Examples:\n  brados cache stats\n  brados cache export -o backup.tar.zst\n  brados cache import backup.tar.zst --as laptop",
         subcommands: [Stats.self, Clear.self, Export.self, Import.self, Verify.self, Path.self])
 
     public init() {}
@@ -13,7 +13,7 @@ public struct CacheCommand: AsyncParsableCommand {
 
 extension CacheCommand {
     public struct Stats: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show what each domain stores for the profile.")
+        public static let configuration = CommandConfiguration(abstract: "Show what each domain stores for the profile.", discussion: "Examples:\n  brados cache stats\n  brados cache stats --json")
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -40,7 +40,7 @@ extension CacheCommand {
     public struct Clear: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             abstract: "Remove cached data (all domains, or those named).",
-            discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.")
+            discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.\nExamples:\n  brados cache clear\n  brados cache clear library coach")
         @Argument(help: "Only these domains (all when none is named).", completion: .custom { _, _, _ in CompletionValues.domains() }) var domains: [String] = []
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Only these domains (same as naming them).", visibility: .hidden)) var domain: [String] = []
         @OptionGroup var global: GlobalOptions

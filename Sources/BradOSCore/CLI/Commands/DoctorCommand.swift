@@ -10,7 +10,7 @@ public struct DoctorCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Check the configuration, servers, sign-in, cache folders and libarchive; say what to fix.",
-        discussion: "Exits 1 when a check fails (warnings do not count). Uses the network unless --offline.")
+        discussion: "Exits 1 when a check fails (warnings do not count). Uses the network unless --offline.\nExamples:\n  brados doctor\n  brados --offline doctor\n  brados doctor --json")
 
     @OptionGroup var global: GlobalOptions
     public init() {}
