@@ -20,16 +20,20 @@ let package = Package(
     ],
     targets: [
         // libarchive, for `brados cache export/import`.
+        // Headers only: the library itself is opened on first use by CArchiveLoader.
         .systemLibrary(
             name: "CArchive",
-            pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
+        ),
+        .target(
+            name: "CArchiveLoader",
+            linkerSettings: [.linkedLibrary("dl")]
         ),
         // The shared core every domain builds on: storage, networking, auth, config, output.
         .target(
             name: "BradOSCore",
             dependencies: [
-                "CArchive",
+                "CArchive", "CArchiveLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -4,7 +4,7 @@ import BradOSCore
 extension CoachCommand {
     /// Shows the context profile.
     public struct Context: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "context", 
             abstract: "Show what your coach knows about you: values, goals, situation (cached for 1 hour).", discussion: "Examples:\n  brados coach context\n  brados coach context --refresh")
 
         @Flag(help: "Ask the server even if the cached profile is fresh.") var refresh = false

@@ -4,7 +4,7 @@ import BradOSCore
 extension CoachCommand {
     /// Lists conversations: from the server, or from the local copy when offline.
     public struct Conversations: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "conversations", 
             abstract: "List conversations, most recently updated first (the cached copy when offline).", discussion: "Examples:\n  brados coach\n  brados coach conversations --limit 5\n  brados --offline coach --json",
             aliases: ["list", "ls"])
 

@@ -4,7 +4,7 @@ import BradOSCore
 extension CoachCommand {
     /// Deletes a conversation on the server, then from the local copy.
     public struct Delete: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "delete", 
             abstract: "Delete a conversation on the server; once it is gone there, the cached copy goes too.",
             discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.\nExamples:\n  brados coach delete 1eca1011\n  brados coach delete 1eca1011 --yes")
 

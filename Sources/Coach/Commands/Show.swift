@@ -4,7 +4,7 @@ import BradOSCore
 extension CoachCommand {
     /// Shows one conversation's messages.
     public struct Show: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "show", 
             abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).", discussion: "Examples:\n  brados coach show 1eca1011\n  brados coach show 1eca1011 --last 20")
 
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String

@@ -5,7 +5,7 @@ import Foundation
 extension LibraryCommand {
     /// Lists albums: the snapshot first, then the live library.
     public struct Albums: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "List albums (from the snapshot first, then refreshed live).", discussion: "Examples:\n  brados library albums\n  brados library albums --prefetch\n  brados library albums --section 1 --json")
+        public static let configuration = CommandConfiguration(commandName: "albums", abstract: "List albums (from the snapshot first, then refreshed live).", discussion: "Examples:\n  brados library albums\n  brados library albums --prefetch\n  brados library albums --section 1 --json")
 
         @Option(help: "A library section key (default: the first music section).") var section: String?
         @Flag(help: "Ignore the snapshot and ask Plex.") var refresh = false

@@ -5,12 +5,12 @@ import Foundation
 extension LibraryCommand {
     /// `library cache stats|prune`.
     public struct Cache: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "cache", 
             abstract: "Inspect and prune the artwork cache.", discussion: "Examples:\n  brados library cache stats\n  brados library cache prune --max-size 100MB", subcommands: [Stats.self, Prune.self])
         public init() {}
 
         public struct Stats: AsyncParsableCommand {
-            public static let configuration = CommandConfiguration(abstract: "Artwork cache size per bucket, cap, and snapshot age.", discussion: "Examples:\n  brados library cache stats")
+            public static let configuration = CommandConfiguration(commandName: "stats", abstract: "Artwork cache size per bucket, cap, and snapshot age.", discussion: "Examples:\n  brados library cache stats")
             @OptionGroup var global: GlobalOptions
             public init() {}
 
@@ -31,7 +31,7 @@ extension LibraryCommand {
         }
 
         public struct Prune: AsyncParsableCommand {
-            public static let configuration = CommandConfiguration(
+            public static let configuration = CommandConfiguration(commandName: "prune", 
                 abstract: "Evict least recently used artwork down to a size (default: the cap), and remove stray files.", discussion: "Examples:\n  brados library cache prune\n  brados library cache prune --max-size 100MB")
             @Option(help: ArgumentHelp("Keep at most this much, e.g. 100MB.", valueName: "size")) var maxSize: String?
             @OptionGroup var global: GlobalOptions

@@ -4,7 +4,7 @@ import BradOSCore
 extension LibraryCommand {
     /// Lists collections, or one collection's albums.
     public struct Collections: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "collections", 
             abstract: "List collections (from the snapshot first), or the albums of one.", discussion: "Examples:\n  brados library collections\n  brados library collections 2001")
 
         @Argument(help: "A collection's rating key: list its albums (live).") var collection: String?
@@ -39,7 +39,7 @@ extension LibraryCommand {
 
     /// Lists the server's library sections.
     public struct Sections: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "List the Plex server's library sections.", discussion: "Examples:\n  brados library sections")
+        public static let configuration = CommandConfiguration(commandName: "sections", abstract: "List the Plex server's library sections.", discussion: "Examples:\n  brados library sections")
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -51,7 +51,7 @@ extension LibraryCommand {
 
     /// Refreshes the snapshot in the background (used by `albums`/`collections` in scripts).
     public struct Revalidate: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Refresh the library snapshot in the background.", discussion: "Examples:\n  brados library revalidate", shouldDisplay: false)
+        public static let configuration = CommandConfiguration(commandName: "revalidate", abstract: "Refresh the library snapshot in the background.", discussion: "Examples:\n  brados library revalidate", shouldDisplay: false)
         @Option var section: String?
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -4,7 +4,7 @@ import BradOSCore
 extension LibraryCommand {
     /// Fetches the first screen's 1024 px artwork.
     public struct Prefetch: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "prefetch", 
             abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: "Examples:\n  brados library prefetch\n  brados library prefetch --rows 10 --columns 4")
         @Option(help: "A library section key.") var section: String?
         @OptionGroup var screen: ScreenOptions

@@ -5,7 +5,7 @@ import Foundation
 extension LibraryCommand {
     /// One album in detail, with its 2048 px artwork cached.
     public struct Show: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show an album in detail (and cache its 2048 px artwork).", discussion: "Examples:\n  brados library show 1006")
+        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an album in detail (and cache its 2048 px artwork).", discussion: "Examples:\n  brados library show 1006")
         @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -29,7 +29,7 @@ extension LibraryCommand {
 
     /// Prints (or writes) an album's artwork.
     public struct Artwork: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "artwork", 
             abstract: "Print the path of an album's cached artwork, or write the image with -o.",
             discussion: "Albums without artwork get a placeholder image, never an error.\nExamples:\n  brados library artwork 1006 --size 1024\n  brados library artwork 1006 --size 2048 -o cover.png")
         @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String

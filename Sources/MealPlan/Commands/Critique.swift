@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Sends a critique of the draft in progress.
     public struct Critique: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "critique", 
             abstract: "Critique the plan in progress and show the revised draft.",
             discussion: """
             Examples:

@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Finalizes the draft in progress and caches it.
     public struct Finalize: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "finalize", 
             abstract: "Finalize the plan in progress and cache it (replacing the cached plan).", discussion: "Examples:\n  brados mealplan finalize")
 
         @OptionGroup var global: GlobalOptions

@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Generates a new draft plan and makes it the one in progress.
     public struct New: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "new", 
             abstract: "Generate a new draft plan (clears the cached plan).",
             discussion: "The draft is not cached: critique it, then finalize it.\nExamples:\n  brados mealplan new")
 

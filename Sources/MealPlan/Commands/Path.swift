@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Prints the cache file's stable path, for scripts and widgets that read it directly.
     public struct Path: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "path", 
             abstract: "Print the stable path of the cached plan file (its format is in the README).", discussion: "Examples:\n  brados mealplan path\n  cat $(brados mealplan path)")
 
         @OptionGroup var global: GlobalOptions

@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Drops the cache and fetches the latest plan again.
     public struct Refresh: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Fetch the latest plan from the API, bypassing and then replacing the cache.", discussion: "Examples:\n  brados mealplan refresh")
+        public static let configuration = CommandConfiguration(commandName: "refresh", abstract: "Fetch the latest plan from the API, bypassing and then replacing the cache.", discussion: "Examples:\n  brados mealplan refresh")
 
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Reports the cache state; never makes a request.
     public struct Status: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show whether a plan is cached: id, finalized-at, age, size, path.", discussion: "Examples:\n  brados mealplan status\n  brados --offline mealplan status --json")
+        public static let configuration = CommandConfiguration(commandName: "status", abstract: "Show whether a plan is cached: id, finalized-at, age, size, path.", discussion: "Examples:\n  brados mealplan status\n  brados --offline mealplan status --json")
 
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -4,7 +4,7 @@ import BradOSCore
 extension MealPlanCommand {
     /// Prints today's meals (the dashboard card).
     public struct Today: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show today's meals (from cache when present).", discussion: "Examples:\n  brados mealplan today")
+        public static let configuration = CommandConfiguration(commandName: "today", abstract: "Show today's meals (from cache when present).", discussion: "Examples:\n  brados mealplan today")
 
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -61,28 +61,28 @@ public struct PlanCommand: AsyncParsableCommand {
 
 extension PlanCommand {
     public struct Show: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show the plan's daily targets (from the cache within the TTL).", discussion: "Examples:\n  brados plan\n  brados plan show --json")
+        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the plan's daily targets (from the cache within the TTL).", discussion: "Examples:\n  brados plan\n  brados plan show --json")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws { try await PlanCommand.present(.summary, global: global) }
     }
 
     public struct Targets: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show every target, BMR and TDEE included.", discussion: "Examples:\n  brados plan targets")
+        public static let configuration = CommandConfiguration(commandName: "targets", abstract: "Show every target, BMR and TDEE included.", discussion: "Examples:\n  brados plan targets")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws { try await PlanCommand.present(.targets, global: global) }
     }
 
     public struct Why: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Explain why the targets work, with the science behind them.", discussion: "Examples:\n  brados plan why")
+        public static let configuration = CommandConfiguration(commandName: "why", abstract: "Explain why the targets work, with the science behind them.", discussion: "Examples:\n  brados plan why")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws { try await PlanCommand.present(.why, global: global) }
     }
 
     public struct Recompute: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Ask the service to compute the plan again (forceRecompute).", discussion: "Examples:\n  brados plan recompute")
+        public static let configuration = CommandConfiguration(commandName: "recompute", abstract: "Ask the service to compute the plan again (forceRecompute).", discussion: "Examples:\n  brados plan recompute")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
@@ -94,7 +94,7 @@ extension PlanCommand {
     }
 
     public struct Refresh: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "refresh", 
             abstract: "Fetch the plan, ignoring the cache (which is replaced only by a valid answer).", discussion: "Examples:\n  brados plan refresh")
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -4,7 +4,7 @@ import BradOSCore
 extension PlanCommand {
     /// Records a new weight: queued durably first, then sent (when online) and the plan recomputed.
     public struct Weight: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "weight", 
             abstract: "Update your current weight (30–300 kg), then recompute the plan; queued when offline.",
             discussion: "The change is written to the pending queue before anything is sent, so it is never lost: offline, or if the service cannot be reached, it waits for `brados plan sync`.\nExamples:\n  brados plan weight 84.5\n  brados --offline plan weight 84")
 
@@ -47,7 +47,7 @@ extension PlanCommand {
     }
 
     public struct Pending: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "List the changes waiting to be sent, oldest first.", discussion: "Examples:\n  brados plan pending\n  brados plan pending --json")
+        public static let configuration = CommandConfiguration(commandName: "pending", abstract: "List the changes waiting to be sent, oldest first.", discussion: "Examples:\n  brados plan pending\n  brados plan pending --json")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
@@ -58,7 +58,7 @@ extension PlanCommand {
     }
 
     public struct Sync: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "sync", 
             abstract: "Send the queued changes in order, then recompute the plan.",
             discussion: "A change leaves the queue only once the service confirmed it. A failure worth retrying stops here and keeps the rest in order (exit code of that failure); a change the service refuses is reported and dropped. Two `plan sync` at once never send the same change.\nExamples:\n  brados plan sync")
         @OptionGroup var global: GlobalOptions

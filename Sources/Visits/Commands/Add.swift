@@ -5,7 +5,7 @@ import Foundation
 extension VisitsCommand {
     /// Records a visit.
     public struct Add: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "add", 
             abstract: "Record a visit.",
             discussion: """
             Examples:

@@ -4,7 +4,7 @@ import BradOSCore
 extension VisitsCommand {
     /// Deletes a visit, optimistically.
     public struct Delete: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "delete", 
             abstract: "Delete a visit (leaves the cache at once; restored if the server fails).", discussion: "Examples:\n  brados visits delete v_8f3a2c01")
 
         @Argument(help: "The visit id.", completion: .custom { _, _, _ in VisitsPlugin.cachedVisitIDs() }) var id: String

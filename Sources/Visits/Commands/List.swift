@@ -4,7 +4,7 @@ import BradOSCore
 extension VisitsCommand {
     /// Lists visits, stale-while-revalidate.
     public struct List: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "list", 
             abstract: "List visits, newest first (from cache when fresh; revalidated behind it).", discussion: "Examples:\n  brados visits\n  brados visits list --refresh\n  brados visits list --json")
 
         @Flag(help: "Ignore the cache and ask the server (pull-to-refresh).") var refresh = false

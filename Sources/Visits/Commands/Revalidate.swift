@@ -6,7 +6,7 @@ extension VisitsCommand {
     /// The background half of `visits list` in scripts: refreshes the cache, then exits.
     /// Hidden; one at a time per profile (a lock), so a loop of `visits list` runs one fetch.
     public struct Revalidate: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "revalidate", 
             abstract: "Refresh the visits cache in the background (used by `visits list`).", discussion: "Examples:\n  brados visits revalidate", shouldDisplay: false)
 
         @OptionGroup var global: GlobalOptions

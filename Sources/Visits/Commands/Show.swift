@@ -4,7 +4,7 @@ import BradOSCore
 extension VisitsCommand {
     /// Shows one visit.
     public struct Show: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show one visit (from cache when there).", discussion: "Examples:\n  brados visits show v_8f3a2c01")
+        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one visit (from cache when there).", discussion: "Examples:\n  brados visits show v_8f3a2c01")
 
         @Argument(help: "The visit id (see `brados visits list`).", completion: .custom { _, _, _ in VisitsPlugin.cachedVisitIDs() }) var id: String
         @OptionGroup var global: GlobalOptions

@@ -23,7 +23,7 @@ public struct AuthCommand: AsyncParsableCommand {
 extension AuthCommand {
     /// `brados auth login`.
     public struct Login: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "login", 
             abstract: "Sign in; the password is read from standard input.",
             discussion: """
             Examples:
@@ -71,7 +71,7 @@ extension AuthCommand {
 
     /// `brados auth status`.
     public struct Status: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "status", 
             abstract: "Show who the profile is signed in as.",
             discussion: "Reads local state only, unless --check asks the server (renewing an expired token). Exits 4 when signed out.\nExamples:\n  brados auth status\n  brados auth status --check --json")
         @Flag(help: "Verify the session with the server.") var check = false
@@ -112,7 +112,7 @@ extension AuthCommand {
 
     /// `brados auth switch`.
     public struct Switch: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Make another profile the active one.", discussion: "Examples:\n  brados auth switch work\n  brados --profile work coach")
+        public static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make another profile the active one.", discussion: "Examples:\n  brados auth switch work\n  brados --profile work coach")
         @Argument(help: "The profile name.", completion: .custom { _, _, _ in CompletionValues.profiles() }) var profile: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -128,7 +128,7 @@ extension AuthCommand {
 
     /// `brados auth logout`.
     public struct Logout: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "logout", 
             abstract: "Sign out and erase every cache of the profile.",
             discussion: "The session is revoked on the server when it can be reached; local data is erased either way.\nExamples:\n  brados auth logout\n  brados --profile old auth logout")
         @OptionGroup var global: GlobalOptions

@@ -7,7 +7,7 @@ import Glibc
 extension CacheCommand {
     /// `brados cache export`.
     public struct Export: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "export", 
             abstract: "Write the profile's caches to one verified, compressed archive.",
             discussion: """
             The archive starts with manifest.json (versions, profile, accounts, and every \
@@ -86,7 +86,7 @@ extension CacheCommand {
 
     /// `brados cache verify`.
     public struct Verify: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "verify", 
             abstract: "Read a whole archive and check its manifest and every size and checksum.",
             discussion: "Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written.\nExamples:\n  brados cache verify backup.tar.zst\n  cat backup.tar.zst | brados cache verify -")
         @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
@@ -109,7 +109,7 @@ extension CacheCommand {
 
     /// `brados cache import`.
     public struct Import: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "import", 
             abstract: "Import an archive into a profile, verified first, swapped in atomically.",
             discussion: """
             Safe with archives from anyone: absolute paths, '..', links, devices, FIFOs, \
@@ -166,7 +166,7 @@ extension CacheCommand {
 
     /// `brados cache path`.
     public struct Path: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Print where the profile's caches and data live.", discussion: "Examples:\n  brados cache path\n  du -sh $(brados cache path)")
+        public static let configuration = CommandConfiguration(commandName: "path", abstract: "Print where the profile's caches and data live.", discussion: "Examples:\n  brados cache path\n  du -sh $(brados cache path)")
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {

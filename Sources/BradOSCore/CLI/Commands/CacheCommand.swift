@@ -13,7 +13,7 @@ public struct CacheCommand: AsyncParsableCommand {
 
 extension CacheCommand {
     public struct Stats: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show what each domain stores for the profile.", discussion: "Examples:\n  brados cache stats\n  brados cache stats --json")
+        public static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show what each domain stores for the profile.", discussion: "Examples:\n  brados cache stats\n  brados cache stats --json")
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -38,7 +38,7 @@ extension CacheCommand {
     }
 
     public struct Clear: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(
+        public static let configuration = CommandConfiguration(commandName: "clear", 
             abstract: "Remove cached data (all domains, or those named).",
             discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.\nExamples:\n  brados cache clear\n  brados cache clear library coach")
         @Argument(help: "Only these domains (all when none is named).", completion: .custom { _, _, _ in CompletionValues.domains() }) var domains: [String] = []

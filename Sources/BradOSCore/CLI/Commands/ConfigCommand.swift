@@ -20,7 +20,7 @@ public struct ConfigCommand: AsyncParsableCommand {
 
 extension ConfigCommand {
     public struct Get: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get visits.ttl")
+        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get visits.ttl")
         @Argument(help: "The key, e.g. server or server.plex.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -42,7 +42,7 @@ extension ConfigCommand {
     }
 
     public struct Set: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set library.artwork-cap 1GB")
+        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set library.artwork-cap 1GB")
         @Argument(help: "The key (see `brados config list`).", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @Argument(help: "The value.") var value: String
         @OptionGroup var global: GlobalOptions
@@ -67,7 +67,7 @@ extension ConfigCommand {
     }
 
     public struct Unset: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset server.plex")
+        public static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset server.plex")
         @Argument(help: "The key.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -84,7 +84,7 @@ extension ConfigCommand {
     }
 
     public struct List: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "List every setting with its value and where it comes from.", discussion: "Examples:\n  brados config list\n  brados config list --json")
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List every setting with its value and where it comes from.", discussion: "Examples:\n  brados config list\n  brados config list --json")
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -101,7 +101,7 @@ extension ConfigCommand {
     }
 
     public struct Path: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "Show where brados keeps its files.", discussion: "Examples:\n  brados config path")
+        public static let configuration = CommandConfiguration(commandName: "path", abstract: "Show where brados keeps its files.", discussion: "Examples:\n  brados config path")
         @OptionGroup var global: GlobalOptions
         public init() {}
 

@@ -18,7 +18,7 @@ public struct PluginsCommand: AsyncParsableCommand {
     public init() {}
 
     public struct List: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(abstract: "List built-in domains and external plugins; warn about unusable ones.", discussion: "Examples:\n  brados plugins list\n  brados plugins list --json")
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List built-in domains and external plugins; warn about unusable ones.", discussion: "Examples:\n  brados plugins list\n  brados plugins list --json")
         @OptionGroup var global: GlobalOptions
         public init() {}
 

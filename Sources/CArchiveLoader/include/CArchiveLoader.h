@@ -1,0 +1,7 @@
+#ifndef BRADOS_CARCHIVE_LOADER_H
+#define BRADOS_CARCHIVE_LOADER_H
+
+/// Whether libarchive could be loaded (it is opened on first use, not at start-up).
+int carchive_available(void);
+
+#endif
