@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps build release run test server clean completions man install uninstall
+.PHONY: deps build release run test server clean completions man install uninstall bench bench-smoke
 
 deps:
 	@scripts/ensure-deps.sh
@@ -25,6 +25,14 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## make bench — the whole benchmark suite on release binaries; writes bench/RESULTS.md
+bench: deps
+	python3 bench/run.py --build-dir $(SCRATCH)
+
+## make bench-smoke — a seconds-long run of the suite on the debug build (checks the harness)
+bench-smoke: deps
+	python3 bench/run.py --smoke
 
 ## make server — a reference server on 127.0.0.1:8080 with admin routes, data in .build/server-data
 server: build

@@ -91,6 +91,7 @@ def main():
     parser.add_argument("--cap-mb", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=3, help="alternated rounds (A B C, B C A, ...); medians reported")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
     options = parser.parse_args()
     try:
@@ -100,7 +101,7 @@ def main():
     if not options.no_build:
         subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
                         "--product", "brados-bench"], cwd=ROOT, check=True)
-    bench = os.path.join(ROOT, options.build_dir, "release", "brados-bench")
+    bench = os.path.join(ROOT, options.build_dir, options.configuration, "brados-bench")
     cap = options.cap_mb * 1_000_000
     _, lines = workload(options.blobs, options.reads)
     work = tempfile.mkdtemp(prefix="brados-lru-")

@@ -36,6 +36,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cap-mb", type=int, default=250)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build")
     options = parser.parse_args()
     if shutil.which("zstd") is None:
@@ -44,7 +45,7 @@ def main():
         for product in ("brados", "brados-bench"):
             subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
                             "--product", product], cwd=ROOT, check=True)
-    release = os.path.join(ROOT, options.build_dir, "release")
+    release = os.path.join(ROOT, options.build_dir, options.configuration)
     brados, bench = os.path.join(release, "brados"), os.path.join(release, "brados-bench")
     work = tempfile.mkdtemp(prefix="brados-archive-bench-")
     try:

@@ -59,12 +59,13 @@ def main():
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build")
     options = parser.parse_args()
     if not options.no_build:
         subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
                         "--product", "brados-bench"], cwd=ROOT, check=True)
-    bench = os.path.join(ROOT, options.build_dir, "release", "brados-bench")
+    bench = os.path.join(ROOT, options.build_dir, options.configuration, "brados-bench")
     work = tempfile.mkdtemp(prefix="brados-coach-bench-")
     try:
         template = os.path.join(work, "template.sqlite")

@@ -52,13 +52,14 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
     options = parser.parse_args()
 
     if not options.no_build:
         # Release binaries link the Swift runtime statically, as they ship: ~30% faster start-up.
         subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir], cwd=ROOT, check=True)
-    bin_dir = os.path.join(ROOT, options.build_dir, "release")
+    bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
     brados = os.path.join(bin_dir, "brados")
     home = tempfile.mkdtemp(prefix="brados-bench-")
     server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],

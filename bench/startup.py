@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Start-up: `brados --help` vs a Swift hello-world that imports Foundation (issue 10).
+
+Both are built the same way (release, Swift runtime linked statically). Runs alternate
+(A B A B ...) after a warm-up; medians, min-max and the ratio are reported.
+Goal: <= 1.2x the hello-world.
+
+    python3 bench/startup.py [--runs 40] [--no-build] [--build-dir DIR] [--configuration release]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def timed(args, env):
+    start = time.perf_counter()
+    subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
+    parser.add_argument("--build-dir", default=".build")
+    options = parser.parse_args()
+    if not options.no_build:
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
+                        "--product", "brados"], cwd=ROOT, check=True)
+    brados = os.path.join(ROOT, options.build_dir, options.configuration, "brados")
+    hello_dir = os.path.join(ROOT, options.build_dir, "bench-hello")
+    hello = os.path.join(hello_dir, "hello")
+    source = os.path.join(ROOT, "bench", "hello", "main.swift")
+    if not os.path.exists(hello) or os.path.getmtime(hello) < os.path.getmtime(source):
+        os.makedirs(hello_dir, exist_ok=True)
+        flags = ["-O", "-static-stdlib"] if options.configuration == "release" else ["-Onone"]
+        subprocess.run(["swiftc", *flags, source, "-o", hello], check=True, stderr=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory() as home:
+        env = {"HOME": home, "BRADOS_HOME": home, "PATH": "/usr/bin:/bin"}
+        for _ in range(options.warmup):
+            timed([brados, "--help"], env)
+            timed([hello], env)
+        runs = {"brados --help": [], "brados --version": [], "hello-world (Foundation)": []}
+        for index in range(options.runs):
+            order = list(runs) if index % 2 == 0 else list(reversed(runs))
+            for name in order:
+                args = {"brados --help": [brados, "--help"], "brados --version": [brados, "--version"],
+                        "hello-world (Foundation)": [hello]}[name]
+                runs[name].append(timed(args, env))
+    peer = statistics.median(runs["hello-world (Foundation)"])
+    print(f"# start-up: {options.runs} alternated runs after a warm-up of {options.warmup}, {os.cpu_count()} cores\n")
+    print("| command | median ms (min-max) | ratio to hello-world | goal |")
+    print("|---|---|---|---|")
+    for name, samples in runs.items():
+        goal = "<= 1.2x" if name == "brados --help" else ""
+        print(f"| {name} | {statistics.median(samples) * 1000:.1f} ({min(samples) * 1000:.1f}-{max(samples) * 1000:.1f}) | "
+              f"{statistics.median(samples) / peer:.2f}x | {goal} |")
+
+
+if __name__ == "__main__":
+    main()
