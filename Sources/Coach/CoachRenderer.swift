@@ -55,7 +55,7 @@ public struct CoachRenderer: Sendable {
         output.table(Table(
             headers: ["ID", "UPDATED", "MESSAGES", "DOMAIN", "TITLE"],
             rows: conversations.map {
-                [String($0.id.prefix(8)), Format.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Self.short($0.title ?? "(untitled)", 40)]
+                [String($0.id.prefix(8)), Format.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
             },
             rightAligned: [2]))
         output.line(output.styled("Show one with `brados coach show ID` (the first 8 characters of the id are enough).", .dim))
@@ -114,8 +114,4 @@ public struct CoachRenderer: Sendable {
         output.table(Table(headers: [], rows: fields.map { ["  \($0.label)", $0.value] }))
     }
 
-    static func short(_ text: String, _ limit: Int) -> String {
-        let line = text.split(separator: "\n").first.map(String.init) ?? ""
-        return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
-    }
 }

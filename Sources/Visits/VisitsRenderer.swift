@@ -55,7 +55,7 @@ public struct VisitsRenderer: Sendable {
         guard !visits.isEmpty else { return output.line("No visits yet. Add one with `brados visits add --place NAME`.") }
         output.table(Table(
             headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
-            rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place, "\($0.durationMinutes) min", Self.short($0.notes ?? "", 48)] },
+            rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place, "\($0.durationMinutes) min", Format.firstLine($0.notes ?? "", 48)] },
             rightAligned: [3]))
     }
 
@@ -80,8 +80,4 @@ public struct VisitsRenderer: Sendable {
     /// `2026-11-21 14:30` in the local time zone.
     static func when(_ date: Date) -> String { Format.minute(date) }
 
-    static func short(_ text: String, _ limit: Int) -> String {
-        let line = text.split(separator: "\n").first.map(String.init) ?? ""
-        return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
-    }
 }

@@ -61,6 +61,12 @@ public enum Format {
         return (value < 0 ? "-" : "") + result
     }
 
+    /// The first line of `text`, cut to `limit` characters with `…` (for table cells).
+    public static func firstLine(_ text: String, _ limit: Int) -> String {
+        let line = text.split(separator: "\n").first.map(String.init) ?? ""
+        return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
+    }
+
     /// `250 ms`, `1.5 s`.
     public static func duration(_ duration: Duration) -> String {
         let ms = duration.milliseconds
