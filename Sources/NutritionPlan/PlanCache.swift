@@ -38,6 +38,12 @@ public final class PlanCache: Sendable {
         return cached
     }
 
+    /// The plan on disk, whatever the memory tier holds (another process may have written it).
+    public func storedOnDisk() -> CachedPlan? {
+        guard let cached = document.load(), cached.formatVersion == CachedPlan.currentFormatVersion else { return nil }
+        return cached
+    }
+
     /// Saves the plan in both tiers.
     /// - Throws: ``StorageError`` (memory keeps the plan either way).
     public func save(_ cached: CachedPlan) throws {

@@ -131,12 +131,20 @@ public struct PlanStore: Sendable {
         if offline { throw PlanError.noConnection(offlineMode: true) }
         let previous = cache.load()
         let started = ContinuousClock.now
+        let requestedAt = now()
         let data: PlanData
         do { data = try await api().generate(forceRecompute: forceRecompute) } catch { throw PlanError.map(error) }
         logger.debug("plan fetched in \(Format.duration(ContinuousClock.now - started))", metadata: ["recomputed": "\(data.recomputed)"])
         try data.validate()
-        do { try cache.save(CachedPlan(cachedAt: now(), data: data)) } catch {
-            logger.warning("could not cache the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+        // Plans are numbered by the service. Another brados may have cached a newer one (a
+        // recompute after `plan weight`) while this request was in flight: keep that one.
+        // (Only one written meanwhile: a server whose numbering restarted must not be stuck.)
+        if let stored = cache.storedOnDisk(), stored.cachedAt > requestedAt, stored.data.plan.id > data.plan.id {
+            logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
+        } else {
+            do { try cache.save(CachedPlan(cachedAt: now(), data: data)) } catch {
+                logger.warning("could not cache the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+            }
         }
         let before = data.previousTargets ?? previous?.data.targets
         return PlanResult(data: data, source: .network, change: before.flatMap { PlanChange.significant(from: $0, to: data.targets) })

@@ -128,6 +128,27 @@ struct PlanStoreTests {
         #expect(PlanChange.significant(from: base, to: Fixtures.targets(calories: 2100))?.timelineWeeks == nil)
     }
 
+    @Test("a slower fetch never replaces a newer plan another process cached meanwhile")
+    func newerCachedPlanWins() async throws {
+        let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(id: 3)]))
+        // Another brados saved plan 4 (a recompute) while this one's request for plan 3 was in flight.
+        try PlanCache(directory: setup.cacheDirectory).save(CachedPlan(cachedAt: Fixtures.start.addingTimeInterval(1), data: Fixtures.plan(id: 4)))
+        let slow = setup.store()
+        slow.cache.invalidateMemoryTier()
+        _ = try await slow.recompute()
+        #expect(PlanCache(directory: setup.cacheDirectory).load()?.data.plan.id == 4)
+        // An equal or newer plan from the service is saved as usual.
+        let fresh = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(id: 5)]))
+        try PlanCache(directory: fresh.cacheDirectory).save(CachedPlan(cachedAt: Fixtures.start, data: Fixtures.plan(id: 4)))
+        _ = try await fresh.store().recompute()
+        #expect(PlanCache(directory: fresh.cacheDirectory).load()?.data.plan.id == 5)
+        // A higher number cached before the request (a server whose numbering restarted) is replaced.
+        let reset = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(id: 1)]))
+        try PlanCache(directory: reset.cacheDirectory).save(CachedPlan(cachedAt: Fixtures.start.addingTimeInterval(-60), data: Fixtures.plan(id: 9)))
+        _ = try await reset.store().recompute()
+        #expect(PlanCache(directory: reset.cacheDirectory).load()?.data.plan.id == 1)
+    }
+
     @Test("the service's previousTargets are preferred for the comparison")
     func previousTargetsFromService() async throws {
         let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(targets: Fixtures.targets(calories: 2000), previous: Fixtures.targets(calories: 2400))]))
