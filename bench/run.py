@@ -66,7 +66,8 @@ def main():
     configuration = "debug" if options.smoke else "release"
     if not options.no_build:
         if options.smoke:
-            subprocess.run(["swift", "build", "--scratch-path", options.build_dir], cwd=ROOT, check=True)
+            # The same build as `make test` (with tests), so nothing is compiled twice.
+            subprocess.run(["swift", "build", "--build-tests", "--scratch-path", options.build_dir], cwd=ROOT, check=True)
         else:
             for product in ("brados", "brados-server", "brados-bench"):
                 subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
