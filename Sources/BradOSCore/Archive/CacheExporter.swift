@@ -159,10 +159,7 @@ public struct CacheExporter: Sendable {
     static func backup(_ source: URL, to destination: URL) throws -> Bool {
         guard FileSystem.exists(source) else { return false }
         do {
-            var config = Configuration()
-            config.busyMode = .timeout(30)
-            config.readonly = true
-            let from = try DatabaseQueue(path: source.path, configuration: config)
+            let from = try GRDBReadOnly.open(source, busyTimeout: 30)
             close(open(destination.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
             let to = try DatabaseQueue(path: destination.path)
             try from.backup(to: to)

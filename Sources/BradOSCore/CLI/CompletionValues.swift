@@ -38,8 +38,6 @@ public enum CompletionValues {
     /// The rows an SQLite query returns from a database, read-only (empty when unreadable).
     public static func strings(_ sql: String, in url: URL) -> [String] {
         guard FileSystem.exists(url) else { return [] }
-        var config = GRDBReadOnly.configuration()
-        config.busyMode = .timeout(1)
-        return (try? GRDBReadOnly.strings(sql, at: url, configuration: config)) ?? []
+        return (try? GRDBReadOnly.strings(sql, at: url)) ?? []
     }
 }

@@ -83,7 +83,7 @@ public actor NetworkAccess {
         let store = CredentialStore(paths: paths, profile: profile, logger: logger)
         // A service with its own sign-in protocol has its own accounts: it never borrows the
         // BradOS account's session (nor writes a renewal into it).
-        let dedicated = accounts[service] != nil
+        let dedicated = isDedicated(service)
         if usesEmbedded(service), store.load().credential(for: service, dedicated: dedicated) == nil {
             try await signInDemo(service: service, store: store, server: base)
         }

@@ -87,9 +87,7 @@ public struct CacheStats: Sendable, Codable, Equatable {
     /// The number of rows `sql` counts in the SQLite database at `url`, read-only; `nil` when unreadable.
     public static func count(_ sql: String, in url: URL) -> Int? {
         guard FileSystem.exists(url) else { return nil }
-        var config = Configuration()
-        config.readonly = true
-        return try? DatabaseQueue(path: url.path, configuration: config).read { try Int.fetchOne($0, sql: sql) }
+        return try? GRDBReadOnly.open(url).read { try Int.fetchOne($0, sql: sql) }
     }
 
     public init(files: Int = 0, bytes: Int64 = 0, entries: Int? = nil, oldest: Date? = nil, newest: Date? = nil) {
@@ -144,10 +142,7 @@ extension DomainPlugin {
     public func prepareImport(cache: URL, data: URL) throws {
         for folder in [cache, data] {
             for file in FileSystem.regularFiles(under: folder) where file.relativePath.hasSuffix(".sqlite") || file.relativePath.hasSuffix(".db") {
-                var config = Configuration()
-                config.readonly = true
-                config.prepareDatabase { db in try db.execute(sql: "PRAGMA trusted_schema = OFF") }
-                let result = try? DatabaseQueue(path: file.url.path, configuration: config).read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
+                let result = try? GRDBReadOnly.open(file.url).read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
                 guard result == "ok" else {
                     throw ArchiveError.unsafeEntry(path: "\(name)/\(file.relativePath)", reason: "it is not a sound SQLite database")
                 }
