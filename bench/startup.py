@@ -38,22 +38,32 @@ def main():
     hello_dir = os.path.join(ROOT, options.build_dir, "bench-hello")
     hello = os.path.join(hello_dir, "hello")
     source = os.path.join(ROOT, "bench", "hello", "main.swift")
-    if not os.path.exists(hello) or os.path.getmtime(hello) < os.path.getmtime(source):
-        os.makedirs(hello_dir, exist_ok=True)
-        flags = ["-O", "-static-stdlib"] if options.configuration == "release" else ["-Onone"]
-        subprocess.run(["swiftc", *flags, source, "-o", hello], check=True, stderr=subprocess.DEVNULL)
+    # The peer, built the default way; and, for transparency, the same source linked the way a
+    # release brados is (fixed address, no exported symbols; see Package.swift).
+    hello_fixed = os.path.join(hello_dir, "hello-fixed-address")
+    link_like_brados = ["-Xlinker", "--no-export-dynamic", "-Xlinker", "-no-pie"]
+    for binary, extra in [(hello, []), (hello_fixed, link_like_brados)]:
+        if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+            os.makedirs(hello_dir, exist_ok=True)
+            flags = ["-O", "-static-stdlib"] if options.configuration == "release" else ["-Onone"]
+            subprocess.run(["swiftc", *flags, *extra, source, "-o", binary], check=True, stderr=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory() as home:
         env = {"HOME": home, "BRADOS_HOME": home, "PATH": "/usr/bin:/bin"}
+        commands = {
+            "brados --help": [brados, "--help"],
+            "brados --version": [brados, "--version"],
+            "brados auth --help (full parse)": [brados, "auth", "--help"],
+            "hello-world (Foundation)": [hello],
+            "hello-world linked like brados": [hello_fixed],
+        }
         for _ in range(options.warmup):
-            timed([brados, "--help"], env)
-            timed([hello], env)
-        runs = {"brados --help": [], "brados --version": [], "hello-world (Foundation)": []}
+            for args in commands.values():
+                timed(args, env)
+        runs = {name: [] for name in commands}
         for index in range(options.runs):
-            order = list(runs) if index % 2 == 0 else list(reversed(runs))
+            order = list(commands) if index % 2 == 0 else list(reversed(commands))
             for name in order:
-                args = {"brados --help": [brados, "--help"], "brados --version": [brados, "--version"],
-                        "hello-world (Foundation)": [hello]}[name]
-                runs[name].append(timed(args, env))
+                runs[name].append(timed(commands[name], env))
     peer = statistics.median(runs["hello-world (Foundation)"])
     print(f"# start-up: {options.runs} alternated runs after a warm-up of {options.warmup}, {os.cpu_count()} cores\n")
     print("| command | median ms (min-max) | ratio to hello-world | goal |")

@@ -30,18 +30,34 @@ struct EmbeddedReferenceBackend: EmbeddedBackend {
 
 @main
 enum Main {
-    static func main() async {
+    /// Synchronous until a command has to run: `brados --help` and `--version` are answered
+    /// before anything else, and other help, usage errors and sync commands before the async
+    /// runtime, its threads and the Ctrl-C handler exist (bench/startup.py).
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let io = StandardIO()
+        if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
+            io.write(answer + "\n")
+            exit(ExitStatus.success)
+        }
         let builtIns = Set((Brados.configuration.subcommands + Registry.plugins.map(\.command)).map { $0._commandName } + ["help"])
         Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
-        let arguments = Array(CommandLine.arguments.dropFirst())
         if let plugin = ExternalPluginLauncher.match(arguments, builtIns: builtIns) { exit(ExternalPluginLauncher.run(plugin)) }
-        let command = Task {
-            await CommandRunner.run(Brados.self, arguments: Array(CommandLine.arguments.dropFirst()), io: StandardIO())
+        switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
+        case .exit(let code):
+            exit(code)
+        case .command(let parsed) where !(parsed is any AsyncParsableCommand):
+            exit(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
+        case .command(let parsed):
+            let command = Task.detached { await CommandRunner.execute(parsed, root: Brados.self, io: io) }
+            let interrupts = cancelOnInterrupt(command)
+            Task {
+                let code = await command.value
+                interrupts.cancel()
+                exit(code)
+            }
+            dispatchMain()
         }
-        let interrupts = cancelOnInterrupt(command)
-        let code = await command.value
-        interrupts.cancel()
-        exit(code)
     }
 
     /// Ctrl-C cancels the command, so it can undo what it started (an optimistic delete is

@@ -23,6 +23,13 @@ struct FoundationEndToEndTests {
         #expect(parts.count == 2)
         for command in ["auth", "config", "cache"] { #expect(parts[0].contains("\n  \(command) ")) }
         #expect(parts[1].contains("\n  mealplan "))
+        // `brados --help` and `--version` skip the parser; with a global flag first they do
+        // not, and the text must be the same either way.
+        #expect(try brados(["--offline", "--help"], server: nil).stdout == result.stdout)
+        let version = try brados(["--version"], server: nil)
+        #expect(version.status == 0)
+        #expect(!version.stdout.isEmpty)
+        #expect(try brados(["--offline", "--version"], server: nil).stdout == version.stdout)
         let wrong = try brados(["auth", "status", "--no-such-flag"], server: nil)
         #expect(wrong.status == 64)
         #expect(wrong.stderr.contains("Unknown option"))

@@ -4,30 +4,85 @@ import Foundation
 /// Runs a root command the way `brados` does: parse, run, and map every failure to a
 /// message on stderr and an exit code from ``ExitStatus``. Never calls `exit` itself.
 public enum CommandRunner {
+    /// What parsing a command line gives: a command to run, or an exit code because it was
+    /// already answered (`--help`, `--version`) or rejected (a usage error, on stderr).
+    public enum Parsed {
+        case command(any ParsableCommand)
+        case exit(Int32)
+    }
+
     /// Parses `arguments` against `root` and runs the chosen command.
     /// - Returns: the process exit code.
     public static func run(_ root: any ParsableCommand.Type, arguments: [String], io: any TerminalIO) async -> Int32 {
-        let command: any ParsableCommand
+        switch parse(root, arguments: arguments, io: io) {
+        case .exit(let code): return code
+        case .command(let command): return await execute(command, root: root, io: io)
+        }
+    }
+
+    /// The answer to `brados --version` and `brados --help` (`-h`, `help`) exactly, without
+    /// parsing: the same text ArgumentParser prints, minus the reflection its parser does
+    /// first. Every type's first protocol-conformance check scans all 11,000 conformance
+    /// records in the binary, and a full parse of `--help` makes about 30 of them
+    /// (bench/startup.py). `nil` for anything else.
+    public static func quickAnswer(_ root: any ParsableCommand.Type, arguments: [String]) -> String? {
+        guard arguments.count == 1 else { return nil }
+        switch arguments[0] {
+        case "--version":
+            let version = root.configuration.version
+            return version.isEmpty ? nil : version
+        case "--help", "-h", "help":
+            return root.helpMessage()
+        default:
+            return nil
+        }
+    }
+
+    /// Parses `arguments` against `root`, synchronously. `--help`, `--version` and usage
+    /// errors are answered here, so `brados` never starts its async runtime for them.
+    public static func parse(_ root: any ParsableCommand.Type, arguments: [String], io: any TerminalIO) -> Parsed {
         do {
-            command = try root.parseAsRoot(GlobalOptions.hoistLeadingGlobals(arguments))
+            return .command(try root.parseAsRoot(GlobalOptions.hoistLeadingGlobals(arguments)))
         } catch {
-            return report(parserError: error, root: root, io: io)
+            return .exit(report(parserError: error, root: root, io: io))
+        }
+    }
+
+    /// Runs a parsed command.
+    /// - Returns: the process exit code.
+    public static func execute(_ command: any ParsableCommand, root: any ParsableCommand.Type, io: any TerminalIO) async -> Int32 {
+        guard var asyncCommand = command as? any AsyncParsableCommand else {
+            return executeSynchronously(command, root: root, io: io)
         }
         do {
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                var syncCommand = command
-                try syncCommand.run()
-            }
+            try await asyncCommand.run()
             return ExitStatus.success
-        } catch let error as any BradOSError {
+        } catch {
+            return report(failure: error, root: root, io: io)
+        }
+    }
+
+    /// Runs a parsed command that is not async (`help`, for one) on the calling thread.
+    /// - Returns: the process exit code.
+    public static func executeSynchronously(_ command: any ParsableCommand, root: any ParsableCommand.Type, io: any TerminalIO) -> Int32 {
+        var command = command
+        do {
+            try command.run()
+            return ExitStatus.success
+        } catch {
+            return report(failure: error, root: root, io: io)
+        }
+    }
+
+    private static func report(failure error: any Error, root: any ParsableCommand.Type, io: any TerminalIO) -> Int32 {
+        switch error {
+        case let error as any BradOSError:
             report(error, io: io)
             return ExitStatus.code(for: error)
-        } catch is CancellationError {
+        case is CancellationError:
             io.writeError("brados: interrupted\n")
             return ExitStatus.code(for: .interrupted)
-        } catch {
+        default:
             return report(parserError: error, root: root, io: io)
         }
     }
