@@ -2,7 +2,9 @@ import Foundation
 
 /// A fault to inject: `{"match": "GET /api/mealplans", "status": 503, "latencyMs": 200,
 /// "drop": false, "truncate": false, "retryAfter": 2, "count": 2}`. `match` is a method
-/// and a path prefix (or just a prefix, or `*`); `count` absent means until cleared.
+/// and a path prefix (or just a prefix, or `*`); `count` absent means until cleared. `body`
+/// replaces the response body (status 200 unless `status` says otherwise): invalid JSON,
+/// JSON of the wrong shape, out-of-range values.
 public struct FaultRule: Codable, Sendable, Equatable {
     public var match: String
     public var status: Int?
@@ -11,9 +13,10 @@ public struct FaultRule: Codable, Sendable, Equatable {
     public var truncate: Bool?
     public var retryAfter: Int?
     public var count: Int?
+    public var body: String?
 
     public init(match: String, status: Int? = nil, latencyMs: Int? = nil, drop: Bool? = nil, truncate: Bool? = nil,
-                retryAfter: Int? = nil, count: Int? = nil) {
+                retryAfter: Int? = nil, count: Int? = nil, body: String? = nil) {
         self.match = match
         self.status = status
         self.latencyMs = latencyMs
@@ -21,6 +24,7 @@ public struct FaultRule: Codable, Sendable, Equatable {
         self.truncate = truncate
         self.retryAfter = retryAfter
         self.count = count
+        self.body = body
     }
 
     func matches(method: String, path: String) -> Bool {

@@ -34,10 +34,10 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
                             body: ResponseBody { _ in throw InjectedDrop() })
         }
         var response: Response
-        if let status = rule.status {
+        if let status = rule.status ?? (rule.body == nil ? nil : 200) {
             var headers: HTTPFields = [.contentType: "application/json"]
             if let retryAfter = rule.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
-            let body = #"{"error":{"message":"injected fault \#(status)"}}"#
+            let body = rule.body ?? #"{"error":{"message":"injected fault \#(status)"}}"#
             response = Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         } else {
             response = try await next(request, context)

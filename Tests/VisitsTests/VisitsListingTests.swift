@@ -77,9 +77,11 @@ struct VisitsListingTests {
         #expect(fixture.cache.load()?.savedAt == fixture.clock.date)
     }
 
-    @Test("past the TTL with the server down or failing: the stale cache with a notice of its age, exit 0",
+    @Test("past the TTL with the server down, failing or rate limiting: the stale cache with a notice of its age, exit 0",
           arguments: [NetworkError.unreachable(host: "h", reason: "connection refused"),
-                      .http(status: 503, method: "GET", path: "/api/visits", message: nil, retryAfter: nil)])
+                      .http(status: 503, method: "GET", path: "/api/visits", message: nil, retryAfter: nil),
+                      // reliability/server_faults.py: a 429 used to exit 9 though the cache was there.
+                      .http(status: 429, method: "GET", path: "/api/visits", message: nil, retryAfter: 1)])
     func staleIfError(error: NetworkError) async throws {
         let fixture = Fixture([])
         fixture.api.fail(with: error)

@@ -44,7 +44,9 @@ public struct AppEnvironment: Sendable {
         self.clock = clock
         network = NetworkAccess(
             settings: settings, paths: paths, profile: profile.name,
-            transport: settings.isOffline ? OfflineTransport() : (transport ?? AsyncHTTPTransport()),
+            transport: settings.isOffline
+                ? OfflineTransport()
+                : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: settings.networkTimeout),
             embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
             accounts: plugins.reduce(into: [:]) { accounts, plugin in accounts.merge(plugin.accountProtocols(settings, now: now)) { first, _ in first } })
     }

@@ -119,9 +119,10 @@ public struct CachedThenRefresh<Value: Sendable> {
         }
     }
 
-    /// Network failures and server errors fall back to the cache; auth and other 4xx do not.
+    /// Network failures, server errors and rate limiting (429, once its retries are spent)
+    /// fall back to the cache; auth and other 4xx do not.
     public static func fallsBack(_ error: any BradOSError) -> Bool {
-        error.kind == .offline || error.kind == .server
+        error.kind == .offline || error.kind == .server || error.kind == .rateLimited
     }
 
     /// Fetches with a progress line on stderr in interactive mode only (scripts get none).

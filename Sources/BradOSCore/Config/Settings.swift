@@ -96,6 +96,11 @@ public struct Settings: Sendable {
     /// Whether the network must not be used.
     public var isOffline: Bool { resolve("offline").value.flatMap(parseBool) ?? false }
 
+    /// How long one request may take (`network.timeout`, 30 s by default).
+    public var networkTimeout: Duration {
+        resolve("network.timeout").value.flatMap(parseDuration).flatMap { $0 > .zero ? $0 : nil } ?? .seconds(30)
+    }
+
     /// The log level on stderr.
     public var logLevel: Logger.Level {
         Logger.Level(rawValue: resolve("log").value ?? "warning") ?? .warning

@@ -49,6 +49,23 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
+/// Gives every request the configured timeout (`network.timeout`).
+public struct TimeoutTransport: HTTPTransport {
+    public let base: any HTTPTransport
+    public let timeout: Duration
+
+    public init(base: any HTTPTransport, timeout: Duration) {
+        self.base = base
+        self.timeout = timeout
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        request.timeout = timeout
+        return try await base.send(request)
+    }
+}
+
 /// The transport used with `--offline`: every request fails before any socket exists.
 public struct OfflineTransport: HTTPTransport {
     public init() {}
