@@ -17,15 +17,26 @@ import os
 import random
 import shutil
 import sqlite3
+import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, corrupt_files, kill_group, tree_digest  # noqa: E402
+from harness import Binaries, Profile, Server, Tally, corrupt_files, files_under, kill_group, tree_digest  # noqa: E402
+
+
+def xxh64(data):
+    """The artwork index's checksum (`xxh64:` + 16 hex digits); pip installs xxhash if missing."""
+    try:
+        import xxhash
+    except ImportError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "xxhash"], check=True)
+        import xxhash
+    return "xxh64:" + xxhash.xxh64(data).hexdigest()
 
 
 def artwork_problems(profile):
-    """Index rows whose file is missing, of another size or another SHA-256; a wrong total."""
+    """Index rows whose file is missing, of another size or checksum; a wrong total."""
     root = os.path.join(profile.home, "cache", "users", "default", "library", "artwork")
     index = os.path.join(root, "index.sqlite")
     if not os.path.exists(index):
@@ -33,19 +44,19 @@ def artwork_problems(profile):
     problems = []
     connection = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=10)
     try:
-        rows = connection.execute("SELECT bucket, name, size, sha256 FROM blob").fetchall()
+        rows = connection.execute("SELECT bucket, name, size, checksum FROM blob").fetchall()
         total = connection.execute("SELECT bytes, entries FROM total").fetchone()
     finally:
         connection.close()
-    for bucket, name, size, sha in rows:
+    for bucket, name, size, checksum in rows:
         path = os.path.join(root, bucket, name[:2], name)
         if not os.path.isfile(path):
             problems.append(f"index names {bucket}/{name}, which is missing")
             continue
         with open(path, "rb") as handle:
             data = handle.read()
-        if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
-            problems.append(f"{bucket}/{name}: {len(data)} bytes on disk, index says {size}, or the SHA-256 differs")
+        if len(data) != size or xxh64(data) != checksum:
+            problems.append(f"{bucket}/{name}: {len(data)} bytes on disk, index says {size}, or the checksum differs")
     if total and (total[0] != sum(r[2] for r in rows) or total[1] != len(rows)):
         problems.append(f"total row {total} does not match the {len(rows)} rows")
     return problems
@@ -57,6 +68,9 @@ def profile_state(profile):
         parts = relative.split(os.sep)
         return any(part.startswith(".") for part in parts)
     return {root: tree_digest(os.path.join(profile.home, root), skip) for root in ("cache", "data")}
+
+
+leftover_temps = 0
 
 
 def killed(profile, args, window):
@@ -80,7 +94,18 @@ def duration(profile, args, before=None):
     return max(samples) * 1.2
 
 
+def temp_files(profile):
+    """Temporary files a killed writer left in the profile (garbage, not corruption)."""
+    return [path for path in files_under(profile.home)
+            if os.path.basename(path).endswith(".partial") or ".tmp-" in os.path.basename(path)]
+
+
 def check(tally, profile, what, extra=()):
+    global leftover_temps
+    temps = temp_files(profile)
+    if len(temps) > leftover_temps:
+        print(f"  note: {what} left {[os.path.relpath(t, profile.home) for t in temps][:3]}", flush=True)
+    leftover_temps = max(leftover_temps, len(temps))
     problems = [f"{path}: {reason}" for path, reason in corrupt_files(profile.home)] + list(extra)
     if problems:
         tally.fail(f"{what}: {problems[:3]}")
@@ -216,6 +241,7 @@ def main():
             profile.remove()
 
     tally.figures["kills while running"] = killed_running
+    tally.figures["temp files left in the profile"] = leftover_temps
     tally.figures["corrupt states"] = len(tally.failures)
     result = tally.report()
     print(json.dumps(result))

@@ -153,6 +153,7 @@ def main():
     parser.add_argument("--configuration", default="debug")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--no-bombs", action="store_true", help="skip the two bombs (they take a while)")
+    parser.add_argument("--keep-failures", metavar="DIR", help="copy every archive that failed a check here")
     options = parser.parse_args()
     random.seed(options.seed)
     binaries = Binaries(options.build_dir, options.configuration)
@@ -204,6 +205,9 @@ def main():
                     return
                 if "Traceback" in result.stderr or "Fatal error" in result.stderr or result.returncode < 0:
                     tally.fail(f"{name}: crashed ({result.returncode}): {result.stderr.strip()[:200]}")
+                    if options.keep_failures:
+                        os.makedirs(options.keep_failures, exist_ok=True)
+                        shutil.copy(path, os.path.join(options.keep_failures, name.replace(" ", "-") + ".tar.gz"))
                 elif now != before:
                     tally.fail(f"{name}: rejected ({result.returncode}) but the prior cache changed")
                 elif not result.stderr.strip().startswith("brados:"):

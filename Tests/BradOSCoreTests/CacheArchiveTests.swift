@@ -381,6 +381,39 @@ struct CacheArchiveTests {
         }
     }
 
+    @Test("data damaged in the first compressed block is refused, not a crash (a double free in ArchiveReader)",
+          arguments: [ArchiveCompression.gzip, .zstd])
+    func damagedFirstBlock(compression: ArchiveCompression) throws {
+        let archive = try hostile(listed: [("cache/alpha/a.json", Data(repeating: 7, count: 4096))],
+                                  entries: [.file("cache/alpha/a.json", Data(repeating: 7, count: 4096))], compression: compression)
+        var data = try Data(contentsOf: archive)
+        // After gzip's 10-byte header (zstd's frame header is shorter still): 0xFF bytes make an
+        // invalid block, so libarchive fails while opening, before any entry is read.
+        let start = compression == .gzip ? 10 : 6
+        data.replaceSubrange(start ..< start + 24, with: Data(repeating: 0xFF, count: 24))
+        try data.write(to: archive)
+        let fd = open(archive.path, O_RDONLY)
+        defer { close(fd) }
+        #expect(throws: ArchiveError.self) {
+            let reader = try ArchiveReader(fd: fd)
+            while try reader.next() != nil {}
+        }
+        try expectRefused(archive) { error in
+            switch error {
+            case .truncated, .notAnArchive: true
+            default: false
+            }
+        }
+    }
+
+    @Test("a writer that cannot start (a compression level out of range) throws, not a crash")
+    func writerFailsToStart() throws {
+        let url = root.url.appendingPathComponent("never.tar.gz")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(fd) }
+        #expect(throws: ArchiveError.self) { _ = try ArchiveWriter(fd: fd, compression: .gzip, level: 99) }
+    }
+
     @Test("compression bombs and entry-count bombs hit their limits")
     func bombs() throws {
         let zeros = Data(count: 40 << 20)

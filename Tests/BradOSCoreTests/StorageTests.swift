@@ -1,5 +1,8 @@
 import BradOSCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TestSupport
 
@@ -122,5 +125,54 @@ struct StorageTests {
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
         #expect(lock.tryLock() == true)
+    }
+}
+
+@Suite("Unnamed files")
+struct UnnamedFileTests {
+    let folder = TemporaryDirectory("unnamed")
+
+    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() }
+
+    func write(_ text: String, to file: UnnamedFile) {
+        let bytes = Array(text.utf8)
+        #expect(Glibc.write(file.descriptor, bytes, bytes.count) == bytes.count)
+    }
+
+    @Test("nothing has a name in the folder until publish; then the file is whole, mode 0600")
+    func publishes() throws {
+        let destination = folder.url.appendingPathComponent("backup.tar.zst")
+        let file = try UnnamedFile(destination: destination)
+        #expect(file.isUnnamed, "O_TMPFILE is expected on the file systems CI uses")
+        write("archive bytes", to: file)
+        #expect(try names().isEmpty)
+        try file.publish(overwrite: false)
+        #expect(try names() == ["backup.tar.zst"])
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "archive bytes")
+        #expect(try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test("a name taken meanwhile is never replaced without overwrite, and with it is replaced whole")
+    func overwrite() throws {
+        let destination = folder.url.appendingPathComponent("backup.tar.zst")
+        let first = try UnnamedFile(destination: destination)
+        write("new", to: first)
+        try Data("someone else's".utf8).write(to: destination)
+        #expect(throws: StorageError.self) { try first.publish(overwrite: false) }
+        first.discard()
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "someone else's")
+        let second = try UnnamedFile(destination: destination)
+        write("new", to: second)
+        try second.publish(overwrite: true)
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "new")
+        #expect(try names() == ["backup.tar.zst"])
+    }
+
+    @Test("discard leaves nothing")
+    func discard() throws {
+        let file = try UnnamedFile(destination: folder.url.appendingPathComponent("x"))
+        write("half", to: file)
+        file.discard()
+        #expect(try names().isEmpty)
     }
 }

@@ -81,7 +81,7 @@ struct VisitsListingTests {
           arguments: [NetworkError.unreachable(host: "h", reason: "connection refused"),
                       .http(status: 503, method: "GET", path: "/api/visits", message: nil, retryAfter: nil),
                       // reliability/server_faults.py: a 429 used to exit 9 though the cache was there.
-                      .http(status: 429, method: "GET", path: "/api/visits", message: nil, retryAfter: 1)])
+                      .http(status: 429, method: "GET", path: "/api/visits", message: nil, retryAfter: .seconds(1))])
     func staleIfError(error: NetworkError) async throws {
         let fixture = Fixture([])
         fixture.api.fail(with: error)

@@ -36,9 +36,10 @@ public final class ArchiveWriter {
         if status == ARCHIVE_OK { status = archive_write_set_bytes_in_last_block(archive, 1) }
         if status == ARCHIVE_OK { status = archive_write_open_fd(archive, fd) }
         guard status == ARCHIVE_OK else {
-            let message = Self.message(archive)
-            archive_write_free(archive)
-            throw ArchiveError.io(message)
+            // `deinit` frees the archive: a throwing initializer of a fully initialized class
+            // still runs it (freeing here too was a double free).
+            closed = true
+            throw ArchiveError.io(Self.message(archive))
         }
     }
 
@@ -138,9 +139,9 @@ public final class ArchiveReader {
         archive_read_support_filter_zstd(archive)
         archive_read_support_format_tar(archive)
         guard archive_read_open_fd(archive, fd, 1 << 16) == ARCHIVE_OK else {
-            let message = ArchiveWriter.message(archive)
-            archive_read_free(archive)
-            throw ArchiveError.notAnArchive(message)
+            // `deinit` frees the archive (reliability/hostile_archives.py found the double free
+            // that freeing here too caused, with data damaged in its first compressed block).
+            throw ArchiveError.notAnArchive(ArchiveWriter.message(archive))
         }
     }
 

@@ -24,27 +24,16 @@ public enum AtomicFile {
     /// - Throws: ``StorageError/io(operation:path:errno:)``; on failure the previous file is untouched
     ///   and the temp file is removed.
     public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600, durable: Bool = true, hooks: Hooks = .none) throws {
-        let directory = url.deletingLastPathComponent()
-        try FileSystem.createDirectory(directory)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UInt32.random(in: .min ... .max))")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
-        var closed = false
+        try FileSystem.createDirectory(url.deletingLastPathComponent())
+        // Unnamed until whole (O_TMPFILE): a process killed mid-write leaves no temp file.
+        let file = try UnnamedFile(destination: url, mode: mode)
         do {
-            defer { if !closed { close(fd) } }
-            try writeAll(data, to: fd, path: temporary.path)
-            if durable, fsync(fd) != 0 { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
-            closed = true
-            guard close(fd) == 0 else { throw StorageError.io(operation: "close", path: temporary.path, errno: errno) }
-            try hooks.beforeRename(temporary)
-            guard rename(temporary.path, url.path) == 0 else {
-                throw StorageError.io(operation: "replace", path: url.path, errno: errno)
-            }
+            try writeAll(data, to: file.descriptor, path: url.path)
+            try file.publish(overwrite: true, durable: durable, beforeRename: hooks.beforeRename)
         } catch {
-            unlink(temporary.path)
+            file.discard()
             throw error
         }
-        if durable { syncDirectory(directory) }
     }
 
     /// Writes `data` to a new temp file beside `url` (not synced) and returns it; the caller

@@ -51,24 +51,22 @@ extension CacheCommand {
                 if FileSystem.exists(destination), !overwrite {
                     throw CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
                 }
-                // Written beside the destination, then renamed: a failed export leaves no half archive.
-                let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial")
-                unlink(temporary.path) // a leftover from an interrupted export (never followed: O_EXCL below)
-                let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary.path, errno: errno) }
+                // Written where it will live but unnamed until whole: a failed or killed
+                // export leaves no half archive, and no temporary file either.
+                let file = try UnnamedFile(destination: destination)
                 let spinner = env.output.format == .human ? Spinner(io: env.io, message: "exporting (MB)") : nil
-                var open = true
                 do {
-                    report = try exporter.export(to: fd, options: options) { done, total in spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000)) }
+                    report = try exporter.export(to: file.descriptor, options: options) { done, total in
+                        spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000))
+                    }
                     spinner?.stop()
-                    guard fsync(fd) == 0 else { throw StorageError.io(operation: "sync", path: temporary.path, errno: errno) }
-                    open = false
-                    guard close(fd) == 0 else { throw StorageError.io(operation: "close", path: temporary.path, errno: errno) }
-                    guard rename(temporary.path, destination.path) == 0 else { throw StorageError.io(operation: "rename", path: destination.path, errno: errno) }
+                    try file.publish(overwrite: overwrite)
                 } catch {
                     spinner?.stop()
-                    if open { close(fd) }
-                    unlink(temporary.path)
+                    file.discard()
+                    if case StorageError.io(_, _, EEXIST) = error, !overwrite {
+                        throw CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
+                    }
                     throw error
                 }
             }
