@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps build release run test server clean completions man install uninstall bench bench-smoke
+.PHONY: deps build release run test server clean completions man install uninstall bench bench-smoke reliability reliability-smoke
 
 deps:
 	@scripts/ensure-deps.sh
@@ -33,6 +33,14 @@ bench: deps
 ## make bench-smoke — a seconds-long run of the suite on the debug build (checks the harness)
 bench-smoke: deps
 	python3 bench/run.py --smoke
+
+## make reliability — the reliability and security suite, full size; writes reliability/RESULTS.md
+reliability: deps
+	python3 reliability/run.py
+
+## make reliability-smoke — every reliability suite, smaller (a few minutes; CI runs it)
+reliability-smoke: deps
+	python3 reliability/run.py --smoke
 
 ## make server — a reference server on 127.0.0.1:8080 with admin routes, data in .build/server-data
 server: build

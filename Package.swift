@@ -1,6 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// `BRADOS_FUZZ=1 swift build --product brados-fuzz --scratch-path .build-fuzz` builds the
+/// fuzzing driver with libFuzzer, and the modules it fuzzes with coverage instrumentation
+/// (reliability/fuzz.py). Nothing changes otherwise.
+let fuzzing = Context.environment["BRADOS_FUZZ"] == "1"
+let fuzzed: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
+
 let package = Package(
     name: "brados",
     platforms: [.macOS(.v14)],
@@ -39,7 +45,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         // The domains, one module each.
         .target(
@@ -47,14 +54,16 @@ let package = Package(
             dependencies: [
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         .target(
             name: "Visits",
             dependencies: [
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         .target(
             name: "Library",
@@ -62,7 +71,8 @@ let package = Package(
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         .target(
             name: "Coach",
@@ -80,7 +90,8 @@ let package = Package(
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         // The reference server (library) and its thin executable.
         // zlib, for the reference server's generated PNG artwork.
@@ -125,6 +136,17 @@ let package = Package(
                     .when(platforms: [.linux], configuration: .release)
                 ),
             ]
+        ),
+        // Fuzzing driver for reliability/fuzz.py: replays inputs, or runs libFuzzer in a fuzzing build.
+        .target(
+            name: "CFuzzDriver",
+            cSettings: fuzzing ? [.define("BRADOS_FUZZ")] : []
+        ),
+        .executableTarget(
+            name: "brados-fuzz",
+            dependencies: ["BradOSCore", "MealPlan", "Visits", "Library", "NutritionPlan", "CFuzzDriver"],
+            swiftSettings: fuzzed,
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
         ),
         // Benchmark driver for bench/ (the artwork cache side of the diskcache comparison).
         .executableTarget(

@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, corrupt_files, files_under, kill_group, tree_digest  # noqa: E402
+from harness import Binaries, Profile, Server, Tally, corrupt_files, files_under, kill_group, profile_digest  # noqa: E402
 
 
 def xxh64(data):
@@ -63,11 +63,8 @@ def artwork_problems(profile):
 
 
 def profile_state(profile):
-    """What an import may change: every visible file under the cache and data roots."""
-    def skip(relative):
-        parts = relative.split(os.sep)
-        return any(part.startswith(".") for part in parts)
-    return {root: tree_digest(os.path.join(profile.home, root), skip) for root in ("cache", "data")}
+    """What an import may change (see harness.profile_digest)."""
+    return profile_digest(profile.home)
 
 
 leftover_temps = 0

@@ -214,3 +214,25 @@ class Tally:
         print(f"{self.name}: {self.runs} runs, {len(self.failures)} failures{figures} ({seconds:.0f} s)", flush=True)
         return {"suite": self.name, "runs": self.runs, "failures": len(self.failures), "examples": self.failures[:5],
                 "figures": self.figures, "seconds": round(seconds)}
+
+
+def profile_digest(home):
+    """What an import may change, comparable across runs: every visible file under the cache
+    and data roots, lock files aside, and the key-value store without its change counters
+    (`*_generation` keys count saves, not data)."""
+    def skip(relative):
+        return relative.endswith(".lock") or any(part.startswith(".") for part in relative.split(os.sep))
+    state = {}
+    for root in ("cache", "data"):
+        digest = tree_digest(os.path.join(home, root), skip)
+        for relative in list(digest):
+            if os.path.basename(relative) == "defaults.json":
+                with open(os.path.join(home, root, relative), "rb") as handle:
+                    try:
+                        values = json.loads(handle.read())
+                    except ValueError:
+                        continue  # torn: left as its raw digest, so it shows
+                values = {k: v for k, v in values.items() if not k.endswith("_generation")}
+                digest[relative] = hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+        state[root] = digest
+    return state

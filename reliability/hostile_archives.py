@@ -21,7 +21,7 @@ import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, files_under, tree_digest  # noqa: E402
+from harness import Binaries, Profile, Server, Tally, files_under, profile_digest  # noqa: E402
 
 
 def read_archive(path):
@@ -173,8 +173,7 @@ def main():
             manifest, entries = read_archive(valid)
 
             def state():
-                skip = lambda relative: any(part.startswith(".") for part in relative.split(os.sep))
-                return {root: tree_digest(os.path.join(profile.home, root), skip) for root in ("cache", "data")}
+                return profile_digest(profile.home)
             before = state()
             expected_after_valid = None
 
@@ -184,6 +183,11 @@ def main():
                     if name not in ("outside", "home", "valid.tar.gz", "attack.tar.gz"):
                         written.append(os.path.join(work, name))
                 return written
+
+            def keep(name, path):
+                if options.keep_failures:
+                    os.makedirs(options.keep_failures, exist_ok=True)
+                    shutil.copy(path, os.path.join(options.keep_failures, name.replace(" ", "-") + ".tar.gz"))
 
             def attempt(name, path, must_reject):
                 nonlocal before, expected_after_valid
@@ -197,19 +201,24 @@ def main():
                     return
                 if result.returncode == 0:
                     if must_reject:
+                        keep(name, path)
                         tally.fail(f"{name}: imported (exit 0), should be rejected")
                     elif expected_after_valid is not None and now != expected_after_valid:
-                        tally.fail(f"{name}: imported, but the cache is not what the archive holds")
+                        keep(name, path)
+                        differs = sorted({p for root in now for p in set(now[root].items()) ^ set(expected_after_valid[root].items())})
+                        tally.fail(f"{name}: imported, but the cache is not what the archive holds: {differs[:4]}")
                     else:
                         tally.ok()
+                    if now != before:  # back to the known state, so one failure does not cascade
+                        profile.must("cache", "import", valid, "--replace")
                     return
                 if "Traceback" in result.stderr or "Fatal error" in result.stderr or result.returncode < 0:
                     tally.fail(f"{name}: crashed ({result.returncode}): {result.stderr.strip()[:200]}")
-                    if options.keep_failures:
-                        os.makedirs(options.keep_failures, exist_ok=True)
-                        shutil.copy(path, os.path.join(options.keep_failures, name.replace(" ", "-") + ".tar.gz"))
+                    keep(name, path)
                 elif now != before:
+                    keep(name, path)
                     tally.fail(f"{name}: rejected ({result.returncode}) but the prior cache changed")
+                    profile.must("cache", "import", valid, "--replace")
                 elif not result.stderr.strip().startswith("brados:"):
                     tally.fail(f"{name}: rejected without a brados error: {result.stderr.strip()[:200]}")
                 else:

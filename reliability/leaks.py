@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Leaks (issue 11, suite 5): after `auth logout`, 0 bytes of the profile's data remain on
-disk (and the other profile's data is untouched); every cache file is 0600 and every folder
-0700; tokens and passwords appear in no log (`--verbose`, `BRADOS_LOG=trace`), no cache
+disk (and the other profile's data is untouched); every cache, data and config file is 0600
+and every folder 0700; tokens and passwords appear in no log (`--verbose`, `BRADOS_LOG=trace`), no cache
 file and no archive.
 
     python3 reliability/leaks.py [--build-dir .build] [--configuration debug]
@@ -95,6 +95,8 @@ def main():
 
             # Cache and data files, and their modes.
             scanned = 0
+            for path, reason in modes_problems(os.path.join(demo.home, "config")):
+                tally.fail(f"{os.path.relpath(path, demo.home)}: {reason}")
             for root in ("cache", "data"):
                 for path in files_under(os.path.join(demo.home, root)):
                     with open(path, "rb") as handle:

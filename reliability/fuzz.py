@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Fuzzing (issue 11, suite 6): libFuzzer (`-sanitize=fuzzer`) on the parsers brados runs on
+bytes it did not write: every domain's JSON cache decoder (mealplan, library, plan, and the
+visits key-value store), the archive manifest parser, and the archive reader.
+
+Builds `brados-fuzz` with BRADOS_FUZZ=1 into its own scratch folder (.build-fuzz: the fuzzed
+modules are compiled with coverage instrumentation), seeds each target with real files
+(a profile filled from brados-server, and an export of it), runs libFuzzer, and reports the
+iterations run and the crashes found. Crash inputs are kept in reliability/fuzz-crashes/.
+
+    python3 reliability/fuzz.py [--runs 1000000] [--targets manifest,archive,...] [--build-dir .build]
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import ROOT, Binaries, Profile, Server, Tally  # noqa: E402
+
+TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits"]
+
+
+def seeds(binaries, corpus):
+    """Real inputs for every target, from a profile filled by brados-server and exported."""
+    with Server(binaries) as server:
+        profile = Profile(binaries, server)
+        try:
+            profile.login()
+            for command in (["mealplan", "show"], ["library", "albums"], ["plan", "show"], ["visits", "list"]):
+                profile.must(*command)
+            cache = os.path.join(profile.home, "cache", "users", "default")
+            data = os.path.join(profile.home, "data", "users", "default")
+            copies = {
+                "mealplan": glob.glob(os.path.join(cache, "mealplan", "*.json")),
+                "plan": glob.glob(os.path.join(cache, "plan", "*.json")),
+                "library": glob.glob(os.path.join(data, "library", "*.json")) + glob.glob(os.path.join(cache, "library", "*.json")),
+                "visits": [os.path.join(data, "defaults.json")],
+            }
+            archives = []
+            for compression in ("tar.gz", "tar.zst"):
+                path = os.path.join(profile.home, f"seed.{compression}")
+                profile.must("cache", "export", "--format", compression, "--domains", "mealplan,plan,visits", "-o", path)
+                archives.append(path)
+            copies["archive"] = archives
+            with tarfile.open(archives[0], "r:gz") as tar:
+                manifest = tar.extractfile("manifest.json").read()
+            for target, files in copies.items():
+                os.makedirs(os.path.join(corpus, target), exist_ok=True)
+                for index, path in enumerate(files):
+                    if os.path.isfile(path):
+                        shutil.copy(path, os.path.join(corpus, target, f"seed-{index}"))
+            os.makedirs(os.path.join(corpus, "manifest"), exist_ok=True)
+            with open(os.path.join(corpus, "manifest", "seed-0"), "wb") as handle:
+                handle.write(manifest)
+        finally:
+            profile.remove()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=1_000_000, help="iterations per target")
+    parser.add_argument("--targets", default=",".join(TARGETS))
+    parser.add_argument("--build-dir", default=".build", help="where brados and brados-server are (for the seeds)")
+    parser.add_argument("--configuration", default="debug")
+    parser.add_argument("--fuzz-build-dir", default=".build-fuzz")
+    parser.add_argument("--no-build", action="store_true")
+    options = parser.parse_args()
+    binaries = Binaries(options.build_dir, options.configuration)
+    tally = Tally("fuzz")
+    if not options.no_build:
+        started = time.monotonic()
+        subprocess.run(["swift", "build", "--product", "brados-fuzz", "--scratch-path", options.fuzz_build_dir],
+                       cwd=ROOT, check=True, env=dict(os.environ, BRADOS_FUZZ="1"), stdout=subprocess.DEVNULL)
+        tally.figures["build s"] = round(time.monotonic() - started)
+    fuzzer = os.path.join(ROOT, options.fuzz_build_dir, "debug", "brados-fuzz")
+    crashes_dir = os.path.join(ROOT, "reliability", "fuzz-crashes")
+    work = tempfile.mkdtemp(prefix="brados-fuzz-")
+    iterations = {}
+    try:
+        corpus = os.path.join(work, "corpus")
+        seeds(binaries, corpus)
+        for target in options.targets.split(","):
+            artifacts = os.path.join(work, "artifacts", target) + "/"
+            os.makedirs(artifacts)
+            folder = os.path.join(corpus, target)
+            os.makedirs(folder, exist_ok=True)
+            result = subprocess.run([fuzzer, target, f"-runs={options.runs}", "-max_len=262144", "-timeout=20",
+                                     "-rss_limit_mb=4096", "-print_final_stats=1", f"-artifact_prefix={artifacts}", folder],
+                                    capture_output=True, text=True)
+            log = result.stderr
+            done = re.search(r"Done (\d+) runs in (\d+) second", log)
+            executed = re.search(r"stat::number_of_executed_units:\s*(\d+)", log)
+            count = int(done.group(1)) if done else int(executed.group(1)) if executed else 0
+            iterations[target] = count
+            found = os.listdir(artifacts)
+            if result.returncode != 0 or found:
+                os.makedirs(crashes_dir, exist_ok=True)
+                for name in found:
+                    shutil.copy(os.path.join(artifacts, name), os.path.join(crashes_dir, f"{target}-{name}"))
+                summary = next((line for line in log.splitlines() if "ERROR" in line or "Fatal error" in line or "crashed" in line), log[-300:])
+                tally.fail(f"{target}: exit {result.returncode} after {count} runs: {summary.strip()[:300]} (inputs in reliability/fuzz-crashes/)")
+            else:
+                tally.ok()
+            print(f"  {target}: {count} runs, exit {result.returncode}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    tally.figures["iterations"] = iterations
+    result = tally.report()
+    print(json.dumps(result))
+    sys.exit(1 if tally.failures else 0)
+
+
+if __name__ == "__main__":
+    main()
