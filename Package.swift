@@ -146,7 +146,7 @@ let package = Package(
             name: "brados-fuzz",
             dependencies: ["BradOSCore", "MealPlan", "Visits", "Library", "NutritionPlan", "CFuzzDriver"],
             swiftSettings: fuzzed,
-            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer"])] : []
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
         ),
         // Benchmark driver for bench/ (the artwork cache side of the diskcache comparison).
         .executableTarget(
