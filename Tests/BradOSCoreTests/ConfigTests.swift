@@ -1,9 +1,23 @@
 import BradOSCore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Config precedence and paths")
 struct ConfigTests {
+    @Test("network.timeout: 30 s by default, from the environment or the file; every request gets it")
+    func networkTimeout() async throws {
+        #expect(Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile()).networkTimeout == .seconds(30))
+        #expect(Settings(flags: GlobalFlags(), environment: ["BRADOS_NETWORK_TIMEOUT": "2s"], file: ConfigFile()).networkTimeout == .seconds(2))
+        #expect(Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["network.timeout": "1m"])).networkTimeout == .seconds(60))
+        // A value the validator would refuse (zero) never means "no time at all".
+        #expect(Settings(flags: GlobalFlags(), environment: ["BRADOS_NETWORK_TIMEOUT": "0s"], file: ConfigFile()).networkTimeout == .seconds(30))
+        let stub = StubTransport { _, _ in .json("{}") }
+        let transport = TimeoutTransport(base: stub, timeout: .seconds(2))
+        _ = try await transport.send(HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:1/x")!))
+        #expect(stub.requests.map(\.timeout) == [.seconds(2)])
+    }
+
     @Test("profile: flag > environment > file > default")
     func profilePrecedence() throws {
         let file = ConfigFile(values: ["profile": "fromfile"])
