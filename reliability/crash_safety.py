@@ -45,6 +45,8 @@ def artwork_problems(profile):
     connection = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=10)
     try:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(blob)")]
+        if not columns:
+            return []  # killed before the first migration committed: an empty index, migrated on the next open
         # A process killed between the index's first two migrations leaves the first schema
         # (SHA-256 checksums); the next open migrates it. Sizes still have to match.
         checksum = "checksum" if "checksum" in columns else "NULL"
