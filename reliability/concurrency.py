@@ -63,9 +63,7 @@ def main():
     with Server(binaries) as server:
         profile = Profile(binaries, server, extra_env={"BRADOS_LIBRARY_ARTWORK_CAP": "20MB"})
         try:
-            profile.login()
-            profile.must("auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin",
-                         stdin="demo\n")
+            profile.login(supabase_email="demo@example.com")
 
             # 1. Artwork: 8 processes x 50 fetches of random albums at both sizes, 20 MB cap.
             albums = [a["ratingKey"] for a in json.loads(profile.must("library", "albums", "--json").stdout)["albums"]]

@@ -132,9 +132,7 @@ def main():
     with Server(binaries) as server:
         profile = Profile(binaries, server)
         try:
-            profile.login()
-            profile.must("auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin",
-                         stdin="demo\n")
+            profile.login(supabase_email="demo@example.com")
 
             # 1. mealplan finalize: the cached plan is the old one or the new one, never torn.
             def draft():

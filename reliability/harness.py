@@ -101,8 +101,12 @@ class Profile:
         return subprocess.Popen([self.binaries.brados, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 stdin=subprocess.DEVNULL, env=self.env, start_new_session=True)
 
-    def login(self, user="demo", password="demo"):
+    def login(self, user="demo", password="demo", supabase_email=None):
+        """Signs in to the BradOS services and, given an email, to Supabase (the coach)."""
         self.must("auth", "login", "--user", user, "--password-stdin", stdin=password + "\n")
+        if supabase_email:
+            self.must("auth", "login", "--service", "supabase", "--user", supabase_email, "--password-stdin",
+                      stdin=password + "\n")
 
     @property
     def cache_root(self):

@@ -80,9 +80,7 @@ def main():
         # A 2 s request timeout and a stale visits cache, so every command goes to the server.
         profile = Profile(binaries, server, extra_env={"BRADOS_NETWORK_TIMEOUT": "2s", "BRADOS_VISITS_TTL": "0s"})
         try:
-            profile.login()
-            profile.must("auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin",
-                         stdin="demo\n")
+            profile.login(supabase_email="demo@example.com")
             for _, command, _, _ in DOMAINS:
                 profile.must(*command)
             plan_body = out_of_range_plan(profile)
