@@ -7,7 +7,6 @@ sign-out, 0 errors.
 
     python3 reliability/concurrency.py [--processes 8] [--fetches 50] [--build-dir .build] [--configuration debug]
 """
-import argparse
 import json
 import os
 import random
@@ -17,7 +16,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, corrupt_files  # noqa: E402
+from harness import suite_parser, Binaries, Profile, Server, Tally, corrupt_files  # noqa: E402
 from crash_safety import artwork_problems  # noqa: E402
 
 CAP = 20_000_000
@@ -48,12 +47,10 @@ def run_all(jobs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = suite_parser(__doc__)
     parser.add_argument("--processes", type=int, default=8)
     parser.add_argument("--fetches", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the plan-sync and token-refresh races")
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
     parser.add_argument("--seed", type=int, default=2)
     options = parser.parse_args()
     random.seed(options.seed)

@@ -10,7 +10,6 @@ Figure: corrupt states found (goal 0).
 
     python3 reliability/crash_safety.py [--runs 200] [--build-dir .build] [--configuration debug]
 """
-import argparse
 import hashlib
 import json
 import os
@@ -22,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, corrupt_files, files_under, kill_group, profile_digest  # noqa: E402
+from harness import suite_parser, Binaries, Profile, Server, Tally, corrupt_files, files_under, kill_group, profile_digest  # noqa: E402
 
 
 def xxh64(data):
@@ -117,10 +116,8 @@ def check(tally, profile, what, extra=()):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = suite_parser(__doc__)
     parser.add_argument("--runs", type=int, default=200, help="kills in all, spread over the five operations")
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
     parser.add_argument("--seed", type=int, default=11)
     options = parser.parse_args()
     random.seed(options.seed)

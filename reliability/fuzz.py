@@ -10,7 +10,6 @@ iterations run and the crashes found. Crash inputs are kept in reliability/fuzz-
 
     python3 reliability/fuzz.py [--runs 1000000] [--targets manifest,archive,...] [--build-dir .build]
 """
-import argparse
 import glob
 import json
 import os
@@ -23,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, Binaries, Profile, Server, Tally  # noqa: E402
+from harness import suite_parser, ROOT, Binaries, Profile, Server, Tally  # noqa: E402
 
 TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits"]
 
@@ -65,11 +64,9 @@ def seeds(binaries, corpus):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = suite_parser(__doc__)
     parser.add_argument("--runs", type=int, default=1_000_000, help="iterations per target")
     parser.add_argument("--targets", default=",".join(TARGETS))
-    parser.add_argument("--build-dir", default=".build", help="where brados and brados-server are (for the seeds)")
-    parser.add_argument("--configuration", default="debug")
     parser.add_argument("--fuzz-build-dir", default=".build-fuzz")
     parser.add_argument("--no-build", action="store_true")
     options = parser.parse_args()

@@ -1,6 +1,7 @@
 """Shared helpers for the reliability suites: binaries, a loopback brados-server, profiles,
 and the checks every suite makes (JSON files parse, SQLite databases pass integrity_check,
 no file outside a root changed)."""
+import argparse
 import hashlib
 import json
 import os
@@ -13,6 +14,14 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def suite_parser(doc):
+    """The command line every suite shares: where the built binaries are."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path of the build to test")
+    parser.add_argument("--configuration", default="debug", help="debug (the `make test` build) or release")
+    return parser
 
 
 class Binaries:

@@ -7,7 +7,6 @@ may be written outside the cache root, and a rejected import leaves the prior ca
 
     python3 reliability/hostile_archives.py [--mutations 1000] [--build-dir .build] [--configuration debug]
 """
-import argparse
 import copy
 import gzip
 import hashlib
@@ -21,7 +20,7 @@ import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, files_under, profile_digest  # noqa: E402
+from harness import suite_parser, Binaries, Profile, Server, Tally, files_under, profile_digest  # noqa: E402
 
 
 def read_archive(path):
@@ -147,10 +146,8 @@ def bomb(path, manifest, entries, kind):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = suite_parser(__doc__)
     parser.add_argument("--mutations", type=int, default=1000)
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--no-bombs", action="store_true", help="skip the two bombs (they take a while)")
     parser.add_argument("--keep-failures", metavar="DIR", help="copy every archive that failed a check here")

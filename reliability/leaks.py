@@ -6,7 +6,6 @@ file and no archive.
 
     python3 reliability/leaks.py [--build-dir .build] [--configuration debug]
 """
-import argparse
 import io
 import json
 import os
@@ -15,7 +14,7 @@ import sys
 import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, files_under, modes_problems, tree_digest  # noqa: E402
+from harness import suite_parser, Binaries, Profile, Server, Tally, files_under, modes_problems, tree_digest  # noqa: E402
 
 # Every domain, online, so each one writes what it caches.
 COMMANDS = [
@@ -51,9 +50,7 @@ def scan(blob, tokens):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
+    parser = suite_parser(__doc__)
     options = parser.parse_args()
     binaries = Binaries(options.build_dir, options.configuration)
     tally = Tally("leaks")

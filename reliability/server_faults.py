@@ -9,14 +9,13 @@ crash or stack trace, never a cache overwritten by bad data.
 
     python3 reliability/server_faults.py [--build-dir .build] [--configuration debug]
 """
-import argparse
 import copy
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Binaries, Profile, Server, Tally, corrupt_files, tree_digest  # noqa: E402
+from harness import suite_parser, Binaries, Profile, Server, Tally, corrupt_files, tree_digest  # noqa: E402
 
 
 def cache_digest(folder):
@@ -68,9 +67,7 @@ def out_of_range_plan(profile):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
+    parser = suite_parser(__doc__)
     options = parser.parse_args()
     binaries = Binaries(options.build_dir, options.configuration)
     tally = Tally("server faults")

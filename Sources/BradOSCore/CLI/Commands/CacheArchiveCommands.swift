@@ -48,9 +48,9 @@ extension CacheCommand {
             if toStdout {
                 report = try exporter.export(to: STDOUT_FILENO, options: options)
             } else {
-                if FileSystem.exists(destination), !overwrite {
-                    throw CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
-                }
+                // The name may also be taken while the archive is written: then too, nothing is replaced.
+                let nameTaken = CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
+                if FileSystem.exists(destination), !overwrite { throw nameTaken }
                 // Written where it will live but unnamed until whole: a failed or killed
                 // export leaves no half archive, and no temporary file either.
                 let file = try UnnamedFile(destination: destination)
@@ -64,9 +64,7 @@ extension CacheCommand {
                 } catch {
                     spinner?.stop()
                     file.discard()
-                    if case StorageError.io(_, _, EEXIST) = error, !overwrite {
-                        throw CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
-                    }
+                    if case StorageError.io(_, _, EEXIST) = error, !overwrite { throw nameTaken }
                     throw error
                 }
             }
