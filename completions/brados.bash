@@ -134,6 +134,18 @@ __brados_add_completions() {
     done < <(IFS=$'\n' compgen "${@}" -- "${cur}")
 }
 
+# Added by brados: values a custom completion prints (ids from the local caches) are
+# data, never code. `compgen -W` would expand $(…), backticks and variables in them,
+# so each line is matched as a literal prefix of the current word and inserted quoted.
+__brados_add_custom_completions() {
+    local completion quoted
+    while IFS='' read -r completion; do
+        [[ -n "${completion}" && "${completion}" == "${cur}"* ]] || continue
+        printf -v quoted '%q' "${completion}"
+        COMPREPLY+=("${quoted}")
+    done < <(__brados_custom_complete "${@}")
+}
+
 __brados_custom_complete() {
     if [[ -n "${cur}" || -z ${COMP_WORDS[${COMP_CWORD}]} || "${COMP_LINE:${COMP_POINT}:1}" != ' ' ]]; then
         local -ar words=("${COMP_WORDS[@]}")
@@ -223,7 +235,7 @@ _brados_auth_login() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion auth login -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion auth login -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -242,7 +254,7 @@ _brados_auth_status() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion auth status -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion auth status -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -261,7 +273,7 @@ _brados_auth_switch() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion auth switch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion auth switch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -272,7 +284,7 @@ _brados_auth_switch() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion auth switch -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion auth switch -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -288,7 +300,7 @@ _brados_auth_logout() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion auth logout -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion auth logout -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -330,7 +342,7 @@ _brados_config_get() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config get -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config get -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -341,7 +353,7 @@ _brados_config_get() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config get -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config get -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -357,7 +369,7 @@ _brados_config_set() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config set -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config set -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -368,7 +380,7 @@ _brados_config_set() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config set -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config set -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -384,7 +396,7 @@ _brados_config_unset() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config unset -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config unset -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -395,7 +407,7 @@ _brados_config_unset() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config unset -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config unset -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -411,7 +423,7 @@ _brados_config_list() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -430,7 +442,7 @@ _brados_config_path() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion config path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion config path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -472,7 +484,7 @@ _brados_cache_stats() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache stats -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache stats -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -491,7 +503,7 @@ _brados_cache_clear() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache clear -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache clear -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -502,7 +514,7 @@ _brados_cache_clear() {
     # Offer positional completions
     case "${positional_number}" in
     *)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache clear -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache clear -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -530,7 +542,7 @@ _brados_cache_export() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache export -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache export -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -549,14 +561,14 @@ _brados_cache_import() {
     # Offer option value completions
     case "${prev}" in
     '--as')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache import -- --as "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache import -- --as "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--domains')
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache import -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache import -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -583,7 +595,7 @@ _brados_cache_verify() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache verify -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache verify -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -610,7 +622,7 @@ _brados_cache_path() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion cache path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion cache path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -652,7 +664,7 @@ _brados_plugins_list() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plugins list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plugins list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -674,7 +686,7 @@ _brados_sync() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -693,7 +705,7 @@ _brados_doctor() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion doctor -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion doctor -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -735,7 +747,7 @@ _brados_mealplan_show() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -754,7 +766,7 @@ _brados_mealplan_today() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan today -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan today -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -773,7 +785,7 @@ _brados_mealplan_refresh() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan refresh -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan refresh -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -792,7 +804,7 @@ _brados_mealplan_new() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan new -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan new -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -811,7 +823,7 @@ _brados_mealplan_critique() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan critique -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan critique -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -830,7 +842,7 @@ _brados_mealplan_finalize() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan finalize -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan finalize -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -849,7 +861,7 @@ _brados_mealplan_status() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan status -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan status -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -868,7 +880,7 @@ _brados_mealplan_path() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion mealplan path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion mealplan path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -910,7 +922,7 @@ _brados_visits_list() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion visits list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion visits list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -929,7 +941,7 @@ _brados_visits_show() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion visits show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion visits show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -940,7 +952,7 @@ _brados_visits_show() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion visits show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion visits show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -971,7 +983,7 @@ _brados_visits_add() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion visits add -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion visits add -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -990,7 +1002,7 @@ _brados_visits_delete() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion visits delete -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion visits delete -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1001,7 +1013,7 @@ _brados_visits_delete() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion visits delete -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion visits delete -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -1049,7 +1061,7 @@ _brados_library_albums() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library albums -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library albums -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1071,7 +1083,7 @@ _brados_library_collections() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library collections -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library collections -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1090,7 +1102,7 @@ _brados_library_sections() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library sections -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library sections -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1109,7 +1121,7 @@ _brados_library_show() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1120,7 +1132,7 @@ _brados_library_show() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -1143,7 +1155,7 @@ _brados_library_artwork() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library artwork -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library artwork -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1154,7 +1166,7 @@ _brados_library_artwork() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library artwork -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library artwork -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -1179,7 +1191,7 @@ _brados_library_prefetch() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library prefetch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library prefetch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1221,7 +1233,7 @@ _brados_library_cache_stats() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library cache stats -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library cache stats -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1243,7 +1255,7 @@ _brados_library_cache_prune() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion library cache prune -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion library cache prune -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1288,7 +1300,7 @@ _brados_coach_conversations() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion coach conversations -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion coach conversations -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1310,7 +1322,7 @@ _brados_coach_show() {
         return
         ;;
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion coach show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion coach show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1321,7 +1333,7 @@ _brados_coach_show() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion coach show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion coach show -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -1337,7 +1349,7 @@ _brados_coach_delete() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion coach delete -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion coach delete -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1348,7 +1360,7 @@ _brados_coach_delete() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -W "$(__brados_custom_complete ---completion coach delete -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion coach delete -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
@@ -1364,7 +1376,7 @@ _brados_coach_context() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion coach context -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion coach context -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1406,7 +1418,7 @@ _brados_plan_show() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1425,7 +1437,7 @@ _brados_plan_targets() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan targets -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan targets -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1444,7 +1456,7 @@ _brados_plan_why() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan why -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan why -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1463,7 +1475,7 @@ _brados_plan_recompute() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan recompute -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan recompute -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1482,7 +1494,7 @@ _brados_plan_refresh() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan refresh -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan refresh -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1501,7 +1513,7 @@ _brados_plan_weight() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan weight -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan weight -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1520,7 +1532,7 @@ _brados_plan_pending() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan pending -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan pending -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1539,7 +1551,7 @@ _brados_plan_sync() {
     # Offer option value completions
     case "${prev}" in
     '--profile')
-        __brados_add_completions -W "$(__brados_custom_complete ---completion plan sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)")"
+        __brados_add_custom_completions ---completion plan sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')

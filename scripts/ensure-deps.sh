@@ -5,7 +5,8 @@ set -euo pipefail
 
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev; do
+# zsh and fish: the completion tests run all three shells.
+for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev zsh fish; do
     have "$package" || need+=("$package")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -10,14 +10,28 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "CArchiveLoader.h"
 
 static void *library;
+static char load_error[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+// Only the versioned soname of the ABI brados was built against: never the unversioned
+// development symlink (another ABI, or whatever a writable directory on the search path
+// provides under that name). The loader searches only the system's trusted paths for it
+// (plus LD_LIBRARY_PATH, which the user controls anyway).
 static void open_library(void) {
-    static const char *const names[] = {"libarchive.so.13", "libarchive.so", NULL};
-    for (int i = 0; names[i] != NULL && library == NULL; i++) library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    library = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "libarchive.so.13 could not be loaded");
+    }
+}
+
+const char *carchive_load_error(void) {
+    pthread_once(&once, open_library);
+    return library == NULL ? load_error : NULL;
 }
 
 static void *symbol(const char *name) {

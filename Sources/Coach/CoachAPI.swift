@@ -126,7 +126,7 @@ public struct PostgRESTCoachClient: CoachAPI {
 
     func decode<T: Decodable>(_ type: T.Type, _ body: Data, path: String) throws -> T {
         do { return try SupabaseJSON.decoder().decode(T.self, from: body) } catch {
-            throw NetworkError.invalidResponse(path: path, detail: APIClient.describe(error))
+            throw NetworkError.undecodable(path: path, error)
         }
     }
 }

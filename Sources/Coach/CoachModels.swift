@@ -26,13 +26,16 @@ public struct Conversation: Codable, Sendable, Equatable, Identifiable {
         self.updatedAt = updatedAt
     }
 
+    /// The characters a conversation id may hold (see ``IdentifierRule``).
+    public static let idRule = IdentifierRule.token("conversation id")
+
     enum CodingKeys: String, CodingKey {
         case id, userId, title, domain, lastMessageAt, messageCount, createdAt, updatedAt
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
+        id = try container.decode(Self.idRule, forKey: .id)
         userId = try container.decode(String.self, forKey: .userId)
         title = try container.decodeIfPresent(String.self, forKey: .title)
         domain = try container.decodeIfPresent(String.self, forKey: .domain)
@@ -72,6 +75,21 @@ public struct Message: Codable, Sendable, Equatable, Identifiable {
         self.role = role
         self.content = content
         self.createdAt = createdAt
+    }
+
+    /// The characters a message id may hold (see ``IdentifierRule``).
+    public static let idRule = IdentifierRule.token("message id")
+
+    enum CodingKeys: String, CodingKey { case id, conversationId, role, content, createdAt }
+
+    /// Decodes a message, refusing ids outside their ``IdentifierRule``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Self.idRule, forKey: .id)
+        conversationId = try container.decode(Conversation.idRule, forKey: .conversationId)
+        role = try container.decode(MessageRole.self, forKey: .role)
+        content = try container.decode(String.self, forKey: .content)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
     }
 }
 

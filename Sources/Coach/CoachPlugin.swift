@@ -47,6 +47,7 @@ public struct CoachPlugin: DomainPlugin {
     /// Cached conversation ids, most recent first, for shell completion (local files only).
     public static func cachedConversationIDs() -> [String] {
         CompletionValues.strings("SELECT remoteId FROM conversation ORDER BY updatedAt DESC", in: databaseURL(CompletionValues.scope().profile))
+            .filter(Conversation.idRule.isValid)
     }
 
     static func anonKey(_ settings: Settings) -> String { settings.resolve(anonKeyKey).value ?? referenceAnonKey }

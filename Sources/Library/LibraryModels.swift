@@ -1,3 +1,4 @@
+import BradOSCore
 import Foundation
 
 /// A library section (a music section has `type == "artist"`).
@@ -29,6 +30,20 @@ public struct Album: Codable, Sendable, Equatable, Identifiable {
         self.addedAt = addedAt
     }
 
+    enum CodingKeys: String, CodingKey { case ratingKey, title, artist, year, thumb, art, addedAt }
+
+    /// Decodes an album from the snapshot, refusing a rating key that is not digits.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ratingKey = try container.decode(IdentifierRule.ratingKey, forKey: .ratingKey)
+        title = try container.decode(String.self, forKey: .title)
+        artist = try container.decode(String.self, forKey: .artist)
+        year = try container.decodeIfPresent(Int.self, forKey: .year)
+        thumb = try container.decodeIfPresent(String.self, forKey: .thumb)
+        art = try container.decodeIfPresent(String.self, forKey: .art)
+        addedAt = try container.decodeIfPresent(Int.self, forKey: .addedAt)
+    }
+
     /// The identity used to drop duplicates: the same title, artist and year.
     var identity: String { "\(title.lowercased())|\(artist.lowercased())|\(year ?? 0)" }
 }
@@ -40,6 +55,24 @@ public struct PlexCollection: Codable, Sendable, Equatable, Identifiable {
     public var childCount: Int
     public var thumb: String?
     public var id: String { ratingKey }
+
+    public init(ratingKey: String, title: String, childCount: Int, thumb: String?) {
+        self.ratingKey = ratingKey
+        self.title = title
+        self.childCount = childCount
+        self.thumb = thumb
+    }
+
+    enum CodingKeys: String, CodingKey { case ratingKey, title, childCount, thumb }
+
+    /// Decodes a collection, refusing a rating key that is not digits.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ratingKey = try container.decode(IdentifierRule.ratingKey, forKey: .ratingKey)
+        title = try container.decode(String.self, forKey: .title)
+        childCount = try container.decode(Int.self, forKey: .childCount)
+        thumb = try container.decodeIfPresent(String.self, forKey: .thumb)
+    }
 }
 
 /// An album's detail (`library show`).
@@ -95,6 +128,27 @@ struct PlexMetadata: Decodable {
     var summary: String?
     var studio: String?
     var Genre: [Tag]?
+
+    enum CodingKeys: String, CodingKey {
+        case ratingKey, title, type, parentTitle, year, thumb, art, addedAt, childCount, leafCount, summary, studio, Genre
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ratingKey = try container.decode(IdentifierRule.ratingKey, forKey: .ratingKey)
+        title = try container.decode(String.self, forKey: .title)
+        type = try container.decodeIfPresent(String.self, forKey: .type)
+        parentTitle = try container.decodeIfPresent(String.self, forKey: .parentTitle)
+        year = try container.decodeIfPresent(Int.self, forKey: .year)
+        thumb = try container.decodeIfPresent(String.self, forKey: .thumb)
+        art = try container.decodeIfPresent(String.self, forKey: .art)
+        addedAt = try container.decodeIfPresent(Int.self, forKey: .addedAt)
+        childCount = try container.decodeIfPresent(FlexibleInt.self, forKey: .childCount)
+        leafCount = try container.decodeIfPresent(Int.self, forKey: .leafCount)
+        summary = try container.decodeIfPresent(String.self, forKey: .summary)
+        studio = try container.decodeIfPresent(String.self, forKey: .studio)
+        Genre = try container.decodeIfPresent([Tag].self, forKey: .Genre)
+    }
 
     var album: Album {
         Album(ratingKey: ratingKey, title: title, artist: parentTitle ?? "Unknown Artist", year: year,

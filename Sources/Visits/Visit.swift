@@ -1,3 +1,4 @@
+import BradOSCore
 import Foundation
 
 /// One visit (a place, when, how long, notes), as the BradOS API returns it.
@@ -19,6 +20,23 @@ public struct Visit: Codable, Sendable, Equatable, Identifiable {
         self.durationMinutes = durationMinutes
         self.notes = notes
         self.createdAt = createdAt
+    }
+
+    /// The characters a visit id may hold (see ``IdentifierRule``).
+    public static let idRule = IdentifierRule.token("visit id")
+
+    enum CodingKeys: String, CodingKey { case id, place, address, visitedAt, durationMinutes, notes, createdAt }
+
+    /// Decodes a visit, refusing an id outside ``idRule`` (from a server, a cache or an archive).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Self.idRule, forKey: .id)
+        place = try container.decode(String.self, forKey: .place)
+        address = try container.decodeIfPresent(String.self, forKey: .address)
+        visitedAt = try container.decode(Date.self, forKey: .visitedAt)
+        durationMinutes = try container.decode(Int.self, forKey: .durationMinutes)
+        notes = try container.decodeIfPresent(String.self, forKey: .notes)
+        createdAt = try container.decodeIfPresent(Date.self, forKey: .createdAt)
     }
 }
 

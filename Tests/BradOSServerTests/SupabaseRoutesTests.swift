@@ -188,4 +188,23 @@ struct SupabaseRoutesTests {
             }
         }
     }
+
+    @Test("hostile Range headers and paging values are a 4xx or a clipped page, never a trap (Range: 0-Int.max overflowed)")
+    func hostileRanges() async throws {
+        try await app().test(.router) { client in
+            let session = try await signIn(client, "demo", "demo")
+            for range in ["0-9223372036854775807", "9223372036854775807-9223372036854775807", "5-9223372036854775807", "0-", "-", "a-b", "99999999999999999999-1"] {
+                var fields = headers(session)
+                fields[.range] = range
+                try await client.execute(uri: "/rest/v1/conversations", method: .get, headers: fields) { response in
+                    #expect([200, 206, 416].contains(response.status.code), "Range \(range): \(response.status)")
+                }
+            }
+            for query in ["offset=-1", "limit=-5", "limit=abc", "offset=9223372036854775807&limit=9223372036854775807", "offset=99999999999999999999"] {
+                try await client.execute(uri: "/rest/v1/conversations?\(query)", method: .get, headers: headers(session)) { response in
+                    #expect([200, 206, 400, 416].contains(response.status.code), "\(query): \(response.status)")
+                }
+            }
+        }
+    }
 }

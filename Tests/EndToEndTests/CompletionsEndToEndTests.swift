@@ -70,4 +70,135 @@ struct CompletionsEndToEndTests {
         #expect(try complete("brados cache clear c", environment: environment) == ["coach"])
         #expect(try complete("brados config get plan.", environment: environment) == ["plan.ttl"])
     }
+
+    // MARK: - Hostile values (issue 16: command execution through completion)
+
+    /// Values a hostile archive or server could plant: each would create `marker` if any
+    /// shell evaluated it.
+    static func hostileValues(_ marker: String) -> [String] {
+        ["$(touch \(marker)-dollar)", "`touch \(marker)-backtick`", "x;touch \(marker)-semicolon", "*", "?[a]", "$HOME", "x\ny", "good-id", "last-line"]
+    }
+
+    /// A stand-in `brados` that answers every `---completion` call with the hostile values.
+    func fakeBrados(printing values: [String]) throws -> URL {
+        let bin = home.url.appendingPathComponent("fake-bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let data = home.url.appendingPathComponent("fake-values")
+        try Data(values.joined(separator: "\n").utf8 + [10]).write(to: data)
+        let script = bin.appendingPathComponent("brados")
+        try "#!/bin/sh\ncat '\(data.path)'\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        return bin
+    }
+
+    /// Runs a shell script; returns stdout.
+    func runShell(_ shell: String, _ arguments: [String], script: String, path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = arguments + [script]
+        process.environment = ["PATH": path, "HOME": home.url.path]
+        process.currentDirectoryURL = home.url
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func markers() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: home.url.path)) ?? []).filter { $0.hasPrefix("pwned") }
+    }
+
+    @Test("no shell evaluates a completion value: $(…), backticks, ;, globs, variables and newlines stay text",
+          arguments: ["bash", "zsh", "fish"])
+    func hostileValuesAreNeverEvaluated(_ shell: String) throws {
+        guard let shellPath = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            Issue.record("\(shell) is not installed (scripts/ensure-deps.sh installs it)")
+            return
+        }
+        let marker = home.url.appendingPathComponent("pwned").path
+        let bin = try fakeBrados(printing: Self.hostileValues(marker))
+        let path = bin.path + ":/usr/bin:/bin"
+        // Every id kind goes through the same function; one command line per kind.
+        for line in ["brados visits show ", "brados library artwork ", "brados coach show "] {
+            let candidates: String
+            switch shell {
+            case "bash":
+                candidates = try runShell(shellPath, ["-c"], script: """
+                    source '\(Self.repository.appendingPathComponent("completions/brados.bash").path)'
+                    COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}
+                    read -r -a COMP_WORDS <<< "$COMP_LINE"; COMP_WORDS+=('')
+                    COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+                    _brados brados '' "${COMP_WORDS[COMP_CWORD-1]}"
+                    printf '%s\\n' "${COMPREPLY[@]}"
+                    """, path: path)
+                // Offered, but quoted: inserting one puts text on the command line, not code.
+                #expect(candidates.contains("good-id"))
+                #expect(candidates.contains("\\$\\(touch"), "the $(…) value is offered quoted: \(candidates)")
+                #expect(!candidates.contains("\n$(touch"))
+            case "zsh":
+                // zsh's completion system needs a terminal; the stand-ins record what would reach it.
+                candidates = try runShell(shellPath, ["-f", "-c"], script: """
+                    compdef() { :; }
+                    source '\(Self.repository.appendingPathComponent("completions/_brados").path)'
+                    _describe() { print -rl -- "${(@P)3}" }
+                    command_name=brados; command_line=(\(line.split(separator: " ").map { "'\($0)'" }.joined(separator: " ")) '')
+                    __brados_custom_complete ---completion x -- positional@0 3 0
+                    """, path: path)
+                #expect(candidates.contains("good-id"))
+            default:
+                candidates = try runShell(shellPath, ["--no-config", "-c"], script: """
+                    source '\(Self.repository.appendingPathComponent("completions/brados.fish").path)'
+                    complete -C '\(line)'
+                    """, path: path)
+                #expect(candidates.contains("good-id"))
+            }
+            #expect(markers().isEmpty, "\(shell) ran a planted command completing '\(line)': \(markers())\n\(candidates)")
+        }
+    }
+
+    @Test("ids planted in the caches (visits, library, coach) are never offered, nor run")
+    func plantedCacheIdsAreRefused() async throws {
+        let server = try ServerProcess()
+        let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
+        for (arguments, stdin) in [(["auth", "login", "--user", "demo", "--password-stdin"], "demo"),
+                                   (["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], "demo")] {
+            #expect(try BuiltProducts.run("brados", arguments, environment: environment, stdin: stdin).status == 0)
+        }
+        for arguments in [["visits", "list"], ["library", "albums"], ["coach", "--json"]] {
+            #expect(try BuiltProducts.run("brados", arguments, environment: environment).status == 0)
+        }
+        let marker = home.url.appendingPathComponent("pwned").path
+        let hostile = "$(touch \(marker))"
+        // visits: the first cached visit's id.
+        let defaults = home.url.appendingPathComponent("data/users/default/defaults.json")
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: defaults)) as? [String: Any])
+        var visits = try #require(document["cached_visits"] as? [[String: Any]])
+        visits[0]["id"] = hostile
+        document["cached_visits"] = visits
+        try JSONSerialization.data(withJSONObject: document).write(to: defaults)
+        // library: the first album's rating key in the snapshot.
+        let snapshot = home.url.appendingPathComponent("data/users/default/library/snapshot.json")
+        let text = try String(contentsOf: snapshot, encoding: .utf8)
+        let firstKey = try #require(text.firstMatch(of: #/"ratingKey"\s*:\s*"(\d+)"/#)?.output.1)
+        try text.replacingOccurrences(of: "\"\(firstKey)\"", with: "\"\\u0060touch \(marker)\\u0060\"").write(to: snapshot, atomically: true, encoding: .utf8)
+        // coach: a conversation's remote id in SQLite.
+        let database = home.url.appendingPathComponent("data/users/default/coach/coach.sqlite")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE conversation SET remoteId=? WHERE rowid=(SELECT MIN(rowid) FROM conversation)', (sys.argv[2],)); c.commit()",
+                            database.path, "x;touch \(marker)"]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+
+        for line in ["brados visits show ", "brados library artwork ", "brados coach show "] {
+            let offered = try complete(line, environment: environment)
+            #expect(!offered.contains { $0.contains("touch") }, "\(line): \(offered)")
+        }
+        #expect(try complete("brados coach show ", environment: environment).count == 7)
+        #expect(markers().isEmpty)
+    }
 }

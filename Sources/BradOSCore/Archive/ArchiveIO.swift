@@ -1,4 +1,5 @@
 import CArchive
+import CArchiveLoader
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -23,14 +24,29 @@ public final class ArchiveWriter {
     private var closed = false
 
     /// - Throws: ``ArchiveError/io(_:)``.
+    /// Why libarchive is unusable: the loader's `dlerror()` when it could not be loaded.
+    static func unavailable(or fallback: String) -> String {
+        guard let reason = carchive_load_error() else { return fallback }
+        return "libarchive could not be loaded (\(String(cString: reason))); install it (Debian: apt-get install libarchive13)"
+    }
+
+    static func noBuiltIn(_ compression: String) -> String {
+        "this machine's libarchive has no built-in \(compression) support, and brados does not run an external \(compression) program instead; install a libarchive built with zlib and zstd (Debian: libarchive13)"
+    }
+
     public init(fd: Int32, compression: ArchiveCompression, level: Int? = nil) throws {
-        guard let archive = archive_write_new() else { throw ArchiveError.io("libarchive could not start a writer") }
+        guard let archive = archive_write_new() else { throw ArchiveError.io(Self.unavailable(or: "libarchive could not start a writer")) }
         self.archive = archive
         let level = level ?? compression.defaultLevel
         var status = archive_write_set_format_pax_restricted(archive)
         // Names are written as the bytes given, never converted through the locale.
         if status == ARCHIVE_OK { status = archive_write_set_format_option(archive, "pax", "hdrcharset", "BINARY") }
-        if status == ARCHIVE_OK { status = compression == .zstd ? archive_write_add_filter_zstd(archive) : archive_write_add_filter_gzip(archive) }
+        if status == ARCHIVE_OK {
+            // ARCHIVE_WARN here means libarchive would run an external `zstd` or `gzip` from
+            // PATH (it was built without the library): refused, never done silently.
+            status = compression == .zstd ? archive_write_add_filter_zstd(archive) : archive_write_add_filter_gzip(archive)
+            if status == ARCHIVE_WARN { throw ArchiveError.io(Self.noBuiltIn(compression.rawValue)) }
+        }
         if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
         // Whole-block padding is for tapes; a file or a pipe needs none.
         if status == ARCHIVE_OK { status = archive_write_set_bytes_in_last_block(archive, 1) }
@@ -133,10 +149,12 @@ public final class ArchiveReader {
 
     /// - Throws: ``ArchiveError/io(_:)``.
     public init(fd: Int32) throws {
-        guard let archive = archive_read_new() else { throw ArchiveError.io("libarchive could not start a reader") }
+        guard let archive = archive_read_new() else { throw ArchiveError.io(ArchiveWriter.unavailable(or: "libarchive could not start a reader")) }
         self.archive = archive
-        archive_read_support_filter_gzip(archive)
-        archive_read_support_filter_zstd(archive)
+        // Anything but ARCHIVE_OK means no built-in support: libarchive would fall back to an
+        // external program from PATH. brados refuses instead.
+        guard archive_read_support_filter_gzip(archive) == ARCHIVE_OK else { throw ArchiveError.io(ArchiveWriter.noBuiltIn("gzip")) }
+        guard archive_read_support_filter_zstd(archive) == ARCHIVE_OK else { throw ArchiveError.io(ArchiveWriter.noBuiltIn("zstd")) }
         archive_read_support_format_tar(archive)
         guard archive_read_open_fd(archive, fd, 1 << 16) == ARCHIVE_OK else {
             // `deinit` frees the archive (reliability/hostile_archives.py found the double free

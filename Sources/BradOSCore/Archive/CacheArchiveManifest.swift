@@ -40,32 +40,42 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
     public var domains: [Domain]
     public var files: [File]
 
-    public var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+    /// The sum of the file sizes (saturating: only a manifest that passed ``validate(maxEntries:maxBytes:)``
+    /// is known to stay below its limit).
+    public var totalBytes: Int64 {
+        files.reduce(0) { total, file in
+            let (sum, overflow) = total.addingReportingOverflow(max(file.size, 0))
+            return overflow ? .max : sum
+        }
+    }
 
-    /// Checks everything an importer relies on before any byte is written.
+    /// The most domains a manifest may list.
+    public static let maxDomains = 64
+
+    /// Checks everything an importer relies on before any byte is written. One pass over the
+    /// files (linear), and total: every size is checked before it is added, so no crafted
+    /// manifest can overflow a sum.
     /// - Throws: ``ArchiveError``.
     public func validate(maxEntries: Int, maxBytes: Int64) throws {
         guard format == Self.formatName else { throw ArchiveError.notBradosArchive("its manifest names the format '\(format)'") }
         guard formatVersion <= Self.currentFormatVersion, formatVersion >= 1 else { throw ArchiveError.unsupportedVersion(formatVersion) }
-        guard files.count + 1 <= maxEntries else { throw ArchiveError.tooManyEntries(limit: maxEntries) }
+        guard files.count < maxEntries else { throw ArchiveError.tooManyEntries(limit: maxEntries) }
+        guard domains.count <= Self.maxDomains else { throw ArchiveError.invalidManifest("it lists more than \(Self.maxDomains) domains") }
         var seen = Set<String>()
         var total: Int64 = 0
-        let domainNames = Set(domains.map(\.name))
         for domain in domains where !Self.isSafeName(domain.name) {
             throw ArchiveError.invalidManifest("the domain name '\(domain.name)' is not allowed")
         }
-        guard domainNames.count == domains.count else { throw ArchiveError.invalidManifest("a domain is listed twice") }
+        // Per domain: (files, bytes) found in the file list.
+        var found = [String: (files: Int, bytes: Int64)]()
         for domain in domains {
-            let listed = files.filter { $0.domain == domain.name }
-            guard listed.count == domain.files, listed.reduce(0, { $0 + $1.size }) == domain.bytes else {
-                throw ArchiveError.invalidManifest("the counts of domain '\(domain.name)' do not match its files")
-            }
+            guard found.updateValue((0, 0), forKey: domain.name) == nil else { throw ArchiveError.invalidManifest("a domain is listed twice") }
         }
         for file in files {
             try Self.checkPath(file.path)
             guard seen.insert(file.path).inserted else { throw ArchiveError.duplicateEntry(path: file.path) }
             let parts = file.path.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count >= 3, parts[0] == "cache" || parts[0] == "data", parts[1] == file.domain, domainNames.contains(file.domain) else {
+            guard parts.count >= 3, parts[0] == "cache" || parts[0] == "data", parts[1] == file.domain, found[file.domain] != nil else {
                 throw ArchiveError.unsafeEntry(path: file.path, reason: "it is not under cache/<domain>/ or data/<domain>/ of a listed domain")
             }
             guard file.size >= 0 else { throw ArchiveError.invalidManifest("'\(file.path)' has a negative size") }
@@ -73,8 +83,17 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
                 throw ArchiveError.invalidManifest("'\(file.path)' has no valid SHA-256")
             }
             guard (0...0o777).contains(file.mode) else { throw ArchiveError.invalidManifest("'\(file.path)' has an invalid mode") }
+            // Both are at most maxBytes here, so neither sum can overflow.
+            guard file.size <= maxBytes - total else { throw ArchiveError.tooLarge(limit: maxBytes) }
             total += file.size
-            guard total <= maxBytes else { throw ArchiveError.tooLarge(limit: maxBytes) }
+            found[file.domain]!.files += 1
+            found[file.domain]!.bytes += file.size
+        }
+        for domain in domains {
+            let counted = found[domain.name]!
+            guard counted.files == domain.files, counted.bytes == domain.bytes else {
+                throw ArchiveError.invalidManifest("the counts of domain '\(domain.name)' do not match its files")
+            }
         }
     }
 

@@ -16,7 +16,7 @@ public struct AuthService: Sendable {
         var credential = try await account.login(user: user, password: password, server: server, transport: env.network.httpTransport)
         if env.network.usesEmbedded(target) { credential.server = Credential.embeddedServer }
         try FileLock.withExclusiveLock(at: env.credentials.lockURL) {
-            var credentials = env.credentials.load()
+            var credentials = try env.credentials.loadForUpdate()
             if let service { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
             try env.credentials.save(credentials)
         }

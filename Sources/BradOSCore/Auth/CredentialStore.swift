@@ -18,9 +18,18 @@ public struct CredentialStore: Sendable {
         self.logger = logger
     }
 
-    /// The stored credentials; empty when missing or unreadable.
+    /// The stored credentials, for display and checks: empty when missing, undecodable or
+    /// unreadable. Anything that writes credentials back uses ``loadForUpdate()``.
     public func load() -> CredentialSet {
-        guard let data = try? AtomicFile.readIfPresent(url) else { return CredentialSet() }
+        (try? loadForUpdate()) ?? CredentialSet()
+    }
+
+    /// The stored credentials, before changing and saving them: empty only when the file is
+    /// absent or does not decode. An I/O error (permissions, EIO) is thrown, so a session
+    /// that could not be read is never overwritten by an empty set.
+    /// - Throws: ``StorageError/io(operation:path:errno:)``.
+    public func loadForUpdate() throws -> CredentialSet {
+        guard let data = try AtomicFile.readIfPresent(url) else { return CredentialSet() }
         do {
             return try JSONCoding.decode(CredentialSet.self, from: data)
         } catch {

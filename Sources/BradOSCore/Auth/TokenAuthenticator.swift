@@ -17,10 +17,13 @@ public actor TokenAuthenticator: Authenticating {
     let logger: Logger
     /// The service has its own accounts: only its own slot is read and written.
     let dedicated: Bool
+    /// `server` is the embedded backend (whose sessions are marked, not named by URL).
+    let embedded: Bool
 
     public init(service: Service, store: CredentialStore, account: any AccountProtocol, server: URL,
-                transport: any HTTPTransport, logger: Logger, dedicated: Bool = false) {
+                transport: any HTTPTransport, logger: Logger, dedicated: Bool = false, embedded: Bool = false) {
         self.dedicated = dedicated
+        self.embedded = embedded
         self.service = service
         self.store = store
         self.account = account
@@ -29,19 +32,28 @@ public actor TokenAuthenticator: Authenticating {
         self.logger = logger
     }
 
-    public func accessToken() throws -> String {
-        guard let credential = store.load().credential(for: service, dedicated: dedicated) else {
+    /// The stored session for this service, re-read on every use (another process may have
+    /// renewed it, or signed the profile in elsewhere) and re-checked against the server this
+    /// client talks to: a session only ever goes to the server that issued it.
+    func currentCredential(_ credentials: CredentialSet) throws -> Credential {
+        guard let credential = credentials.credential(for: service, dedicated: dedicated) else {
             throw AuthError.notSignedIn(profile: store.profile.rawValue)
         }
-        return credential.accessToken
+        guard credential.isIssued(by: server, embedded: embedded) else {
+            throw AuthError.signedInElsewhere(profile: store.profile.rawValue, service: service.rawValue, signedInTo: credential.server,
+                                              using: embedded ? "the built-in demo backend" : server.absoluteString)
+        }
+        return credential
+    }
+
+    public func accessToken() throws -> String {
+        try currentCredential(try store.loadForUpdate()).accessToken
     }
 
     public func renewToken(replacing rejected: String) async throws -> String {
         try await FileLock.withExclusiveLock(at: store.lockURL) {
-            var credentials = store.load()
-            guard let current = credentials.credential(for: service, dedicated: dedicated) else {
-                throw AuthError.notSignedIn(profile: store.profile.rawValue)
-            }
+            var credentials = try store.loadForUpdate()
+            let current = try currentCredential(credentials)
             if current.accessToken != rejected {
                 logger.debug("token already renewed by another process", metadata: ["service": "\(service.rawValue)"])
                 return current.accessToken

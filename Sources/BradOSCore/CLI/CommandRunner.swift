@@ -26,6 +26,12 @@ public enum CommandRunner {
     /// records in the binary, and a full parse of `--help` makes about 30 of them
     /// (bench/startup.py). `nil` for anything else.
     public static func quickAnswer(_ root: any ParsableCommand.Type, arguments: [String]) -> String? {
+        if arguments.count == 2, arguments[0] == "--generate-completion-script" {
+            return CompletionScript.generate(root, shell: arguments[1])
+        }
+        if arguments.count == 1, arguments[0].hasPrefix("--generate-completion-script=") {
+            return CompletionScript.generate(root, shell: String(arguments[0].dropFirst(29)))
+        }
         guard arguments.count == 1 else { return nil }
         switch arguments[0] {
         case "--version":
@@ -89,8 +95,8 @@ public enum CommandRunner {
 
     /// Prints a brados error: what happened, then what to do next.
     public static func report(_ error: any BradOSError, io: any TerminalIO) {
-        var text = "brados: \(error.summary)\n"
-        if let recovery = error.recovery { text += "  \(recovery)\n" }
+        var text = "brados: \(SafeText.visible(error.summary, keepLines: true))\n"
+        if let recovery = error.recovery { text += "  \(SafeText.visible(recovery, keepLines: true))\n" }
         io.writeError(text)
     }
 

@@ -18,7 +18,8 @@ public enum CompletionValues {
         let paths = scope().paths
         var names = Set<String>()
         for file in (try? FileManager.default.contentsOfDirectory(atPath: paths.credentialsDirectory.path)) ?? [] where file.hasSuffix(".json") {
-            names.insert(String(file.dropLast(5)))
+            let name = String(file.dropLast(5))
+            if ProfileName(rawValue: name) != nil { names.insert(name) }
         }
         for root in [paths.cacheRoot, paths.dataRoot] {
             let users = root.appendingPathComponent("users")

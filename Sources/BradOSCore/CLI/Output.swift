@@ -32,20 +32,24 @@ public struct Output: Sendable {
     public func json<T: Encodable>(_ value: T) throws {
         do {
             let data = try JSONCoding.encode(value, pretty: true)
-            io.write(String(decoding: data, as: UTF8.self) + "\n")
+            io.write(SafeText.escapingJSON(String(decoding: data, as: UTF8.self)) + "\n")
         } catch {
             throw StorageError.coding(path: "<output>", detail: "\(error)")
         }
     }
 
-    /// Prints a line on stdout.
-    public func line(_ text: String = "") { io.write(text + "\n") }
+    /// Prints a line (or lines) on stdout, control characters made visible (``SafeText``).
+    public func line(_ text: String = "") { io.write(SafeText.visibleKeepingStyles(text, keepLines: true) + "\n") }
 
-    /// Prints a table on stdout.
-    public func table(_ table: Table) { io.write(table.render(style: self)) }
+    /// Prints a table on stdout; each cell is one line, control characters made visible.
+    public func table(_ table: Table) {
+        var safe = table
+        safe.rows = table.rows.map { $0.map { SafeText.visibleKeepingStyles($0, keepLines: false) } }
+        io.write(safe.render(style: self))
+    }
 
     /// Prints a notice for people on stderr (never mixed into data on stdout).
-    public func notice(_ text: String) { io.writeError("brados: \(text)\n") }
+    public func notice(_ text: String) { io.writeError("brados: \(SafeText.visibleKeepingStyles(text, keepLines: true))\n") }
 
     public enum Style: String, Sendable { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
 

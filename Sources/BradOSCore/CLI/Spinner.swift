@@ -43,7 +43,7 @@ public final class Spinner: Sendable {
                 let frame = frames[index % frames.count]
                 let counts = running.progress.map { " " + Spinner.bar(done: $0.done, total: $0.total) } ?? ""
                 let stillRunning = running.withLock { running in
-                    if running { io.writeError("\r\(frame) \(message)\(counts)\u{1B}[K") }
+                    if running { io.writeError("\r\(frame) \(SafeText.visible(message))\(counts)\u{1B}[K") }
                     return running
                 }
                 if !stillRunning { return }

@@ -10,6 +10,8 @@ public enum StorageError: BradOSError {
     case coding(path: String, detail: String)
     /// An SQLite database failed.
     case database(path: String, detail: String)
+    /// A folder brados would store data in belongs to another user.
+    case notOwned(path: String, owner: UInt32)
 
     public var summary: String {
         switch self {
@@ -21,6 +23,8 @@ public enum StorageError: BradOSError {
             "Could not encode or decode \(path): \(detail)."
         case let .database(path, detail):
             "The database \(path) failed: \(detail)."
+        case let .notOwned(path, owner):
+            "The folder \(path) belongs to another user (uid \(owner)); brados keeps data only in folders of its own user."
         }
     }
 
@@ -36,6 +40,8 @@ public enum StorageError: BradOSError {
             "Wait for the other brados command to finish, then try again."
         case .coding:
             "Report this as a bug; the file was left as it was."
+        case .notOwned:
+            "Remove or rename that folder if you trust it (or point BRADOS_HOME / XDG_* at a folder of yours), then try again."
         case .database:
             "If it persists, clear that cache (`brados cache clear --domain NAME`); it is rebuilt on demand."
         }

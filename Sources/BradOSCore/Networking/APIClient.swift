@@ -61,7 +61,7 @@ public struct APIClient: Sendable {
         do {
             return try JSONCoding.decode(T.self, from: response.body)
         } catch {
-            throw NetworkError.invalidResponse(path: request.path, detail: Self.describe(error))
+            throw NetworkError.undecodable(path: request.path, error)
         }
     }
 
@@ -98,10 +98,22 @@ public struct APIClient: Sendable {
         return response
     }
 
+    /// The longest `Retry-After` brados takes as given; longer ones are capped to it.
+    public static let longestRetryAfter: Duration = .seconds(86_400)
+
     /// `Retry-After` in seconds (HTTP dates are not used by the services brados speaks to).
+    /// Total: only digits (RFC 9110 delay-seconds; a decimal fraction is tolerated) count, up
+    /// to 32 of them, so `inf`, `nan`, `1e20`, `0x10` or a negative value are ignored and never
+    /// trap; a value above a day counts as a day.
     static func retryAfter(_ response: HTTPResponse) -> Duration? {
-        guard let value = response.header("Retry-After"), let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
-        return .milliseconds(Int64(seconds * 1000))
+        guard let raw = response.header("Retry-After") else { return nil }
+        let value = raw.trimmingCharacters(in: .whitespaces)
+        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard !value.isEmpty, value.utf8.count <= 32, !parts[0].isEmpty,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+              let seconds = Double(value), seconds.isFinite else { return nil }
+        let capped = min(seconds, Double(longestRetryAfter.components.seconds))
+        return .milliseconds(Int64((capped * 1000).rounded(.down)))
     }
 
     /// A short message from a JSON error body (`error`, `message` or `msg`), if any.

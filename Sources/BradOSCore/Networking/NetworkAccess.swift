@@ -98,7 +98,7 @@ public actor NetworkAccess {
         }
         let authenticator = TokenAuthenticator(
             service: service, store: store, account: account(for: service), server: base,
-            transport: transport, logger: logger, dedicated: dedicated)
+            transport: transport, logger: logger, dedicated: dedicated, embedded: usesEmbedded(service))
         return APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
                          authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
     }
@@ -111,7 +111,7 @@ public actor NetworkAccess {
             user: Self.demoUser, password: Self.demoPassword, server: server, transport: transport)
         credential.server = Credential.embeddedServer
         try FileLock.withExclusiveLock(at: store.lockURL) {
-            var credentials = store.load()
+            var credentials = try store.loadForUpdate()
             if ownProtocol != nil { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
             try store.save(credentials)
         }

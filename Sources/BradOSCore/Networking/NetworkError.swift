@@ -15,6 +15,9 @@ public enum NetworkError: BradOSError {
     case http(status: Int, method: String, path: String, message: String?, retryAfter: Duration?)
     /// The response could not be understood (malformed JSON, wrong shape, failed validation).
     case invalidResponse(path: String, detail: String)
+    /// The response held a value brados refuses to keep or show (an id outside its
+    /// documented characters, see ``IdentifierRule``): bad data, not a server hiccup.
+    case refusedData(path: String, detail: String)
     /// Retries did not succeed within the operation limit (300 s by default).
     case operationTimedOut(seconds: Int)
 
@@ -27,6 +30,7 @@ public enum NetworkError: BradOSError {
         case let .http(status, method, path, message, _):
             "The server answered \(status) \(Self.reason(status)) to \(method) \(path)" + (message.map { ": \($0)" } ?? ".")
         case let .invalidResponse(path, detail): "The server's response to \(path) was not understood: \(detail)."
+        case let .refusedData(path, detail): "The server's response to \(path) was refused: \(detail). Nothing from it was cached."
         case let .operationTimedOut(seconds): "Gave up after \(seconds) s of retries."
         }
     }
@@ -46,6 +50,7 @@ public enum NetworkError: BradOSError {
             default: "Check the values you gave."
             }
         case .invalidResponse: "The server may be newer or misconfigured; check the server URL, or report it."
+        case .refusedData: "Check that the server URL is the one you meant (`brados config get server`) and that it is reached over https; report it if it is."
         }
     }
 
@@ -53,6 +58,7 @@ public enum NetworkError: BradOSError {
         switch self {
         case .offlineMode, .unreachable, .timedOut: .offline
         case .connectionLost, .invalidResponse, .operationTimedOut: .server
+        case .refusedData: .integrity
         case let .http(status, _, _, _, _):
             switch status {
             case 401: .authRequired
@@ -69,7 +75,7 @@ public enum NetworkError: BradOSError {
         switch self {
         case .unreachable, .timedOut, .connectionLost: true
         case let .http(status, _, _, _, _): status >= 500 || status == 429
-        case .offlineMode, .invalidResponse, .operationTimedOut: false
+        case .offlineMode, .invalidResponse, .refusedData, .operationTimedOut: false
         }
     }
 
@@ -77,6 +83,13 @@ public enum NetworkError: BradOSError {
     public var retryAfter: Duration? {
         if case let .http(_, _, _, _, retryAfter) = self { return retryAfter }
         return nil
+    }
+
+    /// The error for a body that did not decode: ``refusedData(path:detail:)`` when it held
+    /// an id outside its rule, ``invalidResponse(path:detail:)`` otherwise.
+    public static func undecodable(path: String, _ error: any Error) -> NetworkError {
+        if let invalid = InvalidIdentifier.found(in: error) { return .refusedData(path: path, detail: invalid.description) }
+        return .invalidResponse(path: path, detail: APIClient.describe(error))
     }
 
     /// Maps an AsyncHTTPClient/NIO error to a network error.

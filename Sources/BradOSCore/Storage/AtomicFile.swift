@@ -18,13 +18,15 @@ public enum AtomicFile {
         public static let none = Hooks()
     }
 
-    /// Writes `data` to `url` atomically, creating parent directories (0700).
+    /// Writes `data` to `url` atomically, creating parent directories (0700, owned by this user).
     /// - Parameter durable: `fsync` the file and the directory (true by default). Caches of
     ///   data that can be fetched again pass `false`: still atomic (never torn), not synced.
+    /// - Parameter createParents: `false` for a path the user chose (`-o`): its folder must
+    ///   exist, and may belong to anyone who lets this user write there.
     /// - Throws: ``StorageError/io(operation:path:errno:)``; on failure the previous file is untouched
     ///   and the temp file is removed.
-    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600, durable: Bool = true, hooks: Hooks = .none) throws {
-        try FileSystem.createDirectory(url.deletingLastPathComponent())
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600, durable: Bool = true, createParents: Bool = true, hooks: Hooks = .none) throws {
+        if createParents { try FileSystem.createDirectory(url.deletingLastPathComponent()) }
         // Unnamed until whole (O_TMPFILE): a process killed mid-write leaves no temp file.
         let file = try UnnamedFile(destination: url, mode: mode)
         do {

@@ -8,13 +8,22 @@ public enum FileSystem {
     /// Creates `url` and missing parents with mode 0700.
     /// - Throws: ``StorageError/io(operation:path:errno:)``.
     public static func createDirectory(_ url: URL) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue { return }
-        do {
-            try FileManager.default.createDirectory(
-                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StorageError.io(operation: "create directory", path: url.path, errno: errno == 0 ? EIO : errno)
+        let path = url.standardizedFileURL.path
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw StorageError.io(operation: "create directory", path: path, errno: ENOTDIR) }
+            // A folder someone else made (say in a shared /tmp, before brados ran) is not used.
+            guard info.st_uid == geteuid() else { throw StorageError.notOwned(path: path, owner: info.st_uid) }
+            return
+        }
+        // Created with its mode, one missing component at a time: never a moment with wider
+        // permissions (no mkdir-then-chmod), and a component that appears meanwhile is fine.
+        let parent = url.standardizedFileURL.deletingLastPathComponent()
+        if parent.path != path, stat(parent.path, &info) != 0 { try createDirectory(parent) }
+        if mkdir(path, 0o700) != 0 {
+            let code = errno
+            guard code == EEXIST else { throw StorageError.io(operation: "create directory", path: path, errno: code) }
+            try createDirectory(url)
         }
     }
 

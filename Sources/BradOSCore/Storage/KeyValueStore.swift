@@ -16,8 +16,13 @@ public struct KeyValueStore: KeyValueStoring {
 
     private var lockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock") }
 
-    private func readAll() -> [String: JSONValue] {
-        guard let data = try? AtomicFile.readIfPresent(url) else { return [:] }
+    /// Every value, for reading: an unreadable file reads as empty (nothing is written back).
+    private func readAll() -> [String: JSONValue] { (try? readAllForUpdate()) ?? [:] }
+
+    /// Every value, before a change is written back: empty only when the file is absent or does
+    /// not decode. An I/O error is thrown, so values that could not be read are never replaced.
+    private func readAllForUpdate() throws -> [String: JSONValue] {
+        guard let data = try AtomicFile.readIfPresent(url) else { return [:] }
         do {
             return try JSONCoding.decode([String: JSONValue].self, from: data)
         } catch {
@@ -51,7 +56,7 @@ public struct KeyValueStore: KeyValueStoring {
 
     public func update<R>(_ body: (inout KeyValueSnapshot) throws -> R) throws -> R {
         try FileLock.withExclusiveLock(at: lockURL) {
-            let before = readAll()
+            let before = try readAllForUpdate()
             var snapshot = KeyValueSnapshot(values: before)
             let result = try body(&snapshot)
             if snapshot.values != before { try AtomicFile.write(try JSONCoding.encode(snapshot.values), to: url) }

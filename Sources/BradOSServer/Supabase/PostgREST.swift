@@ -149,10 +149,19 @@ struct PostgRESTTable: Sendable {
     }
 
     /// The rows asked for: offset and count from `offset`/`limit` or `Range`, capped at `maxRows`.
+    /// Total over every header and query value: huge, negative or malformed numbers are a 416
+    /// or a 400, never a trap.
     func window(_ request: Request) throws -> (offset: Int, limit: Int?) {
         let query = request.uri.queryParameters
-        var offset = query["offset"].flatMap { Int($0) } ?? 0
-        var limit = query["limit"].flatMap { Int($0) }
+        func number(_ name: String) throws -> Int? {
+            guard let text = query[Substring(name)] else { return nil }
+            guard let value = Int(text), value >= 0 else {
+                throw Failure(response: Self.error(.badRequest, code: "PGRST103", message: "\(name) must be a non-negative integer"))
+            }
+            return value
+        }
+        var offset = try number("offset") ?? 0
+        var limit = try number("limit")
         if let range = request.headers[.range] {
             let bounds = range.split(separator: "-", omittingEmptySubsequences: false)
             guard bounds.count == 2, let start = Int(bounds[0]), start >= 0 else {
@@ -163,7 +172,9 @@ struct PostgRESTTable: Sendable {
                 guard end >= start else {
                     throw Failure(response: Self.error(.rangeNotSatisfiable, code: "PGRST103", message: "Requested range not satisfiable"))
                 }
-                limit = Swift.min(limit ?? Int.max, end - start + 1)
+                // end >= start >= 0, so end - start cannot overflow; + 1 can (0-Int.max).
+                let (count, overflow) = (end - start).addingReportingOverflow(1)
+                limit = Swift.min(limit ?? Int.max, overflow ? Int.max : count)
             }
         }
         return (offset, Swift.min(limit ?? maxRows, maxRows))
@@ -187,7 +198,7 @@ struct PostgRESTTable: Sendable {
         let rows = try Row.fetchAll(db, sql: "SELECT \(columnList) FROM \"\(name)\" WHERE \(whereSQL) ORDER BY \(order) LIMIT ? OFFSET ?",
                                     arguments: arguments + [limit ?? maxRows, offset])
         let objects = rows.map { encode($0, selected) }
-        let range = objects.isEmpty ? "*" : "\(offset)-\(offset + objects.count - 1)"
+        let range = objects.isEmpty ? "*" : "\(offset)-\(offset.addingReportingOverflow(objects.count - 1).partialValue)"
         var headers: HTTPFields = [.contentRange: "\(range)/\(wantsCount ? String(total) : "*")"]
         if (request.headers[.accept] ?? "").contains("application/vnd.pgrst.object+json") {
             guard objects.count == 1 else {

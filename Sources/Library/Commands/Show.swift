@@ -47,7 +47,7 @@ extension LibraryCommand {
             switch output {
             case "-"?: FileHandle.standardOutput.write(image.data)
             case let path?:
-                try AtomicFile.write(image.data, to: URL(fileURLWithPath: path), mode: 0o644)
+                try AtomicFile.write(image.data, to: URL(fileURLWithPath: path), mode: 0o644, createParents: false)
                 if env.output.format == .json { try env.output.json(["path": path]) } else { env.output.line(path) }
             case nil:
                 if env.output.format == .json {

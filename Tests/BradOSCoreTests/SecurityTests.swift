@@ -1,0 +1,186 @@
+@testable import BradOSCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import Testing
+import TestSupport
+
+/// Issue 16: what a hostile server, archive or local user supplies never runs, plants or traps.
+@Suite("Security: ids, hostile headers, control characters, manifests, stores")
+struct SecurityTests {
+    let base = URL(string: "http://127.0.0.1:9")!
+
+    @Test("ids: the documented character sets, nothing else (shell, option and path characters refused)")
+    func identifierRules() {
+        let token = IdentifierRule.token("visit id")
+        for good in ["a", "visit-1", "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11", "A.b_c-9", String(repeating: "x", count: 128)] {
+            #expect(token.isValid(good), "\(good)")
+        }
+        for bad in ["", "-rf", "--help", ".hidden", "..", "$(touch x)", "`id`", "a;b", "a b", "a\nb", "*", "a/b", "é",
+                    "a\u{1B}b", String(repeating: "x", count: 129)] {
+            #expect(!token.isValid(bad), "\(bad)")
+        }
+        #expect(IdentifierRule.ratingKey.isValid("12345"))
+        for bad in ["", "12a", "-1", "1 2", String(repeating: "1", count: 21)] { #expect(!IdentifierRule.ratingKey.isValid(bad)) }
+    }
+
+    struct Item: Decodable {
+        var id: String
+        enum CodingKeys: String, CodingKey { case id }
+        init(from decoder: any Decoder) throws {
+            id = try decoder.container(keyedBy: CodingKeys.self).decode(IdentifierRule.token("visit id"), forKey: .id)
+        }
+    }
+
+    @Test("a server's id outside its set is refused as bad data (exit 8), not a server hiccup")
+    func serverIdsAreRefused() async throws {
+        let transport = StubTransport { _, _ in .json(#"[{"id":"ok-1"},{"id":"$(touch${IFS}/tmp/x)"}]"#) }
+        let client = APIClient(service: .api, baseURL: base, transport: transport, authenticator: nil)
+        await #expect {
+            _ = try await client.decode([Item].self, .get("/api/visits"))
+        } throws: { error in
+            guard case .refusedData(let path, let detail)? = error as? NetworkError else { return false }
+            return path == "/api/visits" && detail.contains("visit id") && ExitStatus.code(for: error) == 8
+        }
+        let fine = StubTransport { _, _ in .json(#"[{"id":"ok-1"}]"#) }
+        let items = try await APIClient(service: .api, baseURL: base, transport: fine, authenticator: nil).decode([Item].self, .get("/api/visits"))
+        #expect(items.map(\.id) == ["ok-1"])
+    }
+
+    @Test("Retry-After of inf, nan, negative, 10^20, 1e400 or text never traps; a huge value is capped to a day")
+    func hostileRetryAfter() {
+        func parse(_ value: String) -> Duration? { APIClient.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", value)])) }
+        for value in ["inf", "-inf", "nan", "-1", "abc", "", "0x10", "1e20", "1e400", "5s", "+5", String(repeating: "9", count: 40)] {
+            #expect(parse(value) == nil, "\(value)")
+        }
+        #expect(parse("1" + String(repeating: "0", count: 20)) == .seconds(86_400)) // 10^20
+        #expect(parse(" 5 ") == .seconds(5))
+        #expect(parse("0.25") == .milliseconds(250))
+    }
+
+    @Test("control characters from servers and archives are shown, not obeyed (caret notation, as gh)")
+    func controlCharacters() throws {
+        #expect(SafeText.visible("plain text") == "plain text")
+        #expect(SafeText.visible("\u{1B}]52;c;ZXZpbA==\u{07}title") == "^[]52;c;ZXZpbA==^Gtitle")
+        #expect(SafeText.visible("a\rb\u{7F}") == "a^Mb^?")
+        #expect(SafeText.visible("\u{9B}2J") == "^[[2J")
+        #expect(SafeText.visible("abc\u{202E}fed") == "abc<U+202E>fed")
+        #expect(SafeText.visible("one\ntwo\tx", keepLines: true) == "one\ntwo\tx")
+        #expect(SafeText.visible("one\ntwo") == "one^Jtwo")
+
+        let io = CapturingIO(environment: ["CLICOLOR_FORCE": "1"], terminal: true)
+        let output = Output(io: io, format: .human)
+        output.line("Café \u{1B}[2J\u{1B}]0;owned\u{07} " + output.styled("ok", .green))
+        output.table(Table(headers: ["PLACE"], rows: [["x\r\u{1B}[8mhidden\nnext"]]))
+        output.notice("from \u{9B}31mserver")
+        #expect(io.stdout.contains("Café ^[[2J^[]0;owned^G \u{1B}[32mok\u{1B}[0m"), "\(io.stdout)")
+        #expect(io.stdout.contains("x^M^[[8mhidden^Jnext"), "\(io.stdout)")
+        #expect(io.stderr.contains("from ^[[31mserver"))
+        // Every ESC left is one of brados's own styles.
+        let escapes = io.stdout.components(separatedBy: "\u{1B}").dropFirst()
+        #expect(escapes.allSatisfy { $0.hasPrefix("[0m") || $0.hasPrefix("[1m") || $0.hasPrefix("[32m") })
+
+        let json = CapturingIO(environment: [:])
+        try Output(io: json, format: .json).json(["title": "a\u{1B}[2Jb\u{9B}c\u{202E}d"])
+        #expect(!json.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x202E })
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String]
+        #expect(decoded?["title"] == "a\u{1B}[2Jb\u{9B}c\u{202E}d") // the same document, escaped
+    }
+
+    func manifest(files: [CacheArchiveManifest.File], domains: [CacheArchiveManifest.Domain]) -> CacheArchiveManifest {
+        CacheArchiveManifest(format: CacheArchiveManifest.formatName, formatVersion: 1, bradosVersion: "t", profile: "default", accounts: [:],
+                             createdAt: Date(), compression: "tar.zst", domains: domains, files: files)
+    }
+
+    @Test("a manifest whose sizes overflow a sum is refused, not a trap; checks are one pass")
+    func manifestOverflow() throws {
+        let sha = String(repeating: "a", count: 64)
+        let huge = Int64.max / 2 + 1
+        let files = (0..<2).map { CacheArchiveManifest.File(path: "data/visits/f\($0)", domain: "visits", size: huge, sha256: sha, mode: 0o600, kind: "file") }
+        // The domain's byte count wraps to what a wrapping sum would give.
+        let crafted = manifest(files: files, domains: [.init(name: "visits", dataVersion: 1, files: 2, bytes: huge &+ huge)])
+        #expect(throws: ArchiveError.self) { try crafted.validate(maxEntries: 10, maxBytes: .max) }
+        let negative = manifest(files: [.init(path: "data/visits/f", domain: "visits", size: -5, sha256: sha, mode: 0o600, kind: "file")],
+                                domains: [.init(name: "visits", dataVersion: 1, files: 1, bytes: -5)])
+        #expect(throws: ArchiveError.self) { try negative.validate(maxEntries: 10, maxBytes: .max) }
+        #expect(crafted.totalBytes == .max)
+        // 100,000 files over 64 domains: one pass (a per-domain filter would be 6.4 million steps).
+        let domains = (0..<64).map { CacheArchiveManifest.Domain(name: "d\($0)", dataVersion: 1, files: 1563, bytes: 1563) }
+        var many: [CacheArchiveManifest.File] = []
+        for index in 0..<(64 * 1563) {
+            many.append(.init(path: "data/d\(index % 64)/f\(index)", domain: "d\(index % 64)", size: 1, sha256: sha, mode: 0o600, kind: "file"))
+        }
+        try manifest(files: many, domains: domains).validate(maxEntries: 200_000, maxBytes: .max)
+        let tooMany = (0...CacheArchiveManifest.maxDomains).map { CacheArchiveManifest.Domain(name: "d\($0)", dataVersion: 1, files: 0, bytes: 0) }
+        #expect(throws: ArchiveError.self) { try manifest(files: [], domains: tooMany).validate(maxEntries: 10, maxBytes: .max) }
+    }
+
+    @Test("a key-value store or credentials file that cannot be read is an error, never emptied and overwritten")
+    func unreadableStoresAreNotOverwritten() throws {
+        let dir = TemporaryDirectory()
+        // A symbolic link to a folder: open() works, read() fails with EISDIR (a real I/O error, even for root).
+        let folder = dir.url.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = dir.url.appendingPathComponent("defaults.json")
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: folder)
+        let store = KeyValueStore(url: file)
+        #expect(store.value(Int.self, forKey: "a") == nil)
+        #expect(throws: StorageError.self) { try store.set(1, forKey: "a") }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: file.path)) == folder.path)
+
+        let paths = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path])
+        let credentials = CredentialStore(paths: paths, profile: .default)
+        try FileManager.default.createDirectory(at: paths.credentialsDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: credentials.url, withDestinationURL: folder)
+        #expect(credentials.load().isEmpty)
+        #expect(throws: StorageError.self) { _ = try credentials.loadForUpdate() }
+        // Absent or undecodable: empty, as before.
+        try FileManager.default.removeItem(at: credentials.url)
+        #expect(try credentials.loadForUpdate().isEmpty)
+        try Data("{not json".utf8).write(to: credentials.url)
+        #expect(try credentials.loadForUpdate().isEmpty)
+    }
+
+    @Test("a long-running client re-checks the issuing server each time it reads the session")
+    func sessionIsRecheckedAgainstItsServer() async throws {
+        let dir = TemporaryDirectory()
+        let paths = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path])
+        let store = CredentialStore(paths: paths, profile: .default)
+        func save(server: String) throws {
+            try store.save(CredentialSet(account: Credential(accessToken: "token-\(server.count)", refreshToken: "r", expiresAt: nil, user: "demo",
+                                                             userID: "u1", server: server, obtainedAt: Date())))
+        }
+        try save(server: base.absoluteString)
+        let authenticator = TokenAuthenticator(service: .api, store: store, account: BradOSAccountProtocol(), server: base,
+                                               transport: StubTransport { _, _ in .json("{}") }, logger: Logger(label: "t"))
+        #expect(try await authenticator.accessToken() == "token-\(base.absoluteString.count)")
+        // Another brados signs the profile in to another server meanwhile.
+        try save(server: "https://attacker.example")
+        await #expect(throws: AuthError.self) { _ = try await authenticator.accessToken() }
+        await #expect(throws: AuthError.self) { _ = try await authenticator.renewToken(replacing: "token-24") }
+    }
+
+    @Test("folders are created 0700 and one owned by another user is refused")
+    func foldersAreOwned() throws {
+        let dir = TemporaryDirectory()
+        let old = umask(0)
+        defer { umask(old) }
+        let made = dir.url.appendingPathComponent("a/b/c")
+        try FileSystem.createDirectory(made)
+        for path in [made, made.deletingLastPathComponent()] {
+            var info = stat()
+            #expect(stat(path.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        }
+        let foreign = dir.url.appendingPathComponent("planted")
+        try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)
+        guard chown(foreign.path, 4242, 4242) == 0 else { return } // only root can give a folder away; CI runs as root
+        #expect { try FileSystem.createDirectory(foreign) } throws: { error in
+            guard case .notOwned(let path, let owner)? = error as? StorageError else { return false }
+            return path == foreign.path && owner == 4242
+        }
+        #expect(throws: StorageError.self) { try AtomicFile.write(Data("x".utf8), to: foreign.appendingPathComponent("f")) }
+        #expect(!FileManager.default.fileExists(atPath: foreign.appendingPathComponent("f").path))
+    }
+}
