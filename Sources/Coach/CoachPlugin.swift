@@ -37,6 +37,12 @@ public struct CoachPlugin: DomainPlugin {
         return stats
     }
 
+    /// An imported `coach.sqlite` is rebuilt (never trusted as a file); any other database is refused.
+    public func prepareImport(cache: URL, data: URL) throws {
+        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
+                                      databases: ["data/coach.sqlite": { try CoachDatabase.rebuildImported($0, label: $1) }])
+    }
+
     /// Upserts the conversation list (messages are fetched when a conversation is opened).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let result = try await CoachStore.live(env).conversations()

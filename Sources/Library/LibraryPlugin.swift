@@ -24,6 +24,12 @@ public struct LibraryPlugin: DomainPlugin {
         return stats
     }
 
+    /// An imported artwork index is rebuilt (never trusted as a file); any other database is refused.
+    public func prepareImport(cache: URL, data: URL) throws {
+        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
+                                      databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) }])
+    }
+
     /// `<profile cache>/library/artwork` (buckets `1024/` and `2048/`, and `index.sqlite`).
     public static func artworkDirectory(_ profile: ProfileScope) -> URL {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)

@@ -12,6 +12,24 @@ struct SampleDomain: DomainPlugin {
     var summary: String { "sample" }
     var command: any ParsableCommand.Type { SampleCommand.self }
     struct SampleCommand: ParsableCommand {}
+
+    /// A sample domain may keep `data/<name>/store.sqlite`, made by these migrations.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE row (id INTEGER PRIMARY KEY, text TEXT NOT NULL)") }
+        return migrator
+    }
+
+    func prepareImport(cache: URL, data: URL) throws {
+        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: ["data/store.sqlite": { url, label in
+            try SQLiteRebuild.rebuild(url, label: label, migrator: Self.migrator, tables: [
+                .init("row", columns: ["id", "text"]) { values throws(SQLiteRebuild.RowProblem) in
+                    try ColumnCheck.integer(values[0], "id")
+                    try ColumnCheck.text(values[1], "text")
+                },
+            ])
+        }])
+    }
 }
 
 @Suite("Cache archives: export, verify, import, hostile input")
@@ -31,8 +49,8 @@ struct CacheArchiveTests {
         ]
         for (url, data) in files { try AtomicFile.write(data, to: url) }
         let database = try DatabaseQueue(path: scope.dataDirectory(for: "beta").appendingPathComponent("store.sqlite").path)
+        try SampleDomain.migrator.migrate(database)
         try database.write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS row (id INTEGER PRIMARY KEY, text TEXT)")
             for index in 0..<500 { try db.execute(sql: "INSERT INTO row (text) VALUES (?)", arguments: ["row \(index) \(seed)"]) }
         }
     }
@@ -360,7 +378,7 @@ struct CacheArchiveTests {
         }
         // A database that is not sound is refused before the swap.
         let garbage = Data(repeating: 0x5A, count: 8192)
-        try expectRefused(try hostile(listed: [("cache/alpha/index.sqlite", garbage)], entries: [.file("cache/alpha/index.sqlite", garbage)])) {
+        try expectRefused(try hostile(listed: [("data/alpha/store.sqlite", garbage)], entries: [.file("data/alpha/store.sqlite", garbage)])) {
             if case .unsafeEntry(_, let reason) = $0 { reason.contains("SQLite") } else { false }
         }
     }
@@ -425,5 +443,67 @@ struct CacheArchiveTests {
         try expectRefused(try hostile(listed: many, entries: many.map { .file($0.0, $0.1) }), limits: ArchiveLimits(maxEntries: 10)) {
             $0 == .tooManyEntries(limit: 10)
         }
+    }
+
+    /// An SQLite file made by the sample migrations plus `extra` SQL, as bytes.
+    func database(_ extra: String, rows: Int = 3) throws -> Data {
+        let url = root.url.appendingPathComponent("made-\(UUID().uuidString).sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try SampleDomain.migrator.migrate(queue)
+        try queue.write { db in
+            for index in 0..<rows { try db.execute(sql: "INSERT INTO row (text) VALUES (?)", arguments: ["r\(index)"]) }
+            if !extra.isEmpty { try db.execute(sql: extra) }
+        }
+        try queue.close()
+        return try Data(contentsOf: url)
+    }
+
+    @Test("an imported database is rebuilt: triggers, views, extra tables, a foreign schema, bad rows and sidecars are refused")
+    func hostileDatabases() throws {
+        let cases: [(String, String)] = [
+            ("CREATE TRIGGER evil AFTER INSERT ON row BEGIN UPDATE row SET text = 'owned'; END", "an extra trigger 'evil'"),
+            ("CREATE VIEW peek AS SELECT * FROM row", "an extra view 'peek'"),
+            ("CREATE TABLE stash (x)", "an extra table 'stash'"),
+            ("CREATE INDEX sneaky ON row(text)", "an extra index 'sneaky'"),
+            ("DROP TABLE row; CREATE TABLE row (id INTEGER PRIMARY KEY, text TEXT NOT NULL, owner TEXT)", "table 'row' is defined differently"),
+            ("INSERT INTO row (text) VALUES (x'00ff')", "row 4 of row: text is not text"),
+            ("DELETE FROM grdb_migrations", "other migrations"),
+        ]
+        for (sql, reason) in cases {
+            let bytes = try database(sql)
+            try expectRefused(try hostile(listed: [("data/alpha/store.sqlite", bytes)], entries: [.file("data/alpha/store.sqlite", bytes)])) {
+                if case .unsafeEntry(let path, let why) = $0 { path == "data/alpha/store.sqlite" && why.contains(reason) } else { false }
+            }
+        }
+        // Sidecars are refused by name, before any byte is extracted.
+        let sound = try database("")
+        for sidecar in ["-wal", "-shm", "-journal"] {
+            let path = "data/alpha/store.sqlite\(sidecar)"
+            try expectRefused(try hostile(listed: [("data/alpha/store.sqlite", sound), (path, Data("x".utf8))],
+                                          entries: [.file("data/alpha/store.sqlite", sound), .file(path, Data("x".utf8))])) {
+                if case .unsafeEntry(let refused, let why) = $0 { refused == path && why.contains("never imported") } else { false }
+            }
+        }
+        // A database where the domain keeps none.
+        try expectRefused(try hostile(listed: [("cache/alpha/other.db", sound)], entries: [.file("cache/alpha/other.db", sound)])) {
+            if case .unsafeEntry(_, let why) = $0 { why.contains("keeps no database there") } else { false }
+        }
+    }
+
+    @Test("a sound imported database arrives rebuilt: its rows, and exactly the schema the migrations create")
+    func soundDatabaseIsRebuilt() throws {
+        let bytes = try database("", rows: 40)
+        let archive = try hostile(listed: [("data/alpha/store.sqlite", bytes)], entries: [.file("data/alpha/store.sqlite", bytes)])
+        let target = profile("fresh")
+        _ = try importArchive(archive, into: target, options: .init(mode: .replace))
+        let imported = target.dataDirectory(for: "alpha").appendingPathComponent("store.sqlite")
+        let queue = try DatabaseQueue(path: imported.path)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") } == 40)
+        let reference = try DatabaseQueue()
+        try SampleDomain.migrator.migrate(reference)
+        let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+        let importedSchema = try queue.read { try Row.fetchAll($0, sql: schema) }
+        let expectedSchema = try reference.read { try Row.fetchAll($0, sql: schema) }
+        #expect(importedSchema == expectedSchema)
     }
 }

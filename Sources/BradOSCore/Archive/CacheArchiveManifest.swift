@@ -78,6 +78,9 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
             guard parts.count >= 3, parts[0] == "cache" || parts[0] == "data", parts[1] == file.domain, found[file.domain] != nil else {
                 throw ArchiveError.unsafeEntry(path: file.path, reason: "it is not under cache/<domain>/ or data/<domain>/ of a listed domain")
             }
+            if Self.isSQLiteSidecar(file.path) {
+                throw ArchiveError.unsafeEntry(path: file.path, reason: "SQLite -wal, -shm and -journal files are never imported")
+            }
             guard file.size >= 0 else { throw ArchiveError.invalidManifest("'\(file.path)' has a negative size") }
             guard file.sha256.count == 64, file.sha256.allSatisfy(\.isHexDigit) else {
                 throw ArchiveError.invalidManifest("'\(file.path)' has no valid SHA-256")
@@ -115,6 +118,12 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
                 throw ArchiveError.unsafeEntry(path: path, reason: "it has characters other than letters, digits, '.', '_' and '-'")
             }
         }
+    }
+
+    /// `-wal`, `-shm` or `-journal`: a database's sidecar, which SQLite would replay onto
+    /// whatever database later sits beside it.
+    public static func isSQLiteSidecar(_ path: String) -> Bool {
+        path.hasSuffix("-wal") || path.hasSuffix("-shm") || path.hasSuffix("-journal")
     }
 
     static func isSafeByte(_ byte: UInt8) -> Bool {

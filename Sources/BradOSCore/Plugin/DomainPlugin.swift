@@ -52,6 +52,38 @@ public protocol DomainPlugin: Sendable {
     func didImport(into profile: ProfileScope, replacing: Bool) throws
 }
 
+/// The databases of a staged import (see ``SQLiteRebuild``).
+public enum ImportedDatabases {
+    /// How one expected database is rebuilt: given its staged URL and a label for messages.
+    public typealias Rebuild = (_ url: URL, _ label: String) throws -> Void
+
+    /// Rebuilds each expected database (keyed `cache/<path>` or `data/<path>`, relative to the
+    /// domain's folder) and refuses any other SQLite file or sidecar (`-wal`, `-shm`, `-journal`).
+    /// - Throws: ``ArchiveError/unsafeEntry(path:reason:)``.
+    public static func rebuild(domain: String, cache: URL, data: URL, databases: [String: Rebuild]) throws {
+        for (prefix, folder) in [("cache", cache), ("data", data)] {
+            for file in FileSystem.regularFiles(under: folder) {
+                let label = "\(prefix)/\(domain)/\(file.relativePath)"
+                if CacheArchiveManifest.isSQLiteSidecar(file.relativePath) {
+                    throw ArchiveError.unsafeEntry(path: label, reason: "SQLite -wal, -shm and -journal files are never imported")
+                }
+                if let rebuild = databases["\(prefix)/\(file.relativePath)"] {
+                    try rebuild(file.url, label)
+                } else if file.relativePath.hasSuffix(".sqlite") || file.relativePath.hasSuffix(".db") || isSQLite(file.url) {
+                    throw ArchiveError.unsafeEntry(path: label, reason: "the \(domain) domain keeps no database there")
+                }
+            }
+        }
+    }
+
+    /// Whether a file starts with SQLite's header.
+    static func isSQLite(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
+    }
+}
+
 /// What `brados sync` was asked for.
 public struct SyncOptions: Sendable {
     /// Refresh the finalized meal plan too (it is never re-fetched otherwise).
@@ -139,15 +171,9 @@ extension DomainPlugin {
 
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
 
+    /// By default a domain has no databases: any SQLite file in its staged import is refused.
     public func prepareImport(cache: URL, data: URL) throws {
-        for folder in [cache, data] {
-            for file in FileSystem.regularFiles(under: folder) where file.relativePath.hasSuffix(".sqlite") || file.relativePath.hasSuffix(".db") {
-                let result = try? GRDBReadOnly.open(file.url).read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
-                guard result == "ok" else {
-                    throw ArchiveError.unsafeEntry(path: "\(name)/\(file.relativePath)", reason: "it is not a sound SQLite database")
-                }
-            }
-        }
+        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
     }
 
     public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try exportFiles(in: profile) }
