@@ -11,12 +11,38 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
     /// For `updateWeight`: the new current weight.
     public var weightKg: Double?
     public var createdAt: Date
+    /// Set for a change that arrived in an imported archive: when it was imported.
+    /// Such a change is paused: only `plan sync --include-imported` sends it.
+    public var importedAt: Date?
+    /// For an imported change: where it came from ("profile default, archive of 2026-11-01").
+    public var importedFrom: String?
 
-    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, weightKg: Double?, createdAt: Date) {
+    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, weightKg: Double?, createdAt: Date,
+                importedAt: Date? = nil, importedFrom: String? = nil) {
         self.id = id
         self.kind = kind
         self.weightKg = weightKg
         self.createdAt = createdAt
+        self.importedAt = importedAt
+        self.importedFrom = importedFrom
+    }
+
+    /// Paused until the user sends it explicitly (it came from an import).
+    public var isImported: Bool { importedAt != nil }
+
+    /// The characters a change id may hold (see ``IdentifierRule``).
+    public static let idRule = IdentifierRule.token("change id")
+
+    enum CodingKeys: String, CodingKey { case id, kind, weightKg, createdAt, importedAt, importedFrom }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Self.idRule, forKey: .id)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        weightKg = try container.decodeIfPresent(Double.self, forKey: .weightKg)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        importedAt = try container.decodeIfPresent(Date.self, forKey: .importedAt)
+        importedFrom = try container.decodeIfPresent(String.self, forKey: .importedFrom)
     }
 
     /// `weight 84.5 kg`.
@@ -71,6 +97,12 @@ public struct PendingQueue: Sendable {
             file.operations.removeAll { $0.id == id }
             try write(file)
         }
+    }
+
+    /// Replaces the whole queue (an import's staged copy), durably.
+    /// - Throws: ``StorageError``.
+    public func replaceAll(_ operations: [PendingOperation]) throws {
+        try FileLock.withExclusiveLock(at: lockURL) { try write(File(operations: operations)) }
     }
 
     /// Runs a replay holding the replay lock (waiting up to `timeout` for another replay to finish).

@@ -21,11 +21,46 @@ public struct PlanPlugin: DomainPlugin {
     /// Replays the pending queue, then revalidates the plan.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let store = try PlanStore.live(env)
-        let report = try await store.sync()
+        // Imported changes stay paused: the timer never sends an old backup's changes.
+        let report = try await store.sync(includeImported: false)
         if let error = report.stoppedBy, !report.remaining.isEmpty { throw error }
         let plan: PlanResult
         if let recomputed = report.plan { plan = recomputed } else { plan = try await store.refresh() }
+        let paused = report.remaining.filter(\.isImported).count
         return "plan \(plan.data.plan.name), \(report.applied.count) queued change\(report.applied.count == 1 ? "" : "s") sent"
+            + (paused > 0 ? ", \(paused) imported paused (`brados plan sync --include-imported`)" : "")
+    }
+
+    /// An imported queue arrives paused, and the profile's own queue is never lost: each
+    /// staged change is marked imported (with its origin); with `--merge` the local changes
+    /// are kept ahead of them; `--replace` refuses while local changes are queued unless
+    /// `--discard-pending`.
+    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
+        try prepareImport(cache: cache, data: data)
+        let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))
+        let local = (try? PendingQueue(url: Self.queueURL(context.target)).all()) ?? []
+        let mine = local.filter { !$0.isImported }
+        if context.mode == .replace, !mine.isEmpty, !context.discardPending {
+            throw ArchiveError.pendingChanges(domain: name, profile: context.target.name.rawValue, count: mine.count)
+        }
+        guard FileManager.default.fileExists(atPath: staged.url.path) else { return }
+        // The staged queue's lock file must not travel into the profile (where others may hold the live one).
+        defer { unlink(staged.lockURL.path) }
+        let origin = "profile \(context.archiveProfile), archive of \(ISO8601DateFormatter().string(from: context.archiveCreatedAt))"
+        let imported: [PendingOperation]
+        do {
+            imported = try staged.all().map { operation in
+                var paused = operation
+                if paused.importedAt == nil { paused.importedAt = context.now; paused.importedFrom = origin }
+                return paused
+            }
+        } catch {
+            throw ArchiveError.unsafeEntry(path: "data/plan/pending.json", reason: "it is not a queue brados reads (\((error as? any BradOSError)?.summary ?? "\(error)"))")
+        }
+        var operations = context.mode == .merge ? local : []
+        let known = Set(operations.map(\.id))
+        operations += imported.filter { !known.contains($0.id) }
+        try staged.replaceAll(operations)
     }
 
     /// `<profile cache>/plan/` (the cached plan).

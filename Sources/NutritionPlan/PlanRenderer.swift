@@ -118,8 +118,13 @@ public struct PlanRenderer: Sendable {
         guard !operations.isEmpty else { return output.line("Nothing queued.") }
         output.line(output.styled("\(operations.count) change\(operations.count == 1 ? "" : "s") waiting to be sent", .bold)
                     + output.styled(" (oldest first; `brados plan sync` sends them)", .dim))
-        output.table(Table(headers: ["QUEUED", "CHANGE", "ID"],
-                           rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary, String($0.id.prefix(8))] }))
+        output.table(Table(headers: ["QUEUED", "CHANGE", "ID", "ORIGIN"],
+                           rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary, String($0.id.prefix(8)),
+                                                   $0.importedFrom.map { "imported from \($0), paused" } ?? "this profile"] }))
+        let paused = operations.filter(\.isImported).count
+        if paused > 0 {
+            output.notice("\(paused) imported change\(paused == 1 ? " is" : "s are") paused: `brados plan sync --include-imported` sends \(paused == 1 ? "it" : "them"), `brados sync` never does.")
+        }
     }
 
     /// What a replay did.
@@ -151,6 +156,11 @@ public struct PlanRenderer: Sendable {
             output.notice("the profile is updated, but the plan could not be recomputed: \((error as? any BradOSError)?.summary ?? "\(error)")")
         }
         if let plan = report.plan { try render(plan, view: .summary) }
-        if queued == nil, report.applied.isEmpty, report.dropped.isEmpty, report.stoppedBy == nil { output.line("Nothing queued.") }
+        let paused = report.remaining.filter(\.isImported).count
+        if paused > 0 {
+            output.notice("\(paused) imported change\(paused == 1 ? " stays" : "s stay") paused (`brados plan sync --include-imported` sends them).")
+        } else if queued == nil, report.applied.isEmpty, report.dropped.isEmpty, report.stoppedBy == nil {
+            output.line("Nothing queued.")
+        }
     }
 }

@@ -169,12 +169,14 @@ public struct PlanStore: Sendable {
     /// confirmed it; a failure worth retrying stops the replay and keeps the rest in order; a
     /// refusal is reported and dropped. After any applied change the plan is recomputed once.
     /// - Throws: ``PlanError/noConnection(offlineMode:)`` when offline (the queue is untouched), ``StorageError``.
-    public func sync() async throws -> SyncReport {
+    /// - Parameter includeImported: send changes that arrived in an imported archive too
+    ///   (paused otherwise: they stay queued, in order).
+    public func sync(includeImported: Bool = false) async throws -> SyncReport {
         if offline { throw PlanError.noConnection(offlineMode: true) }
         return try await timed("plan sync") {
             try await queue.withReplayLock {
                 var report = SyncReport()
-                while let operation = try queue.all().first {
+                while let operation = try queue.all().first(where: { includeImported || !$0.isImported }) {
                     do {
                         switch operation.kind {
                         case .updateWeight:

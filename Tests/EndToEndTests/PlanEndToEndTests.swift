@@ -92,4 +92,60 @@ struct PlanEndToEndTests {
         #expect(plan.status == 7)
         #expect(plan.stderr.contains("Onboarding is not complete") && plan.stderr.contains("Complete onboarding"))
     }
+
+    func pending(_ server: ServerProcess, profile: String) throws -> [[String: Any]] {
+        let result = try brados(["--profile", profile, "--offline", "plan", "pending", "--json"], server)
+        return try #require(try document(result)["pending"] as? [[String: Any]])
+    }
+
+    @Test("an imported queue arrives paused; brados sync never sends it; --replace never drops local changes silently")
+    func importedQueueIsPaused() async throws {
+        let server = try ServerProcess()
+        for profile in ["old", "new"] {
+            let login = try BuiltProducts.run("brados", ["--profile", profile, "auth", "login", "--user", "demo", "--password-stdin"], environment: [
+                "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+            ], stdin: "demo")
+            #expect(login.status == 0, "\(login.stderr)")
+        }
+        // An old backup with a queued weight.
+        #expect(try brados(["--profile", "old", "--offline", "plan", "weight", "70"], server).status == 0)
+        let archive = home.url.appendingPathComponent("old.tar.zst").path
+        #expect(try brados(["--profile", "old", "cache", "export", "-o", archive], server).status == 0)
+        // The new profile has its own unsent change.
+        #expect(try brados(["--profile", "new", "--offline", "plan", "weight", "90"], server).status == 0)
+
+        let replace = try brados(["--profile", "new", "cache", "import", archive, "--replace"], server)
+        #expect(replace.status == 7, "\(replace.stderr)")
+        #expect(replace.stderr.contains("queued plan change") && replace.stderr.contains("--discard-pending"))
+        #expect(try pending(server, profile: "new").count == 1)
+
+        let merge = try brados(["--profile", "new", "cache", "import", archive, "--merge"], server)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let queue = try pending(server, profile: "new")
+        #expect(queue.count == 2)
+        #expect(queue.filter { $0["importedAt"] != nil }.count == 1)
+        #expect((queue.first { $0["importedAt"] != nil }?["importedFrom"] as? String)?.contains("profile old") == true)
+        let listed = try brados(["--profile", "new", "--offline", "plan", "pending"], server)
+        #expect(listed.stdout.contains("imported from profile old") && listed.stderr.contains("--include-imported"))
+
+        // The timer's `brados sync` and a plain `plan sync` send only the local change.
+        try await server.resetStats()
+        let sync = try brados(["--profile", "new", "sync", "--domains", "plan"], server)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try pending(server, profile: "new").map { $0["weightKg"] as? Double } == [70])
+        let plain = try brados(["--profile", "new", "plan", "sync"], server)
+        #expect(plain.status == 0 && plain.stderr.contains("paused"))
+        #expect(try pending(server, profile: "new").count == 1)
+        let updates = try await server.stats().byRoute.filter { $0.key.contains("profile") }.values.reduce(0, +)
+        #expect(updates == 1, "only the local change was sent")
+        // Only when asked.
+        let explicit = try brados(["--profile", "new", "plan", "sync", "--include-imported"], server)
+        #expect(explicit.status == 0, "\(explicit.stderr)")
+        #expect(try pending(server, profile: "new").isEmpty)
+
+        // --discard-pending is the explicit way to drop local changes.
+        #expect(try brados(["--profile", "new", "--offline", "plan", "weight", "91"], server).status == 0)
+        #expect(try brados(["--profile", "new", "cache", "import", archive, "--replace", "--discard-pending"], server).status == 0)
+        #expect(try pending(server, profile: "new").map { $0["weightKg"] as? Double } == [70])
+    }
 }

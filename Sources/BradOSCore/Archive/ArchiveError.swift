@@ -19,6 +19,8 @@ public enum ArchiveError: BradOSError, Equatable {
     case targetNotEmpty(domains: [String])
     case changedDuringExport(path: String)
     case unknownDomain(String)
+    /// `--replace` would drop changes the profile queued and has not sent.
+    case pendingChanges(domain: String, profile: String, count: Int)
 
     public var summary: String {
         switch self {
@@ -42,6 +44,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .targetNotEmpty(domains): "Profile already has data for \(domains.joined(separator: ", "))."
         case let .changedDuringExport(path): "'\(path)' changed while it was being exported."
         case let .unknownDomain(name): "There is no domain '\(name)' in the archive or in brados."
+        case let .pendingChanges(domain, profile, count):
+            "Profile '\(profile)' has \(count) queued \(domain) change\(count == 1 ? "" : "s") not sent yet, which --replace would drop."
         }
     }
 
@@ -59,6 +63,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case .targetNotEmpty: "Pass --replace (the archive's data replaces it) or --merge (files from the archive are added or overwrite), or --dry-run to see what would change."
         case .changedDuringExport: "Nothing was written. Run the export again (another brados was writing)."
         case .unknownDomain: "List the archive's domains with `brados cache verify FILE`."
+        case .pendingChanges:
+            "Nothing was imported. Send them first (`brados plan sync`), import with --merge (they are kept), or add --discard-pending to drop them."
         }
     }
 
@@ -66,7 +72,7 @@ public enum ArchiveError: BradOSError, Equatable {
         switch self {
         case .io: .general
         case .targetNotEmpty, .unknownDomain: .usage
-        case .foreignAccount: .rejected
+        case .foreignAccount, .pendingChanges: .rejected
         case .changedDuringExport: .general
         default: .integrity
         }

@@ -161,8 +161,12 @@ public struct CacheImporter: Sendable {
         public var domains: [String]?
         public var force: Bool
         public var limits: ArchiveLimits
+        /// `--discard-pending`: replacing may drop changes the target has not sent yet.
+        public var discardPending: Bool
 
-        public init(mode: Mode? = nil, dryRun: Bool = false, domains: [String]? = nil, force: Bool = false, limits: ArchiveLimits = ArchiveLimits()) {
+        public init(mode: Mode? = nil, dryRun: Bool = false, domains: [String]? = nil, force: Bool = false, limits: ArchiveLimits = ArchiveLimits(),
+                    discardPending: Bool = false) {
+            self.discardPending = discardPending
             self.mode = mode
             self.dryRun = dryRun
             self.domains = domains
@@ -278,9 +282,12 @@ public struct CacheImporter: Sendable {
 
         // Each domain checks its staged data before anything moves (e.g. databases and files it will load).
         for change in changes {
+            let context = ImportContext(archiveProfile: manifest.profile, archiveCreatedAt: manifest.createdAt, target: target,
+                                        mode: change.action == "add" ? nil : (options.mode ?? .replace),
+                                        discardPending: options.discardPending, now: Date())
             try plugins.first { $0.name == change.domain }?.prepareImport(
                 cache: cacheRoot.appendingPathComponent(change.domain, isDirectory: true),
-                data: dataRoot.appendingPathComponent(change.domain, isDirectory: true))
+                data: dataRoot.appendingPathComponent(change.domain, isDirectory: true), context: context)
         }
         var journal = SwapJournal(url: dataRoot.appendingPathComponent("journal.json"))
         do {

@@ -45,6 +45,11 @@ public protocol DomainPlugin: Sendable {
     /// pass `PRAGMA quick_check`.
     /// - Throws: ``ArchiveError``.
     func prepareImport(cache: URL, data: URL) throws
+    /// ``prepareImport(cache:data:)`` with what the import is about (the archive, the mode, the
+    /// target profile), for domains whose staged data depends on it (the plan's queue). By
+    /// default it calls ``prepareImport(cache:data:)``.
+    /// - Throws: ``ArchiveError``.
+    func prepareImport(cache: URL, data: URL, context: ImportContext) throws
     /// Called after `brados cache import` swapped the domain's folders in (`replacing`: the
     /// domain's previous data was replaced rather than merged), e.g. to load an exported file
     /// back into the key-value store. Nothing by default.
@@ -81,6 +86,29 @@ public enum ImportedDatabases {
         guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
         defer { try? handle.close() }
         return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
+    }
+}
+
+/// What a `brados cache import` is about, for ``DomainPlugin/prepareImport(cache:data:context:)``.
+public struct ImportContext: Sendable {
+    /// The profile the archive was exported from, and when.
+    public var archiveProfile: String
+    public var archiveCreatedAt: Date
+    /// The profile being imported into.
+    public var target: ProfileScope
+    /// `nil` when the domain is empty in the target (nothing to replace or merge).
+    public var mode: CacheImporter.Mode?
+    /// `--discard-pending`: the user agreed to lose changes not yet sent.
+    public var discardPending: Bool
+    public var now: Date
+
+    public init(archiveProfile: String, archiveCreatedAt: Date, target: ProfileScope, mode: CacheImporter.Mode?, discardPending: Bool, now: Date) {
+        self.archiveProfile = archiveProfile
+        self.archiveCreatedAt = archiveCreatedAt
+        self.target = target
+        self.mode = mode
+        self.discardPending = discardPending
+        self.now = now
     }
 }
 
@@ -170,6 +198,8 @@ extension DomainPlugin {
     public func didImport(into profile: ProfileScope, replacing: Bool) throws {}
 
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
+
+    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws { try prepareImport(cache: cache, data: data) }
 
     /// By default a domain has no databases: any SQLite file in its staged import is refused.
     public func prepareImport(cache: URL, data: URL) throws {

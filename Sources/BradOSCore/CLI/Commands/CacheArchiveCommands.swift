@@ -112,6 +112,9 @@ extension CacheCommand {
             duplicate or unlisted entries, bad checksums and compression bombs are refused \
             before anything is swapped in, and a failed import leaves the profile exactly as it was.
             Data of one account is not imported into a profile signed in to another (--force).
+            Queued changes in the archive (`brados plan pending`) arrive paused: only \
+            `brados plan sync --include-imported` sends them. Changes this profile queued are \
+            never dropped by an import: --merge keeps them, --replace refuses unless --discard-pending.
             Examples:
               brados cache import backup.tar.zst --dry-run
               brados cache import backup.tar.zst --replace
@@ -125,11 +128,13 @@ extension CacheCommand {
         @Flag(help: "Check the archive and say what would change; change nothing.") var dryRun = false
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
+        @Flag(help: "With --replace: drop changes this profile has queued and not sent (the plan's weight updates).") var discardPending = false
         @OptionGroup var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if replace && merge { throw ValidationError("--replace and --merge cannot go together.") }
+            if discardPending && !replace { throw ValidationError("--discard-pending goes with --replace (--merge keeps every queued change).") }
         }
 
         public func run() async throws {
@@ -141,7 +146,7 @@ extension CacheCommand {
                                          dataStaging: CacheArchiveSupport.staging(env.paths.dataRoot))
             let options = CacheImporter.Options(mode: replace ? .replace : merge ? .merge : nil, dryRun: dryRun,
                                                 domains: domains.map(CacheArchiveSupport.list), force: force,
-                                                limits: try CacheArchiveSupport.limits(env.settings))
+                                                limits: try CacheArchiveSupport.limits(env.settings), discardPending: discardPending)
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
             let spinner = env.output.format == .human ? Spinner(io: env.io, message: dryRun ? "checking the archive" : "importing") : nil
