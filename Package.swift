@@ -13,6 +13,9 @@ let package = Package(
     products: [
         .executable(name: "brados", targets: ["brados"]),
         .executable(name: "brados-server", targets: ["brados-server"]),
+        // Two targets, so swift-argument-parser's manual plugin (scripts/generate-man.sh) skips
+        // it: brados-fuzz is a libFuzzer driver, not an ArgumentParser tool.
+        .executable(name: "brados-fuzz", targets: ["brados-fuzz", "CFuzzDriver"]),
         .library(name: "BradOSCore", targets: ["BradOSCore"]),
         .library(name: "BradOSServer", targets: ["BradOSServer"]),
     ],

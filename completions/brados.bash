@@ -553,7 +553,7 @@ _brados_cache_export() {
 
 _brados_cache_import() {
     repeating_flags=()
-    non_repeating_flags=(--replace --merge --dry-run --force --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--as --domains --profile --server)
     __brados_offer_flags_options 1
@@ -1543,7 +1543,7 @@ _brados_plan_pending() {
 
 _brados_plan_sync() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--include-imported --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0

@@ -47,7 +47,8 @@ public struct ReferenceServer: Sendable {
     public func makeApplication(logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: buildRouter(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "brados-server"),
+            configuration: .init(address: configuration.unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname(configuration.host, port: configuration.port),
+                                 serverName: "brados-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }
@@ -55,8 +56,13 @@ public struct ReferenceServer: Sendable {
     /// Starts the server in the background of this process on an ephemeral loopback port
     /// (the embedded default). It runs until the process exits.
     /// - Returns: the base URL.
-    public static func startEmbedded(dataDirectory: URL) async throws -> URL {
-        let server = try ReferenceServer(configuration: ServerConfiguration(port: 0, dataDirectory: dataDirectory))
+    public static func startEmbedded(dataDirectory: URL, socket: String, password: String) async throws -> URL {
+        var configuration = ServerConfiguration(port: 0, dataDirectory: dataDirectory)
+        configuration.unixSocket = socket
+        let server = try ReferenceServer(configuration: configuration)
+        // No public demo password: every account of this profile's backend has the profile's secret.
+        try server.database.setEveryPassword(password)
+        unlink(socket)
         let quiet = Logger(label: "brados.embedded") { _ in SwiftLogNoOpLogHandler() }
         let port = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
             let resumed = ResumeOnce(continuation)
@@ -65,7 +71,11 @@ public struct ReferenceServer: Sendable {
                 do { try await app.run() } catch { resumed.resume(.failure(error)) }
             }
         }
-        return URL(string: "http://127.0.0.1:\(port)")!
+        _ = port
+        chmod(socket, 0o600)
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return URL(string: "http+unix://" + (socket.addingPercentEncoding(withAllowedCharacters: allowed) ?? socket))!
     }
 }
 

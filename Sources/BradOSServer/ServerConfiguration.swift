@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     /// The Supabase project's `anon` API key every `/auth/v1` and `/rest/v1` request must carry.
     public var supabaseAnonKey: String
 
+    /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
+    public var unixSocket: String?
+
     /// The anon key of the reference server (and brados's default `coach.anon-key`).
     public static let defaultAnonKey = "brados-reference-anon-key"
 

@@ -70,6 +70,16 @@ public final class ServerDatabase: Sendable {
         return User(id: id, username: username, email: email, displayName: displayName)
     }
 
+    /// Gives every account the same password (the embedded backend: the profile's secret).
+    public func setEveryPassword(_ password: String) throws {
+        try writer.write { db in
+            for id in try String.fetchAll(db, sql: "SELECT id FROM user") {
+                let salt = Self.randomToken(bytes: 8)
+                try db.execute(sql: "UPDATE user SET salt = ?, passwordHash = ? WHERE id = ?", arguments: [salt, Self.hash(password, salt: salt), id])
+            }
+        }
+    }
+
     /// The user whose user name or e-mail and password match.
     public func verify(login: String, password: String) throws -> User? {
         try writer.read { db in

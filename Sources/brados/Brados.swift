@@ -23,8 +23,8 @@ struct Brados: AsyncParsableCommand {
 
 /// Starts the reference server inside this process when no server is configured.
 struct EmbeddedReferenceBackend: EmbeddedBackend {
-    func start(dataDirectory: URL) async throws -> URL {
-        try await ReferenceServer.startEmbedded(dataDirectory: dataDirectory)
+    func start(dataDirectory: URL, socket: String, password: String) async throws -> URL {
+        try await ReferenceServer.startEmbedded(dataDirectory: dataDirectory, socket: socket, password: password)
     }
 }
 

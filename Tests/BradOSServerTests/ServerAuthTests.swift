@@ -1,5 +1,8 @@
 @testable import BradOSServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -161,5 +164,65 @@ struct ServerAuthTests {
         try await app.test(.router) { client in
             try await client.execute(uri: "/_admin/stats", method: .get) { response in #expect(response.status == .notFound) }
         }
+    }
+}
+
+/// Issue 16: the embedded backend opens no TCP port, and its accounts have the profile's password.
+@Suite("Reference server: embedded on a Unix socket")
+struct EmbeddedServerTests {
+    /// Listening TCP sockets of this process (state 0A in /proc/self/net/tcp and tcp6).
+    static func listeners() -> Set<String> {
+        var found = Set<String>()
+        for file in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > 3, fields[3] == "0A" { found.insert(String(fields[1])) }
+            }
+        }
+        return found
+    }
+
+    /// `GET path` over the socket with a plain HTTP/1.1 request; returns the status line and body.
+    static func get(_ socket: String, _ request: String) throws -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in socket.utf8.enumerated() { buffer[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        _ = request.withCString { write(fd, $0, strlen($0)) }
+        var data = [UInt8](repeating: 0, count: 65536)
+        var total = 0
+        while total < data.count {
+            let count = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
+            if count <= 0 { break }
+            total += count
+        }
+        return String(decoding: data[0..<total], as: UTF8.self)
+    }
+
+    @Test("startEmbedded listens on a 0600 Unix socket, opens no TCP port, and only the given password signs in")
+    func unixSocketOnly() async throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("emb-\(getpid())-\(Int.random(in: 0..<1_000_000))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let socket = folder.appendingPathComponent("s.sock").path
+        let before = Self.listeners()
+        let url = try await ReferenceServer.startEmbedded(dataDirectory: folder, socket: socket, password: "a-long-random-secret")
+        #expect(url.scheme == "http+unix")
+        #expect(Self.listeners() == before, "the embedded backend opened a TCP listener")
+        var info = stat()
+        #expect(stat(socket, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK && info.st_mode & 0o777 == 0o600)
+        #expect(try Self.get(socket, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").contains("200 OK"))
+        func login(_ password: String) throws -> String {
+            let body = #"{"username":"demo","password":"\#(password)"}"#
+            return try Self.get(socket, "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        }
+        #expect(!(try login("demo")).contains("200 OK"))
+        #expect(try login("a-long-random-secret").contains("200 OK"))
     }
 }

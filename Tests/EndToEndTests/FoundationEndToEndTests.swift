@@ -133,7 +133,16 @@ struct FoundationEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Verified with the server: demo"))
         #expect(result.stderr.contains("built-in demo backend"))
-        #expect(FileManager.default.fileExists(atPath: home.url.appendingPathComponent("data/embedded-server/server.sqlite").path))
+        // One backend per profile, in its 0700 data folder: no TCP port, a 0600 socket, a random 0600 password.
+        let folder = home.url.appendingPathComponent("data/users/default/.embedded")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("server.sqlite").path))
+        func mode(_ url: URL) -> Int { ((try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions]) as? Int ?? -1) & 0o777 }
+        #expect(mode(folder) == 0o700)
+        #expect(mode(folder.appendingPathComponent("password")) == 0o600)
+        let password = try String(contentsOf: folder.appendingPathComponent("password"), encoding: .utf8)
+        #expect(password.count == 64 && password != "demo")
+        let sockets = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sock") }
+        #expect(sockets.count == 1 && mode(folder.appendingPathComponent(sockets[0])) == 0o600)
         // The session persists: the next run reuses it without signing in again.
         let again = try brados(["auth", "status", "--check"], server: nil)
         #expect(again.status == 0)

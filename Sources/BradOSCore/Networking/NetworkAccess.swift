@@ -20,9 +20,9 @@ public actor NetworkAccess {
     private var embeddedURL: URL?
     private var accounts: [Service: any AccountProtocol] = [:]
 
-    /// The demo account the embedded backend signs profiles into.
+    /// The demo account the embedded backend signs profiles into (its password is the
+    /// profile's own, see ``EmbeddedAccount``).
     public static let demoUser = "demo"
-    static let demoPassword = "demo"
 
     init(settings: Settings, paths: Paths, profile: ProfileName, transport: any HTTPTransport, embedded: (any EmbeddedBackend)?,
          retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date,
@@ -68,7 +68,8 @@ public actor NetworkAccess {
         guard let embedded else {
             throw NetworkError.unreachable(host: "(no server configured)", reason: "set one with `brados config set server URL`")
         }
-        let url = try await embedded.start(dataDirectory: paths.embeddedServerDirectory)
+        let account = EmbeddedAccount(profile: paths.profile(profile))
+        let url = try await embedded.start(dataDirectory: try account.prepare(), socket: try account.socketPath(), password: try account.password())
         embeddedURL = url
         output.notice("no server configured; using the built-in demo backend. Set a real one with `brados config set server URL`.")
         logger.debug("embedded backend started", metadata: ["url": "\(url.absoluteString)"])
@@ -108,7 +109,7 @@ public actor NetworkAccess {
     private func signInDemo(service: Service, store: CredentialStore, server: URL) async throws {
         let ownProtocol = accounts[service]
         var credential = try await account(for: service).login(
-            user: Self.demoUser, password: Self.demoPassword, server: server, transport: transport)
+            user: Self.demoUser, password: try EmbeddedAccount(profile: paths.profile(profile)).password(), server: server, transport: transport)
         credential.server = Credential.embeddedServer
         try FileLock.withExclusiveLock(at: store.lockURL) {
             var credentials = try store.loadForUpdate()

@@ -4,9 +4,10 @@ import Synchronization
 /// Starts the reference backend inside the `brados` process (the "embedded default").
 /// The executable installs the implementation from `BradOSServer`; the core never links it.
 public protocol EmbeddedBackend: Sendable {
-    /// Starts the backend on an ephemeral loopback port, keeping its data in `dataDirectory`.
-    /// - Returns: the base URL, e.g. `http://127.0.0.1:41234`.
-    func start(dataDirectory: URL) async throws -> URL
+    /// Starts the backend listening on the Unix socket `socket` (no TCP port), keeping its
+    /// data in `dataDirectory`; every account of it gets `password` (see ``EmbeddedAccount``).
+    /// - Returns: the base URL, `http+unix://…`.
+    func start(dataDirectory: URL, socket: String, password: String) async throws -> URL
 }
 
 /// What the `brados` executable installs at start-up: the domain registry and the
