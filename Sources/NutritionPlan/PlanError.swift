@@ -100,7 +100,7 @@ public enum PlanError: BradOSError, Equatable {
         case let .operationTimedOut(seconds): return PlanError.networkError("gave up after \(seconds) s of retries")
         case let .connectionLost(_, reason): return PlanError.networkError(reason)
         case let .invalidResponse(_, detail): return PlanError.invalidResponse(detail)
-        case .refusedData: return error // bad data (exit 8), in the core's words
+        case .refusedData, .refusedRedirect: return error // in the core's words
         case let .http(status, _, _, message, retryAfter):
             switch status {
             case 400 where (message ?? "").localizedCaseInsensitiveContains("onboarding"): return PlanError.onboardingIncomplete(message ?? "")

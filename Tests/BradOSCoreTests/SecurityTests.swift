@@ -183,4 +183,73 @@ struct SecurityTests {
         #expect(throws: StorageError.self) { try AtomicFile.write(Data("x".utf8), to: foreign.appendingPathComponent("f")) }
         #expect(!FileManager.default.fileExists(atPath: foreign.appendingPathComponent("f").path))
     }
+
+    @Test("redirects: never https to http; credentials only to their origin; 303 becomes GET; 307 keeps the body")
+    func redirectPolicy() throws {
+        let original = HTTPRequest(method: "POST", url: URL(string: "https://plex.example:32400/library?x=1")!,
+                                   headers: [("X-Plex-Token", "secret"), ("apikey", "anon"), ("Authorization", "Bearer t"), ("Accept", "application/json"),
+                                             ("Content-Type", "application/json")],
+                                   body: Data("{}".utf8))
+        #expect(throws: NetworkError.self) { try RedirectPolicy.follow(original, original: original, status: 302, location: "http://plex.example:32400/library") }
+        #expect(throws: NetworkError.self) { try RedirectPolicy.follow(original, original: original, status: 302, location: "file:///etc/passwd") }
+        #expect(throws: NetworkError.self) { try RedirectPolicy.follow(original, original: original, status: 302, location: nil) }
+        #expect(try RedirectPolicy.follow(original, original: original, status: 200, location: "https://x") == nil)
+
+        let elsewhere = try #require(try RedirectPolicy.follow(original, original: original, status: 307, location: "https://cdn.example/art"))
+        #expect(elsewhere.url.absoluteString == "https://cdn.example/art" && elsewhere.method == "POST" && elsewhere.body != nil)
+        #expect(elsewhere.headers.map { $0.name.lowercased() }.sorted() == ["accept", "content-type"])
+        let otherPort = try #require(try RedirectPolicy.follow(original, original: original, status: 308, location: "https://plex.example:8443/x"))
+        #expect(otherPort.header("X-Plex-Token") == nil)
+        let samePlace = try #require(try RedirectPolicy.follow(original, original: original, status: 303, location: "/library/next"))
+        #expect(samePlace.url.absoluteString == "https://plex.example:32400/library/next" && samePlace.method == "GET" && samePlace.body == nil)
+        #expect(samePlace.header("X-Plex-Token") == "secret" && samePlace.header("Content-Type") == nil)
+    }
+
+    /// A one-shot HTTP server on 127.0.0.1 that records the request headers it gets.
+    final class CaptureServer: @unchecked Sendable {
+        let fd: Int32
+        let port: Int
+        private(set) var request = ""
+        private let done = DispatchSemaphore(value: 0)
+
+        init(response: String) throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = listener
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            listen(listener, 4)
+            var bound = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+            port = Int(UInt16(bigEndian: bound.sin_port))
+            Thread.detachNewThread { [self] in
+                let client = accept(listener, nil, nil)
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let count = read(client, &buffer, buffer.count)
+                request = String(decoding: buffer[0..<max(count, 0)], as: UTF8.self)
+                _ = response.withCString { write(client, $0, strlen($0)) }
+                close(client)
+                done.signal()
+            }
+        }
+
+        func wait() -> String { _ = done.wait(timeout: .now() + 10); close(fd); return request }
+    }
+
+    @Test("the transport follows a redirect to another origin without the credential headers")
+    func transportDropsCredentialsAcrossOrigins() async throws {
+        let final = try CaptureServer(response: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        let first = try CaptureServer(response: "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(final.port)/landing\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let request = HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:\(first.port)/library")!,
+                                  headers: [("X-Plex-Token", "plex-secret"), ("apikey", "anon-secret"), ("Authorization", "Bearer tok"), ("Accept", "application/json")])
+        let response = try await AsyncHTTPTransport().send(request)
+        #expect(response.status == 200)
+        let sentFirst = first.wait(), sentFinal = final.wait()
+        #expect(sentFirst.contains("plex-secret"))
+        #expect(sentFinal.hasPrefix("GET /landing"))
+        for secret in ["plex-secret", "anon-secret", "Bearer tok"] { #expect(!sentFinal.contains(secret), "\(secret) went to another origin") }
+    }
 }

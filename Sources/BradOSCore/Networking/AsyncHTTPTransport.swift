@@ -15,7 +15,21 @@ public struct AsyncHTTPTransport: HTTPTransport {
 
     public init(maxBodySize: Int = 256 << 20) { self.maxBodySize = maxBodySize }
 
+    /// Sends a request, following redirects under ``RedirectPolicy``.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var current = request
+        for _ in 0...RedirectPolicy.maxRedirects {
+            let response = try await sendOnce(current)
+            guard let next = try RedirectPolicy.follow(current, original: request, status: response.status, location: response.header("Location")) else {
+                return response
+            }
+            current = next
+        }
+        throw NetworkError.refusedRedirect(from: request.url.absoluteString, to: current.url.absoluteString,
+                                           reason: "more than \(RedirectPolicy.maxRedirects) redirects")
+    }
+
+    private func sendOnce(_ request: HTTPRequest) async throws -> HTTPResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -40,6 +54,8 @@ private let processClient: HTTPClient = {
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.timeout.connect = .seconds(10)
+    // brados follows redirects itself (RedirectPolicy): credentials stay with their origin.
+    configuration.redirectConfiguration = .disallow
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 }()
 

@@ -18,6 +18,8 @@ public enum NetworkError: BradOSError {
     /// The response held a value brados refuses to keep or show (an id outside its
     /// documented characters, see ``IdentifierRule``): bad data, not a server hiccup.
     case refusedData(path: String, detail: String)
+    /// A redirect brados does not follow (https to http, a bad Location, too many hops).
+    case refusedRedirect(from: String, to: String, reason: String)
     /// Retries did not succeed within the operation limit (300 s by default).
     case operationTimedOut(seconds: Int)
 
@@ -32,6 +34,7 @@ public enum NetworkError: BradOSError {
         case let .invalidResponse(path, detail): "The server's response to \(path) was not understood: \(detail)."
         case let .refusedData(path, detail): "The server's response to \(path) was refused: \(detail). Nothing from it was cached."
         case let .operationTimedOut(seconds): "Gave up after \(seconds) s of retries."
+        case let .refusedRedirect(from, to, reason): "The server redirected \(from) to \(to), which brados does not follow: \(reason)."
         }
     }
 
@@ -50,6 +53,7 @@ public enum NetworkError: BradOSError {
             default: "Check the values you gave."
             }
         case .invalidResponse: "The server may be newer or misconfigured; check the server URL, or report it."
+        case .refusedRedirect: "Use the final address as the server URL if you trust it (`brados config set server URL`), with https."
         case .refusedData: "Check that the server URL is the one you meant (`brados config get server`) and that it is reached over https; report it if it is."
         }
     }
@@ -59,6 +63,7 @@ public enum NetworkError: BradOSError {
         case .offlineMode, .unreachable, .timedOut: .offline
         case .connectionLost, .invalidResponse, .operationTimedOut: .server
         case .refusedData: .integrity
+        case .refusedRedirect: .rejected
         case let .http(status, _, _, _, _):
             switch status {
             case 401: .authRequired
@@ -75,7 +80,7 @@ public enum NetworkError: BradOSError {
         switch self {
         case .unreachable, .timedOut, .connectionLost: true
         case let .http(status, _, _, _, _): status >= 500 || status == 429
-        case .offlineMode, .invalidResponse, .refusedData, .operationTimedOut: false
+        case .offlineMode, .invalidResponse, .refusedData, .refusedRedirect, .operationTimedOut: false
         }
     }
 
