@@ -252,4 +252,35 @@ struct SecurityTests {
         #expect(sentFinal.hasPrefix("GET /landing"))
         for secret in ["plex-secret", "anon-secret", "Bearer tok"] { #expect(!sentFinal.contains(secret), "\(secret) went to another origin") }
     }
+
+    @Test("a killed export's database copies are removed by the next command; a failed rollback's previous data is kept on both sides")
+    func stagingLeftovers() throws {
+        let dir = TemporaryDirectory()
+        let paths = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path])
+        let profile = paths.profile(.default)
+        // A killed export: its lock is not held.
+        let export = profile.cacheDirectory.appendingPathComponent(".staging/export-42", isDirectory: true)
+        try AtomicFile.write(Data("SQLite format 3\0 private messages".utf8), to: export.appendingPathComponent("coach-0.sqlite"))
+        // A running export elsewhere: its lock is held, so it is left alone.
+        let running = profile.cacheDirectory.appendingPathComponent(".staging/export-7", isDirectory: true)
+        try FileSystem.createDirectory(running)
+        let lock = try FileLock(url: running.appendingPathComponent(".lock"))
+        try lock.lock()
+        CacheImportRecovery.recover(paths)
+        #expect(!FileManager.default.fileExists(atPath: export.path))
+        #expect(FileManager.default.fileExists(atPath: running.path))
+        lock.unlock()
+
+        // A failed rollback: the journal (data side) cannot be undone; the cache side holds the previous data.
+        let dataSide = profile.dataDirectory.appendingPathComponent(".staging/import-9", isDirectory: true)
+        let cacheSide = profile.cacheDirectory.appendingPathComponent(".staging/import-9", isDirectory: true)
+        let previous = cacheSide.appendingPathComponent(".replaced-visits/old.json")
+        try AtomicFile.write(Data("previous".utf8), to: previous)
+        let blocked = dir.url.appendingPathComponent("no-such-folder/visits").path
+        let records = [SwapJournal.Record(from: blocked, to: previous.deletingLastPathComponent().path)]
+        try AtomicFile.write(try JSONCoding.encode(records), to: dataSide.appendingPathComponent("journal.json"))
+        #expect(CacheImportRecovery.recover(paths).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: previous.path), "the previous data the error message points to was deleted")
+        #expect(FileManager.default.fileExists(atPath: dataSide.appendingPathComponent("journal.json").path))
+    }
 }

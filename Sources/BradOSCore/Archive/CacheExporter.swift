@@ -72,7 +72,14 @@ public struct CacheExporter: Sendable {
         let selected = try selectedPlugins(options.domains)
         let staging = stagingRoot.appendingPathComponent("export-\(UInt64.random(in: .min ... .max))", isDirectory: true)
         try FileSystem.createDirectory(staging)
-        defer { try? FileSystem.remove(staging) }
+        // Held while the export runs: a folder whose lock nobody holds is a killed export's,
+        // and the next brados command removes it (``CacheImportRecovery``), database copies and all.
+        let lock = try FileLock(url: staging.appendingPathComponent(".lock"))
+        try lock.lock()
+        defer {
+            try? FileSystem.remove(staging)
+            lock.unlock()
+        }
 
         var items: [Item] = []
         var domains: [CacheArchiveManifest.Domain] = []

@@ -42,7 +42,7 @@ extension CacheCommand {
             if toStdout, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
             let destination = URL(fileURLWithPath: name)
             let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(env.credentials.load()),
-                                         stagingRoot: CacheArchiveSupport.staging(env.paths.cacheRoot), now: env.now)
+                                         stagingRoot: CacheArchiveSupport.staging(env.profile.cacheDirectory), now: env.now)
             let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list))
             let report: CacheExporter.Report
             if toStdout {
@@ -142,8 +142,8 @@ extension CacheCommand {
             let target = try asProfile.map { env.paths.profile(try ProfileName(validating: $0)) } ?? env.profile
             let credentials = CredentialStore(paths: env.paths, profile: target.name, logger: env.logger).load()
             let importer = CacheImporter(target: target, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(credentials),
-                                         cacheStaging: CacheArchiveSupport.staging(env.paths.cacheRoot),
-                                         dataStaging: CacheArchiveSupport.staging(env.paths.dataRoot))
+                                         cacheStaging: CacheArchiveSupport.staging(target.cacheDirectory),
+                                         dataStaging: CacheArchiveSupport.staging(target.dataDirectory))
             let options = CacheImporter.Options(mode: replace ? .replace : merge ? .merge : nil, dryRun: dryRun,
                                                 domains: domains.map(CacheArchiveSupport.list), force: force,
                                                 limits: try CacheArchiveSupport.limits(env.settings), discardPending: discardPending)
@@ -191,7 +191,9 @@ enum CacheArchiveSupport {
         return accounts
     }
 
-    static func staging(_ root: URL) -> URL { root.appendingPathComponent(".staging", isDirectory: true) }
+    /// `<profile folder>/.staging`: inside the profile, so `auth logout` erases whatever a
+    /// killed export or import left, and on the same file system as the folders it swaps.
+    static func staging(_ profileFolder: URL) -> URL { profileFolder.appendingPathComponent(".staging", isDirectory: true) }
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
