@@ -13,7 +13,11 @@ Suites (issue 11):
   hostile_archives  the import attack corpus, bombs, and 1,000 randomly mutated archives
   server_faults     500/502/503/504/429/timeout/reset/truncated/invalid JSON/wrong shape/out-of-range per domain
   leaks             nothing left after logout; modes 0600/0700; no token or password in logs, caches, archives
-  fuzz              libFuzzer on the cache decoders, the manifest parser and the archive reader
+  security          issue 16: completion injection (3 shells x 3 id kinds), hostile databases, the embedded
+                    backend probed as another local user, hostile headers and redirects, control
+                    characters, imported queues
+  fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
+                    reference server's header and query parsing
 
 The suites run on the debug build of `make test` by default (--configuration release for the
 shipped build). Servers bind 127.0.0.1 only and stop by themselves.
@@ -28,7 +32,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "fuzz"]
+SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -36,6 +40,7 @@ SMOKE = {
     "hostile_archives": ["--mutations", "100"],
     "server_faults": [],
     "leaks": [],
+    "security": [],
     "fuzz": ["--runs", "20000"],
 }
 

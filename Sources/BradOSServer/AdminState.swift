@@ -14,9 +14,12 @@ public struct FaultRule: Codable, Sendable, Equatable {
     public var retryAfter: Int?
     public var count: Int?
     public var body: String?
+    /// Extra response headers, as given (e.g. `Retry-After: inf`, a `Location`): for hostile-header tests.
+    public var headers: [String: String]?
 
     public init(match: String, status: Int? = nil, latencyMs: Int? = nil, drop: Bool? = nil, truncate: Bool? = nil,
-                retryAfter: Int? = nil, count: Int? = nil, body: String? = nil) {
+                retryAfter: Int? = nil, count: Int? = nil, body: String? = nil, headers: [String: String]? = nil) {
+        self.headers = headers
         self.match = match
         self.status = status
         self.latencyMs = latencyMs

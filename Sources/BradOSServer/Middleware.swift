@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Counts every request (admin routes excepted) by method and route pattern.
@@ -37,6 +38,9 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         if let status = rule.status ?? (rule.body == nil ? nil : 200) {
             var headers: HTTPFields = [.contentType: "application/json"]
             if let retryAfter = rule.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
+            for (name, value) in rule.headers ?? [:] {
+                if let field = HTTPField.Name(name) { headers[field] = value }
+            }
             let body = rule.body ?? #"{"error":{"message":"injected fault \#(status)"}}"#
             response = Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         } else {
