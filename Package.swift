@@ -107,7 +107,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: fuzzed
         ),
         .executableTarget(
             name: "brados-server",
@@ -147,7 +148,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "brados-fuzz",
-            dependencies: ["BradOSCore", "MealPlan", "Visits", "Library", "NutritionPlan", "CFuzzDriver"],
+            dependencies: ["BradOSCore", "MealPlan", "Visits", "Library", "NutritionPlan", "BradOSServer", "CFuzzDriver"],
             swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
         ),

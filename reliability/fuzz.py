@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fuzzing (issue 11, suite 6): libFuzzer (`-sanitize=fuzzer`) on the parsers brados runs on
 bytes it did not write: every domain's JSON cache decoder (mealplan, library, plan, and the
-visits key-value store), the archive manifest parser, and the archive reader.
+visits key-value store), the archive manifest parser, the archive reader, the reference
+server's query and header parsing (`server`: PostgREST filters, order, select, Range), and the
+response headers brados reads (`headers`: Retry-After).
 
 Builds `brados-fuzz` with BRADOS_FUZZ=1 into its own scratch folder (.build-fuzz: the fuzzed
 modules are compiled with coverage instrumentation), seeds each target with real files
@@ -24,7 +26,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import suite_parser, ROOT, Binaries, Profile, Server, Tally  # noqa: E402
 
-TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits"]
+TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits", "server", "headers"]
+
+# Requests as Supabase's clients send them (target line, then headers), and header values.
+SERVER_SEEDS = [
+    "/rest/v1/conversations?select=id,title,updated_at&user_id=eq.8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11&order=updated_at.desc.nullslast\nRange: 0-99\nPrefer: count=exact",
+    "/rest/v1/messages?conversation_id=in.(a,b)&created_at=gte.2026-11-01T00:00:00Z&limit=50&offset=10\nRange-Unit: items",
+    "/rest/v1/context_profiles?title=not.ilike.*x*&message_count=lt.5\nRange: 0-9223372036854775807",
+]
+HEADER_SEEDS = ["120", "0.5", "1e20", "inf", "99999999999999999999"]
 
 
 def seeds(binaries, corpus):
@@ -56,6 +66,11 @@ def seeds(binaries, corpus):
                 for index, path in enumerate(files):
                     if os.path.isfile(path):
                         shutil.copy(path, os.path.join(corpus, target, f"seed-{index}"))
+            for target, texts in (("server", SERVER_SEEDS), ("headers", HEADER_SEEDS)):
+                os.makedirs(os.path.join(corpus, target), exist_ok=True)
+                for index, text in enumerate(texts):
+                    with open(os.path.join(corpus, target, f"seed-{index}"), "w") as handle:
+                        handle.write(text)
             os.makedirs(os.path.join(corpus, "manifest"), exist_ok=True)
             with open(os.path.join(corpus, "manifest", "seed-0"), "wb") as handle:
                 handle.write(manifest)

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSServer
 import CFuzzDriver
 import Foundation
 import Library
@@ -13,7 +14,7 @@ import Glibc
 /// The parsers brados runs on bytes it did not write: cache files, archive manifests,
 /// archives. Each must reject bad input with an error, never crash (reliability/fuzz.py).
 enum FuzzTarget: String, CaseIterable {
-    case manifest, archive, mealplan, library, plan, visits
+    case manifest, archive, mealplan, library, plan, visits, server, headers
 
     /// Runs one input through the target's real decoding path.
     func run(_ data: Data) {
@@ -30,6 +31,12 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? JSONCoding.decode(LibrarySnapshot.self, from: data)
         case .plan:
             if let cached = try? JSONCoding.decode(CachedPlan.self, from: data) { try? cached.data.validate() }
+        case .server:
+            // The reference server's query and header parsing (a Range of 0-Int64.max trapped).
+            ServerRequestParsing.check(String(decoding: data, as: UTF8.self))
+        case .headers:
+            // Header values brados reads from any server: Retry-After (inf and 1e20 trapped).
+            _ = APIClient.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", String(decoding: data, as: UTF8.self))]))
         case .visits:
             // The visits cache lives in the profile's key-value store (defaults.json).
             let url = Scratch.file("defaults.json")

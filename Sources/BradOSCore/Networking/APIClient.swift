@@ -105,7 +105,7 @@ public struct APIClient: Sendable {
     /// Total: only digits (RFC 9110 delay-seconds; a decimal fraction is tolerated) count, up
     /// to 32 of them, so `inf`, `nan`, `1e20`, `0x10` or a negative value are ignored and never
     /// trap; a value above a day counts as a day.
-    static func retryAfter(_ response: HTTPResponse) -> Duration? {
+    public static func retryAfter(_ response: HTTPResponse) -> Duration? {
         guard let raw = response.header("Retry-After") else { return nil }
         let value = raw.trimmingCharacters(in: .whitespaces)
         let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)

@@ -274,3 +274,30 @@ extension HTTPField.Name {
     static let prefer = HTTPField.Name("Prefer")!
     static let apikey = HTTPField.Name("apikey")!
 }
+
+/// The reference server's request parsing, for the fuzzer (reliability/fuzz.py, target
+/// `server`): the PostgREST query language (filters, `select`, `order`, `limit`/`offset`) and
+/// the `Range` and `Prefer` headers, on every table. Any input must give an answer or a 4xx
+/// `Failure`, never a trap.
+public enum ServerRequestParsing {
+    /// Input: the first line is the request target (path and query); each following line is
+    /// a header, `Name: value`.
+    public static func check(_ text: String) {
+        let lines = text.split(separator: "\n", maxSplits: 16, omittingEmptySubsequences: false)
+        var fields = HTTPFields()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon]).trimmingCharacters(in: .whitespaces)) else { continue }
+            fields.append(HTTPField(name: name, value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        let target = String(lines.first ?? "")
+        let path = target.hasPrefix("/") ? target : "/" + target
+        let request = Request(head: HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: path, headerFields: fields),
+                              body: RequestBody(buffer: ByteBuffer()))
+        for table in [CoachRoutes.conversations, CoachRoutes.messages, CoachRoutes.contextProfiles] {
+            _ = try? table.window(request)
+            _ = try? table.whereClause(request, userID: "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11")
+            _ = try? table.orderClause(request)
+            _ = try? table.selectedColumns(request)
+        }
+    }
+}
