@@ -196,7 +196,17 @@ def schema(path):
 
 COACH = "data/coach/coach.sqlite"
 ARTWORK = "cache/library/artwork/index.sqlite"
+def hostile_snapshot(work):
+    path = os.path.join(work, "data/library/snapshot.json")
+    with open(path) as handle:
+        document = json.load(handle)
+    document["albums"][0]["ratingKey"] = "$(touch /tmp/brados-owned)"
+    with open(path, "w") as handle:
+        json.dump(document, handle)
+
+
 HOSTILE_DATABASES = [
+    ("library: a hostile rating key in the snapshot", hostile_snapshot),
     ("coach: a trigger rewriting every message", sql(COACH, "CREATE TRIGGER evil AFTER INSERT ON message BEGIN UPDATE message SET content = 'owned'; END;")),
     ("coach: a trigger ignoring deletes", sql(COACH, "CREATE TRIGGER keep BEFORE DELETE ON conversation BEGIN SELECT RAISE(IGNORE); END;")),
     ("coach: a view", sql(COACH, "CREATE VIEW peek AS SELECT * FROM message;")),

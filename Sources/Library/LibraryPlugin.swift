@@ -25,9 +25,18 @@ public struct LibraryPlugin: DomainPlugin {
     }
 
     /// An imported artwork index is rebuilt (never trusted as a file); any other database is refused.
+    /// The snapshot must decode as brados writes it (rating keys are digits): a hostile one is
+    /// refused (exit 8) rather than imported and then ignored.
     public func prepareImport(cache: URL, data: URL) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
                                       databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) }])
+        let snapshot = data.appendingPathComponent("snapshot.json")
+        if let bytes = try AtomicFile.readIfPresent(snapshot) {
+            do { _ = try JSONCoding.decode(LibrarySnapshot.self, from: bytes) } catch {
+                let reason = InvalidIdentifier.found(in: error)?.description ?? APIClient.describe(error)
+                throw ArchiveError.unsafeEntry(path: "data/library/snapshot.json", reason: "it is not a snapshot brados reads (\(reason))")
+            }
+        }
     }
 
     /// `<profile cache>/library/artwork` (buckets `1024/` and `2048/`, and `index.sqlite`).
