@@ -1,5 +1,6 @@
 import ArgumentParser
 import CArchive
+import CArchiveLoader
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -91,8 +92,12 @@ public struct DoctorCommand: AsyncParsableCommand {
             zstd = archive_write_add_filter_zstd(writer) == ARCHIVE_OK
             archive_write_free(writer)
         }
-        add("libarchive", zstd ? "ok" : "fail", version + (zstd ? "" : " (no zstd)"),
-            fix: zstd ? nil : "Install a libarchive built with zstd (Debian: apt-get install libarchive13 libzstd1), or export with --format tar.gz.")
+        if let reason = carchive_load_error() {
+            add("libarchive", "fail", "not loaded: \(String(cString: reason))", fix: "Install libarchive (Debian: apt-get install libarchive13).")
+        } else {
+            add("libarchive", zstd ? "ok" : "fail", version + (zstd ? "" : " (no built-in zstd; brados does not run an external zstd)"),
+                fix: zstd ? nil : "Install a libarchive built with zstd (Debian: apt-get install libarchive13 libzstd1), or export with --format tar.gz.")
+        }
 
         if env.output.format == .json { try env.output.json(checks) } else {
             for check in checks {
