@@ -63,6 +63,9 @@ public struct CacheExporter: Sendable {
         var modified: timespec
         var sha256: String
         var mode: mode_t
+        /// A database copy made for the export, open and already unlinked: no plaintext copy
+        /// of it stays on disk even if the export is killed from here on.
+        var unlinkedCopy: Int32?
     }
 
     /// Writes the archive to `fd`.
@@ -82,6 +85,7 @@ public struct CacheExporter: Sendable {
         }
 
         var items: [Item] = []
+        defer { for item in items { if let copy = item.unlinkedCopy { close(copy) } } }
         var domains: [CacheArchiveManifest.Domain] = []
         for plugin in selected {
             var count = 0
@@ -97,7 +101,13 @@ public struct CacheExporter: Sendable {
                     guard try Self.backup(file.url, to: source) else { continue }
                 }
                 // A file gone since it was listed (an evicted artwork) is simply not exported.
-                guard let item = try Self.hash(file, domain: plugin.name, source: source) else { continue }
+                guard var item = try Self.hash(file, domain: plugin.name, source: source) else { continue }
+                if file.kind == .sqlite {
+                    let copy = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                    guard copy >= 0 else { throw StorageError.io(operation: "open", path: source.path, errno: errno) }
+                    item.unlinkedCopy = copy
+                    unlink(source.path)
+                }
                 items.append(item)
                 count += 1
                 bytes += item.size
@@ -122,9 +132,10 @@ public struct CacheExporter: Sendable {
         defer { buffer.deallocate() }
         var done: Int64 = 0
         for item in items {
-            let fd = open(item.source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = item.unlinkedCopy.map { dup($0) } ?? open(item.source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
             defer { close(fd) }
+            if item.unlinkedCopy != nil { lseek(fd, 0, SEEK_SET) }
             var info = stat()
             guard fstat(fd, &info) == 0, Int64(info.st_size) == item.size,
                   info.st_mtim.tv_sec == item.modified.tv_sec, info.st_mtim.tv_nsec == item.modified.tv_nsec
