@@ -288,7 +288,7 @@ def embedded(tally, binaries):
     profile = Profile(binaries)  # no server: the embedded backend
     try:
         trace = os.path.join(profile.home, "trace")
-        result = subprocess.run(["strace", "-f", "-qq", "-e", "trace=bind,listen", "-o", trace, binaries.brados, "visits", "list"],
+        result = subprocess.run(["strace", "-f", "-qq", "-e", "trace=bind,listen,chmod,fchmodat", "-o", trace, binaries.brados, "visits", "list"],
                                 capture_output=True, text=True, env=profile.env, timeout=120)
         with open(trace) as handle:
             calls = handle.read()
@@ -301,9 +301,15 @@ def embedded(tally, binaries):
             tally.ok()
         folder = os.path.join(profile.home, "data", "users", "default", ".embedded")
         modes = {name: os.stat(os.path.join(folder, name)).st_mode & 0o777 for name in os.listdir(folder)}
-        sockets = [name for name in modes if name.endswith(".sock")]
-        if os.stat(folder).st_mode & 0o777 != 0o700 or not sockets or any(modes[s] != 0o600 for s in sockets) or modes.get("password") != 0o600:
+        bound = [line for line in calls.splitlines() if "bind(" in line and "AF_UNIX" in line and folder in line]
+        chmodded = [line for line in calls.splitlines() if "chmod" in line and ".sock" in line and "0600" in line]
+        leftover = [name for name in modes if name.endswith(".sock")]
+        if os.stat(folder).st_mode & 0o777 != 0o700 or modes.get("password") != 0o600:
             tally.fail(f"embedded folder modes: {oct(os.stat(folder).st_mode & 0o777)} {dict((k, oct(v)) for k, v in modes.items())}")
+        elif not bound or not chmodded:
+            tally.fail(f"the socket was not bound in the profile's folder and set 0600: {bound[:1]} {chmodded[:1]}")
+        elif leftover:
+            tally.fail(f"the socket outlived its process: {leftover}")
         else:
             tally.ok()
         with open(os.path.join(folder, "password")) as handle:
@@ -312,12 +318,12 @@ def embedded(tally, binaries):
             tally.fail("the embedded account's password is not a random secret")
         else:
             tally.ok()
-        # Another user cannot even reach the socket (the folder is 0700).
+        # Another user cannot even reach a socket path in the folder (it is 0700).
         probe = ("import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1]); print('connected')\n"
                  "except PermissionError: print('denied')\nexcept OSError as e: print('error', e.errno)")
         if os.geteuid() == 0 and shutil.which("setpriv"):
             other = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", probe,
-                                    os.path.join(folder, sockets[0])], capture_output=True, text=True, timeout=30)
+                                    os.path.join(folder, "s-1.sock")], capture_output=True, text=True, timeout=30)
             if other.stdout.strip() != "denied":
                 tally.fail(f"another user reaching the socket got: {other.stdout.strip() or other.stderr.strip()}")
             else:

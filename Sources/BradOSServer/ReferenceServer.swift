@@ -73,8 +73,9 @@ public struct ReferenceServer: Sendable {
         }
         _ = port
         chmod(socket, 0o600)
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
+        // ASCII letters and digits only (CharacterSet.alphanumerics would let non-ASCII letters
+        // through unencoded, which a URL host cannot hold).
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         return URL(string: "http+unix://" + (socket.addingPercentEncoding(withAllowedCharacters: allowed) ?? socket))!
     }
 }

@@ -38,7 +38,11 @@ public struct PlanPlugin: DomainPlugin {
     public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try prepareImport(cache: cache, data: data)
         let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))
-        let local = (try? PendingQueue(url: Self.queueURL(context.target)).all()) ?? []
+        // An unreadable local queue stops the import: it may hold changes not sent yet.
+        let local: [PendingOperation]
+        do { local = try PendingQueue(url: Self.queueURL(context.target)).all() } catch {
+            throw ArchiveError.io("the profile's own queue of plan changes could not be read (\((error as? any BradOSError)?.summary ?? "\(error)")); nothing was imported")
+        }
         let mine = local.filter { !$0.isImported }
         if context.mode == .replace, !mine.isEmpty, !context.discardPending {
             throw ArchiveError.pendingChanges(domain: name, profile: context.target.name.rawValue, count: mine.count)
@@ -49,9 +53,11 @@ public struct PlanPlugin: DomainPlugin {
         let origin = "profile \(context.archiveProfile), archive of \(ISO8601DateFormatter().string(from: context.archiveCreatedAt))"
         let imported: [PendingOperation]
         do {
+            // Always this import's time and origin: never what the archive claims.
             imported = try staged.all().map { operation in
                 var paused = operation
-                if paused.importedAt == nil { paused.importedAt = context.now; paused.importedFrom = origin }
+                paused.importedAt = context.now
+                paused.importedFrom = origin
                 return paused
             }
         } catch {

@@ -47,10 +47,13 @@ public struct VisitsPlugin: DomainPlugin {
     }
 
     /// The imported file must decode before anything is swapped in.
+    /// Visits keep no database: any SQLite file in the staged import is refused.
     public func prepareImport(cache: URL, data: URL) throws {
+        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
         guard let bytes = try AtomicFile.readIfPresent(data.appendingPathComponent(Self.exportFileName)) else { return }
-        guard (try? JSONCoding.decode(ExportedVisits.self, from: bytes)) != nil else {
-            throw ArchiveError.unsafeEntry(path: "data/\(name)/\(Self.exportFileName)", reason: "it is not the visits export format")
+        do { _ = try JSONCoding.decode(ExportedVisits.self, from: bytes) } catch {
+            let reason = InvalidIdentifier.found(in: error)?.description ?? "it is not the visits export format"
+            throw ArchiveError.unsafeEntry(path: "data/\(name)/\(Self.exportFileName)", reason: reason)
         }
     }
 

@@ -31,6 +31,24 @@ struct BlobCacheTests {
         #expect(FileManager.default.fileExists(atPath: blobs.fileURL(for: key).path))
     }
 
+    @Test("removeAll never follows a bucket named by the (importable) index out of the cache folder")
+    func removeAllIsPathSafe() throws {
+        let root = TemporaryDirectory()
+        let folder = root.url.appendingPathComponent("artwork")
+        let victim = root.url.appendingPathComponent("victim")
+        try FileSystem.createDirectory(victim)
+        try Data("keep".utf8).write(to: victim.appendingPathComponent("precious"))
+        let blobs = try BlobCache(directory: folder)
+        try blobs.store(Self.png(1000), for: BlobKey(bucket: "1024", identifier: "a"))
+        try blobs.database.write { db in
+            try db.execute(sql: "INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES ('../victim', ?, 'x', 1, 'c', 0)",
+                           arguments: [String(repeating: "a", count: 64)])
+        }
+        try blobs.removeAll()
+        #expect(FileManager.default.fileExists(atPath: victim.appendingPathComponent("precious").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("1024").path))
+    }
+
     @Test("the lazy cache opens the index only on first use, and computes paths without opening it")
     func lazyCache() throws {
         let dir = TemporaryDirectory()

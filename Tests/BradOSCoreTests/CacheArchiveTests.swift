@@ -475,6 +475,11 @@ struct CacheArchiveTests {
                 if case .unsafeEntry(let path, let why) = $0 { path == "data/alpha/store.sqlite" && why.contains(reason) } else { false }
             }
         }
+        // A dry run runs the same checks (it extracts into staging, then removes it).
+        let trigger = try database("CREATE TRIGGER evil AFTER INSERT ON row BEGIN SELECT 1; END")
+        let dry = try hostile(listed: [("data/alpha/store.sqlite", trigger)], entries: [.file("data/alpha/store.sqlite", trigger)])
+        #expect(throws: ArchiveError.self) { try importArchive(dry, into: profile("dry"), options: .init(mode: .replace, dryRun: true)) }
+        #expect(FileSystem.regularFiles(under: profile("dry").dataDirectory).filter { !$0.relativePath.hasPrefix(".staging") }.isEmpty)
         // Sidecars are refused by name, before any byte is extracted.
         let sound = try database("")
         for sidecar in ["-wal", "-shm", "-journal"] {
@@ -505,5 +510,26 @@ struct CacheArchiveTests {
         let importedSchema = try queue.read { try Row.fetchAll($0, sql: schema) }
         let expectedSchema = try reference.read { try Row.fetchAll($0, sql: schema) }
         #expect(importedSchema == expectedSchema)
+    }
+
+    @Test("--merge moves a live database's -wal and -shm aside with it: the imported database never meets another's WAL")
+    func mergeKeepsSidecarsApart() throws {
+        let target = profile("walled")
+        let path = target.dataDirectory(for: "alpha").appendingPathComponent("store.sqlite")
+        try FileSystem.createDirectory(path.deletingLastPathComponent())
+        let live = try DatabasePool(path: path.path)
+        try SampleDomain.migrator.migrate(live)
+        try live.write { db in
+            for index in 0..<200 { try db.execute(sql: "INSERT INTO row (text) VALUES (?)", arguments: ["local \(index)"]) }
+        }
+        #expect(FileManager.default.fileExists(atPath: path.path + "-wal"))
+        let bytes = try database("", rows: 5)
+        let archive = try hostile(listed: [("data/alpha/store.sqlite", bytes)], entries: [.file("data/alpha/store.sqlite", bytes)])
+        _ = try importArchive(archive, into: target, options: .init(mode: .merge))
+        #expect(!FileManager.default.fileExists(atPath: path.path + "-wal"))
+        let imported = try DatabaseQueue(path: path.path)
+        #expect(try imported.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+        #expect(try imported.read { try String.fetchAll($0, sql: "SELECT text FROM row ORDER BY id") } == (0..<5).map { "r\($0)" })
+        try live.close()
     }
 }

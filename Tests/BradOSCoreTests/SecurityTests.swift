@@ -69,6 +69,11 @@ struct SecurityTests {
         #expect(SafeText.visible("abc\u{202E}fed") == "abc<U+202E>fed")
         #expect(SafeText.visible("one\ntwo\tx", keepLines: true) == "one\ntwo\tx")
         #expect(SafeText.visible("one\ntwo") == "one^Jtwo")
+        // Truncated or odd sequences never trap (ESC then m, ESC at the end, ESC [ then nothing).
+        for odd in ["\u{1B}m", "a\u{1B}", "\u{1B}[", "\u{1B}[m", "\u{1B}[999m", "\u{1B}[3", "\u{1B}\u{301}[0m", "\u{1B}[0m\u{1B}[1"] {
+            let shown = SafeText.visibleKeepingStyles(odd, keepLines: false)
+            #expect(!shown.unicodeScalars.contains("\u{1B}") || shown.contains("\u{1B}[0m"), "\(shown)")
+        }
 
         let io = CapturingIO(environment: ["CLICOLOR_FORCE": "1"], terminal: true)
         let output = Output(io: io, format: .human)
@@ -162,9 +167,13 @@ struct SecurityTests {
         await #expect(throws: AuthError.self) { _ = try await authenticator.renewToken(replacing: "token-24") }
     }
 
-    @Test("folders are created 0700 and one owned by another user is refused")
+    @Test("folders are created 0700 and one owned by another user is refused; a dangling link is an error, not a loop")
     func foldersAreOwned() throws {
         let dir = TemporaryDirectory()
+        let dangling = dir.url.appendingPathComponent("dangling")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "/nonexistent/brados-target")
+        #expect(throws: StorageError.self) { try FileSystem.createDirectory(dangling.appendingPathComponent("sub")) }
+        #expect(throws: StorageError.self) { try FileSystem.createDirectory(dangling) }
         let old = umask(0)
         defer { umask(old) }
         let made = dir.url.appendingPathComponent("a/b/c")
@@ -182,6 +191,9 @@ struct SecurityTests {
         }
         #expect(throws: StorageError.self) { try AtomicFile.write(Data("x".utf8), to: foreign.appendingPathComponent("f")) }
         #expect(!FileManager.default.fileExists(atPath: foreign.appendingPathComponent("f").path))
+        // Nor is a folder made inside another user's folder (it could be swapped out).
+        #expect(throws: StorageError.self) { try FileSystem.createDirectory(foreign.appendingPathComponent("inner/deeper")) }
+        #expect(!FileManager.default.fileExists(atPath: foreign.appendingPathComponent("inner").path))
     }
 
     @Test("redirects: never https to http; credentials only to their origin; 303 becomes GET; 307 keeps the body")

@@ -141,8 +141,8 @@ struct FoundationEndToEndTests {
         #expect(mode(folder.appendingPathComponent("password")) == 0o600)
         let password = try String(contentsOf: folder.appendingPathComponent("password"), encoding: .utf8)
         #expect(password.count == 64 && password != "demo")
-        let sockets = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sock") }
-        #expect(sockets.count == 1 && mode(folder.appendingPathComponent(sockets[0])) == 0o600)
+        // The socket is gone with the process that served it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sock") }.isEmpty)
         // The session persists: the next run reuses it without signing in again.
         let again = try brados(["auth", "status", "--check"], server: nil)
         #expect(again.status == 0)

@@ -152,13 +152,20 @@ public final class ArchiveReader {
         guard let archive = archive_read_new() else { throw ArchiveError.io(ArchiveWriter.unavailable(or: "libarchive could not start a reader")) }
         self.archive = archive
         // Anything but ARCHIVE_OK means no built-in support: libarchive would fall back to an
-        // external program from PATH. brados refuses instead.
-        guard archive_read_support_filter_gzip(archive) == ARCHIVE_OK else { throw ArchiveError.io(ArchiveWriter.noBuiltIn("gzip")) }
-        guard archive_read_support_filter_zstd(archive) == ARCHIVE_OK else { throw ArchiveError.io(ArchiveWriter.noBuiltIn("zstd")) }
+        // external program from PATH. brados never enables such a filter; an archive that needs
+        // it is then refused with the reason.
+        var missing: [String] = []
+        for (name, enable) in [("gzip", archive_read_support_filter_gzip), ("zstd", archive_read_support_filter_zstd)] {
+            let probe = archive_read_new()
+            let builtIn = probe.map { enable($0) == ARCHIVE_OK } ?? false
+            if let probe { archive_read_free(probe) }
+            if builtIn { _ = enable(archive) } else { missing.append(name) }
+        }
         archive_read_support_format_tar(archive)
         guard archive_read_open_fd(archive, fd, 1 << 16) == ARCHIVE_OK else {
             // `deinit` frees the archive (reliability/hostile_archives.py found the double free
             // that freeing here too caused, with data damaged in its first compressed block).
+            if let name = missing.first { throw ArchiveError.io(ArchiveWriter.noBuiltIn(name)) }
             throw ArchiveError.notAnArchive(ArchiveWriter.message(archive))
         }
     }

@@ -254,7 +254,8 @@ public struct CacheImporter: Sendable {
                 throw ArchiveError.foreignAccount(service: service, archive: manifest.accounts[service] ?? "no account", profile: target.name.rawValue, target: mine)
             }
         }, destination: { file in
-            guard chosen.contains(file.domain), !options.dryRun else { return nil }
+            // A dry run extracts too (into staging, removed after): the domains' checks need the files.
+            guard chosen.contains(file.domain) else { return nil }
             let root = file.path.hasPrefix("cache/") ? cacheRoot : dataRoot
             let relative = file.path.split(separator: "/").dropFirst().joined(separator: "/")
             let url = root.appendingPathComponent(relative)
@@ -276,9 +277,8 @@ public struct CacheImporter: Sendable {
         }
         let report = Report(profile: target.name.rawValue, archiveProfile: manifest.profile, dryRun: options.dryRun,
                             domains: changes, skipped: skipped)
-        if options.dryRun { return report }
         let occupied = changes.filter { $0.action != "add" }.map(\.domain)
-        if options.mode == nil, !occupied.isEmpty { throw ArchiveError.targetNotEmpty(domains: occupied) }
+        if options.mode == nil, !occupied.isEmpty, !options.dryRun { throw ArchiveError.targetNotEmpty(domains: occupied) }
 
         // Each domain checks its staged data before anything moves (e.g. databases and files it will load).
         for change in changes {
@@ -289,6 +289,8 @@ public struct CacheImporter: Sendable {
                 cache: cacheRoot.appendingPathComponent(change.domain, isDirectory: true),
                 data: dataRoot.appendingPathComponent(change.domain, isDirectory: true), context: context)
         }
+        // A dry run has now checked what a real import would: nothing moves.
+        if options.dryRun { return report }
         var journal = SwapJournal(url: dataRoot.appendingPathComponent("journal.json"))
         do {
             for change in changes {
@@ -340,12 +342,20 @@ struct SwapJournal {
         }
     }
 
-    /// Moves each staged file over the file at the same path (the old one aside).
+    /// Moves each staged file over the file at the same path (the old one aside). A database's
+    /// `-wal`, `-shm` and `-journal` files go aside with it: SQLite would replay an old WAL
+    /// onto the new database.
     mutating func merge(_ staged: URL, into destination: URL, trash: URL) throws {
         for file in FileSystem.regularFiles(under: staged) {
             let target = destination.appendingPathComponent(file.relativePath)
+            let aside = trash.appendingPathComponent(file.relativePath)
+            for suffix in ["-wal", "-shm", "-journal"] {
+                let sidecar = URL(fileURLWithPath: target.path + suffix)
+                guard FileManager.default.fileExists(atPath: sidecar.path) else { continue }
+                try FileSystem.createDirectory(aside.deletingLastPathComponent())
+                try move(sidecar, to: URL(fileURLWithPath: aside.path + suffix))
+            }
             if FileSystem.exists(target) {
-                let aside = trash.appendingPathComponent(file.relativePath)
                 try FileSystem.createDirectory(aside.deletingLastPathComponent())
                 try move(target, to: aside)
             }

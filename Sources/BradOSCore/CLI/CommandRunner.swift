@@ -26,11 +26,15 @@ public enum CommandRunner {
     /// records in the binary, and a full parse of `--help` makes about 30 of them
     /// (bench/startup.py). `nil` for anything else.
     public static func quickAnswer(_ root: any ParsableCommand.Type, arguments: [String]) -> String? {
-        if arguments.count == 2, arguments[0] == "--generate-completion-script" {
-            return CompletionScript.generate(root, shell: arguments[1])
-        }
-        if arguments.count == 1, arguments[0].hasPrefix("--generate-completion-script=") {
-            return CompletionScript.generate(root, shell: String(arguments[0].dropFirst(29)))
+        // Every form of the completion request is answered here, so ArgumentParser's own
+        // (unhardened) bash script is never printed: no shell given means the one in $SHELL.
+        if let first = arguments.first, first == "--generate-completion-script" || first.hasPrefix("--generate-completion-script=") {
+            let named = first.hasPrefix("--generate-completion-script=") ? String(first.dropFirst(29)) : arguments.dropFirst().first
+            guard arguments.count <= (first.contains("=") ? 1 : 2),
+                  let shell = named ?? CompletionShell.autodetected()?.rawValue else {
+                return "# brados: usage: brados --generate-completion-script bash|zsh|fish"
+            }
+            return CompletionScript.generate(root, shell: shell) ?? "# brados: no completion script for '\(SafeText.visible(shell))' (bash, zsh or fish)"
         }
         guard arguments.count == 1 else { return nil }
         switch arguments[0] {

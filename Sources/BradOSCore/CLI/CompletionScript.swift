@@ -19,7 +19,11 @@ public enum CompletionScript {
         let name = root._commandName
         let script = root.completionScript(for: kind)
         switch shell {
-        case "bash": return hardenBash(script, commandName: name)
+        case "bash":
+            let hardened = hardenBash(script, commandName: name)
+            // A line the rewrite did not recognise would still evaluate cached text: never print that.
+            precondition(!hardened.contains("-W \"$(__\(name)_custom_complete"), "an unhardened custom completion is left in the bash script")
+            return hardened
         case "zsh": return hardenZsh(script, commandName: name)
         default: return script
         }

@@ -23,24 +23,37 @@ public enum SafeText {
 
     /// `text` as ``visible(_:keepLines:)`` makes it, except that the exact style sequences
     /// brados itself writes (``Output/Style``: `ESC [ N m`) are kept, so colors still work.
-    static func visibleKeepingStyles(_ text: String, keepLines: Bool) -> String {
+    public static func visibleKeepingStyles(_ text: String, keepLines: Bool) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0, keepLines: keepLines) }) else { return text }
-        var result = ""
-        var rest = Substring(text)
-        while let escape = rest.firstIndex(of: "\u{1B}") {
-            result += visible(String(rest[..<escape]), keepLines: keepLines)
-            let candidate = rest[escape...]
-            if let end = candidate.firstIndex(of: "m"), candidate.distance(from: candidate.startIndex, to: end) <= 4,
-               let code = Int(candidate[candidate.index(candidate.startIndex, offsetBy: 2)..<end]),
-               candidate.dropFirst().first == "[", code == 0 || Output.Style(rawValue: String(code)) != nil {
-                result += candidate[...end]
-                rest = candidate[candidate.index(after: end)...]
-            } else {
-                result += "^["
-                rest = candidate.dropFirst()
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\u{1B}", let length = ownStyle(scalars, at: index) {
+                result.append(contentsOf: scalars[index..<(index + length)])
+                index += length
+                continue
             }
+            if needsEscape(scalar, keepLines: keepLines) { result.append(contentsOf: shown(scalar).unicodeScalars) } else { result.append(scalar) }
+            index += 1
         }
-        return result + visible(String(rest), keepLines: keepLines)
+        return String(result)
+    }
+
+    /// The length of one of brados's own style sequences (`ESC [ N m`, N one of ``Output/Style``
+    /// or 0) starting at `index`, or `nil`.
+    static func ownStyle(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
+        guard index + 3 < scalars.count, scalars[index + 1] == "[" else { return nil }
+        var digits = ""
+        var cursor = index + 2
+        while cursor < scalars.count, digits.count < 2, ("0"..."9").contains(scalars[cursor]) {
+            digits.unicodeScalars.append(scalars[cursor])
+            cursor += 1
+        }
+        guard !digits.isEmpty, cursor < scalars.count, scalars[cursor] == "m",
+              digits == "0" || Output.Style(rawValue: digits) != nil else { return nil }
+        return cursor - index + 1
     }
 
     static func needsEscape(_ scalar: Unicode.Scalar, keepLines: Bool) -> Bool {

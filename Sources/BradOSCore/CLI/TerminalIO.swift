@@ -33,7 +33,7 @@ extension TerminalIO {
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
-        writeError("\(question) [y/N] ")
+        writeError("\(SafeText.visible(question)) [y/N] ")
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
         return answer == "y" || answer == "yes"
     }

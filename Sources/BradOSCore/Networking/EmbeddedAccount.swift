@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,24 +31,27 @@ public struct EmbeddedAccount: Sendable {
     /// - Throws: ``StorageError``.
     public func password() throws -> String {
         let url = try prepare().appendingPathComponent("password")
-        if let data = try AtomicFile.readIfPresent(url), let text = String(data: data, encoding: .utf8), text.count == 64 { return text }
+        func saved() throws -> String? {
+            guard let data = try AtomicFile.readIfPresent(url), let text = String(data: data, encoding: .utf8),
+                  text.utf8.count == 64, text.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+            return text
+        }
+        if let text = try saved() { return text }
         var generator = SystemRandomNumberGenerator()
         let secret = Hex.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        let fd = open(url.path + ".new", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError.io(operation: "create", path: url.path, errno: errno) }
+        // Whole before it has the name: written under a name of this process's own, then
+        // linked; link() fails if another process saved one first, and that one is the password.
+        let temporary = url.path + ".\(getpid()).new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary, errno: errno) }
+        defer { unlink(temporary) }
         let written = secret.withCString { write(fd, $0, 64) }
         fsync(fd)
         close(fd)
         guard written == 64 else { throw StorageError.io(operation: "write", path: url.path, errno: EIO) }
-        // link() fails if another process saved one first: then that one is the password.
-        if link(url.path + ".new", url.path) != 0, errno != EEXIST {
-            let code = errno
-            unlink(url.path + ".new")
-            throw StorageError.io(operation: "create", path: url.path, errno: code)
-        }
-        unlink(url.path + ".new")
-        guard let data = try AtomicFile.readIfPresent(url), let text = String(data: data, encoding: .utf8) else {
-            throw StorageError.io(operation: "read", path: url.path, errno: EIO)
+        if link(temporary, url.path) != 0, errno != EEXIST { throw StorageError.io(operation: "create", path: url.path, errno: errno) }
+        guard let text = try saved() else {
+            throw StorageError.coding(path: url.path, detail: "it does not hold a password brados made; remove it and try again")
         }
         return text
     }
@@ -62,11 +66,35 @@ public struct EmbeddedAccount: Sendable {
             if let pid = Int32(name.dropFirst(2).dropLast(5)), kill(pid, 0) != 0, errno == ESRCH { unlink(folder.appendingPathComponent(name).path) }
         }
         let path = folder.appendingPathComponent("s-\(getpid()).sock").path
-        if path.utf8.count < 100 { return path }
+        if path.utf8.count < 100 {
+            EmbeddedSockets.removeAtExit(socket: path, folder: nil)
+            return path
+        }
         var template = Array("/tmp/brados-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw StorageError.io(operation: "create a private folder in", path: "/tmp", errno: errno)
         }
-        return String(cString: made) + "/s.sock"
+        let privateFolder = String(cString: made)
+        EmbeddedSockets.removeAtExit(socket: privateFolder + "/s.sock", folder: privateFolder)
+        return privateFolder + "/s.sock"
     }
+}
+
+/// Sockets (and fallback folders) this process made, removed when it exits.
+enum EmbeddedSockets {
+    private static let made = Mutex<[(socket: String, folder: String?)]>([])
+    private static let registered = Mutex(false)
+
+    static func removeAtExit(socket: String, folder: String?) {
+        made.withLock { $0.append((socket, folder)) }
+        let first = registered.withLock { done in defer { done = true }; return !done }
+        if first { atexit { EmbeddedSockets.removeAll() } }
+    }
+
+    static func removeAll() {
+        for entry in made.withLock({ $0 }) {
+            unlink(entry.socket)
+            if let folder = entry.folder { rmdir(folder) }
+        }
+}
 }

@@ -10,21 +10,37 @@ public enum FileSystem {
     public static func createDirectory(_ url: URL) throws {
         let path = url.standardizedFileURL.path
         var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw StorageError.io(operation: "create directory", path: path, errno: ENOTDIR) }
-            // A folder someone else made (say in a shared /tmp, before brados ran) is not used.
-            guard info.st_uid == geteuid() else { throw StorageError.notOwned(path: path, owner: info.st_uid) }
-            return
-        }
+        if stat(path, &info) == 0 { return try checkExisting(path, info) }
         // Created with its mode, one missing component at a time: never a moment with wider
-        // permissions (no mkdir-then-chmod), and a component that appears meanwhile is fine.
+        // permissions (no mkdir-then-chmod). The folder it is made in must be trustworthy too.
         let parent = url.standardizedFileURL.deletingLastPathComponent()
-        if parent.path != path, stat(parent.path, &info) != 0 { try createDirectory(parent) }
+        if parent.path != path {
+            if stat(parent.path, &info) == 0 {
+                // Another (non-root) user's folder could swap ours out; a sticky one such as /tmp cannot.
+                guard info.st_mode & S_IFMT == S_IFDIR else { throw StorageError.io(operation: "create directory", path: path, errno: ENOTDIR) }
+                guard info.st_uid == geteuid() || info.st_uid == 0 || info.st_mode & S_ISVTX != 0 else {
+                    throw StorageError.notOwned(path: parent.path, owner: info.st_uid)
+                }
+            } else {
+                try createDirectory(parent)
+            }
+        }
         if mkdir(path, 0o700) != 0 {
             let code = errno
             guard code == EEXIST else { throw StorageError.io(operation: "create directory", path: path, errno: code) }
-            try createDirectory(url)
+            // Made meanwhile by another process, or a dangling symbolic link (never recursed into).
+            guard stat(path, &info) == 0 else { throw StorageError.io(operation: "create directory", path: path, errno: code) }
+            try checkExisting(path, info)
         }
+    }
+
+    /// An existing folder brados may use: a directory of this user, or root's when only root
+    /// can write it. Another user's folder (say one made in a shared /tmp before brados ran)
+    /// is refused.
+    private static func checkExisting(_ path: String, _ info: stat) throws {
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw StorageError.io(operation: "create directory", path: path, errno: ENOTDIR) }
+        let rootOnly = info.st_uid == 0 && info.st_mode & 0o022 == 0
+        guard info.st_uid == geteuid() || rootOnly else { throw StorageError.notOwned(path: path, owner: info.st_uid) }
     }
 
     /// Removes a file or a directory tree; a missing path is not an error.
