@@ -3,7 +3,8 @@
 bytes it did not write: every domain's JSON cache decoder (mealplan, library, plan, and the
 visits key-value store), the archive manifest parser, the archive reader, the reference
 server's query and header parsing (`server`: PostgREST filters, order, select, Range), and the
-response headers brados reads (`headers`: Retry-After).
+response headers brados reads (`headers`: Retry-After), and the terminal filter every server
+string goes through (`text`: SafeText).
 
 Builds `brados-fuzz` with BRADOS_FUZZ=1 into its own scratch folder (.build-fuzz: the fuzzed
 modules are compiled with coverage instrumentation), seeds each target with real files
@@ -26,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import suite_parser, ROOT, Binaries, Profile, Server, Tally  # noqa: E402
 
-TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits", "server", "headers"]
+TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits", "server", "headers", "text"]
 
 # Requests as Supabase's clients send them (target line, then headers), and header values.
 SERVER_SEEDS = [
@@ -35,6 +36,7 @@ SERVER_SEEDS = [
     "/rest/v1/context_profiles?title=not.ilike.*x*&message_count=lt.5\nRange: 0-9223372036854775807",
 ]
 HEADER_SEEDS = ["120", "0.5", "1e20", "inf", "99999999999999999999"]
+TEXT_SEEDS = ["Riverside Dental", "\x1b[1mbold\x1b[0m", "\x1b]52;c;b3duZWQ=\x07", "\x9b31m\u202e", "\x1bm"]
 
 
 def seeds(binaries, corpus):
@@ -66,7 +68,7 @@ def seeds(binaries, corpus):
                 for index, path in enumerate(files):
                     if os.path.isfile(path):
                         shutil.copy(path, os.path.join(corpus, target, f"seed-{index}"))
-            for target, texts in (("server", SERVER_SEEDS), ("headers", HEADER_SEEDS)):
+            for target, texts in (("server", SERVER_SEEDS), ("headers", HEADER_SEEDS), ("text", TEXT_SEEDS)):
                 os.makedirs(os.path.join(corpus, target), exist_ok=True)
                 for index, text in enumerate(texts):
                     with open(os.path.join(corpus, target, f"seed-{index}"), "w") as handle:

@@ -17,7 +17,7 @@ Suites (issue 11):
                     backend probed as another local user, hostile headers and redirects, control
                     characters, imported queues
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
-                    reference server's header and query parsing
+                    reference server's header and query parsing, Retry-After, the terminal text filter
 
 The suites run on the debug build of `make test` by default (--configuration release for the
 shipped build). Servers bind 127.0.0.1 only and stop by themselves.

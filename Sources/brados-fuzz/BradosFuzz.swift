@@ -14,7 +14,7 @@ import Glibc
 /// The parsers brados runs on bytes it did not write: cache files, archive manifests,
 /// archives. Each must reject bad input with an error, never crash (reliability/fuzz.py).
 enum FuzzTarget: String, CaseIterable {
-    case manifest, archive, mealplan, library, plan, visits, server, headers
+    case manifest, archive, mealplan, library, plan, visits, server, headers, text
 
     /// Runs one input through the target's real decoding path.
     func run(_ data: Data) {
@@ -37,6 +37,12 @@ enum FuzzTarget: String, CaseIterable {
         case .headers:
             // Header values brados reads from any server: Retry-After (inf and 1e20 trapped).
             _ = APIClient.retryAfter(HTTPResponse(status: 429, headers: [("Retry-After", String(decoding: data, as: UTF8.self))]))
+        case .text:
+            // What every server string goes through on its way to the terminal (ESC then m trapped).
+            let text = String(decoding: data, as: UTF8.self)
+            _ = SafeText.visibleKeepingStyles(text, keepLines: data.count % 2 == 0)
+            _ = SafeText.visible(text)
+            _ = SafeText.escapingJSON(text)
         case .visits:
             // The visits cache lives in the profile's key-value store (defaults.json).
             let url = Scratch.file("defaults.json")
