@@ -14,6 +14,9 @@ plants data or reads a profile. Every case runs the built `brados` (and `brados-
   control       escape sequences in server data are shown, never written raw (human and JSON)
   queues        an imported plan queue arrives paused; sync never sends it; --replace never
                 drops local changes silently
+  loader        libarchive is loaded by its versioned soname only: with the system's hidden (a
+                private mount namespace) and an unversioned libarchive.so planted on the library
+                path, brados refuses with the loader's reason instead of loading the plant
 
     python3 reliability/security.py [--build-dir .build] [--configuration debug]
 """
@@ -485,6 +488,37 @@ def queues(tally, binaries, server):
         old.remove()
 
 
+# MARK: - loader
+
+def loader(tally, binaries):
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        tally.fail("the loader case needs root and unshare (a private mount namespace hides the system libarchive)")
+        return
+    found = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    system = next((line.split("=>")[-1].strip() for line in found.splitlines() if "libarchive.so.13 " in line), None)
+    if not system:
+        tally.fail("libarchive.so.13 is not installed")
+        return
+    real = os.path.realpath(system)
+    profile = Profile(binaries)
+    try:
+        plant = os.path.join(profile.home, "lib")
+        os.makedirs(plant)
+        shutil.copy(real, os.path.join(plant, "libarchive.so"))  # a working library, under the unversioned name
+        output = os.path.join(profile.home, "out.tar.zst")
+        script = f"mount --bind /dev/null '{real}' && exec '{binaries.brados}' cache export -o '{output}'"
+        result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120,
+                                env=dict(profile.env, LD_LIBRARY_PATH=plant))
+        if result.returncode == 0 or os.path.exists(output):
+            tally.fail("with libarchive.so.13 hidden, brados loaded an unversioned libarchive.so from the library path")
+        elif "libarchive.so.13 could not be loaded" not in result.stderr or "too short" not in result.stderr:
+            tally.fail(f"the loader's reason is not reported: {result.stderr.strip()[:200]}")
+        else:
+            tally.ok()
+    finally:
+        profile.remove()
+
+
 def main():
     parser = suite_parser(__doc__)
     options = parser.parse_args()
@@ -496,7 +530,8 @@ def main():
                            ("embedded", lambda: embedded(tally, binaries)),
                            ("headers", lambda: headers(tally, binaries, server)),
                            ("control", lambda: control(tally, binaries, server)),
-                           ("queues", lambda: queues(tally, binaries, server))]:
+                           ("queues", lambda: queues(tally, binaries, server)),
+                           ("loader", lambda: loader(tally, binaries))]:
             before = tally.runs
             try:
                 case()

@@ -1,6 +1,8 @@
 /// Failures of `brados cache export|verify|import`.
 public enum ArchiveError: BradOSError, Equatable {
     case io(String)
+    /// libarchive is missing, or lacks built-in support for a compression.
+    case libraryUnavailable(String)
     case notAnArchive(String)
     case truncated(String)
     case notBradosArchive(String)
@@ -25,6 +27,7 @@ public enum ArchiveError: BradOSError, Equatable {
     public var summary: String {
         switch self {
         case let .io(detail): "The archive could not be written or read: \(detail)."
+        case let .libraryUnavailable(detail): "Cache archives need libarchive: \(detail)."
         case let .notAnArchive(detail): "This is not a tar archive brados can read (\(detail))."
         case let .truncated(detail): "The archive is truncated or damaged (\(detail))."
         case let .notBradosArchive(detail): "This is not a brados cache archive: \(detail)."
@@ -52,6 +55,7 @@ public enum ArchiveError: BradOSError, Equatable {
     public var recovery: String? {
         switch self {
         case .io: "Check the path and the free space."
+        case .libraryUnavailable: "Install libarchive built with zlib and zstd (Debian: apt-get install libarchive13 libzstd1); `brados doctor` shows what is found."
         case .notAnArchive, .truncated, .checksumMismatch, .sizeMismatch, .missingEntry:
             "Nothing was imported. Export the archive again, or check it with `brados cache verify FILE`."
         case .notBradosArchive, .invalidManifest, .unsupportedVersion, .unsafeEntry, .unlistedEntry, .duplicateEntry:
@@ -70,7 +74,7 @@ public enum ArchiveError: BradOSError, Equatable {
 
     public var kind: FailureKind {
         switch self {
-        case .io: .general
+        case .io, .libraryUnavailable: .general
         case .targetNotEmpty, .unknownDomain: .usage
         case .foreignAccount, .pendingChanges: .rejected
         case .changedDuringExport: .general

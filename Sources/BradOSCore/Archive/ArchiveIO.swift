@@ -23,19 +23,19 @@ public final class ArchiveWriter {
     private let archive: OpaquePointer
     private var closed = false
 
-    /// - Throws: ``ArchiveError/io(_:)``.
     /// Why libarchive is unusable: the loader's `dlerror()` when it could not be loaded.
-    static func unavailable(or fallback: String) -> String {
-        guard let reason = carchive_load_error() else { return fallback }
-        return "libarchive could not be loaded (\(String(cString: reason))); install it (Debian: apt-get install libarchive13)"
+    static func unavailable(or fallback: String) -> ArchiveError {
+        guard let reason = carchive_load_error() else { return .io(fallback) }
+        return .libraryUnavailable("libarchive.so.13 could not be loaded: \(String(cString: reason))")
     }
 
-    static func noBuiltIn(_ compression: String) -> String {
-        "this machine's libarchive has no built-in \(compression) support, and brados does not run an external \(compression) program instead; install a libarchive built with zlib and zstd (Debian: libarchive13)"
+    static func noBuiltIn(_ compression: String) -> ArchiveError {
+        .libraryUnavailable("this machine's libarchive has no built-in \(compression) support, and brados does not run an external \(compression) program instead")
     }
 
+    /// - Throws: ``ArchiveError/io(_:)``, ``ArchiveError/libraryUnavailable(_:)``.
     public init(fd: Int32, compression: ArchiveCompression, level: Int? = nil) throws {
-        guard let archive = archive_write_new() else { throw ArchiveError.io(Self.unavailable(or: "libarchive could not start a writer")) }
+        guard let archive = archive_write_new() else { throw Self.unavailable(or: "libarchive could not start a writer") }
         self.archive = archive
         let level = level ?? compression.defaultLevel
         var status = archive_write_set_format_pax_restricted(archive)
@@ -45,7 +45,7 @@ public final class ArchiveWriter {
             // ARCHIVE_WARN here means libarchive would run an external `zstd` or `gzip` from
             // PATH (it was built without the library): refused, never done silently.
             status = compression == .zstd ? archive_write_add_filter_zstd(archive) : archive_write_add_filter_gzip(archive)
-            if status == ARCHIVE_WARN { throw ArchiveError.io(Self.noBuiltIn(compression.rawValue)) }
+            if status == ARCHIVE_WARN { throw Self.noBuiltIn(compression.rawValue) }
         }
         if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
         // Whole-block padding is for tapes; a file or a pipe needs none.
@@ -149,7 +149,7 @@ public final class ArchiveReader {
 
     /// - Throws: ``ArchiveError/io(_:)``.
     public init(fd: Int32) throws {
-        guard let archive = archive_read_new() else { throw ArchiveError.io(ArchiveWriter.unavailable(or: "libarchive could not start a reader")) }
+        guard let archive = archive_read_new() else { throw ArchiveWriter.unavailable(or: "libarchive could not start a reader") }
         self.archive = archive
         // Anything but ARCHIVE_OK means no built-in support: libarchive would fall back to an
         // external program from PATH. brados never enables such a filter; an archive that needs
@@ -165,7 +165,7 @@ public final class ArchiveReader {
         guard archive_read_open_fd(archive, fd, 1 << 16) == ARCHIVE_OK else {
             // `deinit` frees the archive (reliability/hostile_archives.py found the double free
             // that freeing here too caused, with data damaged in its first compressed block).
-            if let name = missing.first { throw ArchiveError.io(ArchiveWriter.noBuiltIn(name)) }
+            if let name = missing.first { throw ArchiveWriter.noBuiltIn(name) }
             throw ArchiveError.notAnArchive(ArchiveWriter.message(archive))
         }
     }
