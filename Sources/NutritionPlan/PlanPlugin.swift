@@ -40,7 +40,11 @@ public struct PlanPlugin: DomainPlugin {
         let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))
         // An unreadable local queue stops the import: it may hold changes not sent yet.
         let local: [PendingOperation]
-        do { local = try PendingQueue(url: Self.queueURL(context.target)).all() } catch {
+        do {
+            // Read only if there is one: a dry run must not create the queue's folder or lock.
+            let url = Self.queueURL(context.target)
+            local = FileSystem.exists(url) ? try PendingQueue(url: url).all() : []
+        } catch {
             throw ArchiveError.io("the profile's own queue of plan changes could not be read (\((error as? any BradOSError)?.summary ?? "\(error)")); nothing was imported")
         }
         let mine = local.filter { !$0.isImported }

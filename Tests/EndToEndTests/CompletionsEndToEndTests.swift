@@ -16,6 +16,11 @@ struct CompletionsEndToEndTests {
         #expect(generated.status == 0)
         let committed = try String(contentsOf: Self.repository.appendingPathComponent("completions/\(file)"), encoding: .utf8)
         #expect(generated.stdout == committed, "completions/\(file) is stale: run `make completions`")
+        // Wherever the flag is on the command line, the hardened script is what prints.
+        for arguments in [["--profile", "x", "--generate-completion-script", shell], ["visits", "--generate-completion-script=\(shell)"]] {
+            let elsewhere = try BuiltProducts.run("brados", arguments, environment: ["HOME": home.url.path])
+            #expect(elsewhere.stdout == committed, "\(arguments)")
+        }
     }
 
     /// Runs the bash completion function for a command line; returns the candidates.

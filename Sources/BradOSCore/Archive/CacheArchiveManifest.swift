@@ -60,6 +60,8 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
         guard format == Self.formatName else { throw ArchiveError.notBradosArchive("its manifest names the format '\(format)'") }
         guard formatVersion <= Self.currentFormatVersion, formatVersion >= 1 else { throw ArchiveError.unsupportedVersion(formatVersion) }
         guard files.count < maxEntries else { throw ArchiveError.tooManyEntries(limit: maxEntries) }
+        // Shown to the user and recorded as a queued change's origin: a profile name, nothing else.
+        guard ProfileName(rawValue: profile) != nil else { throw ArchiveError.invalidManifest("the profile name is not one brados makes") }
         guard domains.count <= Self.maxDomains else { throw ArchiveError.invalidManifest("it lists more than \(Self.maxDomains) domains") }
         var seen = Set<String>()
         var total: Int64 = 0

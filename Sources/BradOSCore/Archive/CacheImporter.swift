@@ -283,7 +283,7 @@ public struct CacheImporter: Sendable {
         // Each domain checks its staged data before anything moves (e.g. databases and files it will load).
         for change in changes {
             let context = ImportContext(archiveProfile: manifest.profile, archiveCreatedAt: manifest.createdAt, target: target,
-                                        mode: change.action == "add" ? nil : (options.mode ?? .replace),
+                                        mode: change.action == "add" || (options.dryRun && options.mode == nil) ? nil : (options.mode ?? .replace),
                                         discardPending: options.discardPending, now: Date())
             try plugins.first { $0.name == change.domain }?.prepareImport(
                 cache: cacheRoot.appendingPathComponent(change.domain, isDirectory: true),
@@ -351,7 +351,7 @@ struct SwapJournal {
             let aside = trash.appendingPathComponent(file.relativePath)
             for suffix in ["-wal", "-shm", "-journal"] {
                 let sidecar = URL(fileURLWithPath: target.path + suffix)
-                guard FileManager.default.fileExists(atPath: sidecar.path) else { continue }
+                guard FileSystem.exists(sidecar) else { continue }
                 try FileSystem.createDirectory(aside.deletingLastPathComponent())
                 try move(sidecar, to: URL(fileURLWithPath: aside.path + suffix))
             }

@@ -28,10 +28,14 @@ public enum CommandRunner {
     public static func quickAnswer(_ root: any ParsableCommand.Type, arguments: [String]) -> String? {
         // Every form of the completion request is answered here, so ArgumentParser's own
         // (unhardened) bash script is never printed: no shell given means the one in $SHELL.
-        if let first = arguments.first, first == "--generate-completion-script" || first.hasPrefix("--generate-completion-script=") {
-            let named = first.hasPrefix("--generate-completion-script=") ? String(first.dropFirst(29)) : arguments.dropFirst().first
-            guard arguments.count <= (first.contains("=") ? 1 : 2),
-                  let shell = named ?? CompletionShell.autodetected()?.rawValue else {
+        // ArgumentParser finds the flag anywhere before `--`, so it is looked for everywhere here.
+        let options = arguments.prefix { $0 != "--" }
+        if let position = options.firstIndex(where: { $0 == "--generate-completion-script" || $0.hasPrefix("--generate-completion-script=") }) {
+            let flag = arguments[position]
+            let following = position + 1 < options.endIndex ? arguments[position + 1] : nil
+            let named = flag.hasPrefix("--generate-completion-script=") ? String(flag.dropFirst(29))
+                : following.flatMap { $0.hasPrefix("-") ? nil : $0 }
+            guard let shell = named ?? CompletionShell.autodetected()?.rawValue else {
                 return "# brados: usage: brados --generate-completion-script bash|zsh|fish"
             }
             return CompletionScript.generate(root, shell: shell) ?? "# brados: no completion script for '\(SafeText.visible(shell))' (bash, zsh or fish)"

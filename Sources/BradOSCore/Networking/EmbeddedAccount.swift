@@ -42,6 +42,7 @@ public struct EmbeddedAccount: Sendable {
         // Whole before it has the name: written under a name of this process's own, then
         // linked; link() fails if another process saved one first, and that one is the password.
         let temporary = url.path + ".\(getpid()).new"
+        unlink(temporary) // left by a killed process that had this pid
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageError.io(operation: "create", path: temporary, errno: errno) }
         defer { unlink(temporary) }

@@ -18,7 +18,7 @@ public enum FileSystem {
             if stat(parent.path, &info) == 0 {
                 // Another (non-root) user's folder could swap ours out; a sticky one such as /tmp cannot.
                 guard info.st_mode & S_IFMT == S_IFDIR else { throw StorageError.io(operation: "create directory", path: path, errno: ENOTDIR) }
-                guard info.st_uid == geteuid() || info.st_uid == 0 || info.st_mode & S_ISVTX != 0 else {
+                guard info.st_uid == geteuid() || (info.st_uid == 0 && (info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0)) else {
                     throw StorageError.notOwned(path: parent.path, owner: info.st_uid)
                 }
             } else {
