@@ -48,14 +48,20 @@ struct CompletionsEndToEndTests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    @Test("bash: `brados lib<TAB> art<TAB>` and a rating key, conversation ids and profile names from the local caches")
-    func bashCompletesRealValues() async throws {
-        let server = try ServerProcess()
+    /// The environment of a profile signed in to `server`'s BradOS and Supabase accounts.
+    func signedIn(_ server: ServerProcess) throws -> [String: String] {
         let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
         for (arguments, stdin) in [(["auth", "login", "--user", "demo", "--password-stdin"], "demo"),
                                    (["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], "demo")] {
             #expect(try BuiltProducts.run("brados", arguments, environment: environment, stdin: stdin).status == 0)
         }
+        return environment
+    }
+
+    @Test("bash: `brados lib<TAB> art<TAB>` and a rating key, conversation ids and profile names from the local caches")
+    func bashCompletesRealValues() async throws {
+        let server = try ServerProcess()
+        let environment = try signedIn(server)
         #expect(try BuiltProducts.run("brados", ["library", "albums"], environment: environment).status == 0)
         let albums = try BuiltProducts.run("brados", ["--offline", "library", "albums", "--json"], environment: environment)
         let document = try JSONSerialization.jsonObject(with: Data(albums.stdout.utf8)) as? [String: Any]
@@ -167,11 +173,7 @@ struct CompletionsEndToEndTests {
     @Test("ids planted in the caches (visits, library, coach) are never offered, nor run")
     func plantedCacheIdsAreRefused() async throws {
         let server = try ServerProcess()
-        let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
-        for (arguments, stdin) in [(["auth", "login", "--user", "demo", "--password-stdin"], "demo"),
-                                   (["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], "demo")] {
-            #expect(try BuiltProducts.run("brados", arguments, environment: environment, stdin: stdin).status == 0)
-        }
+        let environment = try signedIn(server)
         for arguments in [["visits", "list"], ["library", "albums"], ["coach", "--json"]] {
             #expect(try BuiltProducts.run("brados", arguments, environment: environment).status == 0)
         }
