@@ -29,6 +29,12 @@ def indexed_bytes(profile):
     connection = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=30)
     try:
         return connection.execute("SELECT bytes FROM total").fetchone()[0]
+    except sqlite3.OperationalError as error:
+        # The first `library artwork` of the race may have created the file and not yet run
+        # its migrations: a database with no schema yet holds no artwork.
+        if "no such table" in str(error):
+            return 0
+        raise
     finally:
         connection.close()
 
