@@ -4,6 +4,11 @@ import Foundation
 import Logging
 import Synchronization
 
+extension Service {
+    /// Supabase: Auth + PostgREST (`server.supabase`).
+    public static let supabase = Service(rawValue: "supabase")
+}
+
 /// The coach domain: coaching conversations and messages from Supabase (PostgREST +
 /// Supabase Auth), kept in SQLite for offline browsing.
 public struct CoachPlugin: DomainPlugin {
@@ -18,17 +23,28 @@ public struct CoachPlugin: DomainPlugin {
     public var summary: String { "Coach conversations from Supabase, kept in SQLite for offline browsing." }
     public var command: any ParsableCommand.Type { CoachCommand.self }
 
+    /// `coach.context-ttl`: 0s means "always ask first".
+    public static let contextTTLSetting = DurationSetting(name: contextTTLKey, summary: "How long a cached context profile counts as fresh",
+                                                          environmentVariable: "BRADOS_COACH_CONTEXT_TTL", defaultValue: "1h", allowsZero: true)
+
+    /// Conversations and messages: remote first, the stored copy answers a failure.
+    public static let cachePolicy = CachePolicy.remoteFirst
+    /// The context profile: fresh for the TTL with no request; then fetched first.
+    public static func contextPolicy(ttl: Duration) -> CachePolicy { CachePolicy(freshFor: ttl, revalidation: .never) }
+
     public var configKeys: [ConfigKey] {
         [ConfigKey(name: Self.anonKeyKey, summary: "The Supabase project's anon API key (sent as `apikey`)",
                    environmentVariable: "BRADOS_COACH_ANON_KEY", defaultValue: Self.referenceAnonKey,
                    validate: { $0.isEmpty ? "a non-empty key" : nil }),
-         ConfigKey(name: Self.contextTTLKey, summary: "How long a cached context profile counts as fresh",
-                   environmentVariable: "BRADOS_COACH_CONTEXT_TTL", defaultValue: "1h", validate: ConfigKey.durationValidator)]
+         Self.contextTTLSetting.configKey]
     }
 
-    public func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol] {
-        [.supabase: SupabaseAccountProtocol(anonKey: Self.anonKey(settings), now: now)]
+    /// Supabase (Auth + PostgREST), with its own accounts.
+    public var services: [ServiceDescription] {
+        [ServiceDescription(.supabase, summary: "a Supabase project (coach: Auth + PostgREST)",
+                            account: { settings, now in SupabaseAccountProtocol(anonKey: Self.anonKey(settings), now: now) })]
     }
+    public var syncDescription: String? { "upserts the conversation list (messages are fetched when a conversation is opened)" }
 
     /// Files and bytes of the domain's folders; entries are the cached messages.
     public func stats(in profile: ProfileScope) throws -> CacheStats {
@@ -44,10 +60,10 @@ public struct CoachPlugin: DomainPlugin {
     }
 
     /// Upserts the conversation list (messages are fetched when a conversation is opened).
+    /// A failure is the server's own error (a sync never settles for the cached copy).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let result = try await CoachStore.live(env).conversations()
-        guard result.source == .network else { throw NetworkError.offlineMode }
-        return "\(result.conversations.count) conversations"
+        let conversations = try await CoachStore.live(env).fetchConversations()
+        return "\(conversations.count) conversations"
     }
 
     /// Cached conversation ids, most recent first, for shell completion (local files only).
@@ -69,16 +85,14 @@ extension CoachStore {
     /// session, and `coach.context-ttl`.
     /// - Throws: ``ConfigError`` for an invalid TTL.
     public static func live(_ env: AppEnvironment) throws -> CoachStore {
-        let setting = env.settings.resolve(CoachPlugin.contextTTLKey)
-        guard let ttl = setting.value.flatMap(parseDuration) else {
-            throw ConfigError.invalidValue(key: CoachPlugin.contextTTLKey, value: setting.value ?? "", expected: "a duration such as 30m or 1h")
-        }
+        let ttl = try CoachPlugin.contextTTLSetting.value(in: env.settings)
         let opener = DatabaseOpener(url: CoachPlugin.databaseURL(env.profile), logger: env.logger)
         let anonKey = CoachPlugin.anonKey(env.settings)
         let credentials = env.credentials
         return CoachStore(
             database: { try opener.database() },
             offline: env.isOffline, contextTTL: ttl, profile: env.profile.name.rawValue, now: env.now, logger: env.logger,
+            notice: { [output = env.output] in output.notice($0) },
             userID: { credentials.load().credential(for: .supabase, dedicated: true)?.userID },
             api: {
                 // Every Supabase request carries the project's key; the user's JWT goes as a bearer token.

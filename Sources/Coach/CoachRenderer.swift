@@ -2,7 +2,7 @@ import BradOSCore
 import Foundation
 
 /// Human and JSON output of the coach domain. JSON documents carry the same model types
-/// whatever the source, plus `source: {kind: network|cache, ageSeconds, reason}`.
+/// whatever the source, plus the shared `source` object (``DataSource``).
 public struct CoachRenderer: Sendable {
     let output: Output
     let contextTTL: Duration
@@ -12,45 +12,13 @@ public struct CoachRenderer: Sendable {
         self.contextTTL = contextTTL
     }
 
-    struct SourceInfo: Encodable {
-        var kind: String
-        var ageSeconds: Int?
-        var reason: String?
-
-        init(_ source: CoachSource) {
-            switch source {
-            case .network: kind = "network"
-            case let .cache(age, reason):
-                kind = "cache"
-                ageSeconds = age.map { Int($0) }
-                self.reason = reason
-            }
-        }
-    }
-
-    /// `from the network`, `cached 2 h ago (offline mode)`.
-    func origin(_ source: CoachSource) -> String {
-        switch source {
-        case .network: "from the network"
-        case let .cache(age, reason):
-            "cached " + (age.map { Format.ago($0) } ?? "earlier") + (reason.map { " (\($0))" } ?? "")
-        }
-    }
-
-    /// Says on stderr that the data are the cached copy, and why (only when the network failed or is off).
-    func noteFallback(_ source: CoachSource) {
-        guard case let .cache(age, reason?) = source, reason != CoachStore.offlineReason else { return }
-        output.notice("showing the copy cached \(age.map { Format.ago($0) } ?? "earlier"): \(reason)")
-    }
-
-    public func conversations(_ conversations: [Conversation], source: CoachSource) throws {
+    public func conversations(_ conversations: [Conversation], source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: SourceInfo; var conversations: [Conversation] }
-            return try output.json(Document(source: SourceInfo(source), conversations: conversations))
+            struct Document: Encodable { var source: DataSource; var conversations: [Conversation] }
+            return try output.json(Document(source: source, conversations: conversations))
         }
-        noteFallback(source)
         output.line(output.styled("\(conversations.count) conversation\(conversations.count == 1 ? "" : "s")", .bold)
-                    + " · " + output.styled(origin(source), .dim))
+                    + " · " + output.styled(source.origin, .dim))
         guard !conversations.isEmpty else { return output.line("No conversations yet.") }
         output.table(Table(
             headers: ["ID", "UPDATED", "MESSAGES", "DOMAIN", "TITLE"],
@@ -61,16 +29,15 @@ public struct CoachRenderer: Sendable {
         output.line(output.styled("Show one with `brados coach show ID` (the first 8 characters of the id are enough).", .dim))
     }
 
-    public func conversation(_ conversation: Conversation, messages: [Message], shown: ArraySlice<Message>, source: CoachSource) throws {
+    public func conversation(_ conversation: Conversation, messages: [Message], shown: ArraySlice<Message>, source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: SourceInfo; var conversation: Conversation; var messages: [Message] }
-            return try output.json(Document(source: SourceInfo(source), conversation: conversation, messages: Array(shown)))
+            struct Document: Encodable { var source: DataSource; var conversation: Conversation; var messages: [Message] }
+            return try output.json(Document(source: source, conversation: conversation, messages: Array(shown)))
         }
-        noteFallback(source)
         var headline = [output.styled(conversation.title ?? "(untitled)", .bold)]
         if let domain = conversation.domain { headline.append(domain) }
         headline.append("\(messages.count) message\(messages.count == 1 ? "" : "s")")
-        headline.append(output.styled(origin(source), .dim))
+        headline.append(output.styled(source.origin, .dim))
         output.line(headline.joined(separator: " · "))
         output.line(output.styled("id \(conversation.id)", .dim))
         if shown.count < messages.count {
@@ -86,14 +53,15 @@ public struct CoachRenderer: Sendable {
         }
     }
 
-    public func context(_ profile: ContextProfile?, source: CoachSource) throws {
+    public func context(_ profile: ContextProfile?, source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: SourceInfo; var contextProfile: ContextProfile? }
-            return try output.json(Document(source: SourceInfo(source), contextProfile: profile))
+            struct Document: Encodable { var source: DataSource; var contextProfile: ContextProfile? }
+            return try output.json(Document(source: source, contextProfile: profile))
         }
-        noteFallback(source)
-        var origin = origin(source)
-        if case let .cache(age, nil) = source, let age { origin += " (fresh for \(Format.age(TimeInterval(contextTTL.components.seconds) - age)) more)" }
+        var origin = source.origin
+        if source.kind == .cache, source.reason == nil, let age = source.age {
+            origin += " (fresh for \(Format.age(TimeInterval(contextTTL.components.seconds) - age)) more)"
+        }
         output.line(output.styled("Context profile", .bold) + " · " + output.styled(origin, .dim))
         guard let profile else { return output.line("No context profile yet: it fills in as you talk with your coach.") }
         output.line()

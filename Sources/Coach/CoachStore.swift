@@ -2,18 +2,17 @@ import BradOSCore
 import Foundation
 import Logging
 
-/// Where shown data came from.
-public enum CoachSource: Sendable, Equatable {
-    /// Fetched now.
-    case network
-    /// From the local store, saved `age` seconds ago; `reason` says why the network was not used.
-    case cache(age: TimeInterval?, reason: String?)
+/// A conversation with its messages, as shown by `coach show`.
+public struct ConversationThread: Sendable, Equatable {
+    public var conversation: Conversation
+    public var messages: [Message]
 }
 
-/// Coach logic: remote first, cache fallback. Every successful fetch updates the local
-/// store; offline (`--offline`) or when the server cannot be reached or fails, the same
-/// model types come from the store, marked as cached with their age. A store failure never
-/// fails a command: it is logged and the remote data are shown.
+/// Coach logic: remote first (``CoachPlugin/cachePolicy``), carried out by the shared
+/// ``CachedRead``. Every successful fetch updates the local store; offline (`--offline`) or
+/// when the server cannot be reached or fails, the same model types come from the store,
+/// marked as cached with their age. A store failure never fails a command: it is logged and
+/// the remote data are shown.
 public struct CoachStore: Sendable {
     /// 1 hour (config key `coach.context-ttl`).
     public static let defaultContextTTL: Duration = .seconds(3600)
@@ -26,10 +25,14 @@ public struct CoachStore: Sendable {
     let profile: String
     let now: @Sendable () -> Date
     let logger: Logger
+    /// One-line notices on stderr (a cached copy shown instead of the network).
+    let notice: @Sendable (String) -> Void
 
     public init(database: @escaping @Sendable () throws -> CoachDatabase, offline: Bool, contextTTL: Duration = defaultContextTTL,
                 profile: String = "default", now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "brados.coach"),
+                notice: @escaping @Sendable (String) -> Void = { _ in },
                 userID: @escaping @Sendable () throws -> String?, api: @escaping @Sendable () async throws -> any CoachAPI) {
+        self.notice = notice
         self.database = database
         self.offline = offline
         self.contextTTL = contextTTL
@@ -40,22 +43,39 @@ public struct CoachStore: Sendable {
         self.api = api
     }
 
+    /// Runs the shared ``CachedRead`` for one read and returns what it shows.
+    private func read<Value: Sendable>(_ policy: CachePolicy, noun: String, cached: CachedRead<Value>.Entry?, refresh: Bool = false,
+                                       unavailable: @escaping (any Error) -> any Error,
+                                       fetch: @escaping @Sendable () async throws -> Value) async throws -> (Value, DataSource) {
+        var shown: (Value, DataSource)?
+        let read = CachedRead<Value>(
+            policy: policy, mode: .script, offline: offline, noun: noun, now: now,
+            fetch: { _ in try await fetch() }, render: { shown = ($0, $1) }, notice: notice, unavailable: unavailable)
+        try await read.run(cached, refresh: refresh)
+        guard let shown else { throw unavailable(NetworkError.offlineMode) }
+        return shown
+    }
+
     /// The user's conversations, most recently updated first.
     /// - Throws: ``CoachError/notCached(what:reason:)`` when neither the server nor the store has them.
-    public func conversations() async throws -> (conversations: [Conversation], source: CoachSource) {
-        do {
-            let api = try await api() // signs in to the demo backend first when that is the server
-            let user = try requireUserID()
-            let listing = try await api.conversations(userID: user)
-            cacheWrite("conversations") { try database().saveConversations(listing.rows, userID: user, at: now(), complete: listing.complete) }
-            return (listing.rows, .network)
-        } catch let error where Self.fallsBack(error) {
-            let cached = try? database().conversations(userID: try? userID())
-            guard let cached, cached.syncedAt != nil || !cached.conversations.isEmpty else {
-                throw offline ? CoachError.notCached(what: "the conversation list", reason: Self.reason(error)) : error
-            }
-            return (cached.conversations, .cache(age: cached.syncedAt.map { now().timeIntervalSince($0) }, reason: Self.reason(error)))
+    public func conversations() async throws -> (conversations: [Conversation], source: DataSource) {
+        let cached = (try? database().conversations(userID: try? userID())).flatMap { cached in
+            cached.syncedAt != nil || !cached.conversations.isEmpty ? CachedRead<[Conversation]>.Entry(cached.conversations, savedAt: cached.syncedAt) : nil
         }
+        let store = self
+        return try await read(CoachPlugin.cachePolicy, noun: "conversations", cached: cached,
+                              unavailable: { CoachError.notCached(what: "the conversation list", reason: Self.reason($0)) },
+                              fetch: { try await store.fetchConversations() })
+    }
+
+    /// Fetches the conversation list and upserts it (no cached fallback: `brados sync`).
+    /// - Throws: ``NetworkError``, ``AuthError``, ``CoachError``.
+    public func fetchConversations() async throws -> [Conversation] {
+        let api = try await api() // signs in to the demo backend first when that is the server
+        let user = try requireUserID()
+        let listing = try await api.conversations(userID: user)
+        cacheWrite("conversations") { try database().saveConversations(listing.rows, userID: user, at: now(), complete: listing.complete) }
+        return listing.rows
     }
 
     /// A conversation and all its messages, in order of creation (ties by id).
@@ -63,27 +83,33 @@ public struct CoachStore: Sendable {
     /// - Throws: ``CoachError/conversationNotFound(id:)`` (a cached copy of a conversation the
     ///   server no longer has is removed then), ``CoachError/ambiguousID(prefix:matches:)``,
     ///   ``CoachError/notCached(what:reason:)``.
-    public func conversation(_ id: String) async throws -> (conversation: Conversation, messages: [Message], source: CoachSource) {
+    public func conversation(_ id: String) async throws -> (conversation: Conversation, messages: [Message], source: DataSource) {
         let resolved = try resolve(id)
-        do {
-            let api = try await api()
-            _ = try requireUserID()
-            guard let conversation = try await api.conversation(id: resolved) else {
-                cacheWrite("deletion") { try database().deleteConversation(id: resolved) }
-                throw CoachError.conversationNotFound(id: resolved)
+        let stored = try? database()
+        let conversation = try? stored?.conversation(id: resolved)
+        let cached = conversation.flatMap { conversation in
+            (try? stored?.messages(conversationID: resolved)).flatMap { messages in
+                messages.syncedAt == nil ? nil : CachedRead<ConversationThread>.Entry(
+                    ConversationThread(conversation: conversation, messages: messages.messages), savedAt: messages.syncedAt)
             }
-            let listing = try await api.messages(conversationID: resolved)
-            cacheWrite("messages") { try database().saveMessages(listing.rows, of: conversation, at: now(), complete: listing.complete) }
-            return (conversation, listing.rows, .network)
-        } catch let error where Self.fallsBack(error) {
-            guard let store = try? database(), let conversation = try? store.conversation(id: resolved) else {
-                throw offline ? CoachError.notCached(what: "conversation \(resolved)", reason: Self.reason(error)) : error
-            }
-            guard let cached = try? store.messages(conversationID: resolved), cached.syncedAt != nil else {
-                throw offline ? CoachError.notCached(what: "the messages of conversation \(resolved)", reason: Self.reason(error)) : error
-            }
-            return (conversation, cached.messages, .cache(age: cached.syncedAt.map { now().timeIntervalSince($0) }, reason: Self.reason(error)))
         }
+        let store = self
+        let what = conversation == nil ? "conversation \(resolved)" : "the messages of conversation \(resolved)"
+        let (thread, source) = try await read(
+            CoachPlugin.cachePolicy, noun: "messages", cached: cached,
+            unavailable: { CoachError.notCached(what: what, reason: Self.reason($0)) },
+            fetch: {
+                let api = try await store.api()
+                _ = try store.requireUserID()
+                guard let conversation = try await api.conversation(id: resolved) else {
+                    store.cacheWrite("deletion") { try store.database().deleteConversation(id: resolved) }
+                    throw CoachError.conversationNotFound(id: resolved)
+                }
+                let listing = try await api.messages(conversationID: resolved)
+                store.cacheWrite("messages") { try store.database().saveMessages(listing.rows, of: conversation, at: store.now(), complete: listing.complete) }
+                return ConversationThread(conversation: conversation, messages: listing.rows)
+            })
+        return (thread.conversation, thread.messages, source)
     }
 
     /// Deletes a conversation on the server; only after the server confirmed, the cached
@@ -105,30 +131,26 @@ public struct CoachStore: Sendable {
         return cached
     }
 
-    /// The context profile: from the store while younger than the TTL (no request), else fetched.
+    /// The context profile, by ``CoachPlugin/contextPolicy(ttl:)``: from the store while younger
+    /// than the TTL (no request), else fetched, with the stored copy as the answer to a failure.
     /// - Parameter refresh: ask the server even within the TTL.
-    public func contextProfile(refresh: Bool = false) async throws -> (profile: ContextProfile?, source: CoachSource) {
+    public func contextProfile(refresh: Bool = false) async throws -> (profile: ContextProfile?, source: DataSource) {
         let user = try? userID()
         let cached = user.flatMap { user in try? database().contextProfile(userID: user) }
-        if !refresh, let cached {
-            let age = now().timeIntervalSince(cached.cachedAt)
-            if age >= 0, age < TimeInterval(contextTTL.components.seconds) {
-                logger.debug("context profile cached \(Int(age)) s ago (fresh)")
-                return (cached.profile, .cache(age: age, reason: nil))
-            }
-        }
-        do {
-            let api = try await api()
-            let user = try requireUserID()
-            let profile = try await api.contextProfile(userID: user)
-            cacheWrite("context profile") {
-                if let profile { try database().saveContextProfile(profile, at: now()) } else { try database().markNoContextProfile(userID: user, at: now()) }
-            }
-            return (profile, .network)
-        } catch let error where Self.fallsBack(error) {
-            guard let cached else { throw offline ? CoachError.notCached(what: "your context profile", reason: Self.reason(error)) : error }
-            return (cached.profile, .cache(age: now().timeIntervalSince(cached.cachedAt), reason: Self.reason(error)))
-        }
+        let store = self
+        return try await read(
+            CoachPlugin.contextPolicy(ttl: contextTTL), noun: "context profile",
+            cached: cached.map { CachedRead<ContextProfile?>.Entry($0.profile, savedAt: $0.cachedAt) }, refresh: refresh,
+            unavailable: { CoachError.notCached(what: "your context profile", reason: Self.reason($0)) },
+            fetch: {
+                let api = try await store.api()
+                let user = try store.requireUserID()
+                let profile = try await api.contextProfile(userID: user)
+                store.cacheWrite("context profile") {
+                    if let profile { try store.database().saveContextProfile(profile, at: store.now()) } else { try store.database().markNoContextProfile(userID: user, at: store.now()) }
+                }
+                return profile
+            })
     }
 
     /// The cached copy of a conversation, if any (no request).
@@ -153,25 +175,14 @@ public struct CoachStore: Sendable {
         return user
     }
 
-    private func cacheWrite(_ what: String, _ body: () throws -> Void) {
+    func cacheWrite(_ what: String, _ body: () throws -> Void) {
         do { try body() } catch {
-            logger.warning("could not update the coach cache (\(what)): \((error as? any BradOSError)?.summary ?? "\(error)")")
+            logger.warning("could not update the coach cache (\(what)): \(error.summaryText)")
         }
     }
 
-    /// Failures that make the cached copy the answer: no network (or `--offline`), server
-    /// failures, rate limiting. Not a session or key problem (the user must act; the exit
-    /// code says so), nor an answer such as "not found".
-    static func fallsBack(_ error: any Error) -> Bool {
-        guard let error = error as? any BradOSError, !(error is CoachError) else { return false }
-        return [.offline, .server, .rateLimited].contains(error.kind)
-    }
-
-    /// The reason given when `--offline` (or `BRADOS_OFFLINE`) kept the network off.
-    public static let offlineReason = "offline mode"
-
     static func reason(_ error: any Error) -> String {
-        if case NetworkError.offlineMode? = error as? NetworkError { return offlineReason }
-        return (error as? any BradOSError)?.summary ?? "\(error)"
+        if case NetworkError.offlineMode? = error as? NetworkError { return DataSource.offlineReason }
+        return error.summaryText
     }
 }

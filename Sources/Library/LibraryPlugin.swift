@@ -2,6 +2,11 @@ import ArgumentParser
 import BradOSCore
 import Foundation
 
+extension Service {
+    /// A Plex Media Server (`server.plex`).
+    public static let plex = Service(rawValue: "plex")
+}
+
 /// The library domain: a Plex music client with an artwork cache and a metadata snapshot.
 public struct LibraryPlugin: DomainPlugin {
     public static let domainName = "library"
@@ -11,6 +16,14 @@ public struct LibraryPlugin: DomainPlugin {
     public var name: String { Self.domainName }
     public var summary: String { "Plex music library: instant from a snapshot, artwork cached (250 MB LRU)." }
     public var command: any ParsableCommand.Type { LibraryCommand.self }
+
+    /// Snapshot first: the snapshot never expires; it is shown at once and refreshed behind it.
+    public static let cachePolicy = CachePolicy(freshFor: nil, revalidation: .behind)
+    /// An album's detail: asked for live; the snapshot's copy answers a failure.
+    public static let detailPolicy = CachePolicy.remoteFirst
+
+    public var services: [ServiceDescription] { [ServiceDescription(.plex, summary: "a Plex Media Server (library)")] }
+    public var syncDescription: String? { "refreshes the snapshot and prefetches the first screen's artwork" }
 
     public var configKeys: [ConfigKey] {
         [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",

@@ -7,31 +7,12 @@ public struct LibraryRenderer: Sendable {
 
     public init(output: Output) { self.output = output }
 
-    struct SourceInfo: Encodable {
-        var kind: String
-        var ageSeconds: Int?
-    }
-
-    static func sourceInfo(_ source: CachedThenRefresh<LibrarySnapshot>.Source) -> SourceInfo {
-        switch source {
-        case let .cache(age, _): SourceInfo(kind: "snapshot", ageSeconds: Int(age))
-        case .network: SourceInfo(kind: "network")
-        }
-    }
-
-    func origin(_ source: CachedThenRefresh<LibrarySnapshot>.Source) -> String {
-        switch source {
-        case let .cache(age, _): "from snapshot (saved \(Format.ago(age)))"
-        case .network: "from the network"
-        }
-    }
-
-    public func albums(_ snapshot: LibrarySnapshot, source: CachedThenRefresh<LibrarySnapshot>.Source) throws {
+    public func albums(_ snapshot: LibrarySnapshot, source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: SourceInfo; var section: String; var albums: [Album] }
-            return try output.json(Document(source: Self.sourceInfo(source), section: snapshot.sectionKey, albums: snapshot.albums))
+            struct Document: Encodable { var source: DataSource; var section: String; var albums: [Album] }
+            return try output.json(Document(source: source, section: snapshot.sectionKey, albums: snapshot.albums))
         }
-        output.line(output.styled("\(snapshot.albums.count) albums", .bold) + " · \(snapshot.sectionTitle) · " + output.styled(origin(source), .dim))
+        output.line(output.styled("\(snapshot.albums.count) albums", .bold) + " · \(snapshot.sectionTitle) · " + output.styled(source.origin, .dim))
         albumTable(snapshot.albums)
     }
 
@@ -52,12 +33,12 @@ public struct LibraryRenderer: Sendable {
         return true
     }
 
-    public func collections(_ snapshot: LibrarySnapshot, source: CachedThenRefresh<LibrarySnapshot>.Source) throws {
+    public func collections(_ snapshot: LibrarySnapshot, source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: SourceInfo; var collections: [PlexCollection] }
-            return try output.json(Document(source: Self.sourceInfo(source), collections: snapshot.collections))
+            struct Document: Encodable { var source: DataSource; var collections: [PlexCollection] }
+            return try output.json(Document(source: source, collections: snapshot.collections))
         }
-        output.line(output.styled("\(snapshot.collections.count) collections", .bold) + " · " + output.styled(origin(source), .dim))
+        output.line(output.styled("\(snapshot.collections.count) collections", .bold) + " · " + output.styled(source.origin, .dim))
         output.table(Table(headers: ["KEY", "TITLE", "ALBUMS"],
                            rows: snapshot.collections.map { [$0.ratingKey, $0.title, "\($0.childCount)"] }, rightAligned: [2]))
     }
@@ -73,10 +54,10 @@ public struct LibraryRenderer: Sendable {
         output.table(Table(headers: ["KEY", "TYPE", "TITLE"], rows: sections.map { [$0.key, $0.type, $0.title] }))
     }
 
-    public func detail(_ detail: AlbumDetail, live: Bool, artwork: URL?) throws {
+    public func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?) throws {
         if output.format == .json {
-            struct Document: Encodable { var album: AlbumDetail; var live: Bool; var artwork: String? }
-            return try output.json(Document(album: detail, live: live, artwork: artwork?.path))
+            struct Document: Encodable { var source: DataSource; var album: AlbumDetail; var artwork: String? }
+            return try output.json(Document(source: source, album: detail, artwork: artwork?.path))
         }
         var rows = [["title", detail.album.title], ["artist", detail.album.artist]]
         if let year = detail.album.year { rows.append(["year", "\(year)"]) }
@@ -85,7 +66,7 @@ public struct LibraryRenderer: Sendable {
         if let tracks = detail.trackCount { rows.append(["tracks", "\(tracks)"]) }
         if let summary = detail.summary { rows.append(["summary", summary]) }
         rows.append(["artwork", artwork?.path ?? "(not available)"])
-        rows.append(["source", live ? "network" : "snapshot (offline)"])
+        rows.append(["source", source.origin])
         output.table(Table(headers: [], rows: rows))
     }
 }

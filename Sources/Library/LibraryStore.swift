@@ -1,7 +1,6 @@
 import BradOSCore
 import Foundation
 import Logging
-import Logging
 
 /// Library logic behind `brados library …`: live fetches that refresh the snapshot,
 /// snapshot-first reads, album detail, artwork.
@@ -75,32 +74,44 @@ public struct LibraryStore: Sendable {
         let collections = try await api.collections(section: chosen.key)
         let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, albums: albums, collections: collections)
         do { try snapshots.save(snapshot) } catch {
-            logger.warning("could not save the library snapshot: \((error as? any BradOSError)?.summary ?? "\(error)")")
+            logger.warning("could not save the library snapshot: \(error.summaryText)")
         }
         return snapshot
     }
 
-    /// The snapshot as a cache for ``CachedThenRefresh`` (a snapshot never expires: it is
-    /// always shown first, then refreshed). A snapshot of another section counts as missing.
-    public func cached(section: String?) -> CachedThenRefresh<LibrarySnapshot>.Cached {
-        guard let snapshot = snapshots.load(), section == nil || snapshot.sectionKey == section else { return .missing }
-        return .fresh(snapshot, age: now().timeIntervalSince(snapshot.savedAt))
+    /// The snapshot, for ``CachedRead`` under ``LibraryPlugin/cachePolicy``. A snapshot of
+    /// another section counts as missing.
+    public func cached(section: String?) -> CachedRead<LibrarySnapshot>.Entry? {
+        guard let snapshot = snapshots.load(), section == nil || snapshot.sectionKey == section else { return nil }
+        return .init(snapshot, savedAt: snapshot.savedAt)
     }
 
     public func sections() async throws -> [PlexSection] { try await api().sections() }
 
     public func collectionAlbums(_ ratingKey: String) async throws -> [Album] { try await api().collectionAlbums(ratingKey) }
 
-    /// An album's detail, live; offline, what the snapshot knows.
-    public func detail(_ ratingKey: String) async throws -> (detail: AlbumDetail, live: Bool) {
-        do {
-            return (try await api().album(ratingKey), true)
-        } catch let error as NetworkError where error.kind == .offline {
-            guard let album = snapshots.load()?.albums.first(where: { $0.ratingKey == ratingKey }) else { throw error }
-            return (AlbumDetail(album: album, summary: nil, studio: nil, genres: [], trackCount: nil), false)
-        } catch let error as NetworkError where error.kind == .notFound {
-            throw LibraryError.noSuchAlbum(ratingKey)
+    /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
+    /// answers (and offline), what the snapshot knows.
+    public func detail(_ ratingKey: String, offline: Bool = false, notice: @escaping (String) -> Void = { _ in }) async throws -> (detail: AlbumDetail, source: DataSource) {
+        let snapshot = snapshots.load()
+        let cached = snapshot.flatMap { snapshot in
+            snapshot.albums.first { $0.ratingKey == ratingKey }.map {
+                CachedRead<AlbumDetail>.Entry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
+            }
         }
+        var shown: (AlbumDetail, DataSource)?
+        let api = self.api
+        let read = CachedRead<AlbumDetail>(
+            policy: LibraryPlugin.detailPolicy, mode: .script, offline: offline, noun: "album details", now: now,
+            fetch: { _ in
+                do { return try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
+                    throw LibraryError.noSuchAlbum(ratingKey)
+                }
+            },
+            render: { shown = ($0, $1) }, notice: notice)
+        try await read.run(cached)
+        guard let shown else { throw LibraryError.noSuchAlbum(ratingKey) }
+        return shown
     }
 
     /// The album for a rating key: from the snapshot, else live.

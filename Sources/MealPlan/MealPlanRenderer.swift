@@ -8,25 +8,13 @@ struct MealPlanRenderer {
 
     /// The JSON document of `show`, `refresh`, `new`, `critique` and `finalize`.
     struct Document: Encodable {
-        struct SourceInfo: Encodable {
-            var kind: String
-            var cachedAt: Date?
-            var ageSeconds: Int?
-        }
-        var source: SourceInfo
+        var source: DataSource
         var session: MealPlanSession
     }
 
-    static func sourceInfo(_ source: MealPlanStore.Source, now: Date) -> Document.SourceInfo {
-        switch source {
-        case let .cache(cachedAt): .init(kind: "cache", cachedAt: cachedAt, ageSeconds: Int(now.timeIntervalSince(cachedAt)))
-        case .network: .init(kind: "network")
-        }
-    }
-
-    func render(_ session: MealPlanSession, source: MealPlanStore.Source) throws {
+    func render(_ session: MealPlanSession, source: DataSource) throws {
         if output.format == .json {
-            return try output.json(Document(source: Self.sourceInfo(source, now: now), session: session))
+            return try output.json(Document(source: source, session: session))
         }
         output.line(headline(session, source: source))
         var rows: [[String]] = []
@@ -46,29 +34,22 @@ struct MealPlanRenderer {
         }
     }
 
-    func headline(_ session: MealPlanSession, source: MealPlanStore.Source) -> String {
+    func headline(_ session: MealPlanSession, source: DataSource) -> String {
         let state = session.finalizedAt.map { "finalized \(Format.day($0))" } ?? (session.isFinalized ? "finalized" : "draft, not finalized")
-        return output.styled("Meal plan \(session.id)", .bold) + " · \(state) · " + output.styled(origin(source), .dim)
+        return output.styled("Meal plan \(session.id)", .bold) + " · \(state) · " + output.styled(source.origin, .dim)
     }
 
-    func origin(_ source: MealPlanStore.Source) -> String {
-        switch source {
-        case let .cache(cachedAt): "from cache (saved \(Format.ago(now.timeIntervalSince(cachedAt))))"
-        case .network: "from the network"
-        }
-    }
-
-    func renderToday(_ session: MealPlanSession, source: MealPlanStore.Source, timeZone: TimeZone = .current) throws {
+    func renderToday(_ session: MealPlanSession, source: DataSource, timeZone: TimeZone = .current) throws {
         guard let day = session.day(for: now, timeZone: timeZone) else {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = timeZone
             throw MealPlanError.noMealsToday(weekday: calendar.weekdaySymbols[calendar.component(.weekday, from: now) - 1])
         }
         if output.format == .json {
-            struct Today: Encodable { var source: Document.SourceInfo; var sessionId: String; var day: MealPlanDay }
-            return try output.json(Today(source: Self.sourceInfo(source, now: now), sessionId: session.id, day: day))
+            struct Today: Encodable { var source: DataSource; var sessionId: String; var day: MealPlanDay }
+            return try output.json(Today(source: source, sessionId: session.id, day: day))
         }
-        output.line(output.styled("Today, \(day.name)", .bold) + " · meal plan \(session.id) · " + output.styled(origin(source), .dim))
+        output.line(output.styled("Today, \(day.name)", .bold) + " · meal plan \(session.id) · " + output.styled(source.origin, .dim))
         output.table(Table(headers: ["MEAL", "RECIPE", "KCAL", "PROTEIN"],
                            rows: day.meals.map { [$0.mealType, $0.recipeName, "\($0.calories)", "\($0.protein) g"] }, rightAligned: [2, 3]))
         output.line("Total: \(day.meals.reduce(0) { $0 + $1.calories }) kcal, \(day.meals.reduce(0) { $0 + $1.protein }) g protein.")

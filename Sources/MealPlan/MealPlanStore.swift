@@ -13,29 +13,25 @@ public struct MealPlanStore: Sendable {
     /// The key-value key of the session being critiqued (the app's UserDefaults entry).
     public static let inProgressKey = "mealplan.inProgressSessionId"
 
-    /// Where a session came from.
-    public enum Source: Sendable, Equatable {
-        case cache(cachedAt: Date)
-        case network
-    }
-
     public struct Loaded: Sendable, Equatable {
         public var session: MealPlanSession
-        public var source: Source
+        public var source: DataSource
     }
 
     let cache: any MealPlanCaching
     let defaults: any KeyValueStoring
     let api: @Sendable () async throws -> any MealPlanAPI
+    let now: @Sendable () -> Date
     let logger: Logger
 
     /// - Parameter api: called only when a request is needed (so cached reads never start
     ///   the network stack or the embedded backend).
-    public init(cache: any MealPlanCaching, defaults: any KeyValueStoring, logger: Logger = Logger(label: "brados.mealplan"),
-                api: @escaping @Sendable () async throws -> any MealPlanAPI) {
+    public init(cache: any MealPlanCaching, defaults: any KeyValueStoring, now: @escaping @Sendable () -> Date = { Date() },
+                logger: Logger = Logger(label: "brados.mealplan"), api: @escaping @Sendable () async throws -> any MealPlanAPI) {
         self.cache = cache
         self.defaults = defaults
         self.api = api
+        self.now = now
         self.logger = logger
     }
 
@@ -43,20 +39,27 @@ public struct MealPlanStore: Sendable {
     public static func live(_ env: AppEnvironment) -> MealPlanStore {
         MealPlanStore(
             cache: MealPlanCache(directory: env.profile.cacheDirectory(for: MealPlanPlugin.domainName), logger: env.logger, now: env.now),
-            defaults: env.defaults, logger: env.logger,
-            api: { MealPlanRESTClient(client: try await env.client(for: .api)) })
+            defaults: env.defaults, now: env.now, logger: env.logger,
+            api: { MealPlanRESTClient(client: try await env.client(for: .account)) })
     }
 
     /// The id of the plan being critiqued, if any.
     public var inProgressID: String? { defaults.value(String.self, forKey: Self.inProgressKey) }
 
-    /// The latest plan: the cached finalized one without a request, else from the API.
+    /// The latest plan, by ``MealPlanPlugin/cachePolicy``: the cached finalized one without a
+    /// request, else from the API.
     /// - Throws: ``MealPlanError/noPlanYet``, ``NetworkError`` (offline when not cached), ``AuthError``.
     public func latest() async throws -> Loaded {
-        if let cached = cache.cached() {
-            return Loaded(session: cached.session, source: .cache(cachedAt: cached.cachedAt))
-        }
-        return try await fetch()
+        var loaded: Loaded?
+        let store = self
+        let read = CachedRead<MealPlanSession>(
+            policy: MealPlanPlugin.cachePolicy, mode: .script, offline: false, noun: "meal plan", now: now,
+            fetch: { _ in try await store.fetch().session },
+            render: { loaded = Loaded(session: $0, source: $1) },
+            notice: { [logger] in logger.notice("\($0)") })
+        try await read.run(cache.cached().map { .init($0.session, savedAt: $0.cachedAt) })
+        guard let loaded else { throw MealPlanError.noPlanYet }
+        return loaded
     }
 
     /// Bypasses the cache and fetches from the API (the app's long-press), then replaces the
@@ -93,7 +96,7 @@ public struct MealPlanStore: Sendable {
     /// the plan in hand is still shown.
     private func storeQuietly(_ session: MealPlanSession) {
         do { try cache.store(session) } catch {
-            logger.warning("could not cache the meal plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+            logger.warning("could not cache the meal plan: \(error.summaryText)")
         }
     }
 

@@ -26,8 +26,6 @@ public enum PlanError: BradOSError, Equatable {
     case maintenance
     /// The targets failed validation; nothing was cached.
     case invalidTargets(String)
-    /// The cached plan is past its TTL and could not be refreshed.
-    case staleData(age: TimeInterval)
 
     public var summary: String {
         switch self {
@@ -43,7 +41,6 @@ public enum PlanError: BradOSError, Equatable {
             "The plan service is rate limiting" + (retryAfter.map { "; try again in \(Format.duration($0))" } ?? "") + "."
         case .maintenance: "The plan service is down for maintenance."
         case let .invalidTargets(reason): "The plan service sent targets that fail validation: \(reason). The cached plan was kept."
-        case let .staleData(age): "Using cached data from \(Format.ago(age)); it could not be refreshed."
         }
     }
 
@@ -58,7 +55,6 @@ public enum PlanError: BradOSError, Equatable {
         case .serverError: nil
         case .rateLimited: "Wait, then try again."
         case .maintenance: "Try again later."
-        case .staleData: "Run `brados plan refresh` when you are back online."
         }
     }
 
@@ -68,7 +64,7 @@ public enum PlanError: BradOSError, Equatable {
         case .onboardingIncomplete: .rejected
         case let .invalidInput(_, fromServer): fromServer ? .rejected : .usage
         case .invalidResponse, .networkError, .serverError, .maintenance: .server
-        case .timeout, .noConnection, .staleData: .offline
+        case .timeout, .noConnection: .offline
         case .rateLimited: .rateLimited
         case .invalidTargets: .integrity
         }
@@ -76,7 +72,7 @@ public enum PlanError: BradOSError, Equatable {
 
     public var isRetryable: Bool {
         switch self {
-        case .networkError, .timeout, .noConnection, .serverError, .rateLimited, .maintenance, .staleData: true
+        case .networkError, .timeout, .noConnection, .serverError, .rateLimited, .maintenance: true
         case .notFound, .onboardingIncomplete, .invalidInput, .invalidResponse, .invalidTargets: false
         }
     }

@@ -2,6 +2,11 @@ import ArgumentParser
 import BradOSCore
 import Foundation
 
+extension Service {
+    /// The nutrition plan service (`server.gtsd`).
+    public static let gtsd = Service(rawValue: "gtsd")
+}
+
 /// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
 /// offline queue of profile changes.
 public struct PlanPlugin: DomainPlugin {
@@ -13,10 +18,22 @@ public struct PlanPlugin: DomainPlugin {
     public var summary: String { "Nutrition plan: cached for an hour, validated, with an offline queue of changes." }
     public var command: any ParsableCommand.Type { PlanCommand.self }
 
-    public var configKeys: [ConfigKey] {
-        [ConfigKey(name: Self.ttlKey, summary: "How long a cached plan counts as fresh (refreshed past half of it)",
-                   environmentVariable: "BRADOS_PLAN_TTL", defaultValue: "1h", validate: ConfigKey.durationValidator)]
+    /// `plan.ttl`: above zero (half of it is when a refresh starts).
+    public static let ttlSetting = DurationSetting(name: ttlKey, summary: "How long a cached plan counts as fresh (refreshed past half of it)",
+                                                   environmentVariable: "BRADOS_PLAN_TTL", defaultValue: "1h", allowsZero: false)
+
+    /// Fresh for the TTL; past half of it, shown and refreshed before the command exits; past
+    /// the TTL, fetched first with the cached plan as the answer to a failure.
+    public static func cachePolicy(ttl: Duration) -> CachePolicy {
+        CachePolicy(freshFor: ttl, revalidation: .beforeExit, revalidateAfter: ttl / 2)
     }
+
+    public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
+    public var services: [ServiceDescription] { [ServiceDescription(.gtsd, summary: "the nutrition plan service (plan)")] }
+    public var importDescription: String? {
+        "Queued plan changes in the archive (`brados plan pending`) arrive paused: only `brados plan sync --include-imported` sends them."
+    }
+    public var syncDescription: String? { "sends the queued changes in order, then revalidates the plan" }
 
     /// Replays the pending queue, then revalidates the plan.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
@@ -45,11 +62,11 @@ public struct PlanPlugin: DomainPlugin {
             let url = Self.queueURL(context.target)
             local = FileSystem.exists(url) ? try PendingQueue(url: url).all() : []
         } catch {
-            throw ArchiveError.io("the profile's own queue of plan changes could not be read (\((error as? any BradOSError)?.summary ?? "\(error)")); nothing was imported")
+            throw ArchiveError.io("the profile's own queue of plan changes could not be read (\(error.summaryText)); nothing was imported")
         }
         let mine = local.filter { !$0.isImported }
         if context.mode == .replace, !mine.isEmpty, !context.discardPending {
-            throw ArchiveError.pendingChanges(domain: name, profile: context.target.name.rawValue, count: mine.count)
+            throw ArchiveError.pendingChanges(domain: name, profile: context.target.name.rawValue, count: mine.count, send: "brados plan sync")
         }
         guard FileManager.default.fileExists(atPath: staged.url.path) else { return }
         // The staged queue's lock file must not travel into the profile (where others may hold the live one).
@@ -65,7 +82,7 @@ public struct PlanPlugin: DomainPlugin {
                 return paused
             }
         } catch {
-            throw ArchiveError.unsafeEntry(path: "data/plan/pending.json", reason: "it is not a queue brados reads (\((error as? any BradOSError)?.summary ?? "\(error)"))")
+            throw ArchiveError.unsafeEntry(path: "data/plan/pending.json", reason: "it is not a queue brados reads (\(error.summaryText))")
         }
         var operations = context.mode == .merge ? local : []
         let known = Set(operations.map(\.id))
@@ -85,10 +102,7 @@ extension PlanStore {
     /// The store of the command's profile (TTL from `plan.ttl`).
     /// - Throws: ``ConfigError`` for an invalid TTL.
     public static func live(_ env: AppEnvironment) throws -> PlanStore {
-        let setting = env.settings.resolve(PlanPlugin.ttlKey)
-        guard let ttl = setting.value.flatMap(parseDuration), ttl > .zero else {
-            throw ConfigError.invalidValue(key: PlanPlugin.ttlKey, value: setting.value ?? "", expected: "a duration such as 30m or 1h")
-        }
+        let ttl = try PlanPlugin.ttlSetting.value(in: env.settings)
         return PlanStore(
             cache: PlanCache(directory: PlanPlugin.cacheDirectory(env.profile), logger: env.logger),
             queue: PendingQueue(url: PlanPlugin.queueURL(env.profile)),

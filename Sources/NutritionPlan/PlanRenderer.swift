@@ -1,56 +1,28 @@
 import BradOSCore
 import Foundation
 
-/// Human and JSON output of the plan domain. JSON documents: `{source: {kind, ageSeconds,
-/// notice}, plan: PlanData, change: {previous, new}?}`.
+/// Human and JSON output of the plan domain. JSON documents: `{source: DataSource, plan:
+/// PlanData, change: {previous, new}?}`.
 public struct PlanRenderer: Sendable {
     let output: Output
 
     public init(output: Output) { self.output = output }
 
-    struct SourceInfo: Encodable {
-        var kind: String
-        var ageSeconds: Int?
-        var notice: String?
-
-        init(_ source: PlanSource) {
-            switch source {
-            case .network: kind = "network"
-            case let .cache(age):
-                kind = "cache"
-                ageSeconds = Int(age)
-            case let .fallback(age, notice):
-                kind = "cache"
-                ageSeconds = Int(age)
-                self.notice = notice
-            }
-        }
-    }
-
     struct Document: Encodable {
-        var source: SourceInfo
+        var source: DataSource
         var plan: PlanData
         var change: PlanChange?
     }
 
     public enum View: Sendable { case summary, targets, why }
 
-    func origin(_ source: PlanSource) -> String {
-        switch source {
-        case .network: "from the network"
-        case let .cache(age): "cached \(Format.ago(age))"
-        case let .fallback(age, _): "cached \(Format.ago(age))"
-        }
-    }
-
     /// Prints a plan in one of the views; a significant change is announced first.
     public func render(_ result: PlanResult, view: View) throws {
-        if output.format == .json { return try output.json(Document(source: SourceInfo(result.source), plan: result.data, change: result.change)) }
-        if case let .fallback(_, notice) = result.source { output.notice(notice) }
+        if output.format == .json { return try output.json(Document(source: result.source, plan: result.data, change: result.change)) }
         if let change = result.change { announce(change) }
         let data = result.data
         output.line(output.styled(data.plan.name, .bold) + " · \(Format.day(data.plan.startDate)) → \(Format.day(data.plan.endDate)) · "
-                    + output.styled(origin(result.source), .dim))
+                    + output.styled(result.source.origin, .dim))
         switch view {
         case .summary, .targets: targets(data.targets, detailed: view == .targets)
         case .why: why(data.whyItWorks)
@@ -141,7 +113,7 @@ public struct PlanRenderer: Sendable {
                 var plan: PlanData?
                 var change: PlanChange?
             }
-            func text(_ error: (any Error)?) -> String? { error.map { ($0 as? any BradOSError)?.summary ?? "\($0)" } }
+            func text(_ error: (any Error)?) -> String? { error.map(\.summaryText) }
             return try output.json(Document(
                 queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error.summary) },
                 remaining: report.remaining, stoppedBy: text(report.stoppedBy), recomputeError: text(report.recomputeError),
@@ -150,10 +122,10 @@ public struct PlanRenderer: Sendable {
         for operation in report.applied { output.line("Sent \(operation.summary).") }
         for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error.summary)") }
         if let error = report.stoppedBy, !report.remaining.isEmpty {
-            output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \((error as? any BradOSError)?.summary ?? "\(error)")")
+            output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \(error.summaryText)")
         }
         if let error = report.recomputeError {
-            output.notice("the profile is updated, but the plan could not be recomputed: \((error as? any BradOSError)?.summary ?? "\(error)")")
+            output.notice("the profile is updated, but the plan could not be recomputed: \(error.summaryText)")
         }
         if let plan = report.plan { try render(plan, view: .summary) }
         let paused = report.remaining.filter(\.isImported).count

@@ -2,20 +2,10 @@ import BradOSCore
 import Foundation
 import Logging
 
-/// Where a shown plan came from.
-public enum PlanSource: Sendable, Equatable {
-    /// Fetched now.
-    case network
-    /// From the cache, within the TTL.
-    case cache(age: TimeInterval)
-    /// From the cache because a refresh failed (`notice` says so).
-    case fallback(age: TimeInterval, notice: String)
-}
-
 /// A plan to show, with where it came from and how it changed.
 public struct PlanResult: Sendable, Equatable {
     public var data: PlanData
-    public var source: PlanSource
+    public var source: DataSource
     /// Set when the new plan differs significantly from the one before.
     public var change: PlanChange?
 }
@@ -35,13 +25,14 @@ public struct SyncReport: Sendable {
 
 /// The plan's source of truth: a two-tier cache with a TTL (1 hour), fetches with retries
 /// and validation, and the offline queue of profile changes. Time is injected (`now`), so
-/// TTL tests never wait.
+/// TTL tests never wait. Reads follow ``PlanPlugin/cachePolicy(ttl:)`` through the shared
+/// ``CachedRead``:
 ///
 /// - Within half the TTL the cached plan is the answer, with no request.
 /// - Between half the TTL and the TTL, the cached plan is shown at once and refreshed
 ///   before the command exits.
 /// - Past the TTL (or with nothing cached) the plan is fetched; if that fails for a
-///   reason worth retrying later, the cached plan is the answer with a "using cached data" notice.
+///   reason worth retrying later, the cached plan is the answer with the shared notice.
 /// - A response that fails validation is an error and never replaces the cache.
 public struct PlanStore: Sendable {
     public static let defaultTTL: Duration = .seconds(3600)
@@ -69,46 +60,45 @@ public struct PlanStore: Sendable {
 
     var ttlSeconds: TimeInterval { TimeInterval(ttl.components.seconds) }
 
-    /// The plan for `plan show`, `targets` and `why`.
+    /// The policy, with this store's TTL.
+    public var policy: CachePolicy { PlanPlugin.cachePolicy(ttl: ttl) }
+
+    /// The plan for `plan show`, `targets` and `why`, by the policy.
     /// - Parameters:
-    ///   - presentCached: called with the cached plan before a refresh in the second half of
-    ///     the TTL, so it shows at once.
-    ///   - fetching: told `true` before a request and `false` after it (for a spinner).
-    /// - Returns: the refreshed plan, or the cached one (`nil` from the refresh means it was
-    ///   already presented and nothing changed).
-    public func current(presentCached: (PlanResult) throws -> Void = { _ in },
-                        fetching: (Bool) -> Void = { _ in }) async throws -> PlanResult? {
+    ///   - mode: interactive (a terminal: a cached plan due a refresh is shown at once, and
+    ///     `rerender` gets the refreshed plan only when it differs) or script (one plan).
+    ///   - render: shows a plan (the ``PlanResult/source`` says where it came from).
+    /// - Throws: ``PlanError``, ``AuthError`` the policy does not answer with the cache.
+    @discardableResult
+    public func read(mode: CachedRead<PlanResult>.Mode = .script, io: (any TerminalIO)? = nil,
+                     render: @escaping (PlanResult) throws -> Void, rerender: @escaping (PlanResult) throws -> Void = { _ in },
+                     notice: @escaping (String) -> Void = { _ in }) async throws -> CachedRead<PlanResult>.Outcome {
         try await timed("plan show") {
-            let cached = cache.load()
-            let age = cached.map { now().timeIntervalSince($0.cachedAt) }
-            if let cached, let age, age >= 0, age < ttlSeconds / 2 {
-                logger.debug("plan cached \(Int(age)) s ago (fresh)")
-                return PlanResult(data: cached.data, source: .cache(age: age), change: nil)
-            }
-            if let cached, let age, age >= 0, age < ttlSeconds, !offline {
-                logger.debug("plan cached \(Int(age)) s ago (past half the TTL): shown, then refreshed")
-                try presentCached(PlanResult(data: cached.data, source: .cache(age: age), change: nil))
-                fetching(true)
-                defer { fetching(false) }
-                do {
-                    let refreshed = try await fetch(forceRecompute: false)
-                    return refreshed.data.sameContent(as: cached.data) ? nil : refreshed
-                } catch where Self.fallsBack(error) {
-                    logger.info("could not refresh the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
-                    return nil
-                }
-            }
-            do {
-                if !offline { fetching(true) }
-                defer { if !offline { fetching(false) } }
-                return try await fetch(forceRecompute: false)
-            } catch where Self.fallsBack(error) {
-                guard let cached, let age else { throw error }
-                let reason = (error as? any BradOSError)?.summary ?? "\(error)"
-                let notice = PlanError.staleData(age: max(age, 0)).summary + " (\(reason))"
-                return PlanResult(data: cached.data, source: .fallback(age: max(age, 0), notice: notice), change: nil)
-            }
+            let store = self
+            let read = CachedRead<PlanResult>(
+                policy: policy, mode: mode, offline: offline, noun: "plan", io: io, now: now,
+                fetch: { _ in try await store.fetch(forceRecompute: false) },
+                render: { result, source in
+                    var shown = result
+                    shown.source = source
+                    try render(shown)
+                },
+                rerenderIfChanged: { old, new in
+                    guard !new.data.sameContent(as: old.data) else { return false }
+                    try rerender(new)
+                    return true
+                },
+                notice: notice)
+            return try await read.run(cache.load().map { .init(PlanResult(data: $0.data, source: .network, change: nil), savedAt: $0.cachedAt) })
         }
+    }
+
+    /// The plan a script would get (one plan, by the policy).
+    public func current() async throws -> PlanResult {
+        var shown: PlanResult?
+        try await read(render: { shown = $0 })
+        guard let shown else { throw PlanError.notFound }
+        return shown
     }
 
     /// `plan recompute`: asks the service to compute the plan again.
@@ -128,7 +118,7 @@ public struct PlanStore: Sendable {
     /// Fetches, validates, compares with the previous plan and caches.
     /// - Throws: ``PlanError`` (``PlanError/invalidTargets(_:)`` leaves the cache as it was), ``AuthError``.
     func fetch(forceRecompute: Bool) async throws -> PlanResult {
-        if offline { throw PlanError.noConnection(offlineMode: true) }
+        if offline { throw NetworkError.offlineMode }
         let previous = cache.load()
         let started = ContinuousClock.now
         let requestedAt = now()
@@ -143,7 +133,7 @@ public struct PlanStore: Sendable {
             logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
         } else {
             do { try cache.save(CachedPlan(cachedAt: now(), data: data)) } catch {
-                logger.warning("could not cache the plan: \((error as? any BradOSError)?.summary ?? "\(error)")")
+                logger.warning("could not cache the plan: \(error.summaryText)")
             }
         }
         let before = data.previousTargets ?? previous?.data.targets
@@ -210,14 +200,6 @@ public struct PlanStore: Sendable {
                 return report
             }
         }
-    }
-
-    /// Failures after which the cached plan is still the best answer: no network, server
-    /// failures, rate limiting. Not an expired session (the user must act; exit 4), nor a
-    /// refusal or targets that fail validation.
-    static func fallsBack(_ error: any Error) -> Bool {
-        guard let error = error as? any BradOSError else { return false }
-        return [.offline, .server, .rateLimited].contains(error.kind)
     }
 
     private func timed<T>(_ flow: String, _ body: () async throws -> T) async rethrows -> T {

@@ -13,10 +13,16 @@ public struct VisitsPlugin: DomainPlugin {
     public var summary: String { "Visit history: instant from cache, revalidated behind it (5-minute TTL)." }
     public var command: any ParsableCommand.Type { VisitsCommand.self }
 
-    public var configKeys: [ConfigKey] {
-        [ConfigKey(name: Self.ttlKey, summary: "How long cached visits count as fresh",
-                   environmentVariable: "BRADOS_VISITS_TTL", defaultValue: "5m", validate: ConfigKey.durationValidator)]
-    }
+    /// `visits.ttl`: 0s means "always revalidate first".
+    public static let ttlSetting = DurationSetting(name: ttlKey, summary: "How long cached visits count as fresh",
+                                                   environmentVariable: "BRADOS_VISITS_TTL", defaultValue: "5m", allowsZero: true)
+
+    /// Stale-while-revalidate: fresh for the TTL and revalidated behind every read; past the
+    /// TTL, fetched first with the cached list as the answer to a failure.
+    public static func cachePolicy(ttl: Duration) -> CachePolicy { CachePolicy(freshFor: ttl, revalidation: .behind) }
+
+    public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
+    public var syncDescription: String? { "revalidates the cached visits" }
 
     /// Revalidates the cached visits.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {

@@ -3,11 +3,6 @@ import Foundation
 
 /// Human and JSON output of visits.
 public struct VisitsRenderer: Sendable {
-    public enum Source: Sendable, Equatable {
-        case cache(age: TimeInterval, stale: Bool)
-        case network
-    }
-
     let output: Output
     let now: @Sendable () -> Date
 
@@ -17,30 +12,14 @@ public struct VisitsRenderer: Sendable {
     }
 
     struct ListDocument: Encodable {
-        struct SourceInfo: Encodable {
-            var kind: String
-            var ageSeconds: Int?
-            var stale: Bool?
-        }
-        var source: SourceInfo
+        var source: DataSource
         var visits: [Visit]
     }
 
-    static func sourceInfo(_ source: Source) -> ListDocument.SourceInfo {
-        switch source {
-        case let .cache(age, stale): .init(kind: "cache", ageSeconds: Int(age), stale: stale)
-        case .network: .init(kind: "network")
-        }
-    }
-
     /// Prints the list: one JSON document, or a headline and a table.
-    public func render(_ visits: [Visit], source: Source) throws {
-        if output.format == .json { return try output.json(ListDocument(source: Self.sourceInfo(source), visits: visits)) }
-        let origin: String = switch source {
-        case let .cache(age, stale): "from cache (saved \(Format.ago(age))\(stale ? ", expired" : ""))"
-        case .network: "from the network"
-        }
-        output.line(output.styled("\(visits.count) visit\(visits.count == 1 ? "" : "s")", .bold) + " · " + output.styled(origin, .dim))
+    public func render(_ visits: [Visit], source: DataSource) throws {
+        if output.format == .json { return try output.json(ListDocument(source: source, visits: visits)) }
+        output.line(output.styled("\(visits.count) visit\(visits.count == 1 ? "" : "s")", .bold) + " · " + output.styled(source.origin, .dim))
         table(visits)
     }
 
@@ -60,18 +39,17 @@ public struct VisitsRenderer: Sendable {
     }
 
     /// One visit in detail.
-    public func render(_ visit: Visit, cachedAt: Date?, stale: Bool = false) throws {
+    public func render(_ visit: Visit, source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: ListDocument.SourceInfo; var visit: Visit }
-            let source: Source = cachedAt.map { .cache(age: now().timeIntervalSince($0), stale: stale) } ?? .network
-            return try output.json(Document(source: Self.sourceInfo(source), visit: visit))
+            struct Document: Encodable { var source: DataSource; var visit: Visit }
+            return try output.json(Document(source: source, visit: visit))
         }
         var rows = [["id", visit.id], ["place", visit.place]]
         if let address = visit.address { rows.append(["address", address]) }
         rows.append(["when", Self.when(visit.visitedAt)])
         rows.append(["duration", "\(visit.durationMinutes) min"])
         if let notes = visit.notes, !notes.isEmpty { rows.append(["notes", notes]) }
-        rows.append(["source", cachedAt.map { "cache (saved \(Format.ago(now().timeIntervalSince($0))))" } ?? "network"])
+        rows.append(["source", source.origin])
         output.table(Table(headers: [], rows: rows))
     }
 

@@ -26,28 +26,21 @@ public struct VisitsStore: Sendable {
     /// The store of the command's profile (TTL from `visits.ttl`).
     /// - Throws: ``ConfigError`` for an invalid TTL.
     public static func live(_ env: AppEnvironment) throws -> VisitsStore {
-        let setting = env.settings.resolve(VisitsPlugin.ttlKey)
-        guard let ttl = setting.value.flatMap(parseDuration) else {
-            throw ConfigError.invalidValue(key: VisitsPlugin.ttlKey, value: setting.value ?? "", expected: "a duration such as 90s, 5m or 1h")
-        }
+        let ttl = try VisitsPlugin.ttlSetting.value(in: env.settings)
         return VisitsStore(
-            cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .api)?.userID, logger: env.logger),
+            cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger),
             ttl: ttl, now: env.now, logger: env.logger,
-            api: { VisitsRESTClient(client: try await env.client(for: .api), readPolicy: VisitsListing.readPolicy) })
+            api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: VisitsListing.readPolicy) })
     }
 
-    /// The cached visits as the shared ``CachedThenRefresh`` sees them: fresh within the TTL,
-    /// stale past it, or missing.
-    public func state() -> CachedThenRefresh<[Visit]>.Cached {
-        guard let entry = cache.load() else { return .missing }
-        let age = now().timeIntervalSince(entry.savedAt)
-        let ttlSeconds = TimeInterval(ttl.components.seconds)
-        if age >= 0, age < ttlSeconds {
-            logger.debug("cache age \(Int(age)) s (valid)")
-            return .fresh(entry.visits, age: age)
-        }
-        logger.debug("cache expired (age \(Int(age)) s)")
-        return .stale(entry.visits, age: age)
+    /// The policy, with this store's TTL.
+    public var policy: CachePolicy { VisitsPlugin.cachePolicy(ttl: ttl) }
+
+    /// The cached visits, for ``CachedRead``; `nil` when none are cached.
+    public func entry() -> CachedRead<[Visit]>.Entry? {
+        guard let entry = cache.load() else { return nil }
+        logger.debug("cached visits saved \(Int(now().timeIntervalSince(entry.savedAt))) s ago")
+        return .init(entry.visits, savedAt: entry.savedAt)
     }
 
     /// Fetches the list and saves it.
@@ -57,22 +50,31 @@ public struct VisitsStore: Sendable {
         let generation = cache.generation()
         let visits = try await api().list()
         do { try cache.save(visits, at: now(), expectedGeneration: generation) } catch {
-            logger.warning("could not cache visits: \((error as? any BradOSError)?.summary ?? "\(error)")")
+            logger.warning("could not cache visits: \(error.summaryText)")
         }
         return visits
     }
 
-    /// One visit: from the cache when there, else from the API.
+    /// One visit, by the same policy as the list (no background revalidation): a fresh cached
+    /// copy as it is; a stale one is asked for first, with the copy as the answer to a failure.
     /// - Throws: ``VisitsError/notFound(id:)``, ``NetworkError``.
-    public func visit(id: String) async throws -> (visit: Visit, cachedAt: Date?, stale: Bool) {
-        if let entry = cache.load(), let visit = entry.visits.first(where: { $0.id == id }) {
-            return (visit, entry.savedAt, now().timeIntervalSince(entry.savedAt) >= TimeInterval(ttl.components.seconds))
-        }
-        do {
-            return (try await api().visit(id: id), nil, false)
-        } catch let error as NetworkError where error.kind == .notFound {
-            throw VisitsError.notFound(id: id)
-        }
+    public func visit(id: String, offline: Bool = false, notice: @escaping (String) -> Void = { _ in }) async throws -> (visit: Visit, source: DataSource) {
+        var policy = self.policy
+        policy.revalidation = .never
+        var shown: (Visit, DataSource)?
+        let cached = cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedRead<Visit>.Entry($0, savedAt: entry.savedAt) } }
+        let api = self.api
+        let read = CachedRead<Visit>(
+            policy: policy, mode: .script, offline: offline, noun: "visits", now: now,
+            fetch: { _ in
+                do { return try await api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
+                    throw VisitsError.notFound(id: id)
+                }
+            },
+            render: { shown = ($0, $1) }, notice: notice)
+        try await read.run(cached)
+        guard let shown else { throw VisitsError.notFound(id: id) }
+        return shown
     }
 
     /// Creates a visit and adds it to the cache.

@@ -36,12 +36,15 @@ enum Main {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let io = StandardIO()
+        // Installed first: help texts and completion scripts take their examples from the plugins
+        // (before any command's configuration is read, which the built-in names need).
+        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend())
+        let builtIns = Set((Brados.configuration.subcommands + Registry.plugins.map(\.command)).map { $0._commandName } + ["help"])
+        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
         if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
             io.write(answer + "\n")
             exit(ExitStatus.success)
         }
-        let builtIns = Set((Brados.configuration.subcommands + Registry.plugins.map(\.command)).map { $0._commandName } + ["help"])
-        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
         if let plugin = ExternalPluginLauncher.match(arguments, builtIns: builtIns) { exit(ExternalPluginLauncher.run(plugin)) }
         switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
         case .exit(let code):

@@ -2,7 +2,7 @@
 public enum ArchiveError: BradOSError, Equatable {
     case io(String)
     /// libarchive is missing, or lacks built-in support for a compression.
-    case libraryUnavailable(String)
+    case libarchiveUnavailable(String)
     case notAnArchive(String)
     case truncated(String)
     case notBradosArchive(String)
@@ -22,12 +22,13 @@ public enum ArchiveError: BradOSError, Equatable {
     case changedDuringExport(path: String)
     case unknownDomain(String)
     /// `--replace` would drop changes the profile queued and has not sent.
-    case pendingChanges(domain: String, profile: String, count: Int)
+    /// `send`: the command that sends them (the domain's own).
+    case pendingChanges(domain: String, profile: String, count: Int, send: String)
 
     public var summary: String {
         switch self {
         case let .io(detail): "The archive could not be written or read: \(detail)."
-        case let .libraryUnavailable(detail): "Cache archives need libarchive: \(detail)."
+        case let .libarchiveUnavailable(detail): "Cache archives need libarchive: \(detail)."
         case let .notAnArchive(detail): "This is not a tar archive brados can read (\(detail))."
         case let .truncated(detail): "The archive is truncated or damaged (\(detail))."
         case let .notBradosArchive(detail): "This is not a brados cache archive: \(detail)."
@@ -47,7 +48,7 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .targetNotEmpty(domains): "Profile already has data for \(domains.joined(separator: ", "))."
         case let .changedDuringExport(path): "'\(path)' changed while it was being exported."
         case let .unknownDomain(name): "There is no domain '\(name)' in the archive or in brados."
-        case let .pendingChanges(domain, profile, count):
+        case let .pendingChanges(domain, profile, count, _):
             "Profile '\(profile)' has \(count) queued \(domain) change\(count == 1 ? "" : "s") not sent yet, which --replace would drop."
         }
     }
@@ -55,7 +56,7 @@ public enum ArchiveError: BradOSError, Equatable {
     public var recovery: String? {
         switch self {
         case .io: "Check the path and the free space."
-        case .libraryUnavailable: "Install libarchive built with zlib and zstd (Debian: apt-get install libarchive13 libzstd1); `brados doctor` shows what is found."
+        case .libarchiveUnavailable: "Install libarchive built with zlib and zstd (Debian: apt-get install libarchive13 libzstd1); `brados doctor` shows what is found."
         case .notAnArchive, .truncated, .checksumMismatch, .sizeMismatch, .missingEntry:
             "Nothing was imported. Export the archive again, or check it with `brados cache verify FILE`."
         case .notBradosArchive, .invalidManifest, .unsupportedVersion, .unsafeEntry, .unlistedEntry, .duplicateEntry:
@@ -67,14 +68,14 @@ public enum ArchiveError: BradOSError, Equatable {
         case .targetNotEmpty: "Pass --replace (the archive's data replaces it) or --merge (files from the archive are added or overwrite), or --dry-run to see what would change."
         case .changedDuringExport: "Nothing was written. Run the export again (another brados was writing)."
         case .unknownDomain: "List the archive's domains with `brados cache verify FILE`."
-        case .pendingChanges:
-            "Nothing was imported. Send them first (`brados plan sync`), import with --merge (they are kept), or add --discard-pending to drop them."
+        case let .pendingChanges(_, _, _, send):
+            "Nothing was imported. Send them first (`\(send)`), import with --merge (they are kept), or add --discard-pending to drop them."
         }
     }
 
     public var kind: FailureKind {
         switch self {
-        case .io, .libraryUnavailable: .general
+        case .io, .libarchiveUnavailable: .general
         case .targetNotEmpty, .unknownDomain: .usage
         case .foreignAccount, .pendingChanges: .rejected
         case .changedDuringExport: .general

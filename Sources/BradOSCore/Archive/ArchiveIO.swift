@@ -26,14 +26,14 @@ public final class ArchiveWriter {
     /// Why libarchive is unusable: the loader's `dlerror()` when it could not be loaded.
     static func unavailable(or fallback: String) -> ArchiveError {
         guard let reason = carchive_load_error() else { return .io(fallback) }
-        return .libraryUnavailable("libarchive.so.13 could not be loaded: \(String(cString: reason))")
+        return .libarchiveUnavailable("libarchive.so.13 could not be loaded: \(String(cString: reason))")
     }
 
     static func noBuiltIn(_ compression: String) -> ArchiveError {
-        .libraryUnavailable("this machine's libarchive has no built-in \(compression) support, and brados does not run an external \(compression) program instead")
+        .libarchiveUnavailable("this machine's libarchive has no built-in \(compression) support, and brados does not run an external \(compression) program instead")
     }
 
-    /// - Throws: ``ArchiveError/io(_:)``, ``ArchiveError/libraryUnavailable(_:)``.
+    /// - Throws: ``ArchiveError/io(_:)``, ``ArchiveError/libarchiveUnavailable(_:)``.
     public init(fd: Int32, compression: ArchiveCompression, level: Int? = nil) throws {
         guard let archive = archive_write_new() else { throw Self.unavailable(or: "libarchive could not start a writer") }
         self.archive = archive

@@ -167,7 +167,7 @@ public struct CacheExporter: Sendable {
         guard let names, !names.isEmpty else { return plugins }
         return try names.map { name in
             guard let plugin = plugins.first(where: { $0.name == name }) else {
-                throw ConfigError.invalidValue(key: "--domains", value: name, expected: "one of \(plugins.map(\.name).joined(separator: ", "))")
+                throw ConfigError.unknownDomain(name, known: plugins.map(\.name))
             }
             return plugin
         }

@@ -314,7 +314,7 @@ public struct CacheImporter: Sendable {
             if !journal.rollBack() {
                 // Something could not be put back: keep the staging folders (they hold the old data).
                 keepStaging = true
-                throw ArchiveError.io("the import failed (\((error as? any BradOSError)?.summary ?? "\(error)")) and could not be fully undone; the previous data is kept in \(cacheRoot.path) and \(dataRoot.path)")
+                throw ArchiveError.io("the import failed (\(error.summaryText)) and could not be fully undone; the previous data is kept in \(cacheRoot.path) and \(dataRoot.path)")
             }
             throw error
         }

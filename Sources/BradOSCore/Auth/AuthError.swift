@@ -5,7 +5,8 @@ public enum AuthError: BradOSError {
     /// The service signs in on its own (e.g. Supabase Auth) and the profile has no session for it.
     case serviceNotSignedIn(profile: String, service: String)
     /// The access token was rejected and could not be refreshed (or was rejected again).
-    case sessionExpired(profile: String)
+    /// `service`: a service with its own accounts (signed in with `--service`); `nil` for the account.
+    case sessionExpired(profile: String, service: String? = nil)
     /// The server rejected the user name or password.
     case invalidCredentials(user: String)
     /// `--password-stdin` read nothing.
@@ -18,7 +19,8 @@ public enum AuthError: BradOSError {
         switch self {
         case let .notSignedIn(profile): "Profile '\(profile)' is not signed in."
         case let .serviceNotSignedIn(profile, service): "Profile '\(profile)' is not signed in to the \(service) service, which has its own accounts."
-        case let .sessionExpired(profile): "The session of profile '\(profile)' expired; sign in again."
+        case let .sessionExpired(profile, service?): "The \(service) session of profile '\(profile)' expired; sign in to \(service) again."
+        case let .sessionExpired(profile, nil): "The session of profile '\(profile)' expired; sign in again."
         case let .invalidCredentials(user): "The server rejected the password for '\(user)'."
         case .emptyPassword: "No password was given on standard input."
         case let .signedInElsewhere(profile, service, signedInTo, using):
@@ -28,14 +30,14 @@ public enum AuthError: BradOSError {
 
     public var recovery: String? {
         switch self {
-        case let .notSignedIn(profile), let .sessionExpired(profile):
+        case let .notSignedIn(profile), let .sessionExpired(profile, nil):
             "Run: echo PASSWORD | brados auth login --user NAME --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
-        case let .serviceNotSignedIn(profile, service):
+        case let .serviceNotSignedIn(profile, service), let .sessionExpired(profile, service?):
             "Run: echo PASSWORD | brados auth login --service \(service) --user EMAIL --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
         case .invalidCredentials: "Check the user name and password, and the server (`brados config get server`)."
         case .emptyPassword: "Pipe it in, e.g. `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`."
         case let .signedInElsewhere(profile, service, _, using):
-            "Sign in there (`brados auth login --user NAME --password-stdin\(service == "api" ? "" : " --service \(service)")\(profile == "default" ? "" : " --profile \(profile)")`), or point the service back (`brados config get server`). Tokens are never sent to a server that did not issue them (\(using))."
+            "Sign in there (`brados auth login --user NAME --password-stdin\(service == Service.account.rawValue ? "" : " --service \(service)")\(profile == "default" ? "" : " --profile \(profile)")`), or point the service back (`brados config get server`). Tokens are never sent to a server that did not issue them (\(using))."
         }
     }
 

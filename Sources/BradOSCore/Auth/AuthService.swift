@@ -10,7 +10,7 @@ public struct AuthService: Sendable {
     /// - Throws: ``AuthError``, ``NetworkError``, ``StorageError``.
     @discardableResult
     public func login(user: String, password: String, service: Service?) async throws -> Credential {
-        let target = service ?? .api
+        let target = service ?? .account
         let server = try await env.network.baseURL(for: target)
         let account = await env.network.account(for: target)
         var credential = try await account.login(user: user, password: password, server: server, transport: env.network.httpTransport)
@@ -28,7 +28,7 @@ public struct AuthService: Sendable {
     /// token-renewing client (so an expired token is renewed once).
     /// - Throws: ``AuthError``, ``NetworkError``.
     public func verify() async throws -> ServerAccount {
-        try await env.client(for: .api).decode(ServerAccount.self, .get("/api/auth/me"))
+        try await env.client(for: .account).decode(ServerAccount.self, .get("/api/auth/me"))
     }
 
     /// The profile's sign-in state, read locally (no request).
@@ -61,8 +61,8 @@ public struct AuthService: Sendable {
         let credentials = env.credentials.load()
         var revoked = false
         // Every session is revoked where it was issued: the account's, then each service's own.
-        let sessions = [(Service.api, credentials.account)] + credentials.services.compactMap { name, credential in
-            Service(rawValue: name).map { ($0, Optional(credential)) }
+        let sessions = [(Service.account, credentials.account)] + credentials.services.compactMap { name, credential in
+            Optional((Service(rawValue: name), Optional(credential)))
         }
         for case let (service, credential?) in sessions where !env.isOffline {
             do {

@@ -7,4 +7,13 @@ public protocol Authenticating: Sendable {
     /// If another process already renewed it, returns that token without a request.
     /// - Throws: ``AuthError/sessionExpired(profile:)``, ``NetworkError``.
     func renewToken(replacing rejected: String) async throws -> String
+    /// The service to name when the session must be signed in again (`--service NAME`);
+    /// `nil` for the account service.
+    var signInService: String? { get }
+}
+
+extension Authenticating {
+    /// The service to name when the session must be signed in again (`--service NAME`);
+    /// `nil` for the account service.
+    public var signInService: String? { nil }
 }

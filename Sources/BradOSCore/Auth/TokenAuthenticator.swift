@@ -46,6 +46,9 @@ public actor TokenAuthenticator: Authenticating {
         return credential
     }
 
+    /// A service with its own accounts is named in "sign in again".
+    public nonisolated var signInService: String? { dedicated ? service.rawValue : nil }
+
     public func accessToken() throws -> String {
         try currentCredential(try store.loadForUpdate()).accessToken
     }
@@ -59,7 +62,10 @@ public actor TokenAuthenticator: Authenticating {
                 return current.accessToken
             }
             logger.debug("renewing access token", metadata: ["service": "\(service.rawValue)"])
-            var renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport)
+            var renewed: Credential
+            do { renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport) } catch AuthError.sessionExpired(let profile, _) {
+                throw AuthError.sessionExpired(profile: profile, service: signInService)
+            }
             // Still the same server (for the embedded backend, its marker rather than this run's port).
             renewed.server = current.server
             if dedicated { credentials.services[service.rawValue] = renewed } else { credentials.replace(for: service, with: renewed) }

@@ -28,8 +28,7 @@ public struct AppEnvironment: Sendable {
         let environment = io.environment
         let paths = Paths.resolve(environment: environment)
         let file = try ConfigFile.load(from: paths.configFile)
-        let settings = Settings(flags: flags, environment: environment, file: file,
-                                keys: ConfigKey.core + plugins.flatMap(\.configKeys))
+        let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins)
         let level = settings.logLevel
         let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level) }
         let profile = paths.profile(try settings.profile())
@@ -46,9 +45,11 @@ public struct AppEnvironment: Sendable {
             settings: settings, paths: paths, profile: profile.name,
             transport: settings.isOffline
                 ? OfflineTransport()
-                : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: settings.networkTimeout),
+                : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: try settings.networkTimeout()),
             embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
-            accounts: plugins.reduce(into: [:]) { accounts, plugin in accounts.merge(plugin.accountProtocols(settings, now: now)) { first, _ in first } })
+            accounts: ServiceDescription.all(plugins).reduce(into: [:]) { accounts, described in
+                if let account = described.account { accounts[described.service] = account(settings, now) }
+            })
     }
 
     /// The environment of a command run from the `brados` executable.
@@ -78,11 +79,14 @@ public struct AppEnvironment: Sendable {
         try await network.client(for: service, authScheme: authScheme)
     }
 
+    /// The services of this environment's plugins (the account service first).
+    public var services: [ServiceDescription] { ServiceDescription.all(plugins) }
+
     /// The plugin named `name`.
-    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` for an unknown domain.
+    /// - Throws: ``ConfigError/unknownDomain(_:known:)``.
     public func plugin(named name: String) throws -> any DomainPlugin {
         guard let plugin = plugins.first(where: { $0.name == name }) else {
-            throw ConfigError.invalidValue(key: "domain", value: name, expected: "one of \(plugins.map(\.name).joined(separator: ", "))")
+            throw ConfigError.unknownDomain(name, known: plugins.map(\.name))
         }
         return plugin
     }

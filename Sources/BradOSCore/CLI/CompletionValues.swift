@@ -34,7 +34,7 @@ public enum CompletionValues {
     public static func domains() -> [String] { Runtime.plugins.map(\.name) }
 
     /// Every configuration key.
-    public static func configKeys() -> [String] { (ConfigKey.core + Runtime.plugins.flatMap(\.configKeys)).map(\.name) }
+    public static func configKeys() -> [String] { Settings.keys(Runtime.plugins).map(\.name) }
 
     /// The rows an SQLite query returns from a database, read-only (empty when unreadable).
     public static func strings(_ sql: String, in url: URL) -> [String] {

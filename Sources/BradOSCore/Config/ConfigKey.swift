@@ -1,7 +1,8 @@
 import Foundation
 
 /// A documented configuration key. Core keys are listed in ``ConfigKey/core``;
-/// domains add theirs through ``DomainPlugin/configKeys``.
+/// domains add theirs through ``DomainPlugin/configKeys`` (durations through
+/// ``DurationSetting``) and ``DomainPlugin/services`` (`server.<name>`).
 public struct ConfigKey: Sendable {
     /// The key as typed in `brados config set KEY VALUE`.
     public var name: String
@@ -43,20 +44,11 @@ public struct ConfigKey: Sendable {
         parseByteSize(value) == nil ? "a size such as 250MB or 1GB" : nil
     }
 
-    /// Accepts a duration such as `300`, `90s`, `5m`, `1h`.
-    public static let durationValidator: @Sendable (String) -> String? = { value in
-        parseDuration(value) == nil ? "a duration such as 90s, 5m or 1h" : nil
-    }
-
     /// The keys the core owns.
     public static let core: [ConfigKey] = [
         ConfigKey(name: "server", summary: "Server URL for every service (default: the embedded demo backend)",
                   environmentVariable: "BRADOS_SERVER", validate: urlValidator),
-    ] + Service.allCases.map { service in
-        ConfigKey(name: service.configKey,
-                  summary: "Server URL for the \(service.rawValue) service (default: `server`)",
-                  environmentVariable: service.environmentVariable, validate: urlValidator)
-    } + [
+        ServiceDescription.account.configKey,
         ConfigKey(name: "profile", summary: "The active profile (set by `brados auth switch`)",
                   environmentVariable: "BRADOS_PROFILE", defaultValue: ProfileName.default.rawValue,
                   validate: { ProfileName(rawValue: $0) == nil ? "a profile name ([A-Za-z0-9._-], 1-64)" : nil }),
@@ -65,9 +57,7 @@ public struct ConfigKey: Sendable {
         ConfigKey(name: "log", summary: "Log level on stderr: error, warning, info, debug, trace",
                   environmentVariable: "BRADOS_LOG", defaultValue: "warning",
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
-        ConfigKey(name: "network.timeout", summary: "How long one request may take before it fails (and is retried)",
-                  environmentVariable: "BRADOS_NETWORK_TIMEOUT", defaultValue: "30s",
-                  validate: { parseDuration($0).map { $0 > .zero } == true ? nil : "a duration above zero, such as 10s or 1m" }),
+        Settings.networkTimeoutSetting.configKey,
         ConfigKey(name: "archive.max-bytes", summary: "Largest uncompressed size `cache import` accepts",
                   environmentVariable: "BRADOS_ARCHIVE_MAX_BYTES", defaultValue: "20GB", validate: sizeValidator),
         ConfigKey(name: "archive.max-entries", summary: "Most entries `cache import` accepts",

@@ -1,17 +1,55 @@
-/// The remote services brados talks to. Each has its own server URL in the config,
-/// falling back to the one `server` URL.
-public enum Service: String, Sendable, CaseIterable, Codable, Hashable {
-    /// BradOS REST: meal plans, visits, and sign-in on the reference server.
-    case api
-    /// A Plex Media Server (library).
-    case plex
-    /// Supabase: Auth + PostgREST (coach).
-    case supabase
-    /// The nutrition plan API (plan).
-    case gtsd
+import Foundation
 
-    /// The config key of this service's server URL, e.g. `server.plex`.
+/// A remote service brados talks to, by name. Each has its own server URL in the config
+/// (`server.<name>`), falling back to the one `server` URL.
+///
+/// The core knows one service, ``account``: brados's own REST server, where `brados auth
+/// login` signs in by default and which domains use when they have no server of their own.
+/// Every other service is declared by the domain plugin that uses it
+/// (``DomainPlugin/services``), with its sign-in protocol.
+public struct Service: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The account service (`api`): brados's own REST server and its sign-in.
+    public static let account = Service(rawValue: "api")
+
+    /// The config key of this service's server URL, e.g. `server.api`.
     public var configKey: String { "server.\(rawValue)" }
-    /// The environment variable of this service's server URL, e.g. `BRADOS_PLEX_SERVER`.
-    public var environmentVariable: String { "BRADOS_\(rawValue.uppercased())_SERVER" }
+    /// The environment variable of this service's server URL, e.g. `BRADOS_API_SERVER`.
+    public var environmentVariable: String { "BRADOS_\(rawValue.uppercased().replacingOccurrences(of: "-", with: "_"))_SERVER" }
+    public var description: String { rawValue }
+}
+
+/// A service as a plugin declares it: its name, what it is, and how to sign in to it.
+public struct ServiceDescription: Sendable {
+    public typealias AccountFactory = @Sendable (_ settings: Settings, _ now: @escaping @Sendable () -> Date) -> any AccountProtocol
+
+    public var service: Service
+    /// What the service is, for `config list` and `--help`: "a Plex Media Server (library)".
+    public var summary: String
+    /// Its sign-in protocol; `nil` when it signs in the way the account service does.
+    public var account: AccountFactory?
+
+    public init(_ service: Service, summary: String, account: AccountFactory? = nil) {
+        self.service = service
+        self.summary = summary
+        self.account = account
+    }
+
+    /// The account service, described by the core.
+    public static let account = ServiceDescription(.account, summary: "brados's own server (accounts, and domains without a server of their own)")
+
+    /// The `server.<name>` key of the service.
+    public var configKey: ConfigKey {
+        ConfigKey(name: service.configKey, summary: "Server URL of \(summary) (default: `server`)",
+                  environmentVariable: service.environmentVariable, validate: ConfigKey.urlValidator)
+    }
+
+    /// Every service: the account service, then each plugin's, in registry order (a name
+    /// declared twice counts once).
+    public static func all(_ plugins: [any DomainPlugin]) -> [ServiceDescription] {
+        var seen: Set<Service> = []
+        return ([account] + plugins.flatMap(\.services)).filter { seen.insert($0.service).inserted }
+    }
 }

@@ -48,12 +48,27 @@ public struct Settings: Sendable {
     public var environment: [String: String]
     public var file: ConfigFile
     public var keys: [ConfigKey]
+    /// The services whose `server.<name>` keys fall back to `server`.
+    public var services: [Service]
 
-    public init(flags: GlobalFlags, environment: [String: String], file: ConfigFile, keys: [ConfigKey] = ConfigKey.core) {
+    public init(flags: GlobalFlags, environment: [String: String], file: ConfigFile, keys: [ConfigKey] = ConfigKey.core,
+                services: [Service] = [.account]) {
         self.flags = flags
         self.environment = environment
         self.file = file
         self.keys = keys
+        self.services = services
+    }
+
+    /// The settings of `plugins`: the core's keys, each service's `server.<name>`, each domain's keys.
+    public init(flags: GlobalFlags, environment: [String: String], file: ConfigFile, plugins: [any DomainPlugin]) {
+        self.init(flags: flags, environment: environment, file: file, keys: Self.keys(plugins),
+                  services: ServiceDescription.all(plugins).map(\.service))
+    }
+
+    /// Every documented key with these plugins: the core's, each service's `server.<name>`, each domain's.
+    public static func keys(_ plugins: [any DomainPlugin]) -> [ConfigKey] {
+        ConfigKey.core + ServiceDescription.all(plugins).dropFirst().map(\.configKey) + plugins.flatMap(\.configKeys)
     }
 
     /// The key's definition, if known.
@@ -62,7 +77,7 @@ public struct Settings: Sendable {
     /// Resolves one key. Unknown keys resolve from the file only.
     public func resolve(_ name: String) -> ResolvedSetting {
         if let flag = flagValue(for: name) { return ResolvedSetting(key: name, value: flag, source: .flag) }
-        if name.hasPrefix("server."), let service = Service(rawValue: String(name.dropFirst(7))) {
+        if name.hasPrefix("server."), case let service = Service(rawValue: String(name.dropFirst(7))), services.contains(service) {
             if let server = try? serverURL(for: service) {
                 return ResolvedSetting(key: name, value: server.url.absoluteString, source: server.source)
             }
@@ -96,10 +111,14 @@ public struct Settings: Sendable {
     /// Whether the network must not be used.
     public var isOffline: Bool { resolve("offline").value.flatMap(parseBool) ?? false }
 
+    /// `network.timeout`: how long one request may take before it fails (and is retried).
+    public static let networkTimeoutSetting = DurationSetting(
+        name: "network.timeout", summary: "How long one request may take before it fails (and is retried)",
+        environmentVariable: "BRADOS_NETWORK_TIMEOUT", defaultValue: "30s", allowsZero: false)
+
     /// How long one request may take (`network.timeout`, 30 s by default).
-    public var networkTimeout: Duration {
-        resolve("network.timeout").value.flatMap(parseDuration).flatMap { $0 > .zero ? $0 : nil } ?? .seconds(30)
-    }
+    /// - Throws: ``ConfigError`` for a value the rule refuses.
+    public func networkTimeout() throws -> Duration { try Self.networkTimeoutSetting.value(in: self) }
 
     /// The log level on stderr.
     public var logLevel: Logger.Level {
@@ -124,6 +143,19 @@ public struct Settings: Sendable {
             return (URL(string: trimmed)!, source)
         }
         return nil
+    }
+
+    /// A key's effective value, checked by the same rule `brados config set` applies.
+    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` naming the key (or the
+    ///   environment variable) and the value.
+    public func validated(_ name: String) throws -> String {
+        let setting = resolve(name)
+        let value = setting.value ?? ""
+        if let definition = key(named: name), let problem = definition.validate(value) {
+            let where_ = setting.source == .environment ? (definition.environmentVariable ?? name) : name
+            throw ConfigError.invalidValue(key: where_, value: value, expected: problem)
+        }
+        return value
     }
 
     /// Every known key, resolved, for `brados config list`.

@@ -61,3 +61,8 @@ public struct CommandError: BradOSError {
         self.kind = kind
     }
 }
+
+extension Error {
+    /// One line for notices and logs: a ``BradOSError``'s summary, else the error's description.
+    public var summaryText: String { (self as? any BradOSError)?.summary ?? "\(self)" }
+}

@@ -3,6 +3,8 @@ public enum ConfigError: BradOSError {
     case unknownKey(String, known: [String])
     case invalidValue(key: String, value: String, expected: String)
     case invalidProfileName(String)
+    /// A domain name that no installed plugin has (`--domains`, `cache clear NAME`).
+    case unknownDomain(String, known: [String])
     case unreadableConfigFile(path: String, detail: String)
 
     public var summary: String {
@@ -10,6 +12,7 @@ public enum ConfigError: BradOSError {
         case let .unknownKey(key, _): "Unknown configuration key '\(key)'."
         case let .invalidValue(key, value, expected): "Invalid value '\(value)' for \(key): expected \(expected)."
         case let .invalidProfileName(name): "Invalid profile name '\(name)'."
+        case let .unknownDomain(name, _): "There is no domain '\(name)'."
         case let .unreadableConfigFile(path, detail): "The config file \(path) could not be read: \(detail)."
         }
     }
@@ -17,7 +20,11 @@ public enum ConfigError: BradOSError {
     public var recovery: String? {
         switch self {
         case let .unknownKey(_, known): "Known keys: \(known.joined(separator: ", ")). See `brados config list`."
-        case .invalidValue: "See `brados config list` for each key's meaning and default."
+        case let .invalidValue(key, _, _) where key.hasPrefix("BRADOS_"): "Fix or unset the environment variable \(key)."
+        case let .invalidValue(key, _, _) where key.hasPrefix("--"): "Fix the \(key) value (see `brados --help`)."
+        case let .invalidValue(key, _, _):
+            "Set a valid value (`brados config set \(key) VALUE`) or go back to the default (`brados config unset \(key)`); `brados config list` shows each key's meaning and default."
+        case let .unknownDomain(_, known): "Domains: \(known.joined(separator: ", ")) (`brados cache stats` lists them with what they store)."
         case .invalidProfileName:
             "Use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-'."
         case .unreadableConfigFile: "Fix or remove the file; `brados config path` shows where it is."

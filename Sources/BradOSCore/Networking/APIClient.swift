@@ -49,7 +49,7 @@ public struct APIClient: Sendable {
         return try await retrier.run(
             onRetry: { retry, delay, error in
                 logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
-                            metadata: ["error": "\((error as? any BradOSError)?.summary ?? "\(error)")"])
+                            metadata: ["error": "\(error.summaryText)"])
             },
             { _ in try await attempt(request, renewal: renewal) })
     }
@@ -72,11 +72,11 @@ public struct APIClient: Sendable {
         if response.status == 401, request.authenticated, let authenticator, let rejected = token {
             // One renewal per operation. A renewal that failed (server down) did not spend the
             // refresh token, so a retry may renew again instead of saying "sign in again".
-            guard await !renewal.hasRenewed else { throw AuthError.sessionExpired(profile: profile) }
+            guard await !renewal.hasRenewed else { throw AuthError.sessionExpired(profile: profile, service: authenticator.signInService) }
             let renewed = try await authenticator.renewToken(replacing: rejected)
             await renewal.markRenewed()
             response = try await perform(request, token: renewed)
-            if response.status == 401 { throw AuthError.sessionExpired(profile: profile) }
+            if response.status == 401 { throw AuthError.sessionExpired(profile: profile, service: authenticator.signInService) }
         }
         guard (200..<300).contains(response.status) else {
             throw NetworkError.http(

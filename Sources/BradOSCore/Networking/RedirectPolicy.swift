@@ -1,20 +1,20 @@
 import Foundation
 
 /// How brados follows HTTP redirects (AsyncHTTPClient's own following is off: it would
-/// forward every header, `X-Plex-Token` and `apikey` included, to any host, and follow
+/// forward every header, a service's token headers included, to any host, and follow
 /// https to http).
 ///
 /// - At most ``maxRedirects`` hops; a loop or a longer chain is an error.
 /// - Never from https to http: the request fails with the reason.
-/// - Credentials (`Authorization`, `Proxy-Authorization`, `Cookie`, `X-Plex-Token`, `apikey`)
-///   go only to the origin (scheme, host and port) that the request was made for: a hop to
-///   another origin drops them.
+/// - Headers go only to the origin (scheme, host and port) that the request was made for: a
+///   hop to another origin keeps only ``portableHeaders`` (whatever header a service carries
+///   its token in, `Authorization` or its own, never leaves the origin).
 /// - 301, 302 and 303 turn into a GET without a body (as browsers do); 307 and 308 keep the
 ///   method and body.
 public enum RedirectPolicy {
     public static let maxRedirects = 5
-    /// Header names (lowercased) that carry a credential.
-    public static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-plex-token", "apikey"]
+    /// The header names (lowercased) a hop to another origin keeps: none carries a credential.
+    public static let portableHeaders: Set<String> = ["accept", "accept-encoding", "accept-language", "user-agent", "content-type", "content-length"]
 
     /// The request to make after a redirect response, or `nil` when `status` is not a redirect.
     /// - Parameter original: the request as brados made it (its origin issued the credentials).
@@ -38,7 +38,7 @@ public enum RedirectPolicy {
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
         if !sameOrigin(target, original.url) {
-            next.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+            next.headers.removeAll { !portableHeaders.contains($0.name.lowercased()) }
         } else {
             // Back on the origin: its credentials again (a hop elsewhere may have dropped them).
             next.headers = original.headers

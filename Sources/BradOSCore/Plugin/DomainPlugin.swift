@@ -1,14 +1,17 @@
 import ArgumentParser
 import Foundation
-import GRDB
 
 /// What a domain module provides to brados: its command tree and the ownership of its
 /// cache. The `brados` executable lists plugins in one registry array; adding a domain is
 /// one new module plus one line there.
 ///
-/// Only ``name``, ``summary`` and ``command`` are required. By default a domain owns
-/// `<profile cache>/<name>/` and `<profile data>/<name>/`: `stats()` measures them,
-/// `clear()` removes them and `exportFiles()` lists every regular file in them.
+/// Only ``name``, ``summary`` and ``command`` are required; every other member is a protocol
+/// requirement with a default (so a plugin's own version is always the one called). By
+/// default a domain owns `<profile cache>/<name>/` and `<profile data>/<name>/`: `stats()`
+/// measures them, `clear()` removes them and `exportFiles()` lists every regular file in them.
+/// The core names no domain and no backend: what a domain talks to (``services``), what it
+/// adds to `brados sync` (``syncFlags``) and how fresh its data is (its ``CachePolicy``) are
+/// the plugin's own declarations.
 public protocol DomainPlugin: Sendable {
     /// The command name and folder name, e.g. `mealplan`.
     var name: String { get }
@@ -20,9 +23,17 @@ public protocol DomainPlugin: Sendable {
     var dataVersion: Int { get }
     /// Configuration keys the domain adds (e.g. a TTL): none by default.
     var configKeys: [ConfigKey] { get }
-    /// Sign-in protocols for services the domain talks to whose real servers do not sign in
-    /// the BradOS way (e.g. Supabase Auth for the coach): none by default.
-    func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol]
+    /// The services the domain talks to other than the account service (``Service/account``),
+    /// each with its `server.<name>` key and sign-in protocol: none by default.
+    var services: [ServiceDescription] { get }
+    /// Flags the domain adds to `brados sync` (e.g. `--mealplan`): none by default.
+    var syncFlags: [SyncFlag] { get }
+    /// What `brados sync` does for the domain, for its `--help` ("revalidates the cached
+    /// visits"); `nil` when it does nothing.
+    var syncDescription: String? { get }
+    /// What `brados cache import` does with the domain's data beyond copying it, for its
+    /// `--help` (e.g. how imported queued changes are sent); `nil` when nothing.
+    var importDescription: String? { get }
     /// `brados sync`: refreshes the domain's cache the way its policy says and replays its
     /// pending operations. Returns a short summary (`20 visits`), or `nil` when the domain has
     /// nothing to sync. Nothing by default.
@@ -112,11 +123,23 @@ public struct ImportContext: Sendable {
     }
 }
 
+/// A flag a domain adds to `brados sync`, e.g. `--mealplan`.
+public struct SyncFlag: Sendable, Hashable {
+    /// The flag without its dashes.
+    public var name: String
+    public var help: String
+    public init(name: String, help: String) {
+        self.name = name
+        self.help = help
+    }
+}
+
 /// What `brados sync` was asked for.
-public struct SyncOptions: Sendable {
-    /// Refresh the finalized meal plan too (it is never re-fetched otherwise).
-    public var includeMealPlan: Bool
-    public init(includeMealPlan: Bool = false) { self.includeMealPlan = includeMealPlan }
+public struct SyncOptions: Sendable, Equatable {
+    /// The domains' flags that were given.
+    public var flags: Set<String>
+    public init(flags: Set<String> = []) { self.flags = flags }
+    public func isSet(_ flag: SyncFlag) -> Bool { flags.contains(flag.name) }
 }
 
 /// Sizes of a domain's stored data.
@@ -142,12 +165,6 @@ public struct CacheStats: Sendable, Codable, Equatable {
             }
         }
         return stats
-    }
-
-    /// The number of rows `sql` counts in the SQLite database at `url`, read-only; `nil` when unreadable.
-    public static func count(_ sql: String, in url: URL) -> Int? {
-        guard FileSystem.exists(url) else { return nil }
-        return try? GRDBReadOnly.open(url).read { try Int.fetchOne($0, sql: sql) }
     }
 
     public init(files: Int = 0, bytes: Int64 = 0, entries: Int? = nil, oldest: Date? = nil, newest: Date? = nil) {
@@ -183,7 +200,10 @@ public struct ExportFile: Sendable, Equatable {
 extension DomainPlugin {
     public var dataVersion: Int { 1 }
     public var configKeys: [ConfigKey] { [] }
-    public func accountProtocols(_ settings: Settings, now: @escaping @Sendable () -> Date) -> [Service: any AccountProtocol] { [:] }
+    public var services: [ServiceDescription] { [] }
+    public var syncFlags: [SyncFlag] { [] }
+    public var syncDescription: String? { nil }
+    public var importDescription: String? { nil }
 
     public func folders(in profile: ProfileScope) -> [URL] {
         [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]
@@ -206,10 +226,11 @@ extension DomainPlugin {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
     }
 
-    public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try exportFiles(in: profile) }
+    public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try allFiles(in: profile) }
 
-    /// Every regular file in the domain's folders (lock files, SQLite's -wal/-shm and hidden files excepted).
-    public func exportFiles(in profile: ProfileScope) throws -> [ExportFile] {
+    /// Every regular file in the domain's folders (lock files, SQLite's -wal/-shm and hidden
+    /// files excepted): the default export, which a plugin's own may build on.
+    public func allFiles(in profile: ProfileScope) throws -> [ExportFile] {
         let roots = [("cache", profile.cacheDirectory(for: name)), ("data", profile.dataDirectory(for: name))]
         return roots.flatMap { prefix, folder in
             FileSystem.regularFiles(under: folder).compactMap { file -> ExportFile? in

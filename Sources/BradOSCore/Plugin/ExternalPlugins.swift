@@ -67,7 +67,7 @@ public enum ExternalPlugins {
         environment["BRADOS_CONFIG_DIR"] = paths.configRoot.path
         environment["BRADOS_VERSION"] = BradOSVersion.current
         if let server = settings.resolve("server").value, !server.isEmpty { environment["BRADOS_SERVER"] = server }
-        for service in Service.allCases {
+        for service in settings.services {
             if let url = try? settings.serverURL(for: service) { environment[service.environmentVariable] = url.url.absoluteString }
         }
         return environment

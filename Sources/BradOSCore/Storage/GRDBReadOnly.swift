@@ -20,3 +20,11 @@ enum GRDBReadOnly {
         try open(url).read { try String.fetchAll($0, sql: sql) }
     }
 }
+
+extension CacheStats {
+    /// The number of rows `sql` counts in the SQLite database at `url`, read-only; `nil` when unreadable.
+    public static func count(_ sql: String, in url: URL) -> Int? {
+        guard FileSystem.exists(url) else { return nil }
+        return try? GRDBReadOnly.open(url).read { try Int.fetchOne($0, sql: sql) }
+    }
+}

@@ -21,8 +21,9 @@ extension LibraryCommand {
             let interactive = env.io.isOutputTerminal && env.output.format == .human
             let section = self.section
             var shown: LibrarySnapshot?
-            let flow = CachedThenRefresh<LibrarySnapshot>(
-                mode: interactive ? .interactive : .script, offline: env.isOffline, io: env.io, noun: "albums",
+            let flow = CachedRead<LibrarySnapshot>(
+                policy: LibraryPlugin.cachePolicy, mode: interactive ? .interactive : .script, offline: env.isOffline,
+                noun: "albums", io: env.io, now: env.now,
                 fetch: { progress in try await store.refresh(section: section, progress: progress) },
                 render: { snapshot, source in
                     shown = snapshot

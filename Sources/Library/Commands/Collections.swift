@@ -22,8 +22,9 @@ extension LibraryCommand {
             }
             let section = self.section
             let interactive = env.io.isOutputTerminal && env.output.format == .human
-            let flow = CachedThenRefresh<LibrarySnapshot>(
-                mode: interactive ? .interactive : .script, offline: env.isOffline, io: env.io, noun: "collections",
+            let flow = CachedRead<LibrarySnapshot>(
+                policy: LibraryPlugin.cachePolicy, mode: interactive ? .interactive : .script, offline: env.isOffline,
+                noun: "collections", io: env.io, now: env.now,
                 fetch: { progress in try await store.refresh(section: section, progress: progress) },
                 render: { try renderer.collections($0, source: $1) },
                 rerenderIfChanged: { old, new in

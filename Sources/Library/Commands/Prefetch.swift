@@ -14,10 +14,7 @@ extension LibraryCommand {
         public func run() async throws {
             let env = try AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
-            let snapshot: LibrarySnapshot
-            if case let .fresh(cached, _) = store.cached(section: section) { snapshot = cached } else {
-                snapshot = try await store.refresh(section: section)
-            }
+            let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section) }
             try await Self.prefetch(Array(snapshot.albums.prefix(screen.firstScreen(env.io))), store: store, env: env)
         }
 

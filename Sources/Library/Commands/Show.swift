@@ -13,7 +13,7 @@ extension LibraryCommand {
         public func run() async throws {
             let env = try AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
-            let found = try await store.detail(ratingKey)
+            let found = try await store.detail(ratingKey, offline: env.isOffline, notice: env.output.notice)
             var artwork: URL?
             do {
                 _ = try await store.artwork.artwork(for: found.detail.album, size: .detail)
@@ -23,7 +23,7 @@ extension LibraryCommand {
                 env.output.notice("no artwork: \(error.summary)")
                 artwork = nil
             }
-            try LibraryRenderer(output: env.output).detail(found.detail, live: found.live, artwork: artwork)
+            try LibraryRenderer(output: env.output).detail(found.detail, source: found.source, artwork: artwork)
         }
     }
 

@@ -27,35 +27,18 @@ public struct PlanCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// Shows the current plan in a view (shared by show, targets and why).
+    /// Shows the current plan in a view (shared by show, targets and why), by the plan's
+    /// cache policy: on a terminal a cached plan due a refresh shows at once and a changed one
+    /// is shown again; a script gets one document.
     static func present(_ view: PlanRenderer.View, global: GlobalOptions) async throws {
         let env = try AppEnvironment.live(global)
         let store = try PlanStore.live(env)
         let renderer = PlanRenderer(output: env.output)
-        let human = env.output.format == .human
-        var presented = false
-        var spinner: Spinner?
-        let result = try await store.current(
-            presentCached: { cached in
-                // Scripts get one document: the refreshed plan (or the cached one if nothing changed).
-                guard human else { return }
-                try renderer.render(cached, view: view)
-                presented = true
-            },
-            fetching: { active in
-                if active, human { spinner = Spinner(io: env.io, message: presented ? "Checking for a newer plan" : "Fetching your plan") }
-                if !active { spinner?.stop(); spinner = nil }
-            })
-        switch (result, presented) {
-        case let (result?, true): try renderer.rerender(result, view: view)
-        case let (result?, false): try renderer.render(result, view: view)
-        case (nil, false):
-            // Refreshed in the second half of the TTL and unchanged, in JSON mode.
-            if let cached = store.cache.load() {
-                try renderer.render(PlanResult(data: cached.data, source: .cache(age: env.now().timeIntervalSince(cached.cachedAt)), change: nil), view: view)
-            }
-        case (nil, true): break
-        }
+        let interactive = env.output.format == .human
+        try await store.read(mode: interactive ? .interactive : .script, io: env.io,
+                             render: { try renderer.render($0, view: view) },
+                             rerender: { try renderer.rerender($0, view: view) },
+                             notice: env.output.notice)
     }
 }
 

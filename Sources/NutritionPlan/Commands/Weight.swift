@@ -36,9 +36,9 @@ extension PlanCommand {
             try renderer.sync(report, queued: operation)
             if let dropped = report.dropped.first(where: { $0.operation.id == operation.id }) { throw dropped.error }
             if report.remaining.contains(where: { $0.id == operation.id }) {
-                // Kept for later: fine when the network or the service is the problem; anything
-                // the user must fix (an expired session) is the command's error.
-                if let error = report.stoppedBy as? any BradOSError, ![.offline, .server, .rateLimited].contains(error.kind) { throw error }
+                // Kept for later: fine for a failure the plan's cache policy answers (the network
+                // or the service); anything the user must fix (an expired session) is the command's error.
+                if let error = report.stoppedBy, !store.policy.answers(error) { throw error }
                 if env.output.format == .human { env.output.line("Queued \(operation.summary); `brados plan sync` sends it later.") }
             } else if !report.applied.contains(where: { $0.id == operation.id }), env.output.format == .human {
                 env.output.line("\(operation.summary.prefix(1).uppercased() + operation.summary.dropFirst()) was sent by another brados already.")

@@ -36,7 +36,7 @@ extension VisitsCommand {
             let visit = NewVisit(place: place.trimmingCharacters(in: .whitespaces), address: address,
                                  visitedAt: at.flatMap(JSONCoding.date(from:)) ?? env.now(), durationMinutes: duration, notes: notes)
             let created = try await VisitsStore.live(env).add(visit)
-            try VisitsRenderer(output: env.output, now: env.now).render(created, cachedAt: nil)
+            try VisitsRenderer(output: env.output, now: env.now).render(created, source: .network)
         }
     }
 }

@@ -12,8 +12,8 @@ extension VisitsCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            let found = try await VisitsStore.live(env).visit(id: id)
-            try VisitsRenderer(output: env.output, now: env.now).render(found.visit, cachedAt: found.cachedAt, stale: found.stale)
+            let found = try await VisitsStore.live(env).visit(id: id, offline: env.isOffline, notice: env.output.notice)
+            try VisitsRenderer(output: env.output, now: env.now).render(found.visit, source: found.source)
         }
     }
 }

@@ -26,15 +26,15 @@ extension AuthCommand {
         public static let configuration = CommandConfiguration(commandName: "login", 
             abstract: "Sign in; the password is read from standard input.",
             discussion: """
+            Services: \(ServiceDescription.all(Runtime.plugins).map { "\($0.service.rawValue) (\($0.summary))" }.joined(separator: ", ")).
             Examples:
               printf %s "$PASS" | brados auth login --user demo --password-stdin
-              brados auth login --user me@example.com --password-stdin --service supabase < pass.txt
-            """)
+            """ + (HelpExamples.dedicatedService.map { "\n  brados auth login --user me@example.com --password-stdin --service \($0) < pass.txt" } ?? ""))
 
         @Option(help: "The user name (or e-mail).") var user: String
         @Flag(help: "Read the password from standard input (required: never pass a password as an argument).")
         var passwordStdin = false
-        @Option(help: ArgumentHelp("Sign in to one service's own server: \(Service.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"))
+        @Option(help: ArgumentHelp("Sign in to one service's own server: \(ServiceDescription.all(Runtime.plugins).map(\.service.rawValue).joined(separator: ", ")).", valueName: "name"))
         var service: String?
         @OptionGroup var global: GlobalOptions
 
@@ -42,8 +42,9 @@ extension AuthCommand {
 
         public func validate() throws {
             guard passwordStdin else { throw ValidationError("Pass the password on standard input with --password-stdin.") }
-            if let service, Service(rawValue: service) == nil {
-                throw ValidationError("Unknown service '\(service)': expected one of \(Service.allCases.map(\.rawValue).joined(separator: ", ")).")
+            let known = ServiceDescription.all(Runtime.plugins).map(\.service.rawValue)
+            if let service, !known.contains(service) {
+                throw ValidationError("Unknown service '\(service)': expected one of \(known.joined(separator: ", ")).")
             }
         }
 
@@ -51,7 +52,7 @@ extension AuthCommand {
             let env = try AppEnvironment.live(global)
             let password = Self.password(from: env.io.readInput())
             guard !password.isEmpty else { throw AuthError.emptyPassword }
-            let credential = try await AuthService(env).login(user: user, password: password, service: service.flatMap(Service.init))
+            let credential = try await AuthService(env).login(user: user, password: password, service: service.map(Service.init(rawValue:)))
             let status = AuthService(env).status()
             if env.output.format == .json { return try env.output.json(status) }
             env.output.line("Signed in as \(credential.user) on \(credential.server) (profile \(env.profile.name)).")
@@ -112,7 +113,7 @@ extension AuthCommand {
 
     /// `brados auth switch`.
     public struct Switch: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make another profile the active one.", discussion: "Examples:\n  brados auth switch work\n  brados --profile work coach")
+        public static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make another profile the active one.", discussion: "Examples:\n  brados auth switch work\n  brados --profile work cache stats")
         @Argument(help: "The profile name.", completion: .custom { _, _, _ in CompletionValues.profiles() }) var profile: String
         @OptionGroup var global: GlobalOptions
         public init() {}

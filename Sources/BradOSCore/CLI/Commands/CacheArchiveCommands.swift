@@ -16,7 +16,7 @@ extension CacheCommand {
             Examples:
               brados cache export                          brados-<profile>-<date>.tar.zst here
               brados cache export -o backup.tar.gz --format tar.gz
-              brados cache export --domains coach,plan -o - | ssh laptop 'brados cache import -'
+              brados cache export --domains \(HelpExamples.domains(2, separator: ",")) -o - | ssh laptop 'brados cache import -'
             """)
 
         @Option(name: .shortAndLong, help: ArgumentHelp("The archive to write, or - for stdout.", valueName: "file")) var output: String?
@@ -112,13 +112,13 @@ extension CacheCommand {
             duplicate or unlisted entries, bad checksums and compression bombs are refused \
             before anything is swapped in, and a failed import leaves the profile exactly as it was.
             Data of one account is not imported into a profile signed in to another (--force).
-            Queued changes in the archive (`brados plan pending`) arrive paused: only \
-            `brados plan sync --include-imported` sends them. Changes this profile queued are \
-            never dropped by an import: --merge keeps them, --replace refuses unless --discard-pending.
+            Changes this profile queued are never dropped by an import: --merge keeps them, \
+            --replace refuses unless --discard-pending.
+            \(Runtime.plugins.compactMap(\.importDescription).joined(separator: "\n"))
             Examples:
               brados cache import backup.tar.zst --dry-run
               brados cache import backup.tar.zst --replace
-              brados cache import backup.tar.zst --as laptop --domains coach
+              brados cache import backup.tar.zst --as laptop --domains \(HelpExamples.domains(1))
             """)
         @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
         @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile"),
@@ -128,7 +128,7 @@ extension CacheCommand {
         @Flag(help: "Check the archive and say what would change; change nothing.") var dryRun = false
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
-        @Flag(help: "With --replace: drop changes this profile has queued and not sent (the plan's weight updates).") var discardPending = false
+        @Flag(help: "With --replace: drop changes this profile has queued and not sent (see each domain's note above).") var discardPending = false
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -183,10 +183,10 @@ extension CacheCommand {
 
 /// Helpers shared by the archive commands.
 enum CacheArchiveSupport {
-    /// The remote account id per service: `api` for the BradOS account, then each service's own.
+    /// The remote account id per service: the account service's, then each service's own.
     static func accounts(_ credentials: CredentialSet) -> [String: String] {
         var accounts: [String: String] = [:]
-        if let id = credentials.account?.userID { accounts[Service.api.rawValue] = id }
+        if let id = credentials.account?.userID { accounts[Service.account.rawValue] = id }
         for (service, credential) in credentials.services { if let id = credential.userID { accounts[service] = id } }
         return accounts
     }
@@ -200,12 +200,11 @@ enum CacheArchiveSupport {
     }
 
     static func limits(_ settings: Settings) throws -> ArchiveLimits {
-        func value(_ key: String) -> String { settings.resolve(key).value ?? "" }
-        guard let bytes = parseByteSize(value("archive.max-bytes")), let entries = Int(value("archive.max-entries")),
-              let ratio = Int(value("archive.max-ratio")) else {
-            throw ConfigError.invalidValue(key: "archive.*", value: "", expected: "valid archive limits (`brados config list`)")
-        }
-        return ArchiveLimits(maxBytes: bytes, maxEntries: entries, maxRatio: ratio)
+        // Each value passes the rule `config set` applies, or the error names that key and value.
+        let bytes = try settings.validated("archive.max-bytes")
+        let entries = try settings.validated("archive.max-entries")
+        let ratio = try settings.validated("archive.max-ratio")
+        return ArchiveLimits(maxBytes: parseByteSize(bytes) ?? 0, maxEntries: Int(entries) ?? 0, maxRatio: Int(ratio) ?? 0)
     }
 
     /// Opens `path` for reading (`-` is stdin); returns the descriptor and whether to close it.

@@ -10,7 +10,7 @@ public struct ConfigCommand: AsyncParsableCommand {
         Precedence: flag > environment variable > config file > default.
         Examples:
           brados config set server http://127.0.0.1:8080
-          brados config set server.plex http://plex.local:32400
+          brados config set \(HelpExamples.serviceKey) http://192.168.1.20:8080
           brados config list
         """,
         subcommands: [Get.self, Set.self, Unset.self, List.self, Path.self])
@@ -20,8 +20,8 @@ public struct ConfigCommand: AsyncParsableCommand {
 
 extension ConfigCommand {
     public struct Get: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get visits.ttl")
-        @Argument(help: "The key, e.g. server or server.plex.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
+        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get \(HelpExamples.domainKey)")
+        @Argument(help: ArgumentHelp("The key, e.g. server or \(HelpExamples.serviceKey)."), completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -42,7 +42,7 @@ extension ConfigCommand {
     }
 
     public struct Set: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set library.artwork-cap 1GB")
+        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set \(HelpExamples.domainSetting.key) \(HelpExamples.domainSetting.value)")
         @Argument(help: "The key (see `brados config list`).", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @Argument(help: "The value.") var value: String
         @OptionGroup var global: GlobalOptions
@@ -67,7 +67,7 @@ extension ConfigCommand {
     }
 
     public struct Unset: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset server.plex")
+        public static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset \(HelpExamples.serviceKey)")
         @Argument(help: "The key.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}

@@ -33,7 +33,7 @@ public struct DoctorCommand: AsyncParsableCommand {
 
         // Configuration.
         add("config", "ok", "\(env.paths.configFile.path) (profile \(env.profile.name))")
-        for key in ConfigKey.core + env.plugins.flatMap(\.configKeys) {
+        for key in env.settings.keys {
             let setting = env.settings.resolve(key.name)
             if let value = setting.value, let problem = key.validate(value) {
                 add("config \(key.name)", "fail", "'\(value)' is not \(problem)", fix: "brados config set \(key.name) VALUE (or unset it)")
@@ -42,7 +42,7 @@ public struct DoctorCommand: AsyncParsableCommand {
 
         // Servers and sign-in.
         let credentials = env.credentials.load()
-        for service in Service.allCases {
+        for service in env.services.map(\.service) {
             let configured = try? env.settings.serverURL(for: service)
             let name = "server \(service.rawValue)"
             guard let configured else {
@@ -57,7 +57,7 @@ public struct DoctorCommand: AsyncParsableCommand {
                     let response = try await env.network.httpTransport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(5)))
                     add(name, "ok", "\(url.absoluteString) answers (HTTP \(response.status))")
                 } catch {
-                    add(name, "fail", "\(url.absoluteString): \((error as? any BradOSError)?.summary ?? "\(error)")",
+                    add(name, "fail", "\(url.absoluteString): \(error.summaryText)",
                         fix: "Check the URL (`brados config get \(service.configKey)`) and that the server runs.")
                 }
             }

@@ -6,22 +6,57 @@ public struct SyncCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Refresh every domain's cache by its policy and send queued changes; quiet unless something fails.",
-        discussion: """
-        Visits and the plan are revalidated (the plan's queued changes are sent first), the \
-        library snapshot is refreshed and the first screen's artwork prefetched, coach \
-        conversations are upserted. The finalized meal plan is left alone unless --mealplan.
-        Prints nothing when everything worked (use --verbose or --json to see what it did); \
-        each failure is reported on stderr and the exit code is the first failure's.
-        Example: examples/brados-sync.service and .timer run it every 30 minutes.
-        """)
+        discussion: discussion(Runtime.plugins))
+
+    /// The help text: what each domain does, and the flags domains add.
+    static func discussion(_ plugins: [any DomainPlugin]) -> String {
+        func padded(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        var lines: [String] = []
+        let described = plugins.filter { $0.syncDescription != nil }
+        if !described.isEmpty {
+            let width = described.map(\.name.count).max() ?? 0
+            lines.append("What each domain does:")
+            for plugin in described { lines.append("  " + padded(plugin.name, width) + "  " + (plugin.syncDescription ?? "")) }
+        }
+        let flags: [SyncFlag] = plugins.flatMap(\.syncFlags)
+        if !flags.isEmpty {
+            let width = flags.map(\.name.count).max() ?? 0
+            lines.append("Flags the domains add:")
+            for flag in flags { lines.append("  --" + padded(flag.name, width) + "  " + flag.help) }
+        }
+        lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
+        lines.append("Example: examples/brados-sync.service and .timer run it every 30 minutes.")
+        return lines.joined(separator: "\n")
+    }
 
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
-    @Flag(name: .customLong("mealplan"), help: "Refresh the finalized meal plan too.") var includeMealPlan = false
+    /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", visibility: .hidden)) var domainFlags: [String] = []
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    public func validate() throws {
+        _ = try Self.options(domainFlags, plugins: Runtime.plugins)
+    }
+
+    /// The domains' flags given on the command line.
+    /// - Throws: `ValidationError` for anything that is not a flag a domain declared.
+    static func options(_ arguments: [String], plugins: [any DomainPlugin]) throws -> SyncOptions {
+        let declared = Set(plugins.flatMap(\.syncFlags).map(\.name))
+        var flags: Set<String> = []
+        for argument in arguments {
+            guard argument.hasPrefix("--"), declared.contains(String(argument.dropFirst(2))) else {
+                let known = declared.sorted().map { "--\($0)" }.joined(separator: ", ")
+                throw ValidationError("Unknown option '\(argument)' for sync." + (known.isEmpty ? "" : " Domains add: \(known).") + " See `brados sync --help`.")
+            }
+            flags.insert(String(argument.dropFirst(2)))
+        }
+        return SyncOptions(flags: flags)
+    }
+
     public func run() async throws {
         let env = try AppEnvironment.live(global)
+        let options = try Self.options(domainFlags, plugins: env.plugins)
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins
         struct Outcome: Encodable { var domain: String; var status: String; var summary: String?; var error: String?; var seconds: Double }
@@ -30,7 +65,7 @@ public struct SyncCommand: AsyncParsableCommand {
         for plugin in plugins {
             let started = ContinuousClock.now
             do {
-                let summary = try await plugin.sync(env, options: SyncOptions(includeMealPlan: includeMealPlan))
+                let summary = try await plugin.sync(env, options: options)
                 outcomes.append(Outcome(domain: plugin.name, status: summary == nil ? "skipped" : "ok", summary: summary,
                                         seconds: (ContinuousClock.now - started).seconds))
             } catch {

@@ -124,7 +124,7 @@ public final class BlobCache: BlobCaching {
         guard let row = try wrap({ try database.read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT size, checksum FROM blob WHERE bucket = ? AND name = ?"), arguments: [key.bucket, name])
         } }) else {
-            logger.debug("artwork cache miss", metadata: ["key": "\(key)"])
+            logger.debug("blob cache miss", metadata: ["key": "\(key)"])
             return nil
         }
         let expectedSize: Int64 = row["size"]
@@ -142,7 +142,7 @@ public final class BlobCache: BlobCaching {
         }
         if touches.record(key.bucket, name, at: now().timeIntervalSince1970) >= 256 { try flushAccessTimes() }
         memory.set(key, data)
-        logger.debug("artwork cache hit", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
+        logger.debug("blob cache hit", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
         return data
     }
 
@@ -151,7 +151,7 @@ public final class BlobCache: BlobCaching {
             throw StorageError.coding(path: key.description, detail: "the data is not an image")
         }
         guard Int64(data.count) <= configuration.capacity else {
-            logger.debug("artwork larger than the cache capacity; not cached", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
+            logger.debug("blob larger than the cache capacity; not cached", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
             return
         }
         let name = Self.fileName(key)
@@ -189,9 +189,9 @@ public final class BlobCache: BlobCaching {
             throw error
         }
         memory.set(key, data)
-        logger.debug("artwork cache write", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
+        logger.debug("blob cache write", metadata: ["key": "\(key)", "bytes": "\(data.count)"])
         if !evicted.isEmpty {
-            logger.debug("artwork cache evict", metadata: ["entries": "\(evicted.count)", "bytes": "\(evicted.reduce(0) { $0 + $1.size })"])
+            logger.debug("blob cache evict", metadata: ["entries": "\(evicted.count)", "bytes": "\(evicted.reduce(0) { $0 + $1.size })"])
         }
     }
 
@@ -291,7 +291,7 @@ public final class BlobCache: BlobCaching {
     deinit { try? flushAccessTimes() }
 
     private func discard(_ key: BlobKey, name: String, reason: String) throws {
-        logger.debug("artwork cache entry discarded", metadata: ["key": "\(key)", "reason": "\(reason)"])
+        logger.debug("blob cache entry discarded", metadata: ["key": "\(key)", "reason": "\(reason)"])
         try remove(key)
     }
 
