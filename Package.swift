@@ -117,9 +117,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The CLI: root command + the plugin registry, nothing else.
-        .executableTarget(
-            name: "brados",
+        // The CLI: the root command, the process's start-up and the plugin registry.
+        .target(
+            name: "BradosCLI",
             dependencies: [
                 "BradOSCore",
                 "BradOSServer",
@@ -129,7 +129,12 @@ let package = Package(
                 "Coach",
                 "NutritionPlan",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            ]
+        ),
+        // The executable: `BradosMain.run(plugins: Registry.plugins)`, nothing else.
+        .executableTarget(
+            name: "brados",
+            dependencies: ["BradosCLI"],
             linkerSettings: [
                 // Start-up (bench/startup.py): swiftc links executables with --export-dynamic,
                 // which put 47,000 public symbols in .dynsym, and as a PIE the loader had to
@@ -140,6 +145,16 @@ let package = Package(
                     .when(platforms: [.linux], configuration: .release)
                 ),
             ]
+        ),
+        // The plugin-contract test executable: brados plus a sixth domain (Tests/ContractDomain),
+        // run by ContractEndToEndTests. Never installed.
+        .executableTarget(
+            name: "brados-contract",
+            dependencies: [
+                "BradosCLI", "BradOSCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/ContractDomain"
         ),
         // Fuzzing driver for reliability/fuzz.py: replays inputs, or runs libFuzzer in a fuzzing build.
         .target(

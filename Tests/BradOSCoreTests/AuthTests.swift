@@ -18,9 +18,9 @@ struct AuthTests {
     }
 
     func client(_ transport: StubTransport, _ store: CredentialStore, logger: Logger = Logger(label: "t")) -> APIClient {
-        let authenticator = TokenAuthenticator(service: .api, store: store, account: BradOSAccountProtocol(), server: base,
+        let authenticator = TokenAuthenticator(service: .account, store: store, account: BradOSAccountProtocol(), server: base,
                                                transport: transport, logger: logger)
-        return APIClient(service: .api, baseURL: base, transport: transport, authenticator: authenticator,
+        return APIClient(service: .account, baseURL: base, transport: transport, authenticator: authenticator,
                          retrier: Retrier(clock: ManualClock(), random: { 0.5 }))
     }
 
@@ -92,7 +92,7 @@ struct AuthTests {
     func renewedElsewhere() async throws {
         let dir = TemporaryDirectory()
         let store = try makeStore(dir)
-        let authenticator = TokenAuthenticator(service: .api, store: store, account: BradOSAccountProtocol(), server: base,
+        let authenticator = TokenAuthenticator(service: .account, store: store, account: BradOSAccountProtocol(), server: base,
                                                transport: StubTransport { _, _ in .json("{}", status: 500) }, logger: Logger(label: "t"))
         // Another process stored new tokens after we sent "old-access".
         var credentials = store.load()
@@ -129,7 +129,7 @@ struct AuthTests {
             return request.header("Authorization") == "Bearer new-access" ? .json("{}") : .json("{}", status: 401)
         }
         var api = client(transport, store, logger: logger)
-        api = APIClient(service: .api, baseURL: base, transport: transport, authenticator: api.authenticator, logger: logger)
+        api = APIClient(service: .account, baseURL: base, transport: transport, authenticator: api.authenticator, logger: logger)
         _ = try await api.send(.get("/api/data"))
         #expect(!io.stderr.isEmpty)
         for secret in ["old-access", "new-access", "refresh-1", "refresh-2"] {
@@ -155,9 +155,9 @@ struct ServerBindingTests {
             try AppEnvironment(io: CapturingIO(environment: ["BRADOS_HOME": dir.url.path, "BRADOS_SERVER": server]),
                                flags: GlobalFlags(), plugins: [], embedded: nil, transport: transport)
         }
-        await #expect(throws: AuthError.self) { try await environment("http://127.0.0.1:2222").client(for: .api) }
+        await #expect(throws: AuthError.self) { try await environment("http://127.0.0.1:2222").client(for: .account) }
         #expect(transport.requests.isEmpty)
-        let same = try await environment("http://127.0.0.1:1111/").client(for: .api)
+        let same = try await environment("http://127.0.0.1:1111/").client(for: .account)
         _ = try await same.send(.get("/x"))
         #expect(transport.requests.first?.header("Authorization") == "Bearer secret")
     }

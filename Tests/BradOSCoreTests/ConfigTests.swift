@@ -7,11 +7,15 @@ import TestSupport
 struct ConfigTests {
     @Test("network.timeout: 30 s by default, from the environment or the file; every request gets it")
     func networkTimeout() async throws {
-        #expect(Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile()).networkTimeout == .seconds(30))
-        #expect(Settings(flags: GlobalFlags(), environment: ["BRADOS_NETWORK_TIMEOUT": "2s"], file: ConfigFile()).networkTimeout == .seconds(2))
-        #expect(Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["network.timeout": "1m"])).networkTimeout == .seconds(60))
-        // A value the validator would refuse (zero) never means "no time at all".
-        #expect(Settings(flags: GlobalFlags(), environment: ["BRADOS_NETWORK_TIMEOUT": "0s"], file: ConfigFile()).networkTimeout == .seconds(30))
+        #expect(try Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile()).networkTimeout() == .seconds(30))
+        #expect(try Settings(flags: GlobalFlags(), environment: ["BRADOS_NETWORK_TIMEOUT": "2s"], file: ConfigFile()).networkTimeout() == .seconds(2))
+        #expect(try Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["network.timeout": "1m"])).networkTimeout() == .seconds(60))
+        // A value `config set` refuses (zero) is refused at read time too, naming the variable.
+        let error = #expect(throws: ConfigError.self) {
+            try Settings(flags: GlobalFlags(), environment: ["BRADOS_NETWORK_TIMEOUT": "0s"], file: ConfigFile()).networkTimeout()
+        }
+        #expect(error?.summary == "Invalid value '0s' for BRADOS_NETWORK_TIMEOUT: expected a duration above zero, such as 90s, 5m or 1h.")
+        #expect(error?.recovery == "Fix or unset the environment variable BRADOS_NETWORK_TIMEOUT.")
         let stub = StubTransport { _, _ in .json("{}") }
         let transport = TimeoutTransport(base: stub, timeout: .seconds(2))
         _ = try await transport.send(HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:1/x")!))
@@ -29,28 +33,33 @@ struct ConfigTests {
         #expect(Settings(flags: GlobalFlags(), environment: env, file: file).resolve("profile").source == .environment)
     }
 
+    /// A service a plugin would declare (the core knows only the account service).
+    static let plex = Service(rawValue: "plex")
+
     @Test("server URLs: flag > service env > BRADOS_SERVER > service key > server key > embedded")
     func serverPrecedence() {
+        let plex = Self.plex
         let file = ConfigFile(values: ["server": "http://file-all", "server.plex": "http://file-plex"])
         func url(_ flags: GlobalFlags, _ env: [String: String], _ file: ConfigFile, _ service: Service) -> String? {
             try? Settings(flags: flags, environment: env, file: file).serverURL(for: service)?.url.absoluteString
         }
         let env = ["BRADOS_SERVER": "http://env-all", "BRADOS_PLEX_SERVER": "http://env-plex"]
-        #expect(url(GlobalFlags(server: "http://flag"), env, file, .plex) == "http://flag")
-        #expect(url(GlobalFlags(), env, file, .plex) == "http://env-plex")
-        #expect(url(GlobalFlags(), env, file, .api) == "http://env-all")
-        #expect(url(GlobalFlags(), [:], file, .plex) == "http://file-plex")
-        #expect(url(GlobalFlags(), [:], file, .api) == "http://file-all")
-        #expect(url(GlobalFlags(), [:], ConfigFile(), .api) == nil)
+        #expect(url(GlobalFlags(server: "http://flag"), env, file, plex) == "http://flag")
+        #expect(url(GlobalFlags(), env, file, plex) == "http://env-plex")
+        #expect(url(GlobalFlags(), env, file, .account) == "http://env-all")
+        #expect(url(GlobalFlags(), [:], file, plex) == "http://file-plex")
+        #expect(url(GlobalFlags(), [:], file, .account) == "http://file-all")
+        #expect(url(GlobalFlags(), [:], ConfigFile(), .account) == nil)
     }
 
     @Test("a server URL that is not an http(s) URL is an error naming where it came from")
     func invalidServerURL() {
+        let plex = Self.plex
         #expect(throws: ConfigError.self) {
-            try Settings(flags: GlobalFlags(), environment: ["BRADOS_SERVER": "localhost:8080"], file: ConfigFile()).serverURL(for: .api)
+            try Settings(flags: GlobalFlags(), environment: ["BRADOS_SERVER": "localhost:8080"], file: ConfigFile()).serverURL(for: .account)
         }
         do {
-            _ = try Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["server.plex": "ftp://x"])).serverURL(for: .plex)
+            _ = try Settings(flags: GlobalFlags(), environment: [:], file: ConfigFile(values: ["server.plex": "ftp://x"])).serverURL(for: plex)
             Issue.record("expected an error")
         } catch {
             #expect("\(error)".contains("server.plex"))

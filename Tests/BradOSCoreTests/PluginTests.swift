@@ -33,7 +33,7 @@ struct PluginTests {
         let stats = try plugin.stats(in: env.profile)
         #expect(stats.files == 2)
         #expect(stats.bytes == 150)
-        let exported = try plugin.exportFiles(in: env.profile)
+        let exported = try plugin.exportFiles(in: env.profile, staging: dir.url.appendingPathComponent("staging"))
         #expect(exported.map(\.archivePath) == ["cache/notes/a.json", "data/notes/n.sqlite"])
         #expect(exported.map(\.kind) == [.file, .sqlite])
 
@@ -69,7 +69,7 @@ struct PluginTests {
         let transport = StubTransport { _, _ in .json("{}") }
         let env = try AppEnvironment(io: CapturingIO(environment: ["BRADOS_HOME": dir.url.path, "BRADOS_OFFLINE": "1"]),
                                      flags: GlobalFlags(), plugins: [], embedded: nil, transport: transport)
-        await #expect(throws: NetworkError.offlineMode) { try await env.client(for: .api) }
+        await #expect(throws: NetworkError.offlineMode) { try await env.client(for: .account) }
         #expect(transport.requests.isEmpty)
     }
 }

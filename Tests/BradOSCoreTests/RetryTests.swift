@@ -8,7 +8,7 @@ struct RetryTests {
     let base = URL(string: "http://127.0.0.1:9")!
 
     func client(_ transport: StubTransport, clock: ManualClock) -> APIClient {
-        APIClient(service: .api, baseURL: base, transport: transport, authenticator: nil,
+        APIClient(service: .account, baseURL: base, transport: transport, authenticator: nil,
                   retrier: Retrier(clock: clock, random: { 0.5 }))
     }
 

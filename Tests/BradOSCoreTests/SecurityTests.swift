@@ -37,7 +37,7 @@ struct SecurityTests {
     @Test("a server's id outside its set is refused as bad data (exit 8), not a server hiccup")
     func serverIdsAreRefused() async throws {
         let transport = StubTransport { _, _ in .json(#"[{"id":"ok-1"},{"id":"$(touch${IFS}/tmp/x)"}]"#) }
-        let client = APIClient(service: .api, baseURL: base, transport: transport, authenticator: nil)
+        let client = APIClient(service: .account, baseURL: base, transport: transport, authenticator: nil)
         await #expect {
             _ = try await client.decode([Item].self, .get("/api/visits"))
         } throws: { error in
@@ -45,7 +45,7 @@ struct SecurityTests {
             return path == "/api/visits" && detail.contains("visit id") && ExitStatus.code(for: error) == 8
         }
         let fine = StubTransport { _, _ in .json(#"[{"id":"ok-1"}]"#) }
-        let items = try await APIClient(service: .api, baseURL: base, transport: fine, authenticator: nil).decode([Item].self, .get("/api/visits"))
+        let items = try await APIClient(service: .account, baseURL: base, transport: fine, authenticator: nil).decode([Item].self, .get("/api/visits"))
         #expect(items.map(\.id) == ["ok-1"])
     }
 
@@ -158,7 +158,7 @@ struct SecurityTests {
                                                              userID: "u1", server: server, obtainedAt: Date())))
         }
         try save(server: base.absoluteString)
-        let authenticator = TokenAuthenticator(service: .api, store: store, account: BradOSAccountProtocol(), server: base,
+        let authenticator = TokenAuthenticator(service: .account, store: store, account: BradOSAccountProtocol(), server: base,
                                                transport: StubTransport { _, _ in .json("{}") }, logger: Logger(label: "t"))
         #expect(try await authenticator.accessToken() == "token-\(base.absoluteString.count)")
         // Another brados signs the profile in to another server meanwhile.

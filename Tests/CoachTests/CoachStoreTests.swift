@@ -38,10 +38,10 @@ struct CoachStoreTests {
         setup.clock.advance(by: .seconds(7200))
         let offline = try await setup.store(offline: true).conversations()
         #expect(offline.conversations == online.conversations)
-        #expect(offline.source == .cache(age: 7200, reason: CoachStore.offlineReason))
+        #expect(offline.source.kind == .cache && offline.source.age == 7200 && offline.source.reason == DataSource.offlineReason && offline.source.stale)
         let thread = try await setup.store(offline: true).conversation(String(Fixtures.conversationID(1).prefix(8)))
         #expect(thread.messages == Fixtures.messages(1, count: 4))
-        #expect(thread.source == .cache(age: 7200, reason: CoachStore.offlineReason))
+        #expect(thread.source.kind == .cache && thread.source.age == 7200 && thread.source.reason == DataSource.offlineReason && thread.source.stale)
         // Messages never fetched: a clear "not cached" error, exit code "needs network".
         let error = await #expect(throws: CoachError.self) { try await setup.store(offline: true).conversation(Fixtures.conversationID(2)) }
         guard case .notCached? = error else { Issue.record("expected notCached, got \(String(describing: error))"); return }
@@ -58,8 +58,9 @@ struct CoachStoreTests {
         setup.api.failure = NetworkError.unreachable(host: "127.0.0.1", reason: "connection refused")
         let fallback = try await setup.store().conversations()
         #expect(fallback.conversations.count == 2)
-        guard case let .cache(_, reason?) = fallback.source else { Issue.record("expected the cache"); return }
-        #expect(reason.contains("Could not reach"))
+        #expect(fallback.source.kind == .cache && fallback.source.stale)
+        #expect(fallback.source.reason?.contains("Could not reach") == true)
+        #expect(fallback.source.notice?.hasPrefix("showing cached conversations from") == true)
         // "Not found" from the server is an answer, not a failure to fall back from.
         setup.api.failure = NetworkError.http(status: 404, method: "GET", path: "/rest/v1/messages", message: nil, retryAfter: nil)
         await #expect(throws: NetworkError.self) { try await setup.store().conversation(Fixtures.conversationID(1)) }
@@ -106,7 +107,7 @@ struct CoachStoreTests {
         setup.clock.advance(by: .seconds(3599))
         let fresh = try await setup.store().contextProfile()
         #expect(fresh.profile == Fixtures.profile)
-        #expect(fresh.source == .cache(age: 3599, reason: nil))
+        #expect(fresh.source == .cache(age: 3599))
         #expect(setup.api.calls == ["context"])
         setup.clock.advance(by: .seconds(2))
         _ = try await setup.store().contextProfile()
@@ -116,7 +117,7 @@ struct CoachStoreTests {
         // Past the hour and offline: the stale copy, with its age.
         setup.clock.advance(by: .seconds(7200))
         let stale = try await setup.store(offline: true).contextProfile()
-        #expect(stale.source == .cache(age: 7200, reason: CoachStore.offlineReason))
+        #expect(stale.source.kind == .cache && stale.source.age == 7200 && stale.source.reason == DataSource.offlineReason && stale.source.stale)
     }
 
     @Test("a remote delete that fails leaves the cache untouched; a confirmed one removes the conversation and its messages")

@@ -63,7 +63,7 @@ struct CoachEndToEndTests {
                 == messages.compactMap { $0["id"] as? String })
         let human = try brados(["--offline", "coach", "show", String(busiest.prefix(8)), "--last", "3"], server)
         #expect(human.status == 0)
-        #expect(human.stdout.contains("cached") && human.stdout.contains("#2400"))
+        #expect(human.stdout.contains("from cache") && human.stdout.contains("#2400"))
         // Never fetched and offline: a clear error and the "needs network" exit code.
         let other = try #require(conversations.first { $0["messageCount"] as? Int == 4 }?["id"] as? String)
         let missing = try brados(["--offline", "coach", "show", other], server)

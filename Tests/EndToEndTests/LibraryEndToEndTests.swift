@@ -26,7 +26,7 @@ struct LibraryEndToEndTests {
         #expect(first.stdout.contains("from the network"))
         #expect(try await server.stats().byRoute["GET /library/sections/{section}/all"] ?? 0 >= 3, "several pages")
         let offline = try json(try brados(["library", "albums", "--json", "--offline"], server))
-        #expect((offline["source"] as? [String: Any])?["kind"] as? String == "snapshot")
+        #expect((offline["source"] as? [String: Any])?["kind"] as? String == "cache")
         let albums = offline["albums"] as? [[String: Any]] ?? []
         #expect(albums.count > 250)
         let identities = albums.map { "\($0["title"] ?? "")|\($0["artist"] ?? "")|\($0["year"] ?? "")" }

@@ -34,7 +34,7 @@ struct PlanEndToEndTests {
         #expect(((try document(first)["plan"] as? [String: Any])?["targets"] as? [String: Any])?["calorieTarget"] as? Int == 2252)
         let second = try brados(["plan", "targets"], server)
         #expect(second.status == 0)
-        #expect(second.stdout.contains("2,252 kcal") && second.stdout.contains("TDEE") && second.stdout.contains("cached"))
+        #expect(second.stdout.contains("2,252 kcal") && second.stdout.contains("TDEE") && second.stdout.contains("from cache"))
         let why = try brados(["plan", "why"], server)
         #expect(why.stdout.contains("Mifflin–St Jeor"))
         #expect(try await server.stats().byRoute["POST /v1/plans/generate"] == 1)

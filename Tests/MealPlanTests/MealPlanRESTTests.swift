@@ -11,7 +11,7 @@ struct MealPlanRESTTests {
     let base = URL(string: "http://127.0.0.1:9")!
 
     func store(_ dir: TemporaryDirectory, _ transport: StubTransport) -> MealPlanStore {
-        let client = APIClient(service: .api, baseURL: base, transport: transport, authenticator: nil,
+        let client = APIClient(service: .account, baseURL: base, transport: transport, authenticator: nil,
                                retrier: Retrier(clock: ManualClock(), random: { 0.5 }))
         return MealPlanStore(cache: MealPlanCache(directory: dir.path("mealplan")), defaults: KeyValueStore(url: dir.path("defaults.json")),
                              api: { MealPlanRESTClient(client: client) })

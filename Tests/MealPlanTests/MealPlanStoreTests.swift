@@ -28,7 +28,7 @@ struct MealPlanStoreTests {
         })
         let loaded = try await store.latest()
         #expect(loaded.session.id == "s1")
-        guard case .cache = loaded.source else { Issue.record("expected the cache"); return }
+        guard loaded.source.kind == .cache else { Issue.record("expected the cache"); return }
     }
 
     @Test("no cache: asks the API and caches a finalized answer")

@@ -19,20 +19,32 @@ struct PlanStoreTests {
         #expect(PlanCache(directory: setup.cacheDirectory).load()?.data == Fixtures.plan())
     }
 
+    /// An interactive read (a terminal): what was shown first, and what was shown again.
+    func interactive(_ store: PlanStore) async throws -> (shown: [PlanResult], reshown: [PlanResult], notices: [String]) {
+        var shown: [PlanResult] = []
+        var reshown: [PlanResult] = []
+        var notices: [String] = []
+        try await store.read(mode: .interactive, render: { shown.append($0) }, rerender: { reshown.append($0) }, notice: { notices.append($0) })
+        return (shown, reshown, notices)
+    }
+
     @Test("past half the TTL the cached plan is presented at once, then refreshed before returning")
     func refreshInSecondHalf() async throws {
         let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(), Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2100))]))
         _ = try await setup.store().current()
         setup.clock.advance(by: .seconds(2000))
-        var presented: [PlanResult] = []
-        let refreshed = try await setup.store().current(presentCached: { presented.append($0) })
-        #expect(presented.map(\.source) == [.cache(age: 2000)])
-        #expect(refreshed?.data.plan.id == 2)
-        #expect(refreshed?.change == PlanChange(previous: Fixtures.targets(), new: Fixtures.targets(calories: 2100)))
+        let first = try await interactive(setup.store())
+        #expect(first.shown.map(\.source) == [.cache(age: 2000)])
+        #expect(first.reshown.map(\.data.plan.id) == [2])
+        #expect(first.reshown.first?.change == PlanChange(previous: Fixtures.targets(), new: Fixtures.targets(calories: 2100)))
         #expect(setup.api.calls == ["generate", "generate"])
         // Unchanged on refresh: nothing more to show.
         setup.clock.advance(by: .seconds(2000))
-        #expect(try await setup.store().current() == nil)
+        let second = try await interactive(setup.store())
+        #expect(second.shown.count == 1 && second.reshown.isEmpty)
+        // A script waits for the refreshed plan: one plan, from the network.
+        setup.clock.advance(by: .seconds(2000))
+        #expect(try await setup.store().current().source == .network)
     }
 
     @Test("a refresh that only flips `recomputed` (the service's stored copy) is not a new plan")
@@ -40,9 +52,8 @@ struct PlanStoreTests {
         let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(recomputed: true), Fixtures.plan(recomputed: false)]))
         _ = try await setup.store().current()
         setup.clock.advance(by: .seconds(2000))
-        var presented = 0
-        #expect(try await setup.store().current(presentCached: { _ in presented += 1 }) == nil)
-        #expect(presented == 1 && setup.api.calls.count == 2)
+        let read = try await interactive(setup.store())
+        #expect(read.shown.count == 1 && read.reshown.isEmpty && setup.api.calls.count == 2)
     }
 
     @Test("past the TTL the plan is fetched; a network failure falls back to the cache with a notice")
@@ -50,19 +61,20 @@ struct PlanStoreTests {
         let setup = PlanSetup()
         _ = try await setup.store().current()
         setup.clock.advance(by: .seconds(3600))
-        var presented = 0
-        let fetched = try #require(try await setup.store().current(presentCached: { _ in presented += 1 }))
-        #expect(fetched.source == .network && presented == 0)
+        let fetched = try await interactive(setup.store())
+        #expect(fetched.shown.map(\.source) == [.network] && fetched.reshown.isEmpty)
         setup.clock.advance(by: .seconds(7200))
         setup.api.set { $0.generateFailure = PlanError.noConnection(offlineMode: false) }
-        let fallback = try #require(try await setup.store().current())
-        guard case let .fallback(age, notice) = fallback.source else { Issue.record("expected a fallback"); return }
-        #expect(age == 7200 && notice.contains("cached data from 2 h ago"))
-        #expect(fallback.data == Fixtures.plan())
+        let fallback = try await interactive(setup.store())
+        let source = try #require(fallback.shown.first?.source)
+        #expect(source.kind == .cache && source.stale && source.age == 7200)
+        #expect(source.reason == PlanError.noConnection(offlineMode: false).summary)
+        #expect(fallback.notices == ["showing cached plan from 2 h ago: \(PlanError.noConnection(offlineMode: false).summary)"])
+        #expect(fallback.shown.first?.data == Fixtures.plan())
         // Offline (--offline), past the TTL: the cached plan, with no request at all.
         let calls = setup.api.calls.count
-        let offline = try #require(try await setup.store(offline: true).current())
-        guard case .fallback = offline.source else { Issue.record("expected a fallback"); return }
+        let offline = try await setup.store(offline: true).current()
+        #expect(offline.source.kind == .cache && offline.source.reason == DataSource.offlineReason)
         #expect(setup.api.calls.count == calls)
     }
 

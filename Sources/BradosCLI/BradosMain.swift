@@ -5,9 +5,11 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The root command: core commands plus one group of domain commands from the registry.
-struct Brados: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The root command: core commands plus one group of domain commands from the installed
+/// plugins (``Runtime/plugins``, installed by ``BradosMain/run(plugins:)`` before any parsing).
+public struct Brados: AsyncParsableCommand {
+    public init() {}
+    public static let configuration = CommandConfiguration(
         commandName: "brados",
         abstract: "Offline-first terminal access to your BradOS data.",
         discussion: """
@@ -18,7 +20,7 @@ struct Brados: AsyncParsableCommand {
         """,
         version: BradOSVersion.current,
         subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self],
-        groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Registry.plugins.map(\.command))])
+        groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Runtime.plugins.map(\.command))])
 }
 
 /// Starts the reference server inside this process when no server is configured.
@@ -28,19 +30,19 @@ struct EmbeddedReferenceBackend: EmbeddedBackend {
     }
 }
 
-@main
-enum Main {
+/// The `brados` process: an executable is its plugin list plus one call, `BradosMain.run(plugins:)`.
+public enum BradosMain {
     /// Synchronous until a command has to run: `brados --help` and `--version` are answered
     /// before anything else, and other help, usage errors and sync commands before the async
     /// runtime, its threads and the Ctrl-C handler exist (bench/startup.py).
-    static func main() {
+    public static func run(plugins: [any DomainPlugin]) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let io = StandardIO()
         // Installed first: help texts and completion scripts take their examples from the plugins
         // (before any command's configuration is read, which the built-in names need).
-        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend())
-        let builtIns = Set((Brados.configuration.subcommands + Registry.plugins.map(\.command)).map { $0._commandName } + ["help"])
-        Runtime.install(plugins: Registry.plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
+        Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend())
+        let builtIns = Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
+        Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
         if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
             io.write(answer + "\n")
             exit(ExitStatus.success)

@@ -6,8 +6,8 @@ import NutritionPlan
 import Visits
 
 /// The domain registry: adding a domain is one module plus one line here.
-enum Registry {
-    static let plugins: [any DomainPlugin] = [
+public enum Registry {
+    public static let plugins: [any DomainPlugin] = [
         MealPlanPlugin(),
         VisitsPlugin(),
         LibraryPlugin(),

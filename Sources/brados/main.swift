@@ -1,0 +1,4 @@
+import BradosCLI
+
+// The brados executable: the registry's domains over the shared core.
+BradosMain.run(plugins: Registry.plugins)
