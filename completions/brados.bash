@@ -675,10 +675,10 @@ _brados_plugins_list() {
 
 _brados_sync() {
     repeating_flags=()
-    non_repeating_flags=(--mealplan --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--domains --profile --server)
-    __brados_offer_flags_options 0
+    __brados_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
