@@ -46,20 +46,7 @@ public final class CoachDatabase: Sendable {
     }
 
     private static func openPool(_ url: URL) throws -> DatabasePool {
-        try FileSystem.createDirectory(url.deletingLastPathComponent())
-        if !FileManager.default.fileExists(atPath: url.path) {
-            // SQLite gives its -wal and -shm files the database file's mode: create it 0600.
-            close(open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
-        }
-        var config = Configuration()
-        config.busyMode = .timeout(30)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF") }
-        let pool = try DatabasePool(path: url.path, configuration: config)
-        // Two processes opening a new database at once must not both run the migrations.
-        try FileLock.withExclusiveLock(at: url.deletingLastPathComponent().appendingPathComponent(".migrate.lock")) {
-            try migrator.migrate(pool)
-        }
-        return pool
+        try SQLiteStore.open(url, migrator: migrator)
     }
 
     /// Rebuilds an imported `coach.sqlite` (see ``SQLiteRebuild``): the schema must be exactly

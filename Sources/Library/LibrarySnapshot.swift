@@ -5,7 +5,7 @@ import Foundation
 /// The lightweight metadata snapshot rendered before the live refresh: deduplicated albums
 /// and collections with only the fields the output needs. Stored in the profile's data dir
 /// (`library/snapshot.json`); a snapshot of another format version reads as missing.
-public struct LibrarySnapshot: Codable, Sendable, Equatable {
+public struct LibrarySnapshot: VersionedDocument, Equatable {
     public static let currentFormatVersion = 1
 
     public var formatVersion: Int
@@ -32,21 +32,14 @@ public struct LibrarySnapshot: Codable, Sendable, Equatable {
 
 /// Reads and writes the snapshot.
 public struct LibrarySnapshotStore: Sendable {
-    let document: JSONDocument<LibrarySnapshot>
+    let document: VersionedJSONDocument<LibrarySnapshot>
 
     public init(url: URL, logger: Logger = Logger(label: "brados.library")) {
-        document = JSONDocument(url: url, logger: logger)
+        document = VersionedJSONDocument(url: url, logger: logger)
     }
 
     /// The snapshot, or `nil` when missing, corrupt or of an incompatible version (then removed).
-    public func load() -> LibrarySnapshot? {
-        guard let snapshot = document.load() else { return nil }
-        guard snapshot.formatVersion == LibrarySnapshot.currentFormatVersion else {
-            try? document.remove()
-            return nil
-        }
-        return snapshot
-    }
+    public func load() -> LibrarySnapshot? { document.load() }
 
     public func save(_ snapshot: LibrarySnapshot) throws { try document.save(snapshot) }
 

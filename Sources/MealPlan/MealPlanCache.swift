@@ -9,18 +9,18 @@ public struct MealPlanCache: MealPlanCaching {
     public static let fileName = "latest-session.json"
 
     public let fileURL: URL
-    private let document: JSONDocument<CachedMealPlan>
+    private let document: VersionedJSONDocument<CachedMealPlan>
     private let now: @Sendable () -> Date
 
     public init(directory: URL, logger: Logger = Logger(label: "brados.mealplan"), now: @escaping @Sendable () -> Date = { Date() }) {
         fileURL = directory.appendingPathComponent(Self.fileName)
-        document = JSONDocument(url: fileURL, logger: logger)
+        document = VersionedJSONDocument(url: fileURL, logger: logger)
         self.now = now
     }
 
     public func cached() -> CachedMealPlan? {
         guard let cached = document.load() else { return nil }
-        guard cached.formatVersion == CachedMealPlan.currentFormatVersion, cached.session.isFinalized, !cached.session.id.isEmpty else {
+        guard cached.session.isFinalized, !cached.session.id.isEmpty else {
             try? document.remove()
             return nil
         }

@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// The plan as cached: when it was saved, and the plan.
-public struct CachedPlan: Codable, Sendable, Equatable {
+public struct CachedPlan: VersionedDocument, Equatable {
     public static let currentFormatVersion = 1
     public var formatVersion: Int
     public var cachedAt: Date
@@ -22,26 +22,25 @@ public struct CachedPlan: Codable, Sendable, Equatable {
 /// of another format version, reads as missing. Thread-safe.
 public final class PlanCache: Sendable {
     public let fileURL: URL
-    private let document: JSONDocument<CachedPlan>
+    private let document: VersionedJSONDocument<CachedPlan>
     private let memory = Mutex<CachedPlan?>(nil)
 
     public init(directory: URL, logger: Logger = Logger(label: "brados.plan")) {
         fileURL = directory.appendingPathComponent("plan.json")
-        document = JSONDocument(url: fileURL, logger: logger)
+        document = VersionedJSONDocument(url: fileURL, logger: logger)
     }
 
     /// The cached plan: from memory, else from disk (then kept in memory).
     public func load() -> CachedPlan? {
         if let cached = memory.withLock({ $0 }) { return cached }
-        guard let cached = document.load(), cached.formatVersion == CachedPlan.currentFormatVersion else { return nil }
+        guard let cached = document.load() else { return nil }
         memory.withLock { $0 = cached }
         return cached
     }
 
     /// The plan on disk, whatever the memory tier holds (another process may have written it).
     public func storedOnDisk() -> CachedPlan? {
-        guard let cached = document.load(), cached.formatVersion == CachedPlan.currentFormatVersion else { return nil }
-        return cached
+        document.load()
     }
 
     /// Saves the plan in both tiers.

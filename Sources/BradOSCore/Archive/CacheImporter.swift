@@ -210,28 +210,84 @@ public struct CacheImporter: Sendable {
         self.dataStaging = dataStaging
     }
 
-    /// Imports (or, with `dryRun`, only checks and describes) the archive read from `fd`.
+    /// Imports (or, with `dryRun`, only checks and describes) the archive read from `fd`, in
+    /// four phases: ``validateAndExtract(_:options:into:)`` (one streaming pass: the manifest,
+    /// then every entry checked and written to staging), ``describe(_:options:)`` (what would
+    /// change), ``check(_:manifest:options:staging:)`` (each domain checks its staged data) and
+    /// ``swap(_:options:staging:)`` (journaled renames, all or nothing).
     /// - Throws: ``ArchiveError``, ``StorageError``; the profile is unchanged then.
     public func importArchive(from fd: Int32, options: Options) throws -> Report {
-        let token = "import-\(UInt64.random(in: .min ... .max))"
-        let cacheRoot = cacheStaging.appendingPathComponent(token, isDirectory: true)
-        let dataRoot = dataStaging.appendingPathComponent(token, isDirectory: true)
-        try FileSystem.createDirectory(cacheRoot)
-        try FileSystem.createDirectory(dataRoot)
-        // Held for the whole import: recovery never touches a live import.
-        let locks = try [cacheRoot, dataRoot].map { folder -> FileLock in
-            let lock = try FileLock(url: folder.appendingPathComponent(".lock"))
-            try lock.lock()
-            return lock
+        let staging = try Staging(cacheStaging: cacheStaging, dataStaging: dataStaging)
+        defer { staging.finish() }
+        let extracted = try validateAndExtract(fd, options: options, into: staging)
+        let changes = try describe(extracted, options: options)
+        let report = Report(profile: target.name.rawValue, archiveProfile: extracted.manifest.profile, dryRun: options.dryRun,
+                            domains: changes, skipped: extracted.skipped)
+        let occupied = changes.filter { $0.action != "add" }.map(\.domain)
+        if options.mode == nil, !occupied.isEmpty, !options.dryRun { throw ArchiveError.targetNotEmpty(domains: occupied) }
+        try check(changes, manifest: extracted.manifest, options: options, staging: staging)
+        // A dry run has now checked what a real import would: nothing moves.
+        if options.dryRun { return report }
+        try swap(changes, options: options, staging: staging)
+        return report
+    }
+
+    /// This import's private staging folders (under the profile's `.staging`), locked for the
+    /// whole import so recovery never touches a live one, and removed at the end unless a
+    /// failed swap left the previous data in them.
+    final class Staging {
+        let cacheRoot: URL
+        let dataRoot: URL
+        private let locks: [FileLock]
+        /// Set when a swap could not be undone: the folders hold the previous data then.
+        var keep = false
+
+        init(cacheStaging: URL, dataStaging: URL) throws {
+            let token = "import-\(UInt64.random(in: .min ... .max))"
+            cacheRoot = cacheStaging.appendingPathComponent(token, isDirectory: true)
+            dataRoot = dataStaging.appendingPathComponent(token, isDirectory: true)
+            try FileSystem.createDirectory(cacheRoot)
+            try FileSystem.createDirectory(dataRoot)
+            var locks: [FileLock] = []
+            do {
+                for folder in [cacheRoot, dataRoot] {
+                    let lock = try FileLock(url: folder.appendingPathComponent(".lock"))
+                    try lock.lock()
+                    locks.append(lock)
+                }
+            } catch {
+                locks.forEach { $0.unlock() }
+                try? FileSystem.remove(cacheRoot)
+                try? FileSystem.remove(dataRoot)
+                throw error
+            }
+            self.locks = locks
         }
-        defer { locks.forEach { $0.unlock() } }
-        var keepStaging = false
-        defer {
-            if !keepStaging {
+
+        func cache(_ domain: String) -> URL { cacheRoot.appendingPathComponent(domain, isDirectory: true) }
+        func data(_ domain: String) -> URL { dataRoot.appendingPathComponent(domain, isDirectory: true) }
+
+        func finish() {
+            locks.forEach { $0.unlock() }
+            if !keep {
                 try? FileSystem.remove(cacheRoot)
                 try? FileSystem.remove(dataRoot)
             }
         }
+    }
+
+    /// What the first phase found: the manifest, the domains chosen and those skipped.
+    struct Extracted {
+        var manifest: CacheArchiveManifest
+        var chosen: Set<String>
+        var skipped: [String]
+    }
+
+    /// Phase 1, validate and extract (one pass over the stream): the manifest is checked
+    /// (domains asked for, data versions, whose account the data is), then every entry of a
+    /// chosen domain is checked and written into staging. A dry run extracts too: the
+    /// domains' checks need the files.
+    func validateAndExtract(_ fd: Int32, options: Options, into staging: Staging) throws -> Extracted {
         var chosen = Set<String>()
         var skipped: [String] = []
         let manifest = try ArchiveScan(limits: options.limits).run(fd: fd, manifestChecked: { manifest in
@@ -254,9 +310,8 @@ public struct CacheImporter: Sendable {
                 throw ArchiveError.foreignAccount(service: service, archive: manifest.accounts[service] ?? "no account", profile: target.name.rawValue, target: mine)
             }
         }, destination: { file in
-            // A dry run extracts too (into staging, removed after): the domains' checks need the files.
             guard chosen.contains(file.domain) else { return nil }
-            let root = file.path.hasPrefix("cache/") ? cacheRoot : dataRoot
+            let root = file.path.hasPrefix("cache/") ? staging.cacheRoot : staging.dataRoot
             let relative = file.path.split(separator: "/").dropFirst().joined(separator: "/")
             let url = root.appendingPathComponent(relative)
             try FileSystem.createDirectory(url.deletingLastPathComponent())
@@ -264,38 +319,42 @@ public struct CacheImporter: Sendable {
             guard out >= 0 else { throw StorageError.io(operation: "create", path: url.path, errno: errno) }
             return out
         })
+        return Extracted(manifest: manifest, chosen: chosen, skipped: skipped)
+    }
 
-        var changes: [DomainChange] = []
-        for domain in manifest.domains where chosen.contains(domain.name) {
+    /// Phase 2, describe: per chosen domain, add (nothing there yet), replace or merge, with
+    /// the sizes on both sides.
+    func describe(_ extracted: Extracted, options: Options) throws -> [DomainChange] {
+        try extracted.manifest.domains.filter { extracted.chosen.contains($0.name) }.map { domain in
             let plugin = plugins.first { $0.name == domain.name }!
             let existing = try plugin.stats(in: target)
             // Empty means no file at all, hidden and lock files included.
             let occupied = plugin.folders(in: target).contains { !FileSystem.regularFiles(under: $0).isEmpty } || existing.files > 0
-            let action = !occupied ? "add" : (options.mode ?? .replace).rawValue
-            changes.append(DomainChange(domain: domain.name, action: action, files: domain.files, bytes: domain.bytes,
-                                        existingFiles: existing.files, existingBytes: existing.bytes))
+            return DomainChange(domain: domain.name, action: !occupied ? "add" : (options.mode ?? .replace).rawValue, files: domain.files,
+                                bytes: domain.bytes, existingFiles: existing.files, existingBytes: existing.bytes)
         }
-        let report = Report(profile: target.name.rawValue, archiveProfile: manifest.profile, dryRun: options.dryRun,
-                            domains: changes, skipped: skipped)
-        let occupied = changes.filter { $0.action != "add" }.map(\.domain)
-        if options.mode == nil, !occupied.isEmpty, !options.dryRun { throw ArchiveError.targetNotEmpty(domains: occupied) }
+    }
 
-        // Each domain checks its staged data before anything moves (e.g. databases and files it will load).
+    /// Phase 3, check: each domain checks its staged data before anything moves (databases
+    /// are rebuilt, files it will load decode, its queued changes are kept).
+    func check(_ changes: [DomainChange], manifest: CacheArchiveManifest, options: Options, staging: Staging) throws {
         for change in changes {
             let context = ImportContext(archiveProfile: manifest.profile, archiveCreatedAt: manifest.createdAt, target: target,
                                         mode: change.action == "add" || (options.dryRun && options.mode == nil) ? nil : (options.mode ?? .replace),
                                         discardPending: options.discardPending, now: Date())
             try plugins.first { $0.name == change.domain }?.prepareImport(
-                cache: cacheRoot.appendingPathComponent(change.domain, isDirectory: true),
-                data: dataRoot.appendingPathComponent(change.domain, isDirectory: true), context: context)
+                cache: staging.cache(change.domain), data: staging.data(change.domain), context: context)
         }
-        // A dry run has now checked what a real import would: nothing moves.
-        if options.dryRun { return report }
-        var journal = SwapJournal(url: dataRoot.appendingPathComponent("journal.json"))
+    }
+
+    /// Phase 4, swap: every move journaled before it is made; any failure rolls all of them
+    /// back (and a kill is rolled back by ``CacheImportRecovery`` on the next run).
+    func swap(_ changes: [DomainChange], options: Options, staging: Staging) throws {
+        var journal = SwapJournal(url: staging.dataRoot.appendingPathComponent("journal.json"))
         do {
             for change in changes {
-                let pairs = [(cacheRoot.appendingPathComponent(change.domain, isDirectory: true), target.cacheDirectory(for: change.domain), cacheRoot),
-                             (dataRoot.appendingPathComponent(change.domain, isDirectory: true), target.dataDirectory(for: change.domain), dataRoot)]
+                let pairs = [(staging.cache(change.domain), target.cacheDirectory(for: change.domain), staging.cacheRoot),
+                             (staging.data(change.domain), target.dataDirectory(for: change.domain), staging.dataRoot)]
                 for (staged, destination, root) in pairs {
                     let trash = root.appendingPathComponent(".replaced-\(change.domain)")
                     if options.mode == .merge {
@@ -313,12 +372,11 @@ public struct CacheImporter: Sendable {
         } catch {
             if !journal.rollBack() {
                 // Something could not be put back: keep the staging folders (they hold the old data).
-                keepStaging = true
-                throw ArchiveError.io("the import failed (\(error.summaryText)) and could not be fully undone; the previous data is kept in \(cacheRoot.path) and \(dataRoot.path)")
+                staging.keep = true
+                throw ArchiveError.io("the import failed (\(error.summaryText)) and could not be fully undone; the previous data is kept in \(staging.cacheRoot.path) and \(staging.dataRoot.path)")
             }
             throw error
         }
-        return report
     }
 }
 

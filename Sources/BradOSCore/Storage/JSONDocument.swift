@@ -66,3 +66,39 @@ public struct JSONDocument<Value: Codable & Sendable>: Sendable {
         return Format.age(Date().timeIntervalSince(modified))
     }
 }
+
+/// A cached value whose file records the version of its format.
+public protocol VersionedDocument: Codable, Sendable {
+    /// The version this build writes and reads.
+    static var currentFormatVersion: Int { get }
+    /// The version the file was written in.
+    var formatVersion: Int { get }
+}
+
+/// The one versioned JSON cache file: a ``JSONDocument`` whose value of another format
+/// version (an older or newer brados wrote it) reads as missing and is removed, like a
+/// corrupt one. Thread-safe.
+public struct VersionedJSONDocument<Value: VersionedDocument>: Sendable {
+    public let document: JSONDocument<Value>
+    public var url: URL { document.url }
+
+    public init(url: URL, logger: Logger = Logger(label: "brados.storage")) {
+        document = JSONDocument(url: url, logger: logger)
+    }
+
+    /// The stored value, or `nil` when missing, undecodable or of another version (then removed).
+    public func load() -> Value? {
+        guard let value = document.load() else { return nil }
+        guard value.formatVersion == Value.currentFormatVersion else {
+            try? document.remove()
+            return nil
+        }
+        return value
+    }
+
+    /// - Throws: ``StorageError``.
+    public func save(_ value: Value) throws { try document.save(value) }
+
+    /// - Throws: ``StorageError``.
+    public func remove() throws { try document.remove() }
+}

@@ -40,20 +40,8 @@ public final class BlobCache: BlobCaching {
         self.logger = logger
         memory = MemoryLRU(capacity: configuration.memoryCapacity)
         spares = SparePool(directory: directory.appendingPathComponent(".spare", isDirectory: true))
-        try FileSystem.createDirectory(directory)
-        let path = directory.appendingPathComponent("index.sqlite").path
-        if !FileManager.default.fileExists(atPath: path) {
-            // SQLite gives its -wal and -shm files the database file's mode: create it 0600.
-            close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
-        }
-        var config = Configuration()
-        config.busyMode = .timeout(30)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF") }
-        database = try Self.wrap(path) { try DatabasePool(path: path, configuration: config) }
-        // Two processes opening a new cache at once must not both run the migrations.
-        try FileLock.withExclusiveLock(at: directory.appendingPathComponent(".migrate.lock")) {
-            try Self.wrap(path) { try Self.migrator.migrate(database) }
-        }
+        let index = directory.appendingPathComponent("index.sqlite")
+        database = try Self.wrap(index.path) { try SQLiteStore.open(index, migrator: Self.migrator) }
         // A lowered cap is enforced at once, not at the next write.
         if let total = try? database.read({ try Int64.fetchOne($0, sql: "SELECT bytes FROM total WHERE id = 1") }), total > configuration.capacity {
             try trim(toBytes: Int64(Double(configuration.capacity) * configuration.trimRatio))
