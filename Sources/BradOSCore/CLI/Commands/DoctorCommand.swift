@@ -16,76 +16,115 @@ public struct DoctorCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
-    public struct Check: Codable, Sendable {
-        public var name: String
-        /// `ok`, `warn` or `fail`.
-        public var status: String
-        public var detail: String
-        public var fix: String?
-    }
-
     public func run() async throws {
         let env = try AppEnvironment.live(global)
-        var checks: [Check] = []
-        func add(_ name: String, _ status: String, _ detail: String, fix: String? = nil) {
-            checks.append(Check(name: name, status: status, detail: detail, fix: fix))
-        }
+        let checks = await Doctor(env).run()
+        try DoctorRenderer(output: env.output).render(checks)
+        if checks.contains(where: { $0.status == .fail }) { throw ExitCode(1) }
+    }
+}
 
-        // Configuration.
-        add("config", "ok", "\(env.paths.configFile.path) (profile \(env.profile.name))")
+/// One finding of `brados doctor`.
+public struct DoctorCheck: Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable { case ok, warn, fail }
+    public var name: String
+    public var status: Status
+    public var detail: String
+    /// What to do, for a warning or a failure.
+    public var fix: String?
+}
+
+/// The checks of `brados doctor`, in order: configuration, servers and sign-in, folders,
+/// libarchive. Network checks are skipped offline.
+public struct Doctor {
+    let env: AppEnvironment
+    public init(_ env: AppEnvironment) { self.env = env }
+
+    public func run() async -> [DoctorCheck] {
+        configuration() + (await servers()) + folders() + libarchive()
+    }
+
+    /// Every setting, checked by the rule `config set` applies.
+    func configuration() -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        func add(_ name: String, _ status: DoctorCheck.Status, _ detail: String, fix: String? = nil) {
+            checks.append(DoctorCheck(name: name, status: status, detail: detail, fix: fix))
+        }
+        add("config", .ok, "\(env.paths.configFile.path) (profile \(env.profile.name))")
         for key in env.settings.keys {
             let setting = env.settings.resolve(key.name)
             if let value = setting.value, let problem = key.validate(value) {
-                add("config \(key.name)", "fail", "'\(value)' is not \(problem)", fix: "brados config set \(key.name) VALUE (or unset it)")
+                add("config \(key.name)", .fail, "'\(value)' is not \(problem)", fix: "brados config set \(key.name) VALUE (or unset it)")
             }
         }
+        return checks
+    }
 
-        // Servers and sign-in.
+    /// Each service's server (asked for an answer, online) and the profile's sign-in there.
+    func servers() async -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        func add(_ name: String, _ status: DoctorCheck.Status, _ detail: String, fix: String? = nil) {
+            checks.append(DoctorCheck(name: name, status: status, detail: detail, fix: fix))
+        }
         let credentials = env.credentials.load()
         for service in env.services.map(\.service) {
             let configured = try? env.settings.serverURL(for: service)
             let name = "server \(service.rawValue)"
             guard let configured else {
-                add(name, "ok", "the built-in demo backend (no server configured)")
+                add(name, .ok, "the built-in demo backend (no server configured)")
                 continue
             }
             let url = configured.url
             if env.isOffline {
-                add(name, "warn", "\(url.absoluteString): not checked (offline)")
+                add(name, .warn, "\(url.absoluteString): not checked (offline)")
             } else {
                 do {
                     let response = try await env.network.httpTransport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(5)))
-                    add(name, "ok", "\(url.absoluteString) answers (HTTP \(response.status))")
+                    add(name, .ok, "\(url.absoluteString) answers (HTTP \(response.status))")
                 } catch {
-                    add(name, "fail", "\(url.absoluteString): \(error.summaryText)",
+                    add(name, .fail, "\(url.absoluteString): \(error.summaryText)",
                         fix: "Check the URL (`brados config get \(service.configKey)`) and that the server runs.")
                 }
             }
             let dedicated = await env.network.isDedicated(service)
             if let credential = credentials.credential(for: service, dedicated: dedicated) {
                 let issued = credential.isIssued(by: url, embedded: false)
-                add("sign-in \(service.rawValue)", issued ? "ok" : "fail", "\(credential.user) at \(credential.server)",
+                add("sign-in \(service.rawValue)", issued ? .ok : .fail, "\(credential.user) at \(credential.server)",
                     fix: issued ? nil : "Sign in to \(url.absoluteString): brados auth login\(dedicated ? " --service \(service.rawValue)" : "") --user NAME --password-stdin")
             } else {
-                add("sign-in \(service.rawValue)", "warn", "not signed in",
+                add("sign-in \(service.rawValue)", .warn, "not signed in",
                     fix: "brados auth login\(dedicated ? " --service \(service.rawValue)" : "") --user NAME --password-stdin")
             }
         }
+        return checks
+    }
 
-        // Folders: private, and their sizes.
+    /// The config, cache and data folders: private (0700), and their sizes.
+    func folders() -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        func add(_ name: String, _ status: DoctorCheck.Status, _ detail: String, fix: String? = nil) {
+            checks.append(DoctorCheck(name: name, status: status, detail: detail, fix: fix))
+        }
         for folder in [env.paths.configRoot, env.profile.cacheDirectory, env.profile.dataDirectory] {
             var info = stat()
-            guard stat(folder.path, &info) == 0 else { add("folder", "ok", "\(folder.path) (not created yet)"); continue }
+            guard stat(folder.path, &info) == 0 else { add("folder", .ok, "\(folder.path) (not created yet)"); continue }
             let mode = info.st_mode & 0o777
             let size = FileSystem.regularFiles(under: folder).reduce(Int64(0)) { $0 + $1.size }
             if mode & 0o077 != 0 {
-                add("folder", "fail", "\(folder.path) is mode \(String(mode, radix: 8)), readable by others", fix: "chmod 700 \(folder.path)")
+                add("folder", .fail, "\(folder.path) is mode \(String(mode, radix: 8)), readable by others", fix: "chmod 700 \(folder.path)")
             } else {
-                add("folder", "ok", "\(folder.path) (0\(String(mode, radix: 8)), \(Format.bytes(size)))")
+                add("folder", .ok, "\(folder.path) (0\(String(mode, radix: 8)), \(Format.bytes(size)))")
             }
         }
+        return checks
+    }
 
-        // libarchive and its zstd support.
+    /// libarchive, loaded, with built-in zstd.
+    func libarchive() -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        func add(_ name: String, _ status: DoctorCheck.Status, _ detail: String, fix: String? = nil) {
+            checks.append(DoctorCheck(name: name, status: status, detail: detail, fix: fix))
+        }
         let version = archive_version_details().map { String(cString: $0) } ?? "unknown"
         var zstd = false
         if let writer = archive_write_new() {
@@ -93,19 +132,30 @@ public struct DoctorCommand: AsyncParsableCommand {
             archive_write_free(writer)
         }
         if let reason = carchive_load_error() {
-            add("libarchive", "fail", "not loaded: \(String(cString: reason))", fix: "Install libarchive (Debian: apt-get install libarchive13).")
+            add("libarchive", .fail, "not loaded: \(String(cString: reason))", fix: "Install libarchive (Debian: apt-get install libarchive13).")
         } else {
-            add("libarchive", zstd ? "ok" : "fail", version + (zstd ? "" : " (no built-in zstd; brados does not run an external zstd)"),
+            add("libarchive", zstd ? .ok : .fail, version + (zstd ? "" : " (no built-in zstd; brados does not run an external zstd)"),
                 fix: zstd ? nil : "Install a libarchive built with zstd (Debian: apt-get install libarchive13 libzstd1), or export with --format tar.gz.")
         }
+        return checks
+    }
+}
 
-        if env.output.format == .json { try env.output.json(checks) } else {
-            for check in checks {
-                let mark = check.status == "ok" ? env.output.styled("ok  ", .green) : check.status == "warn" ? env.output.styled("warn", .yellow) : env.output.styled("FAIL", .red)
-                env.output.line("\(mark)  \(check.name): \(check.detail)")
-                if let fix = check.fix, check.status != "ok" { env.output.line("        → \(fix)") }
+/// Human and JSON output of `brados doctor`.
+public struct DoctorRenderer {
+    let output: Output
+    public init(output: Output) { self.output = output }
+
+    public func render(_ checks: [DoctorCheck]) throws {
+        if output.format == .json { return try output.json(checks) }
+        for check in checks {
+            let mark = switch check.status {
+            case .ok: output.styled("ok  ", .green)
+            case .warn: output.styled("warn", .yellow)
+            case .fail: output.styled("FAIL", .red)
             }
+            output.line("\(mark)  \(check.name): \(check.detail)")
+            if let fix = check.fix, check.status != .ok { output.line("        → \(fix)") }
         }
-        if checks.contains(where: { $0.status == "fail" }) { throw ExitCode(1) }
     }
 }
