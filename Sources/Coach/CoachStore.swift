@@ -139,8 +139,9 @@ public struct CoachStore: Sendable {
         let cached = user.flatMap { user in try? database().contextProfile(userID: user) }
         let store = self
         return try await read(
-            CoachPlugin.contextPolicy(ttl: contextTTL), noun: "context profile",
-            cached: cached.map { CachedRead<ContextProfile?>.Entry($0.profile, savedAt: $0.cachedAt) }, refresh: refresh,
+            // --refresh asks first, as remote-first reads do: the stored copy still answers a failure.
+            refresh ? CachePolicy.remoteFirst : CoachPlugin.contextPolicy(ttl: contextTTL), noun: "context profile",
+            cached: cached.map { CachedRead<ContextProfile?>.Entry($0.profile, savedAt: $0.cachedAt) },
             unavailable: { CoachError.notCached(what: "your context profile", reason: Self.reason($0)) },
             fetch: {
                 let api = try await store.api()

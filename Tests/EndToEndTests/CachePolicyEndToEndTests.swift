@@ -84,18 +84,30 @@ struct CachePolicyEndToEndTests {
             }
         }
         #expect(keys == [["kind", "ageSeconds", "stale", "reason", "notice"]])
+        // An explicit refresh of the context profile asks first, and its copy still answers.
+        let context = try brados(["coach", "context", "--refresh", "--json"], url)
+        #expect(context.status == 0, "\(context.stderr)")
+        #expect(notices(context).count == 1, "\(context.stderr)")
     }
 
     @Test("an expired session: every domain exits 4, and the advice names the service to sign in to")
     func expiredSession() async throws {
         let server = try ServerProcess()
         let conversation = try fill(server)
+        // Stale copies (visits, plan) must not answer an expired session either.
+        #expect(try brados(["config", "set", "visits.ttl", "0s"], server.url).status == 0)
+        let planFile = home.url.appendingPathComponent("cache/users/default/plan/plan.json")
+        var plan = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: planFile)) as? [String: Any])
+        plan["cachedAt"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-2 * 86400))
+        try JSONSerialization.data(withJSONObject: plan).write(to: planFile)
         // Every request, the token renewals included, is refused as unauthorized.
         try await server.addFault(#"{"match":"*","status":401}"#)
         let networkReads: [(domain: String, arguments: [String], service: String?)] = [
             ("mealplan", ["mealplan", "refresh"], nil), ("visits", ["visits", "list", "--refresh"], nil),
             ("library", ["library", "albums", "--refresh"], nil), ("coach", ["coach", "conversations"], "supabase"),
             ("coach show", ["coach", "show", conversation], "supabase"), ("plan", ["plan", "refresh"], nil),
+            ("visits (stale copy)", ["visits", "list", "--json"], nil), ("plan (stale copy)", ["plan", "show", "--json"], nil),
+            ("coach context (stale copy)", ["coach", "context", "--refresh"], "supabase"),
         ]
         for read in networkReads {
             let result = try brados(read.arguments, server.url)
@@ -131,6 +143,12 @@ struct CachePolicyEndToEndTests {
         #expect(fromEnvironment.status == 64)
         #expect(fromEnvironment.stderr.contains("Invalid value '0s' for BRADOS_PLAN_TTL"), "\(fromEnvironment.stderr)")
         #expect(fromEnvironment.stderr.contains("Fix or unset the environment variable BRADOS_PLAN_TTL."), "\(fromEnvironment.stderr)")
+
+        // A bad network.timeout stops network commands with its name, never the commands that fix it.
+        let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_NETWORK_TIMEOUT": "0s"]
+        #expect(try BuiltProducts.run("brados", ["config", "list"], environment: environment).status == 0)
+        let network = try BuiltProducts.run("brados", ["visits", "list", "--refresh"], environment: environment)
+        #expect(network.status == 64 && network.stderr.contains("BRADOS_NETWORK_TIMEOUT"), "\(network.stderr)")
 
         // An archive limit names its key and value, and how to fix it.
         let archive = home.url.appendingPathComponent("some.tar.zst")

@@ -55,7 +55,8 @@ struct LibraryTests {
         future.formatVersion = 2
         try JSONCoding.encode(future).write(to: dir.path("snapshot.json"))
         #expect(store.load() == nil)
-        #expect(!FileManager.default.fileExists(atPath: dir.path("snapshot.json").path))
+        // Left for the brados that wrote it (the next save here replaces it).
+        #expect(FileManager.default.fileExists(atPath: dir.path("snapshot.json").path))
     }
 
     @Test("duplicates (same title, artist, year) are dropped, keeping the first")

@@ -45,7 +45,7 @@ public struct AppEnvironment: Sendable {
             settings: settings, paths: paths, profile: profile.name,
             transport: settings.isOffline
                 ? OfflineTransport()
-                : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: try settings.networkTimeout()),
+                : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: (try? settings.networkTimeout()) ?? .seconds(30)),
             embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
             accounts: ServiceDescription.all(plugins).reduce(into: [:]) { accounts, described in
                 if let account = described.account { accounts[described.service] = account(settings, now) }
@@ -75,8 +75,11 @@ public struct AppEnvironment: Sendable {
 
     /// A client for a service, signed in as the profile.
     /// - Throws: ``NetworkError/offlineMode`` when offline (before any socket exists).
+    /// - Throws: ``ConfigError`` for an invalid `network.timeout` (checked here, not at start-up,
+    ///   so `config set`/`unset` and `doctor` still work to fix it).
     public func client(for service: Service, authScheme: AuthScheme = .bearer) async throws -> APIClient {
-        try await network.client(for: service, authScheme: authScheme)
+        _ = try settings.networkTimeout()
+        return try await network.client(for: service, authScheme: authScheme)
     }
 
     /// The services of this environment's plugins (the account service first).

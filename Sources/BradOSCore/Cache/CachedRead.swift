@@ -142,8 +142,14 @@ public struct CachedRead<Value: Sendable> {
             }
             return .cached(changed: try rerenderIfChanged(value, live))
         } catch where policy.answers(error) {
-            notice(DataSource.wording(.revalidationFailed(reason: error.summaryText), noun: noun))
-            if mode == .script { try render(value, cached) }
+            let text = DataSource.wording(.revalidationFailed(reason: error.summaryText), noun: noun)
+            notice(text)
+            if mode == .script {
+                var shown = cached
+                shown.reason = error.summaryText
+                shown.notice = text
+                try render(value, shown)
+            }
             return .cached(changed: nil)
         }
     }

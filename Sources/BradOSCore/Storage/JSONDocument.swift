@@ -76,8 +76,8 @@ public protocol VersionedDocument: Codable, Sendable {
 }
 
 /// The one versioned JSON cache file: a ``JSONDocument`` whose value of another format
-/// version (an older or newer brados wrote it) reads as missing and is removed, like a
-/// corrupt one. Thread-safe.
+/// version (an older or newer brados wrote it) reads as missing. It is left in place (another
+/// brados sharing the profile may read it) until the next save replaces it. Thread-safe.
 public struct VersionedJSONDocument<Value: VersionedDocument>: Sendable {
     public let document: JSONDocument<Value>
     public var url: URL { document.url }
@@ -86,13 +86,9 @@ public struct VersionedJSONDocument<Value: VersionedDocument>: Sendable {
         document = JSONDocument(url: url, logger: logger)
     }
 
-    /// The stored value, or `nil` when missing, undecodable or of another version (then removed).
+    /// The stored value, or `nil` when missing, undecodable or of another version.
     public func load() -> Value? {
-        guard let value = document.load() else { return nil }
-        guard value.formatVersion == Value.currentFormatVersion else {
-            try? document.remove()
-            return nil
-        }
+        guard let value = document.load(), value.formatVersion == Value.currentFormatVersion else { return nil }
         return value
     }
 
