@@ -43,17 +43,12 @@ public struct CoachStore: Sendable {
         self.api = api
     }
 
-    /// Runs the shared ``CachedRead`` for one read and returns what it shows.
-    private func read<Value: Sendable>(_ policy: CachePolicy, noun: String, cached: CachedRead<Value>.Entry?, refresh: Bool = false,
+    /// Carries out `policy` for one read with the shared ``CachedRead``.
+    private func read<Value: Sendable>(_ policy: CachePolicy, noun: String, cached: CachedRead<Value>.Entry?,
                                        unavailable: @escaping (any Error) -> any Error,
                                        fetch: @escaping @Sendable () async throws -> Value) async throws -> (Value, DataSource) {
-        var shown: (Value, DataSource)?
-        let read = CachedRead<Value>(
-            policy: policy, mode: .script, offline: offline, noun: noun, now: now,
-            fetch: { _ in try await fetch() }, render: { shown = ($0, $1) }, notice: notice, unavailable: unavailable)
-        try await read.run(cached, refresh: refresh)
-        guard let shown else { throw unavailable(NetworkError.offlineMode) }
-        return shown
+        try await CachedRead<Value>.answer(policy: policy, offline: offline, noun: noun, now: now, cached: cached,
+                                           notice: notice, unavailable: unavailable, fetch: fetch)
     }
 
     /// The user's conversations, most recently updated first.

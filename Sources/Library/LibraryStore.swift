@@ -99,19 +99,14 @@ public struct LibraryStore: Sendable {
                 CachedRead<AlbumDetail>.Entry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
             }
         }
-        var shown: (AlbumDetail, DataSource)?
         let api = self.api
-        let read = CachedRead<AlbumDetail>(
-            policy: LibraryPlugin.detailPolicy, mode: .script, offline: offline, noun: "album details", now: now,
-            fetch: { _ in
-                do { return try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
-                    throw LibraryError.noSuchAlbum(ratingKey)
-                }
-            },
-            render: { shown = ($0, $1) }, notice: notice)
-        try await read.run(cached)
-        guard let shown else { throw LibraryError.noSuchAlbum(ratingKey) }
-        return shown
+        let shown = try await CachedRead<AlbumDetail>.answer(
+            policy: LibraryPlugin.detailPolicy, offline: offline, noun: "album details", now: now, cached: cached, notice: notice) {
+            do { return try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
+                throw LibraryError.noSuchAlbum(ratingKey)
+            }
+        }
+        return (shown.value, shown.source)
     }
 
     /// The album for a rating key: from the snapshot, else live.

@@ -50,16 +50,11 @@ public struct MealPlanStore: Sendable {
     /// request, else from the API.
     /// - Throws: ``MealPlanError/noPlanYet``, ``NetworkError`` (offline when not cached), ``AuthError``.
     public func latest() async throws -> Loaded {
-        var loaded: Loaded?
         let store = self
-        let read = CachedRead<MealPlanSession>(
-            policy: MealPlanPlugin.cachePolicy, mode: .script, offline: false, noun: "meal plan", now: now,
-            fetch: { _ in try await store.fetch().session },
-            render: { loaded = Loaded(session: $0, source: $1) },
-            notice: { [logger] in logger.notice("\($0)") })
-        try await read.run(cache.cached().map { .init($0.session, savedAt: $0.cachedAt) })
-        guard let loaded else { throw MealPlanError.noPlanYet }
-        return loaded
+        let shown = try await CachedRead<MealPlanSession>.answer(
+            policy: MealPlanPlugin.cachePolicy, offline: false, noun: "meal plan", now: now,
+            cached: cache.cached().map { .init($0.session, savedAt: $0.cachedAt) }) { try await store.fetch().session }
+        return Loaded(session: shown.value, source: shown.source)
     }
 
     /// Bypasses the cache and fetches from the API (the app's long-press), then replaces the

@@ -61,20 +61,14 @@ public struct VisitsStore: Sendable {
     public func visit(id: String, offline: Bool = false, notice: @escaping (String) -> Void = { _ in }) async throws -> (visit: Visit, source: DataSource) {
         var policy = self.policy
         policy.revalidation = .never
-        var shown: (Visit, DataSource)?
         let cached = cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedRead<Visit>.Entry($0, savedAt: entry.savedAt) } }
         let api = self.api
-        let read = CachedRead<Visit>(
-            policy: policy, mode: .script, offline: offline, noun: "visits", now: now,
-            fetch: { _ in
-                do { return try await api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
-                    throw VisitsError.notFound(id: id)
-                }
-            },
-            render: { shown = ($0, $1) }, notice: notice)
-        try await read.run(cached)
-        guard let shown else { throw VisitsError.notFound(id: id) }
-        return shown
+        let shown = try await CachedRead<Visit>.answer(policy: policy, offline: offline, noun: "visits", now: now, cached: cached, notice: notice) {
+            do { return try await api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
+                throw VisitsError.notFound(id: id)
+            }
+        }
+        return (shown.value, shown.source)
     }
 
     /// Creates a visit and adds it to the cache.

@@ -162,3 +162,22 @@ public struct CachedRead<Value: Sendable> {
         return try await fetch { done, total in indicator.update(done: done, total: total) }
     }
 }
+
+extension CachedRead {
+    /// Carries out `policy` for a store that returns its answer instead of rendering it (one
+    /// value, script mode: no early presentation, no background refresh).
+    /// - Returns: the value to show and where it came from.
+    /// - Throws: as ``run(_:refresh:)``.
+    public static func answer(policy: CachePolicy, offline: Bool, noun: String, now: @escaping @Sendable () -> Date,
+                              cached: Entry?, refresh: Bool = false, notice: @escaping (String) -> Void = { _ in },
+                              unavailable: @escaping (any Error) -> any Error = { $0 },
+                              fetch: @escaping @Sendable () async throws -> Value) async throws -> (value: Value, source: DataSource) {
+        var shown: (Value, DataSource)?
+        let read = CachedRead(policy: policy, mode: .script, offline: offline, noun: noun, now: now,
+                              fetch: { _ in try await fetch() }, render: { shown = ($0, $1) }, notice: notice, unavailable: unavailable)
+        try await read.run(cached, refresh: refresh)
+        // Every path of `run` renders once or throws.
+        guard let shown else { throw unavailable(NetworkError.offlineMode) }
+        return shown
+    }
+}
