@@ -115,12 +115,12 @@ public struct PlanRenderer: Sendable {
             }
             func text(_ error: (any Error)?) -> String? { error.map(\.summaryText) }
             return try output.json(Document(
-                queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error.summary) },
+                queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error.summaryText) },
                 remaining: report.remaining, stoppedBy: text(report.stoppedBy), recomputeError: text(report.recomputeError),
                 plan: report.plan?.data, change: report.plan?.change))
         }
         for operation in report.applied { output.line("Sent \(operation.summary).") }
-        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error.summary)") }
+        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error.summaryText)") }
         if let error = report.stoppedBy, !report.remaining.isEmpty {
             output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \(error.summaryText)")
         }

@@ -13,7 +13,7 @@ public struct PlanResult: Sendable, Equatable {
 /// What `plan sync` (or `plan weight`) did with the queue.
 public struct SyncReport: Sendable {
     public var applied: [PendingOperation] = []
-    public var dropped: [(operation: PendingOperation, error: PlanError)] = []
+    public var dropped: [(operation: PendingOperation, error: any Error)] = []
     /// The retryable failure that stopped the replay, if one did.
     public var stoppedBy: (any Error)?
     /// The plan recomputed after the applied changes.
@@ -158,11 +158,11 @@ public struct PlanStore: Sendable {
     /// replay the same operation). An operation leaves the queue only once the server
     /// confirmed it; a failure worth retrying stops the replay and keeps the rest in order; a
     /// refusal is reported and dropped. After any applied change the plan is recomputed once.
-    /// - Throws: ``PlanError/noConnection(offlineMode:)`` when offline (the queue is untouched), ``StorageError``.
+    /// - Throws: ``NetworkError/offlineMode`` when offline (the queue is untouched), ``StorageError``.
     /// - Parameter includeImported: send changes that arrived in an imported archive too
     ///   (paused otherwise: they stay queued, in order).
     public func sync(includeImported: Bool = false) async throws -> SyncReport {
-        if offline { throw PlanError.noConnection(offlineMode: true) }
+        if offline { throw NetworkError.offlineMode }
         return try await timed("plan sync") {
             try await queue.withReplayLock {
                 var report = SyncReport()
@@ -175,8 +175,9 @@ public struct PlanStore: Sendable {
                     } catch {
                         // Only a definite "no" drops a change; anything else (no network, a server
                         // failure, an answer that does not decode, an expired session) keeps it.
-                        if let refusal = PlanError.map(error) as? PlanError, refusal.isRefusal {
-                            logger.warning("dropped \(operation.summary): \(refusal.summary)")
+                        if PlanError.isRefusal(error) {
+                            let refusal = PlanError.map(error)
+                            logger.warning("dropped \(operation.summary): \(refusal.summaryText)")
                             report.dropped.append((operation, refusal))
                             try queue.remove(id: operation.id)
                             continue

@@ -15,7 +15,8 @@ struct PlanQueueTests {
         let queued = try PendingQueue(url: setup.queueURL).all()
         #expect(queued == [operation])
         #expect(queued[0].weightKg == 84.5 && queued[0].kind == .updateWeight)
-        await #expect(throws: PlanError.noConnection(offlineMode: true)) { try await setup.store(offline: true).sync() }
+        let offline = await #expect(throws: NetworkError.self) { try await setup.store(offline: true).sync() }
+        guard case .offlineMode? = offline else { Issue.record("\(String(describing: offline))"); return }
         #expect(try PendingQueue(url: setup.queueURL).all().count == 1)
     }
 
@@ -73,7 +74,7 @@ struct PlanQueueTests {
         }
         let first = try await setup.store().sync()
         #expect(first.dropped.isEmpty && first.remaining.map(\.weightKg) == [81, 82])
-        #expect(first.stoppedBy as? PlanError == .invalidResponse("not valid JSON"))
+        guard case .invalidResponse? = first.stoppedBy as? NetworkError else { Issue.record("\(String(describing: first.stoppedBy))"); return }
         setup.api.set {
             $0.updateFailures[81] = NetworkError.http(status: 403, method: "PUT", path: "/auth/profile", message: nil, retryAfter: nil)
         }
@@ -145,7 +146,8 @@ struct PlanRESTTests {
     func retriesOnServerErrors() async throws {
         let clock = ManualClock()
         let transport = StubTransport { _, _ in .json(#"{"error":"boom"}"#, status: 500) }
-        await #expect(throws: PlanError.serverError(500, "boom")) { try await client(transport, clock: clock).generate(forceRecompute: false) }
+        let failure = await #expect(throws: NetworkError.self) { try await client(transport, clock: clock).generate(forceRecompute: false) }
+        guard case .http(500, _, _, "boom", _)? = failure else { Issue.record("\(String(describing: failure))"); return }
         #expect(transport.requests.count == 4)
         #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4)])
         let lost = StubTransport { _, index in
@@ -177,10 +179,10 @@ struct PlanRESTTests {
         #expect(clock.sleeps == [.seconds(3)])
         let long = StubTransport { _, _ in .json("{}", status: 429, headers: [("Retry-After", "120")]) }
         let longClock = ManualClock()
-        await #expect(throws: PlanError.rateLimited(retryAfter: .seconds(120))) { try await client(long, clock: longClock).generate(forceRecompute: false) }
+        let limited = try #require(await #expect(throws: NetworkError.self) { try await client(long, clock: longClock).generate(forceRecompute: false) })
         #expect(long.requests.count == 1 && longClock.sleeps.isEmpty)
-        #expect(PlanError.rateLimited(retryAfter: .seconds(120)).summary.contains("120"))
-        #expect(PlanError.rateLimited(retryAfter: nil).kind == .rateLimited)
+        #expect(limited.retryAfter == .seconds(120) && limited.kind == .rateLimited && ExitStatus.code(for: limited) == 9)
+        #expect(limited.recovery == "The server is rate limiting; wait 120 s and try again.")
     }
 
     @Test("503 is maintenance; success false or the wrong shape is an invalid response")
@@ -189,26 +191,37 @@ struct PlanRESTTests {
         let maintenance = StubTransport { _, _ in .json("{}", status: 503) }
         await #expect(throws: PlanError.maintenance) { try await client(maintenance, clock: clock).generate(forceRecompute: false) }
         let unsuccessful = StubTransport { _, _ in .json(#"{"success":false,"error":"no"}"#) }
-        await #expect(throws: PlanError.self) { try await client(unsuccessful, clock: clock).generate(forceRecompute: false) }
+        let unsuccessfulError = await #expect(throws: PlanError.self) { try await client(unsuccessful, clock: clock).generate(forceRecompute: false) }
+        #expect(unsuccessfulError == .invalidResponse("success was false: no"))
+        // The wrong shape is the core's invalid response, worded like every domain's.
         let wrong = StubTransport { _, _ in .json(#"{"success":true,"data":{"plan":42}}"#) }
-        let error = await #expect(throws: PlanError.self) { try await client(wrong, clock: clock).generate(forceRecompute: false) }
+        let error = await #expect(throws: NetworkError.self) { try await client(wrong, clock: clock).generate(forceRecompute: false) }
         guard case .invalidResponse? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(ExitStatus.code(for: try #require(error)) == 6)
     }
 
-    @Test("every error has a message, a recovery where one helps, a retryability and an exit code")
+    @Test("every plan error has a message, a recovery, a retryability and an exit code; network failures stay the core's")
     func taxonomy() {
         let all: [PlanError] = [.notFound, .onboardingIncomplete("x"), .invalidInput("x", fromServer: false), .invalidInput("x", fromServer: true),
-                                .invalidResponse("x"), .networkError("x"), .timeout, .noConnection(offlineMode: true), .noConnection(offlineMode: false),
-                                .serverError(500, "x"), .rateLimited(retryAfter: .seconds(5)), .maintenance, .invalidTargets("x")]
-        let codes = all.map { ExitStatus.code(for: $0) }
-        #expect(codes == [3, 7, 64, 7, 6, 6, 5, 5, 5, 6, 9, 6, 8])
-        #expect(all.allSatisfy { !$0.summary.isEmpty })
-        #expect(all.filter { $0.recovery == nil }.isEmpty)
-        #expect(all.filter(\.isRetryable).count == 7)
-        #expect(all.filter(\.isRefusal).count == 4)
-        #expect(ExitStatus.code(for: PlanError.notFound) == 3)
-        #expect(ExitStatus.code(for: PlanError.invalidTargets("x")) == 8)
-        #expect(ExitStatus.code(for: PlanError.invalidInput("x", fromServer: false)) == 64)
-        #expect(ExitStatus.code(for: PlanError.noConnection(offlineMode: false)) == 5)
+                                .invalidResponse("x"), .maintenance, .invalidTargets("x")]
+        #expect(all.map { ExitStatus.code(for: $0) } == [3, 7, 64, 7, 6, 6, 8])
+        #expect(all.allSatisfy { !$0.summary.isEmpty && $0.recovery != nil })
+        #expect(all.filter(\.isRetryable) == [.maintenance])
+        func http(_ status: Int, _ message: String? = nil) -> NetworkError {
+            .http(status: status, method: "POST", path: "/v1/plans/generate", message: message, retryAfter: nil)
+        }
+        // The service's own meanings of a status; everything else is left to the core.
+        #expect(PlanError.map(http(404)) as? PlanError == .notFound)
+        #expect(PlanError.map(http(503)) as? PlanError == .maintenance)
+        #expect(PlanError.map(http(422, "weight")) as? PlanError == .invalidInput("weight", fromServer: true))
+        #expect(PlanError.map(http(400, "Complete onboarding first")) as? PlanError == .onboardingIncomplete("Complete onboarding first"))
+        for kept: NetworkError in [http(500), http(502), http(429), http(401), http(403), .offlineMode, .timedOut(host: "h"),
+                                   .unreachable(host: "h", reason: "refused"), .connectionLost(host: "h", reason: "reset")] {
+            #expect(PlanError.map(kept) is NetworkError, "\(kept)")
+        }
+        // A refusal drops a queued change; anything that may pass later keeps it.
+        #expect([http(400), http(403), http(404), http(409), http(422)].allSatisfy { PlanError.isRefusal($0) })
+        #expect(![http(401), http(408), http(429), http(500), http(503), NetworkError.offlineMode, NetworkError.timedOut(host: "h")]
+            .contains { PlanError.isRefusal($0) })
     }
 }

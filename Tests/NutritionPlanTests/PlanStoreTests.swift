@@ -64,12 +64,13 @@ struct PlanStoreTests {
         let fetched = try await interactive(setup.store())
         #expect(fetched.shown.map(\.source) == [.network] && fetched.reshown.isEmpty)
         setup.clock.advance(by: .seconds(7200))
-        setup.api.set { $0.generateFailure = PlanError.noConnection(offlineMode: false) }
+        let unreachable = NetworkError.unreachable(host: "127.0.0.1", reason: "connection refused")
+        setup.api.set { $0.generateFailure = unreachable }
         let fallback = try await interactive(setup.store())
         let source = try #require(fallback.shown.first?.source)
         #expect(source.kind == .cache && source.stale && source.age == 7200)
-        #expect(source.reason == PlanError.noConnection(offlineMode: false).summary)
-        #expect(fallback.notices == ["showing cached plan from 2 h ago: \(PlanError.noConnection(offlineMode: false).summary)"])
+        #expect(source.reason == unreachable.summary)
+        #expect(fallback.notices == ["showing cached plan from 2 h ago: \(unreachable.summary)"])
         #expect(fallback.shown.first?.data == Fixtures.plan())
         // Offline (--offline), past the TTL: the cached plan, with no request at all.
         let calls = setup.api.calls.count
@@ -98,8 +99,8 @@ struct PlanStoreTests {
         #expect(setup.api.calls == ["generate", "generate(force)"])
         _ = try await setup.store().refresh()
         #expect(setup.api.calls.last == "generate")
-        setup.api.set { $0.generateFailure = PlanError.serverError(500, "boom") }
-        await #expect(throws: PlanError.self) { try await setup.store().refresh() }
+        setup.api.set { $0.generateFailure = NetworkError.http(status: 500, method: "POST", path: "/v1/plans/generate", message: "boom", retryAfter: nil) }
+        await #expect(throws: NetworkError.self) { try await setup.store().refresh() }
         #expect(PlanCache(directory: setup.cacheDirectory).load()?.data == Fixtures.plan())
     }
 

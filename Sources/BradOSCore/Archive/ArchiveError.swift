@@ -24,6 +24,8 @@ public enum ArchiveError: BradOSError, Equatable {
     /// `--replace` would drop changes the profile queued and has not sent.
     /// `send`: the command that sends them (the domain's own).
     case pendingChanges(domain: String, profile: String, count: Int, send: String)
+    /// The file `cache export` would write exists and `--overwrite` was not given.
+    case destinationExists(path: String)
 
     public var summary: String {
         switch self {
@@ -48,6 +50,7 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .targetNotEmpty(domains): "Profile already has data for \(domains.joined(separator: ", "))."
         case let .changedDuringExport(path): "'\(path)' changed while it was being exported."
         case let .unknownDomain(name): "There is no domain '\(name)' in the archive or in brados."
+        case let .destinationExists(path): "\(path) already exists."
         case let .pendingChanges(domain, profile, count, _):
             "Profile '\(profile)' has \(count) queued \(domain) change\(count == 1 ? "" : "s") not sent yet, which --replace would drop."
         }
@@ -68,6 +71,7 @@ public enum ArchiveError: BradOSError, Equatable {
         case .targetNotEmpty: "Pass --replace (the archive's data replaces it) or --merge (files from the archive are added or overwrite), or --dry-run to see what would change."
         case .changedDuringExport: "Nothing was written. Run the export again (another brados was writing)."
         case .unknownDomain: "List the archive's domains with `brados cache verify FILE`."
+        case .destinationExists: "Pass --overwrite, or choose another name with -o."
         case let .pendingChanges(_, _, _, send):
             "Nothing was imported. Send them first (`\(send)`), import with --merge (they are kept), or add --discard-pending to drop them."
         }
@@ -76,7 +80,7 @@ public enum ArchiveError: BradOSError, Equatable {
     public var kind: FailureKind {
         switch self {
         case .io, .libarchiveUnavailable: .general
-        case .targetNotEmpty, .unknownDomain: .usage
+        case .targetNotEmpty, .unknownDomain, .destinationExists: .usage
         case .foreignAccount, .pendingChanges: .rejected
         case .changedDuringExport: .general
         default: .integrity

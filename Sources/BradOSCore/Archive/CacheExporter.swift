@@ -68,6 +68,25 @@ public struct CacheExporter: Sendable {
         var unlinkedCopy: Int32?
     }
 
+    /// Writes the archive to the file `destination`, named only once whole: a failed or killed
+    /// export leaves no half archive and no temporary file, and an existing file is replaced
+    /// only with `overwrite` (also when the name is taken while the archive is written).
+    /// - Throws: ``ArchiveError/destinationExists(path:)``, and what ``export(to:options:progress:)`` throws.
+    public func export(toFile destination: URL, overwrite: Bool, options: Options,
+                       progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Report {
+        if FileSystem.exists(destination), !overwrite { throw ArchiveError.destinationExists(path: destination.path) }
+        let file = try UnnamedFile(destination: destination)
+        do {
+            let report = try export(to: file.descriptor, options: options, progress: progress)
+            try file.publish(overwrite: overwrite)
+            return report
+        } catch {
+            file.discard()
+            if case StorageError.io(_, _, EEXIST) = error, !overwrite { throw ArchiveError.destinationExists(path: destination.path) }
+            throw error
+        }
+    }
+
     /// Writes the archive to `fd`.
     /// - Parameter progress: bytes written and the total, as it goes.
     /// - Throws: ``ArchiveError``, ``StorageError``, ``ConfigError`` for an unknown domain.

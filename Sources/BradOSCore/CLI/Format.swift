@@ -50,6 +50,11 @@ public enum Format {
         return text == "-0" ? "0" : text
     }
 
+    /// `1 file`, `2 files`, `1,024 files`.
+    public static func count(_ value: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count(value)) \(value == 1 ? noun : plural ?? noun + "s")"
+    }
+
     /// `2,252`: thousands separated by commas (no locale lookup, so no ICU start-up cost).
     public static func count(_ value: Int) -> String {
         let digits = String(abs(value))

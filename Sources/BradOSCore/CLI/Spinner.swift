@@ -60,6 +60,14 @@ public final class Spinner: Sendable {
         return try await body()
     }
 
+    /// Runs blocking `body` with a spinner it can update with progress; the spinner is
+    /// erased however `body` ends.
+    public static func showing<T>(_ message: String, io: any TerminalIO, enabled: Bool = true, _ body: (Spinner?) throws -> T) rethrows -> T {
+        let spinner = enabled ? Spinner(io: io, message: message) : nil
+        defer { spinner?.stop() }
+        return try body(spinner)
+    }
+
     /// Stops and erases the spinner line.
     public func stop() {
         guard let task else { return }

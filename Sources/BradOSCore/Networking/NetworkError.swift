@@ -44,11 +44,11 @@ public enum NetworkError: BradOSError {
         case .unreachable, .timedOut:
             "Check your connection and the server URL (`brados config get server`); cached data stays available with --offline."
         case .connectionLost, .operationTimedOut: "Try again in a moment."
-        case let .http(status, _, _, _, _):
+        case let .http(status, _, _, _, retryAfter):
             switch status {
             case 404: "Check the id or name you gave."
             case 403: "The account is not allowed to do this; check the profile (`brados auth status`)."
-            case 429: "The server is rate limiting; wait a little and try again."
+            case 429: "The server is rate limiting; wait \(retryAfter.map { "\($0.components.seconds) s" } ?? "a little") and try again."
             case 500...: "The server had a problem; try again later."
             default: "Check the values you gave."
             }

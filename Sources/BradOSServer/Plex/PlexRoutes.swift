@@ -12,104 +12,136 @@ struct PlexRoutes {
 
     static let version = "1.40.2.8395-c67dce28e"
 
+    /// The routes; each handler below answers one of them. Every route but `/identity` needs a token.
     func register<Context: RequestContext>(on router: Router<Context>) {
-        router.get("/identity") { request, _ in
-            try MediaContainer(attributes: [("size", 0), ("claimed", false), ("machineIdentifier", catalogue.machineIdentifier),
-                                            ("version", Self.version)]).response(for: request)
-        }
-        router.get("/") { request, _ in
-            try authenticate(request)
-            return try MediaContainer(attributes: [
-                ("size", 0), ("friendlyName", "brados reference"), ("machineIdentifier", catalogue.machineIdentifier),
-                ("version", Self.version), ("platform", "Linux"), ("platformVersion", "6.1"), ("myPlex", false),
-                ("transcoderAudio", true), ("transcoderVideo", false), ("updatedAt", 1_700_000_000),
-            ]).response(for: request)
-        }
-        router.get("/library") { request, _ in
-            try authenticate(request)
-            let directories = [("sections", "Library Sections"), ("recentlyAdded", "Recently Added Content"), ("onDeck", "On Deck Content")]
-            return try MediaContainer(attributes: [("size", directories.count), ("allowSync", false), ("title1", "Plex Library")],
-                                      elements: directories.map { .init(jsonKey: "Directory", xmlTag: "Directory", attributes: [("key", $0.0), ("title", $0.1)]) })
-                .response(for: request)
-        }
-        router.get("/library/sections") { request, _ in
-            try authenticate(request)
-            let section = MediaContainer.Element(jsonKey: "Directory", xmlTag: "Directory", attributes: [
-                ("allowSync", false), ("art", "/:/resources/artist-fanart.jpg"), ("key", catalogue.sectionKey), ("type", "artist"),
-                ("title", "Music"), ("agent", "tv.plex.agents.music"), ("scanner", "Plex Music"), ("language", "en-US"),
-                ("uuid", catalogue.sectionUUID), ("updatedAt", 1_700_000_000), ("createdAt", 1_600_000_000),
-            ])
-            return try MediaContainer(attributes: [("size", 1), ("allowSync", false), ("title1", "Plex Library")], elements: [section])
-                .response(for: request)
-        }
+        router.get("/identity") { request, _ in try identity().response(for: request) }
+        router.get("/") { request, _ in try authenticated(request) { try serverInfo().response(for: request) } }
+        router.get("/library") { request, _ in try authenticated(request) { try libraryRoot().response(for: request) } }
+        router.get("/library/sections") { request, _ in try authenticated(request) { try sections().response(for: request) } }
         router.get("/library/sections/{section}/all") { request, context in
-            try authenticate(request)
-            try requireSection(context)
-            let type = request.uri.queryParameters.get("type") ?? "9"
-            if type == "18" { return try page(catalogue.collections, request: request, container: [("librarySectionID", 1)], element: collectionElement) }
-            guard type == "9" else {
-                // Artists (type 8, the section's default listing).
-                let artists = Dictionary(grouping: catalogue.albums, by: \.artistKey).values.compactMap(\.first).sorted { $0.artist < $1.artist }
-                return try page(artists, request: request, container: [("librarySectionID", 1), ("viewGroup", "artist")]) { album in
-                    .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
-                        ("ratingKey", album.artistKey), ("key", "/library/metadata/\(album.artistKey)/children"), ("type", "artist"), ("title", album.artist),
-                    ])
-                }
-            }
-            return try page(catalogue.albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
+            try authenticated(request, section: context) { try sectionListing(type: request.uri.queryParameters.get("type") ?? "9", request: request) }
         }
         router.get("/library/sections/{section}/albums") { request, context in
-            try authenticate(request)
-            try requireSection(context)
-            return try page(catalogue.albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
+            try authenticated(request, section: context) { try albums(catalogue.albums, request: request) }
         }
         router.get("/library/sections/{section}/collections") { request, context in
-            try authenticate(request)
-            try requireSection(context)
-            return try page(catalogue.collections, request: request, container: [("librarySectionID", 1)], element: collectionElement)
+            try authenticated(request, section: context) { try collections(request: request) }
         }
         router.get("/library/collections/{key}/children") { request, context in
-            try authenticate(request)
-            let key = try context.parameters.require("key")
-            guard let collection = catalogue.collections.first(where: { $0.ratingKey == key }) else {
-                throw HTTPError(.notFound)
-            }
-            let albums = collection.albumKeys.compactMap { catalogue.albumsByKey[$0] }
-            return try page(albums, request: request, container: [("title1", collection.title)], element: albumElement)
+            try authenticated(request) { try collectionChildren(key: try context.parameters.require("key"), request: request) }
         }
         router.get("/library/metadata/{key}") { request, context in
-            try authenticate(request)
-            guard let album = catalogue.albumsByKey[try context.parameters.require("key")] else { throw HTTPError(.notFound) }
-            var element = albumElement(album)
-            element.attributes += [("summary", "\(album.title) by \(album.artist), \(album.year)."), ("studio", album.studio)]
-            element.children = [.init(jsonKey: "Genre", xmlTag: "Genre", attributes: [("tag", album.genre)])]
-            return try MediaContainer(attributes: [("size", 1)], elements: [element]).response(for: request)
+            try authenticated(request) { try metadata(key: try context.parameters.require("key")).response(for: request) }
         }
         // The artwork paths themselves (what clients such as python-plexapi's thumbUrl fetch).
         for kind in ["thumb", "art"] {
             router.get("/library/metadata/{key}/\(kind)/{version}") { request, context in
-                try authenticate(request)
-                guard let album = catalogue.albumsByKey[try context.parameters.require("key")], album.thumb != nil else {
-                    throw HTTPError(.notFound)
-                }
-                let image = artworkCache.image(key: "\(album.ratingKey)/1024") { catalogue.artwork(for: album, size: 1024) }
-                return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: image)))
+                try authenticated(request) { try artwork(key: try context.parameters.require("key")) }
             }
         }
         router.get("/photo/{colon}/transcode") { request, context in
-            try authenticate(request)
-            guard context.parameters.get("colon") == ":" else { throw HTTPError(.notFound) }
-            let query = request.uri.queryParameters
-            guard let width = query.get("width").flatMap(Int.init), let height = query.get("height").flatMap(Int.init),
-                  (16...4096).contains(width), (16...4096).contains(height), let url = query.get("url")
-            else { throw HTTPError(.badRequest, message: "width, height (16-4096) and url are required.") }
-            let path = url.removingPercentEncoding ?? url
-            guard let album = catalogue.album(forArtworkPath: path) else { throw HTTPError(.notFound) }
-            let size = max(width, height)
-            let image = artworkCache.image(key: "\(album.ratingKey)/\(size)") { catalogue.artwork(for: album, size: size) }
-            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: image)))
+            try authenticated(request) {
+                guard context.parameters.get("colon") == ":" else { throw HTTPError(.notFound) }
+                return try transcode(request)
+            }
         }
+    }
+
+    func authenticated(_ request: Request, _ answer: () throws -> Response) throws -> Response {
+        try authenticate(request)
+        return try answer()
+    }
+
+    func authenticated<Context: RequestContext>(_ request: Request, section context: Context, _ answer: () throws -> Response) throws -> Response {
+        try authenticate(request)
+        guard context.parameters.get("section") == catalogue.sectionKey else { throw HTTPError(.notFound) }
+        return try answer()
+    }
+
+    // MARK: Handlers
+
+    func identity() -> MediaContainer {
+        MediaContainer(attributes: [("size", 0), ("claimed", false), ("machineIdentifier", catalogue.machineIdentifier), ("version", Self.version)])
+    }
+
+    func serverInfo() -> MediaContainer {
+        MediaContainer(attributes: [
+            ("size", 0), ("friendlyName", "brados reference"), ("machineIdentifier", catalogue.machineIdentifier),
+            ("version", Self.version), ("platform", "Linux"), ("platformVersion", "6.1"), ("myPlex", false),
+            ("transcoderAudio", true), ("transcoderVideo", false), ("updatedAt", 1_700_000_000),
+        ])
+    }
+
+    func libraryRoot() -> MediaContainer {
+        let directories = [("sections", "Library Sections"), ("recentlyAdded", "Recently Added Content"), ("onDeck", "On Deck Content")]
+        return MediaContainer(attributes: [("size", directories.count), ("allowSync", false), ("title1", "Plex Library")],
+                              elements: directories.map { .init(jsonKey: "Directory", xmlTag: "Directory", attributes: [("key", $0.0), ("title", $0.1)]) })
+    }
+
+    func sections() -> MediaContainer {
+        let section = MediaContainer.Element(jsonKey: "Directory", xmlTag: "Directory", attributes: [
+            ("allowSync", false), ("art", "/:/resources/artist-fanart.jpg"), ("key", catalogue.sectionKey), ("type", "artist"),
+            ("title", "Music"), ("agent", "tv.plex.agents.music"), ("scanner", "Plex Music"), ("language", "en-US"),
+            ("uuid", catalogue.sectionUUID), ("updatedAt", 1_700_000_000), ("createdAt", 1_600_000_000),
+        ])
+        return MediaContainer(attributes: [("size", 1), ("allowSync", false), ("title1", "Plex Library")], elements: [section])
+    }
+
+    /// `/all?type=`: 9 albums (what brados asks), 18 collections, anything else artists (8, the default listing).
+    func sectionListing(type: String, request: Request) throws -> Response {
+        switch type {
+        case "9": return try albums(catalogue.albums, request: request)
+        case "18": return try collections(request: request)
+        default:
+            let artists = Dictionary(grouping: catalogue.albums, by: \.artistKey).values.compactMap(\.first).sorted { $0.artist < $1.artist }
+            return try page(artists, request: request, container: [("librarySectionID", 1), ("viewGroup", "artist")]) { album in
+                .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
+                    ("ratingKey", album.artistKey), ("key", "/library/metadata/\(album.artistKey)/children"), ("type", "artist"), ("title", album.artist),
+                ])
+            }
+        }
+    }
+
+    func albums(_ albums: [PlexCatalogue.Album], request: Request) throws -> Response {
+        try page(albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
+    }
+
+    func collections(request: Request) throws -> Response {
+        try page(catalogue.collections, request: request, container: [("librarySectionID", 1)], element: collectionElement)
+    }
+
+    func collectionChildren(key: String, request: Request) throws -> Response {
+        guard let collection = catalogue.collections.first(where: { $0.ratingKey == key }) else { throw HTTPError(.notFound) }
+        let albums = collection.albumKeys.compactMap { catalogue.albumsByKey[$0] }
+        return try page(albums, request: request, container: [("title1", collection.title)], element: albumElement)
+    }
+
+    func metadata(key: String) throws -> MediaContainer {
+        guard let album = catalogue.albumsByKey[key] else { throw HTTPError(.notFound) }
+        var element = albumElement(album)
+        element.attributes += [("summary", "\(album.title) by \(album.artist), \(album.year)."), ("studio", album.studio)]
+        element.children = [.init(jsonKey: "Genre", xmlTag: "Genre", attributes: [("tag", album.genre)])]
+        return MediaContainer(attributes: [("size", 1)], elements: [element])
+    }
+
+    func artwork(key: String) throws -> Response {
+        guard let album = catalogue.albumsByKey[key], album.thumb != nil else { throw HTTPError(.notFound) }
+        let image = artworkCache.image(key: "\(album.ratingKey)/1024") { catalogue.artwork(for: album, size: 1024) }
+        return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: image)))
+    }
+
+    /// `/photo/:/transcode?width=&height=&url=`: the artwork at the larger of the two sizes.
+    func transcode(_ request: Request) throws -> Response {
+        let query = request.uri.queryParameters
+        guard let width = query.get("width").flatMap(Int.init), let height = query.get("height").flatMap(Int.init),
+              (16...4096).contains(width), (16...4096).contains(height), let url = query.get("url")
+        else { throw HTTPError(.badRequest, message: "width, height (16-4096) and url are required.") }
+        let path = url.removingPercentEncoding ?? url
+        guard let album = catalogue.album(forArtworkPath: path) else { throw HTTPError(.notFound) }
+        let size = max(width, height)
+        let image = artworkCache.image(key: "\(album.ratingKey)/\(size)") { catalogue.artwork(for: album, size: size) }
+        return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: image)))
     }
 
     func collectionElement(_ collection: PlexCatalogue.Collection) -> MediaContainer.Element {
@@ -147,10 +179,6 @@ struct PlexRoutes {
     /// A request header by name, case-insensitively.
     static func header(_ name: String, in request: Request) -> String? {
         request.headers.first { $0.name.canonicalName.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-
-    func requireSection<Context: RequestContext>(_ context: Context) throws {
-        guard context.parameters.get("section") == catalogue.sectionKey else { throw HTTPError(.notFound) }
     }
 
     /// The same access token serves as the Plex token on this reference server.

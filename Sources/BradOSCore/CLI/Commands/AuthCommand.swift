@@ -81,33 +81,13 @@ extension AuthCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
+            // Verified first: a renewed token shows in the status.
             let verified = check ? try await AuthService(env).verify() : nil
             var status = AuthService(env).status()
             status.verified = verified
+            try AuthRenderer(output: env.output, now: env.now()).status(status)
             // Like `gh auth status`: exit 4 when signed out, in both output formats.
-            if env.output.format == .json {
-                try env.output.json(status)
-                if !status.signedIn { throw AuthError.notSignedIn(profile: status.profile) }
-                return
-            }
-            env.output.line("Profile: \(status.profile)\(status.active ? " (active)" : "")")
-            guard status.signedIn else {
-                env.output.line("Not signed in.")
-                throw AuthError.notSignedIn(profile: status.profile)
-            }
-            func describe(_ session: AuthStatus.Session) -> String {
-                var text = "\(session.user) on \(session.server)"
-                if let expires = session.expiresAt {
-                    let left = expires.timeIntervalSince(env.now())
-                    text += left > 0 ? ", token valid for \(Format.age(left))" : ", token expired (renewed on next use)"
-                }
-                return text
-            }
-            if let account = status.account { env.output.line("Signed in as \(describe(account))") }
-            if let verified = status.verified { env.output.line("Verified with the server: \(verified.username) (\(verified.id))") }
-            for (service, session) in status.services.sorted(by: { $0.key < $1.key }) {
-                env.output.line("  \(service): \(describe(session))")
-            }
+            if !status.signedIn { throw AuthError.notSignedIn(profile: status.profile) }
         }
     }
 
@@ -137,11 +117,7 @@ extension AuthCommand {
 
         public func run() async throws {
             let env = try AppEnvironment.live(global)
-            let report = try await AuthService(env).logout()
-            if env.output.format == .json { return try env.output.json(report) }
-            let files = report.domains.reduce(0) { $0 + $1.files } + report.otherFiles
-            let bytes = report.domains.reduce(Int64(0)) { $0 + $1.bytes }
-            env.output.line("\(report.wasSignedIn ? "Signed out" : "Was not signed in"); erased \(files) files (\(Format.bytes(bytes))) of profile \(report.profile).")
+            try AuthRenderer(output: env.output, now: env.now()).loggedOut(try await AuthService(env).logout())
         }
     }
 }

@@ -38,45 +38,22 @@ extension CacheCommand {
             let env = try AppEnvironment.live(global)
             let compression = ArchiveCompression(rawValue: format)!
             let name = output ?? "brados-\(env.profile.name)-\(Format.day(env.now())).\(compression.rawValue)"
-            let toStdout = name == "-"
-            if toStdout, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
-            let destination = URL(fileURLWithPath: name)
+            let destination = name == "-" ? nil : URL(fileURLWithPath: name)
+            if destination == nil, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
             let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(env.credentials.load()),
                                          stagingRoot: CacheArchiveSupport.staging(env.profile.cacheDirectory), now: env.now)
             let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list))
-            let report: CacheExporter.Report
-            if toStdout {
-                report = try exporter.export(to: STDOUT_FILENO, options: options)
-            } else {
-                // The name may also be taken while the archive is written: then too, nothing is replaced.
-                let nameTaken = CommandError("\(destination.path) already exists.", recovery: "Pass --overwrite, or choose another name with -o.", kind: .usage)
-                if FileSystem.exists(destination), !overwrite { throw nameTaken }
-                // Written where it will live but unnamed until whole: a failed or killed
-                // export leaves no half archive, and no temporary file either.
-                let file = try UnnamedFile(destination: destination)
-                let spinner = env.output.format == .human ? Spinner(io: env.io, message: "exporting (MB)") : nil
-                do {
-                    report = try exporter.export(to: file.descriptor, options: options) { done, total in
-                        spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000))
-                    }
-                    spinner?.stop()
-                    try file.publish(overwrite: overwrite)
-                } catch {
-                    spinner?.stop()
-                    file.discard()
-                    if case StorageError.io(_, _, EEXIST) = error, !overwrite { throw nameTaken }
-                    throw error
+            guard let destination else {
+                let report = try exporter.export(to: STDOUT_FILENO, options: options)
+                return try ArchiveRenderer(output: env.output).exported(report, archive: nil, archiveBytes: nil, compression: compression)
+            }
+            let report = try Spinner.showing("exporting (MB)", io: env.io, enabled: env.output.format == .human) { spinner in
+                try exporter.export(toFile: destination, overwrite: overwrite, options: options) { done, total in
+                    spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000))
                 }
             }
-            let archiveBytes = toStdout ? nil : FileSystem.attributes(of: destination)?.size
-            if env.output.format == .json {
-                struct Document: Encodable { var archive: String; var archiveBytes: Int64?; var report: CacheExporter.Report }
-                return try env.output.json(Document(archive: toStdout ? "-" : destination.path, archiveBytes: archiveBytes, report: report))
-            }
-            let summary = "Exported \(report.files) files (\(Format.bytes(report.bytes))) of \(report.domains.map(\.name).joined(separator: ", "))"
-            if toStdout { env.output.notice(summary + " to stdout.") } else {
-                env.output.line(summary + " to \(destination.path) (\(Format.bytes(archiveBytes ?? 0)), \(compression.rawValue)).")
-            }
+            try ArchiveRenderer(output: env.output).exported(report, archive: destination, archiveBytes: FileSystem.attributes(of: destination)?.size,
+                                                             compression: compression)
         }
     }
 
@@ -94,12 +71,7 @@ extension CacheCommand {
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
             let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings)).verify(fd: fd)
-            if env.output.format == .json { return try env.output.json(report) }
-            env.output.line("OK: \(report.files) files, \(Format.bytes(report.bytes)), every size and SHA-256 checked.")
-            env.output.line("  profile \(report.profile), made \(Format.minute(report.createdAt)) by brados \(report.bradosVersion)")
-            env.output.table(Table(headers: ["DOMAIN", "FILES", "SIZE", "VERSION"],
-                                   rows: report.domains.map { [$0.name, "\($0.files)", Format.bytes($0.bytes), "\($0.dataVersion)"] },
-                                   rightAligned: [1, 2]))
+            try ArchiveRenderer(output: env.output).verified(report)
         }
     }
 
@@ -149,19 +121,10 @@ extension CacheCommand {
                                                 limits: try CacheArchiveSupport.limits(env.settings), discardPending: discardPending)
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
-            let spinner = env.output.format == .human ? Spinner(io: env.io, message: dryRun ? "checking the archive" : "importing") : nil
-            let report: CacheImporter.Report
-            do { report = try importer.importArchive(from: fd, options: options) } catch {
-                spinner?.stop()
-                throw error
+            let report = try Spinner.showing(dryRun ? "checking the archive" : "importing", io: env.io, enabled: env.output.format == .human) { _ in
+                try importer.importArchive(from: fd, options: options)
             }
-            spinner?.stop()
-            if env.output.format == .json { return try env.output.json(report) }
-            env.output.line((dryRun ? "Would import into" : "Imported into") + " profile \(report.profile) (archive of \(report.archiveProfile)):")
-            env.output.table(Table(headers: ["DOMAIN", "ACTION", "FILES", "SIZE", "NOW"],
-                                   rows: report.domains.map { [$0.domain, $0.action, "\($0.files)", Format.bytes($0.bytes), "\($0.existingFiles) files, \(Format.bytes($0.existingBytes))"] },
-                                   rightAligned: [2, 3]))
-            if !report.skipped.isEmpty { env.output.notice("skipped \(report.skipped.joined(separator: ", ")) (not selected, or unknown to this brados)") }
+            try ArchiveRenderer(output: env.output).imported(report, dryRun: dryRun)
         }
     }
 
