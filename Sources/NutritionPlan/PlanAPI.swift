@@ -12,8 +12,10 @@ public protocol PlanAPI: Sendable {
 }
 
 /// The plan API over the core ``APIClient`` (bearer token, retries, renewal). Responses are
-/// `{success, data}`; `success: false` or a body of the wrong shape is an invalid response.
-/// Errors come out in the ``PlanError`` taxonomy.
+/// `{success, data}`; `success: false` is ``PlanError/invalidResponse(_:)``, a body of the wrong
+/// shape the core's ``NetworkError/invalidResponse(path:detail:)``. The statuses that mean
+/// something to the plan come out as ``PlanError`` (see ``PlanError/map(_:)``), every other
+/// failure as the core's ``NetworkError``.
 public struct PlanRESTClient: PlanAPI {
     public let client: APIClient
 

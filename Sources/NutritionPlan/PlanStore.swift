@@ -68,7 +68,7 @@ public struct PlanStore: Sendable {
     ///   - mode: interactive (a terminal: a cached plan due a refresh is shown at once, and
     ///     `rerender` gets the refreshed plan only when it differs) or script (one plan).
     ///   - render: shows a plan (the ``PlanResult/source`` says where it came from).
-    /// - Throws: ``PlanError``, ``AuthError`` the policy does not answer with the cache.
+    /// - Throws: ``PlanError``, ``NetworkError``, ``AuthError`` the policy does not answer with the cache.
     @discardableResult
     public func read(mode: CachedRead<PlanResult>.Mode = .script, io: (any TerminalIO)? = nil,
                      render: @escaping (PlanResult) throws -> Void, rerender: @escaping (PlanResult) throws -> Void = { _ in },
@@ -116,7 +116,7 @@ public struct PlanStore: Sendable {
     }
 
     /// Fetches, validates, compares with the previous plan and caches.
-    /// - Throws: ``PlanError`` (``PlanError/invalidTargets(_:)`` leaves the cache as it was), ``AuthError``.
+    /// - Throws: ``PlanError`` (``PlanError/invalidTargets(_:)`` leaves the cache as it was), ``NetworkError``, ``AuthError``.
     func fetch(forceRecompute: Bool) async throws -> PlanResult {
         if offline { throw NetworkError.offlineMode }
         let previous = cache.load()

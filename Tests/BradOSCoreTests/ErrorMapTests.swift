@@ -12,6 +12,18 @@ struct ErrorMapTests {
         for kind in FailureKind.allCases { #expect(ExitStatus.code(for: kind) == expected[kind]) }
     }
 
+    @Test("429 advice names the wait Retry-After asked for, rounded up to whole seconds")
+    func rateLimitAdvice() {
+        func advice(_ wait: Duration?) -> String? {
+            NetworkError.http(status: 429, method: "GET", path: "/", message: nil, retryAfter: wait).recovery
+        }
+        #expect(advice(nil) == "The server is rate limiting; wait a little and try again.")
+        #expect(advice(.milliseconds(500)) == "The server is rate limiting; wait 1 s and try again.")
+        #expect(advice(.milliseconds(10_900)) == "The server is rate limiting; wait 11 s and try again.")
+        #expect(advice(.seconds(120)) == "The server is rate limiting; wait 2 min and try again.")
+        #expect(advice(.seconds(86_400)) == "The server is rate limiting; wait 1 day and try again.")
+    }
+
     @Test("network failures classify as offline, server, not found or rejected")
     func network() {
         func code(_ error: NetworkError) -> Int32 { ExitStatus.code(for: error) }

@@ -182,7 +182,7 @@ struct PlanRESTTests {
         let limited = try #require(await #expect(throws: NetworkError.self) { try await client(long, clock: longClock).generate(forceRecompute: false) })
         #expect(long.requests.count == 1 && longClock.sleeps.isEmpty)
         #expect(limited.retryAfter == .seconds(120) && limited.kind == .rateLimited && ExitStatus.code(for: limited) == 9)
-        #expect(limited.recovery == "The server is rate limiting; wait 120 s and try again.")
+        #expect(limited.recovery == "The server is rate limiting; wait 2 min and try again.")
     }
 
     @Test("503 is maintenance; success false or the wrong shape is an invalid response")

@@ -48,7 +48,7 @@ public enum NetworkError: BradOSError {
             switch status {
             case 404: "Check the id or name you gave."
             case 403: "The account is not allowed to do this; check the profile (`brados auth status`)."
-            case 429: "The server is rate limiting; wait \(retryAfter.map { "\($0.components.seconds) s" } ?? "a little") and try again."
+            case 429: "The server is rate limiting; wait \(retryAfter.map(Self.wait) ?? "a little") and try again."
             case 500...: "The server had a problem; try again later."
             default: "Check the values you gave."
             }
@@ -120,6 +120,13 @@ public enum NetworkError: BradOSError {
             return NetworkError.unreachable(host: host, reason: "name not resolved")
         }
         return NetworkError.unreachable(host: host, reason: text)
+    }
+
+    /// `Retry-After` as a wait: whole seconds rounded up (`0.5` is `1 s`), minutes and hours
+    /// past a minute.
+    static func wait(_ duration: Duration) -> String {
+        let seconds = max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
+        return seconds < 60 ? "\(seconds) s" : Format.age(TimeInterval(seconds))
     }
 
     static func reason(_ status: Int) -> String {
