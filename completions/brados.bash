@@ -693,6 +693,14 @@ _brados_sync() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __brados_add_custom_completions ---completion sync -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    esac
 }
 
 _brados_doctor() {

@@ -407,6 +407,7 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options 
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados plugins list" version' -l 'version' -d 'Show the version.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados plugins list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados sync" domains' -l 'domains' -d 'Only these domains (comma-separated).' -rfka ''
+complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados sync" -ge 1' -fka '(__brados_custom_completion ---completion sync -- positional@0 (count (__brados_tokens -pc)) (__brados_tokens -tC))'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados sync" profile' -l 'profile' -d 'Use this profile (env BRADOS_PROFILE; default: the active one).' -rfka '(__brados_custom_completion ---completion sync -- --profile (count (__brados_tokens -pc)) (__brados_tokens -tC))'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados sync" server' -l 'server' -d 'Use this server URL for every service (env BRADOS_SERVER).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados sync" offline' -l 'offline' -d 'Never use the network; serve only from caches (env BRADOS_OFFLINE=1).'

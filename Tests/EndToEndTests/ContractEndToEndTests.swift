@@ -72,6 +72,9 @@ struct ContractEndToEndTests {
         let name = try #require(places.first?["name"] as? String)
         let completion = try run(["---completion", "places", "show", "--", "positional@0", "3", "0", "brados-contract", "places", "show", ""], server.url)
         #expect(completion.stdout.contains(name), "\(completion.stdout) \(completion.stderr)")
+        // The sync flag the domain declared completes too, next to the built-in domains' own.
+        let syncFlags = try run(["---completion", "sync", "--", "positional@0", "2", "2", "brados-contract", "sync", "--"], server.url)
+        #expect(syncFlags.stdout.split(separator: "\n").contains("--places") && syncFlags.stdout.contains("--mealplan"), "\(syncFlags.stdout) \(syncFlags.stderr)")
 
         // Export, clear and import.
         let archive = home.url.appendingPathComponent("backup.tar.zst")

@@ -31,7 +31,9 @@ public struct SyncCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
     /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", visibility: .hidden)) var domainFlags: [String] = []
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
+              completion: .custom { _, _, _ in Runtime.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
+    var domainFlags: [String] = []
     @OptionGroup var global: GlobalOptions
     public init() {}
 
