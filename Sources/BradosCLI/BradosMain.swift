@@ -55,37 +55,56 @@ public enum BradosMain {
             exit(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
         case .command(let parsed):
             let command = Task.detached { await CommandRunner.execute(parsed, root: Brados.self, io: io) }
-            let interrupts = cancelOnInterrupt(command)
+            let signals = Signals()
+            let sources = cancelOnSignals(command, received: signals)
             Task {
                 let code = await command.value
-                interrupts.cancel()
-                exit(code)
+                for source in sources { source.cancel() }
+                exit(signals.exitCode(for: code))
             }
             dispatchMain()
         }
     }
 
-    /// Ctrl-C cancels the command, so it can undo what it started (an optimistic delete is
-    /// restored) and exit 130. A second Ctrl-C, or a command that ignores cancellation for
-    /// 3 s, exits at once. Nonisolated: the handler runs on a dispatch queue, not the main actor.
-    nonisolated static func cancelOnInterrupt(_ command: Task<Int32, Never>) -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let count = Interrupts()
-        interrupts.setEventHandler {
-            if count.next() > 0 { exit(130) }
-            command.cancel()
-            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(130) }
+    /// Ctrl-C, SIGTERM (a service manager, `kill`) and SIGHUP (a closed terminal or SSH
+    /// session) cancel the command, so it can undo what it started (an optimistic delete is
+    /// restored, a half-written export is discarded) and exit 128 + the signal (130, 143, 129).
+    /// A second signal, or a command that ignores cancellation for 3 s, exits at once.
+    /// Nonisolated: the handlers run on a dispatch queue, not the main actor.
+    nonisolated static func cancelOnSignals(_ command: Task<Int32, Never>, received: Signals) -> [any DispatchSourceSignal] {
+        Signals.handled.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if received.record(number) > 0 { exit(128 + number) }
+                command.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(128 + number) }
+            }
+            source.resume()
+            return source
         }
-        interrupts.resume()
-        return interrupts
     }
 }
 
-/// Counts Ctrl-Cs.
-final class Interrupts: Sendable {
-    private let count = Mutex(0)
-    func next() -> Int { count.withLock { value in defer { value += 1 }; return value } }
+/// The terminating signals a command was sent, the first one deciding the exit code.
+final class Signals: Sendable {
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    private let state = Mutex<(count: Int, first: Int32?)>((0, nil))
+
+    /// Records a signal; returns how many came before it.
+    func record(_ number: Int32) -> Int {
+        state.withLock { state in
+            defer { state.count += 1; state.first = state.first ?? number }
+            return state.count
+        }
+    }
+
+    /// The command's exit code: an interrupted command (130) exits 128 + the signal that
+    /// stopped it; any other result stands.
+    func exitCode(for code: Int32) -> Int32 {
+        guard code == ExitStatus.code(for: .interrupted), let first = state.withLock({ $0.first }) else { return code }
+        return 128 + first
+    }
 }
 
 /// `brados NAME …` for a NAME that is not built in: runs `brados-NAME` from PATH.

@@ -101,6 +101,42 @@ struct VisitsEndToEndTests {
         #expect(try brados(["visits", "show", target], server).status == 3)
     }
 
+    @Test("SIGTERM or SIGHUP during a delete the server is slow to answer: the visit is restored, exit 128 + the signal",
+          arguments: [SIGTERM, SIGHUP])
+    func signalDuringDelete(signal: Int32) async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let before = try ids(try brados(["visits", "--json"], server))
+        let target = before[2]
+        try await server.addFault(#"{"match":"DELETE /api/visits","latencyMs":10000}"#)
+        let running = try BuiltProducts.start("brados", ["visits", "delete", target], environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+        ])
+        // The optimistic removal is on disk: the delete is in flight.
+        #expect(try eventually { try !ids(try brados(["visits", "--json", "--offline"], server)).contains(target) })
+        running.send(signal)
+        let result = running.finish()
+        #expect(result.status == 128 + signal, "\(result.stderr)")
+        #expect(try ids(try brados(["visits", "--json", "--offline"], server)) == before, "the deleted visit is back in the cache")
+        try await server.clearFaults()
+    }
+
+    @Test("a reader that goes away (`| head -1`): brados ends quietly, with no error text")
+    func brokenPipe() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
+        for command in ["visits list", "visits list --offline", "visits list --json", "--help"] {
+            let result = try BuiltProducts.run(executable: URL(fileURLWithPath: "/bin/bash"),
+                                               ["-c", "\"$0\" \(command) | head -1; exit ${PIPESTATUS[0]}", BuiltProducts.url("brados").path],
+                                               environment: environment)
+            // 141: ended by SIGPIPE, as Unix tools are; 0: everything fitted in the pipe first.
+            #expect([0, 141].contains(result.status), "\(command): \(result.status)")
+            #expect(result.stderr.isEmpty, "\(command): \(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").count == 1, "\(command)")
+        }
+    }
+
     @Test("logout clears the cached visits so the next user never sees them")
     func logoutClears() async throws {
         let server = try ServerProcess()

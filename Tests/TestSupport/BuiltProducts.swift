@@ -28,8 +28,14 @@ public enum BuiltProducts {
     ///   - timeout: the run is killed after this long (it then fails with status 137).
     public static func run(_ name: String, _ arguments: [String], environment: [String: String], stdin: String? = nil,
                            timeout: TimeInterval = 60) throws -> Result {
+        try run(executable: url(name), arguments, environment: environment, stdin: stdin, timeout: timeout)
+    }
+
+    /// Runs any program (a peer such as `tar`) the same way.
+    public static func run(executable: URL, _ arguments: [String], environment: [String: String], stdin: String? = nil,
+                           timeout: TimeInterval = 60) throws -> Result {
         let process = Process()
-        process.executableURL = url(name)
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { a, _ in a }
         let out = Pipe(), err = Pipe(), input = Pipe()
@@ -47,5 +53,46 @@ public enum BuiltProducts {
         killer.cancel()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
                       stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// A built executable started in the background, to be signalled while it runs.
+    public final class Running: @unchecked Sendable {
+        let process: Process
+        let out = Pipe(), err = Pipe()
+        // Read as the process writes, so a full pipe never blocks it.
+        private var stdoutData = Data(), stderrData = Data()
+        private let readers = DispatchGroup()
+
+        init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+            process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { a, _ in a }
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            DispatchQueue.global().async(group: readers) { self.stdoutData = self.out.fileHandleForReading.readDataToEndOfFile() }
+            DispatchQueue.global().async(group: readers) { self.stderrData = self.err.fileHandleForReading.readDataToEndOfFile() }
+        }
+
+        /// Sends `signal` to the process.
+        public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+        /// Waits for the process (killing it after `timeout`) and returns what it did.
+        public func finish(timeout: TimeInterval = 30) -> Result {
+            let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+            process.waitUntilExit()
+            killer.cancel()
+            readers.wait()
+            return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                          stderr: String(decoding: stderrData, as: UTF8.self))
+        }
+    }
+
+    /// Starts a built executable without waiting for it.
+    public static func start(_ name: String, _ arguments: [String], environment: [String: String]) throws -> Running {
+        try Running(url(name), arguments, environment: environment)
     }
 }

@@ -78,7 +78,16 @@ public struct StandardIO: TerminalIO {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 { if errno == EINTR { continue } else { return } }
+            if written < 0 {
+                if errno == EINTR { continue }
+                // The reader is gone (`brados coach show ID | head -1`): end as Unix tools do,
+                // by SIGPIPE, quietly, whether or not the networking code ignores the signal.
+                if errno == EPIPE, fd == STDOUT_FILENO {
+                    signal(SIGPIPE, SIG_DFL)
+                    raise(SIGPIPE)
+                }
+                return
+            }
             offset += written
         }
     }
