@@ -6,8 +6,9 @@ set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # zsh and fish: the completion tests run all three shells; strace: reliability/security.py
-# checks that the embedded backend binds no TCP port.
-for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev zsh fish strace; do
+# checks that the embedded backend binds no TCP port; libarchive-tools (bsdtar): a test lists
+# an exported archive with bsdtar, GNU tar and Python's tarfile.
+for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev zsh fish strace libarchive-tools; do
     have "$package" || need+=("$package")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

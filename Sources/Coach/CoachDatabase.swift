@@ -403,7 +403,7 @@ public final class CoachDatabase: Sendable {
     }
 
     static func storageError(_ error: any Error, _ url: URL) -> any Error {
-        if let error = error as? DatabaseError { return StorageError.database(path: url.path, detail: error.message ?? "\(error.resultCode)") }
+        if let error = error as? DatabaseError { return StorageError.database(error, path: url.path) }
         return error
     }
 }

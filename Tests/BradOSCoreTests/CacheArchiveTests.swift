@@ -91,6 +91,27 @@ struct CacheArchiveTests {
         return try importer(scope, accounts: accounts).importArchive(from: fd, options: options)
     }
 
+    @Test("a full disk is said as such: an archive written to /dev/full, a database that cannot grow; never 'clear the cache'")
+    func diskFull() throws {
+        let source = profile("default")
+        try fill(source)
+        let full = open("/dev/full", O_WRONLY)
+        defer { close(full) }
+        #expect(throws: ArchiveError.destinationFull(path: nil)) {
+            try CacheExporter(profile: source, plugins: plugins, accounts: [:], stagingRoot: root.url.appendingPathComponent(".staging"))
+                .export(to: full, options: .init(compression: .gzip))
+        }
+        #expect(ArchiveError.destinationFull(path: "/mnt/usb/b.tar.zst").summary == "The disk is full: the archive /mnt/usb/b.tar.zst could not be written.")
+        #expect(ArchiveError.destinationFull(path: nil).recovery?.contains("-o PATH") == true)
+        let database = StorageError.database(DatabaseError(resultCode: .SQLITE_FULL), path: "/c/coach.sqlite", writing: "/c/.staging/x/coach.sqlite")
+        #expect(database.summary == "Could not write /c/.staging/x/coach.sqlite: the disk is full (No space left on device).")
+        #expect(database.recovery?.contains("cache clear") == false)
+        // Any other database failure keeps its own words and names the visible `cache clear DOMAIN`.
+        let broken = StorageError.database(DatabaseError(resultCode: .SQLITE_CORRUPT, message: "malformed"), path: "/c/coach.sqlite")
+        #expect(broken.summary == "The database /c/coach.sqlite failed: malformed.")
+        #expect(broken.recovery == "If it persists, clear that domain's cache (`brados cache clear DOMAIN`); it is rebuilt on demand.")
+    }
+
     @Test("round trip: export, then import into an empty profile (--as) gives the same files; gzip and zstd", arguments: ArchiveCompression.allCases)
     func roundTrip(_ compression: ArchiveCompression) throws {
         let source = profile("default")
@@ -264,7 +285,7 @@ struct CacheArchiveTests {
         let url = root.url.appendingPathComponent("hostile-\(UUID().uuidString).tar.zst")
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         defer { close(fd) }
-        let writer = try ArchiveWriter(fd: fd, compression: compression)
+        let writer = try ArchiveWriter(fd: fd, compression: compression, level: nil, rawNames: true)
         try writer.addFile(path: CacheArchiveManifest.fileName, data: try JSONCoding.encode(manifest), modified: Date())
         for entry in entries {
             switch entry {

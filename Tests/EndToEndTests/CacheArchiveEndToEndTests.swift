@@ -66,4 +66,39 @@ struct CacheArchiveEndToEndTests {
         #expect(badImport.status == 8)
         #expect(try brados(["--offline", "--profile", "laptop", "coach", "show", conversation], server).status == 0)
     }
+
+    @Test("GNU tar, bsdtar and Python's tarfile list an exported archive, with no warning")
+    func readableByOtherTools() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        for command in [["mealplan", "show"], ["visits", "list"], ["plan"]] { #expect(try brados(command, server).status == 0, "\(command)") }
+        let archive = home.url.appendingPathComponent("backup.tar.gz")
+        #expect(try brados(["cache", "export", "-o", archive.path, "--format", "tar.gz"], server).status == 0)
+        #expect(try brados(["cache", "verify", archive.path], server).status == 0)
+        func list(_ tool: String, _ arguments: [String]) throws -> BuiltProducts.Result {
+            let path = try #require(["/usr/bin/\(tool)", "/bin/\(tool)", "/usr/local/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "\(tool) is not installed (scripts/ensure-deps.sh installs it)")
+            return try BuiltProducts.run(executable: URL(fileURLWithPath: path), arguments, environment: ["LC_ALL": "C"])
+        }
+        let gnu = try list("tar", ["-tzf", archive.path])
+        #expect(gnu.status == 0 && gnu.stderr.isEmpty, "GNU tar: \(gnu.stderr)")
+        let names = gnu.stdout.split(separator: "\n").map(String.init)
+        #expect(names.first == "manifest.json" && names.contains("cache/mealplan/latest-session.json"), "\(names)")
+        let bsd = try list("bsdtar", ["-tf", archive.path])
+        #expect(bsd.status == 0 && bsd.stderr.isEmpty && bsd.stdout.split(separator: "\n").map(String.init) == names, "bsdtar: \(bsd.stderr)")
+        let python = try list("python3", ["-c", "import sys, tarfile; print('\\n'.join(tarfile.open(sys.argv[1]).getnames()))", archive.path])
+        #expect(python.status == 0 && python.stdout.split(separator: "\n").map(String.init) == names, "python: \(python.stderr)")
+    }
+
+    @Test("a missing archive is named as missing, with advice about its path, exit 3")
+    func missingArchive() async throws {
+        let server = try ServerProcess()
+        let missing = home.url.appendingPathComponent("nope.tar.zst").path
+        for command in [["cache", "verify", missing], ["cache", "import", missing]] {
+            let result = try brados(command, server)
+            #expect(result.status == 3, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("There is no file \(missing).") && result.stderr.contains("Check the archive's path"), "\(result.stderr)")
+            #expect(!result.stderr.contains("config path"), "\(result.stderr)")
+        }
+    }
 }

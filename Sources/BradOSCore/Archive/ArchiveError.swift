@@ -26,6 +26,10 @@ public enum ArchiveError: BradOSError, Equatable {
     case pendingChanges(domain: String, profile: String, count: Int, send: String)
     /// The file `cache export` would write exists and `--overwrite` was not given.
     case destinationExists(path: String)
+    /// The disk the archive is written to is full (`path` is nil for standard output).
+    case destinationFull(path: String?)
+    /// The archive named on the command line does not exist.
+    case noSuchArchive(path: String)
 
     public var summary: String {
         switch self {
@@ -51,6 +55,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .changedDuringExport(path): "'\(path)' changed while it was being exported."
         case let .unknownDomain(name): "There is no domain '\(name)' in the archive or in brados."
         case let .destinationExists(path): "\(path) already exists."
+        case let .noSuchArchive(path): "There is no file \(path)."
+        case let .destinationFull(path): "The disk is full: the archive\(path.map { " \($0)" } ?? "") could not be written."
         case let .pendingChanges(domain, profile, count, _):
             "Profile '\(profile)' has \(count) queued \(domain) change\(count == 1 ? "" : "s") not sent yet, which --replace would drop."
         }
@@ -72,6 +78,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case .changedDuringExport: "Nothing was written. Run the export again (another brados was writing)."
         case .unknownDomain: "List the archive's domains with `brados cache verify FILE`."
         case .destinationExists: "Pass --overwrite, or choose another name with -o."
+        case .noSuchArchive: "Check the archive's path (or pass - to read it from standard input)."
+        case .destinationFull: "No partial archive was left. Free space on that disk, or write the archive to another one (-o PATH)."
         case let .pendingChanges(_, _, _, send):
             "Nothing was imported. Send them first (`\(send)`), import with --merge (they are kept), or add --discard-pending to drop them."
         }
@@ -82,7 +90,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case .io, .libarchiveUnavailable: .general
         case .targetNotEmpty, .unknownDomain, .destinationExists: .usage
         case .foreignAccount, .pendingChanges: .rejected
-        case .changedDuringExport: .general
+        case .noSuchArchive: .notFound
+        case .changedDuringExport, .destinationFull: .general
         default: .integrity
         }
     }

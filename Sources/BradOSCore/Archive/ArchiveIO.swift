@@ -34,13 +34,21 @@ public final class ArchiveWriter {
     }
 
     /// - Throws: ``ArchiveError/io(_:)``, ``ArchiveError/libarchiveUnavailable(_:)``.
-    public init(fd: Int32, compression: ArchiveCompression, level: Int? = nil) throws {
+    /// - Parameter rawNames: write names as the bytes given, never converted through the
+    ///   locale (the tests' hostile names). brados's own names need not: the manifest allows
+    ///   only ASCII letters, digits, '.', '_' and '-', which every locale converts, and with
+    ///   whole-second times an entry then needs no pax extended header at all (GNU tar warns
+    ///   about the `hdrcharset` keyword on every entry that has one).
+    public convenience init(fd: Int32, compression: ArchiveCompression, level: Int? = nil) throws {
+        try self.init(fd: fd, compression: compression, level: level, rawNames: false)
+    }
+
+    init(fd: Int32, compression: ArchiveCompression, level: Int?, rawNames: Bool) throws {
         guard let archive = archive_write_new() else { throw Self.unavailable(or: "libarchive could not start a writer") }
         self.archive = archive
         let level = level ?? compression.defaultLevel
         var status = archive_write_set_format_pax_restricted(archive)
-        // Names are written as the bytes given, never converted through the locale.
-        if status == ARCHIVE_OK { status = archive_write_set_format_option(archive, "pax", "hdrcharset", "BINARY") }
+        if status == ARCHIVE_OK, rawNames { status = archive_write_set_format_option(archive, "pax", "hdrcharset", "BINARY") }
         if status == ARCHIVE_OK {
             // ARCHIVE_WARN here means libarchive would run an external `zstd` or `gzip` from
             // PATH (it was built without the library): refused, never done silently.
@@ -75,9 +83,10 @@ public final class ArchiveWriter {
         archive_entry_set_size(entry, size)
         archive_entry_set_filetype(entry, UInt32(CARCHIVE_AE_IFREG))
         archive_entry_set_perm(entry, mode & 0o777)
-        let seconds = modified.timeIntervalSince1970
-        archive_entry_set_mtime(entry, time_t(seconds), Int(seconds.truncatingRemainder(dividingBy: 1) * 1e9))
-        guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw ArchiveError.io(Self.message(archive)) }
+        // Whole seconds, as ustar stores them: a fraction would need a pax extended header for
+        // every entry, and GNU tar warns about that header's `hdrcharset` keyword on each one.
+        archive_entry_set_mtime(entry, time_t(modified.timeIntervalSince1970.rounded(.down)), 0)
+        guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw Self.failure(archive) }
     }
 
     /// Writes an entry that is not a regular file (tests build hostile archives with it):
@@ -106,7 +115,7 @@ public final class ArchiveWriter {
         var offset = 0
         while offset < bytes.count {
             let written = archive_write_data(archive, base + offset, bytes.count - offset)
-            guard written > 0 else { throw ArchiveError.io(Self.message(archive)) }
+            guard written > 0 else { throw Self.failure(archive) }
             offset += written
         }
     }
@@ -121,7 +130,13 @@ public final class ArchiveWriter {
     /// - Throws: ``ArchiveError/io(_:)``.
     public func finish() throws {
         closed = true
-        guard archive_write_close(archive) == ARCHIVE_OK else { throw ArchiveError.io(Self.message(archive)) }
+        guard archive_write_close(archive) == ARCHIVE_OK else { throw Self.failure(archive) }
+    }
+
+    /// A write that failed: a full disk is said as such (the caller names the file).
+    static func failure(_ archive: OpaquePointer) -> ArchiveError {
+        let code = archive_errno(archive)
+        return code == ENOSPC || code == EDQUOT ? .destinationFull(path: nil) : .io(message(archive))
     }
 
     static func message(_ archive: OpaquePointer) -> String {

@@ -83,6 +83,7 @@ public struct CacheExporter: Sendable {
         } catch {
             file.discard()
             if case StorageError.io(_, _, EEXIST) = error, !overwrite { throw ArchiveError.destinationExists(path: destination.path) }
+            if case ArchiveError.destinationFull(nil) = error { throw ArchiveError.destinationFull(path: destination.path) }
             throw error
         }
     }
@@ -204,7 +205,7 @@ public struct CacheExporter: Sendable {
             try to.close()
             return true
         } catch let error as DatabaseError {
-            throw StorageError.database(path: source.path, detail: error.message ?? "\(error.resultCode)")
+            throw StorageError.database(error, path: source.path, writing: destination.path)
         }
     }
 

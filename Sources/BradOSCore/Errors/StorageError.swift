@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Failures of the storage core: files, locks, key-value store, databases.
 public enum StorageError: BradOSError {
@@ -15,6 +16,8 @@ public enum StorageError: BradOSError {
 
     public var summary: String {
         switch self {
+        case let .io(operation, path, code) where code == ENOSPC || code == EDQUOT:
+            "Could not \(operation) \(path): the disk is full (\(String(cString: strerror(code))))."
         case let .io(operation, path, code):
             "Could not \(operation) \(path): \(String(cString: strerror(code)))."
         case let .lockTimeout(path):
@@ -30,8 +33,8 @@ public enum StorageError: BradOSError {
 
     public var recovery: String? {
         switch self {
-        case let .io(_, _, code) where code == ENOSPC:
-            "Free some disk space (`brados cache clear` removes cached data) and try again."
+        case let .io(_, _, code) where code == ENOSPC || code == EDQUOT:
+            "Free space on the file system that holds it, then try again; what brados had stored is kept."
         case let .io(_, _, code) where code == EACCES || code == EPERM:
             "Check the permissions of the brados directories (`brados config path`)."
         case .io:
@@ -43,7 +46,7 @@ public enum StorageError: BradOSError {
         case .notOwned:
             "Remove or rename that folder if you trust it (or point BRADOS_HOME / XDG_* at a folder of yours), then try again."
         case .database:
-            "If it persists, clear that cache (`brados cache clear --domain NAME`); it is rebuilt on demand."
+            "If it persists, clear that domain's cache (`brados cache clear DOMAIN`); it is rebuilt on demand."
         }
     }
 
@@ -51,5 +54,18 @@ public enum StorageError: BradOSError {
     public var isRetryable: Bool {
         if case .lockTimeout = self { return true }
         return false
+    }
+
+    /// A GRDB failure of the database at `path`. A full disk (`SQLITE_FULL`, or an I/O error
+    /// while the file system of `writing` has no room left) is said as such, naming the file
+    /// that could not be written, and never as a damaged database to clear.
+    /// - Parameter writing: what the failed operation was writing, when not `path` itself
+    ///   (a backup's copy).
+    public static func database(_ error: DatabaseError, path: String, writing: String? = nil) -> StorageError {
+        let target = writing ?? path
+        if error.resultCode == .SQLITE_FULL || (error.resultCode == .SQLITE_IOERR && FileSystem.isFull(at: URL(fileURLWithPath: target))) {
+            return .io(operation: "write", path: target, errno: ENOSPC)
+        }
+        return .database(path: path, detail: error.message ?? "\(error.resultCode)")
     }
 }

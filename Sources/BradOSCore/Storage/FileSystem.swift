@@ -60,6 +60,19 @@ public enum FileSystem {
         return lstat(url.path, &info) == 0
     }
 
+    /// Whether the file system holding `url` (or its nearest existing folder) has less than
+    /// `margin` bytes left for this user: how a failed SQLite write is told apart from a
+    /// damaged database.
+    public static func isFull(at url: URL, margin: UInt64 = 1 << 20) -> Bool {
+        var path = url
+        var info = statvfs()
+        while statvfs(path.path, &info) != 0 {
+            guard path.path != "/" else { return false }
+            path = path.deletingLastPathComponent()
+        }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < margin
+    }
+
     /// Size and modification time of a regular file, or `nil`.
     public static func attributes(of url: URL) -> (size: Int64, modified: Date)? {
         var info = stat()

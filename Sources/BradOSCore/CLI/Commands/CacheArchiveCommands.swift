@@ -174,7 +174,11 @@ enum CacheArchiveSupport {
     static func open(_ path: String) throws -> (Int32, Bool) {
         if path == "-" { return (STDIN_FILENO, false) }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StorageError.io(operation: "open", path: path, errno: errno) }
+        guard fd >= 0 else {
+            // The user's own file: never the advice about brados's folders that StorageError gives.
+            if errno == ENOENT { throw ArchiveError.noSuchArchive(path: path) }
+            throw ArchiveError.io("\(path): \(String(cString: strerror(errno)))")
+        }
         return (fd, true)
     }
 }

@@ -353,7 +353,7 @@ public final class BlobCache: BlobCaching {
 
     private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as DatabaseError {
-            throw StorageError.database(path: path, detail: error.message ?? "\(error.resultCode)")
+            throw StorageError.database(error, path: path)
         }
     }
 }
