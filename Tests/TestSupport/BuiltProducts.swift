@@ -34,25 +34,7 @@ public enum BuiltProducts {
     /// Runs any program (a peer such as `tar`) the same way.
     public static func run(executable: URL, _ arguments: [String], environment: [String: String], stdin: String? = nil,
                            timeout: TimeInterval = 60) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { a, _ in a }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        killer.cancel()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData, as: UTF8.self))
+        try Running(executable, arguments, environment: environment, stdin: stdin).finish(timeout: timeout)
     }
 
     /// A built executable started in the background, to be signalled while it runs.
@@ -63,17 +45,21 @@ public enum BuiltProducts {
         private var stdoutData = Data(), stderrData = Data()
         private let readers = DispatchGroup()
 
-        init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+        /// `stdin` is written, then closed (closed at once when nil).
+        init(_ executable: URL, _ arguments: [String], environment: [String: String], stdin: String? = nil) throws {
             process = Process()
             process.executableURL = executable
             process.arguments = arguments
             process.environment = environment.merging(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { a, _ in a }
             process.standardOutput = out
             process.standardError = err
-            process.standardInput = FileHandle.nullDevice
+            let input = Pipe()
+            process.standardInput = input
             try process.run()
             DispatchQueue.global().async(group: readers) { self.stdoutData = self.out.fileHandleForReading.readDataToEndOfFile() }
             DispatchQueue.global().async(group: readers) { self.stderrData = self.err.fileHandleForReading.readDataToEndOfFile() }
+            if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+            try input.fileHandleForWriting.close()
         }
 
         /// Sends `signal` to the process.

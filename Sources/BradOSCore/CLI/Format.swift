@@ -51,8 +51,8 @@ public enum Format {
     }
 
     /// `1 file`, `2 files`, `1,024 files`.
-    public static func count(_ value: Int, _ noun: String, plural: String? = nil) -> String {
-        "\(count(value)) \(value == 1 ? noun : plural ?? noun + "s")"
+    public static func count(_ value: Int, _ noun: String) -> String {
+        "\(count(value)) \(value == 1 ? noun : noun + "s")"
     }
 
     /// `2,252`: thousands separated by commas (no locale lookup, so no ICU start-up cost).
