@@ -17,8 +17,23 @@ public struct LibraryPlugin: DomainPlugin {
     public var summary: String { "Plex music library: instant from a snapshot, artwork cached (250 MB LRU)." }
     public var command: any ParsableCommand.Type { LibraryCommand.self }
 
-    /// Snapshot first: the snapshot never expires; it is shown at once and refreshed behind it.
-    public static let cachePolicy = CachePolicy(freshFor: nil, revalidation: .behind)
+    /// `library.min-refresh-interval`: a script listing in a loop starts one background
+    /// refresh of the snapshot per interval, not one per call.
+    public static let minRefreshIntervalSetting = DurationSetting(
+        name: "library.min-refresh-interval", summary: "Least time between two background refreshes of the snapshot (scripts)",
+        environmentVariable: "BRADOS_LIBRARY_MIN_REFRESH_INTERVAL", defaultValue: "30s", allowsZero: true)
+
+    /// Snapshot first: the snapshot never expires; it is shown at once and refreshed behind it
+    /// (in scripts, at most once per `minRefreshInterval`).
+    public static func cachePolicy(minRefreshInterval: Duration = .zero) -> CachePolicy {
+        CachePolicy(freshFor: nil, revalidation: .behind, minimumRefreshInterval: minRefreshInterval)
+    }
+
+    /// The policy with the profile's `library.min-refresh-interval`.
+    /// - Throws: ``ConfigError`` for an invalid value.
+    public static func cachePolicy(_ env: AppEnvironment) throws -> CachePolicy {
+        cachePolicy(minRefreshInterval: try minRefreshIntervalSetting.value(in: env.settings))
+    }
     /// An album's detail: asked for live; the snapshot's copy answers a failure.
     public static let detailPolicy = CachePolicy.remoteFirst
 
@@ -27,7 +42,8 @@ public struct LibraryPlugin: DomainPlugin {
 
     public var configKeys: [ConfigKey] {
         [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",
-                   environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator)]
+                   environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator),
+         Self.minRefreshIntervalSetting.configKey]
     }
 
     /// Files and bytes of the domain's folders; entries are the cached artwork images.

@@ -79,7 +79,7 @@ public struct LibraryStore: Sendable {
         return snapshot
     }
 
-    /// The snapshot, for ``CachedRead`` under ``LibraryPlugin/cachePolicy``. A snapshot of
+    /// The snapshot, for ``CachedRead`` under ``LibraryPlugin/cachePolicy(minRefreshInterval:)``. A snapshot of
     /// another section counts as missing.
     public func cached(section: String?) -> CachedRead<LibrarySnapshot>.Entry? {
         guard let snapshot = snapshots.load(), section == nil || snapshot.sectionKey == section else { return nil }

@@ -52,7 +52,7 @@ public struct VisitsListing: Sendable {
                 return true
             },
             notice: renderer.notice,
-            startBackgroundRefresh: startBackgroundRevalidation)
+            startBackgroundRefresh: startBackgroundRevalidation, refreshStamp: store.refreshStamp)
         switch try await read.run(store.entry(), refresh: refresh) {
         case .cached: return .cached(changes: changes)
         case .refreshingInBackground: return .revalidatingInBackground

@@ -17,11 +17,20 @@ public struct VisitsPlugin: DomainPlugin {
     public static let ttlSetting = DurationSetting(name: ttlKey, summary: "How long cached visits count as fresh",
                                                    environmentVariable: "BRADOS_VISITS_TTL", defaultValue: "5m", allowsZero: true)
 
-    /// Stale-while-revalidate: fresh for the TTL and revalidated behind every read; past the
-    /// TTL, fetched first with the cached list as the answer to a failure.
-    public static func cachePolicy(ttl: Duration) -> CachePolicy { CachePolicy(freshFor: ttl, revalidation: .behind) }
+    /// `visits.min-refresh-interval`: a script reading in a loop starts one background
+    /// revalidation per interval, not one per call.
+    public static let minRefreshIntervalSetting = DurationSetting(
+        name: "visits.min-refresh-interval", summary: "Least time between two background revalidations of the visits (scripts)",
+        environmentVariable: "BRADOS_VISITS_MIN_REFRESH_INTERVAL", defaultValue: "30s", allowsZero: true)
 
-    public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
+    /// Stale-while-revalidate: fresh for the TTL and revalidated behind every read (in
+    /// scripts, at most once per `minRefreshInterval`); past the TTL, fetched first with the
+    /// cached list as the answer to a failure.
+    public static func cachePolicy(ttl: Duration, minRefreshInterval: Duration = .zero) -> CachePolicy {
+        CachePolicy(freshFor: ttl, revalidation: .behind, minimumRefreshInterval: minRefreshInterval)
+    }
+
+    public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey, Self.minRefreshIntervalSetting.configKey] }
     public var syncDescription: String? { "revalidates the cached visits" }
 
     /// Revalidates the cached visits.

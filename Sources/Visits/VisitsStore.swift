@@ -10,14 +10,21 @@ public struct VisitsStore: Sendable {
 
     public let cache: VisitsCache
     public let ttl: Duration
+    /// The least time between two background revalidations (`visits.min-refresh-interval`).
+    public let minRefreshInterval: Duration
+    /// When the last one started (`nil`: no limit).
+    public let refreshStamp: RefreshStamp?
     let api: @Sendable () async throws -> any VisitsAPI
     let now: @Sendable () -> Date
     let logger: Logger
 
-    public init(cache: VisitsCache, ttl: Duration = defaultTTL, now: @escaping @Sendable () -> Date,
+    public init(cache: VisitsCache, ttl: Duration = defaultTTL, minRefreshInterval: Duration = .zero, refreshStamp: RefreshStamp? = nil,
+                now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.visits"), api: @escaping @Sendable () async throws -> any VisitsAPI) {
         self.cache = cache
         self.ttl = ttl
+        self.minRefreshInterval = minRefreshInterval
+        self.refreshStamp = refreshStamp
         self.api = api
         self.now = now
         self.logger = logger
@@ -29,12 +36,13 @@ public struct VisitsStore: Sendable {
         let ttl = try VisitsPlugin.ttlSetting.value(in: env.settings)
         return VisitsStore(
             cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger),
-            ttl: ttl, now: env.now, logger: env.logger,
+            ttl: ttl, minRefreshInterval: try VisitsPlugin.minRefreshIntervalSetting.value(in: env.settings),
+            refreshStamp: .of(domain: VisitsPlugin.domainName, in: env.profile), now: env.now, logger: env.logger,
             api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: VisitsListing.readPolicy) })
     }
 
     /// The policy, with this store's TTL.
-    public var policy: CachePolicy { VisitsPlugin.cachePolicy(ttl: ttl) }
+    public var policy: CachePolicy { VisitsPlugin.cachePolicy(ttl: ttl, minRefreshInterval: minRefreshInterval) }
 
     /// The cached visits, for ``CachedRead``; `nil` when none are cached.
     public func entry() -> CachedRead<[Visit]>.Entry? {

@@ -263,6 +263,50 @@ struct CacheArchiveTests {
         #expect(!FileSystem.exists(folder))
     }
 
+    @Test("the key-value store is inside the journal: a kill after the load puts back the store as it was (or removes one that was not there)")
+    func keyValueStoreInJournal() throws {
+        let target = profile("victim")
+        try fill(target, seed: 4)
+        try AtomicFile.write(Data(#"{"visits":"before"}"#.utf8), to: target.defaultsFile)
+        let before = try snapshot(target)
+        let folder = paths.dataRoot.appendingPathComponent(".staging/import-2", isDirectory: true)
+        var journal = SwapJournal(url: folder.appendingPathComponent("journal.json"))
+        try journal.preserve(target.defaultsFile, backup: folder.appendingPathComponent("defaults-before.json"))
+        try AtomicFile.write(Data(#"{"visits":"imported"}"#.utf8), to: target.defaultsFile)
+        // Killed here: the next brados rolls the store back with the folders.
+        #expect(CacheImportRecovery.recover(paths) == [folder])
+        #expect(try AtomicFile.readIfPresent(target.defaultsFile) == Data(#"{"visits":"before"}"#.utf8))
+        #expect(try snapshot(target) == before)
+        // A store that did not exist before the import does not exist after its rollback.
+        let fresh = profile("fresh")
+        var second = SwapJournal(url: folder.appendingPathComponent("journal.json"))
+        try second.preserve(fresh.defaultsFile, backup: folder.appendingPathComponent("defaults-before.json"))
+        try AtomicFile.write(Data("{}".utf8), to: fresh.defaultsFile)
+        let rolledBack = second.rollBack()
+        #expect(rolledBack)
+        #expect(!FileSystem.exists(fresh.defaultsFile))
+        // Nothing of either import is left, not even the `.staging` folders.
+        _ = CacheImportRecovery.recover(paths)
+        #expect(!FileSystem.exists(paths.dataRoot.appendingPathComponent(".staging")))
+        #expect(!FileSystem.exists(target.dataDirectory.appendingPathComponent(".staging")))
+    }
+
+    @Test("a failed import leaves no .staging folder behind")
+    func failedImportLeavesNoStaging() throws {
+        let source = profile("default")
+        try fill(source)
+        let archive = try export(source)
+        let data = try Data(contentsOf: archive)
+        let truncated = root.url.appendingPathComponent("truncated.tar.zst")
+        try data.prefix(data.count / 2).write(to: truncated)
+        let target = profile("other")
+        #expect(throws: ArchiveError.self) { try importArchive(truncated, into: target) }
+        for side in [paths.cacheRoot, paths.dataRoot] {
+            #expect(!FileSystem.exists(side.appendingPathComponent(".staging")))
+        }
+        #expect(FileSystem.regularFiles(under: target.cacheDirectory).isEmpty && FileSystem.regularFiles(under: target.dataDirectory).isEmpty)
+    }
+
     // MARK: - Hostile archives
 
     enum Entry {

@@ -121,6 +121,76 @@ struct VisitsEndToEndTests {
         try await server.clearFaults()
     }
 
+    @Test("one profile lock: a running command makes `cache clear` wait for it; an import makes commands wait; past profile.lock-timeout, exit 11 naming the other brados")
+    func profileLock() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let before = try ids(try brados(["visits", "--json"], server))
+        let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
+        try await server.addFault(#"{"match":"DELETE /api/visits","latencyMs":3000}"#)
+        let running = try BuiltProducts.start("brados", ["visits", "delete", before[1]], environment: environment)
+        #expect(try eventually { try !ids(try brados(["visits", "--json", "--offline"], server)).contains(before[1]) })
+        // A clear that may not wait is refused at once, naming the running command.
+        let busy = try BuiltProducts.run("brados", ["cache", "clear", "visits"], environment: environment.merging(["BRADOS_PROFILE_LOCK_TIMEOUT": "0s"]) { $1 })
+        #expect(busy.status == 11, "\(busy.stderr)")
+        #expect(busy.stderr.contains("another brados (pid \(running.pid)) is still using it"), "\(busy.stderr)")
+        // One that may wait starts only once the delete has finished: the delete is not lost under it.
+        let clear = try BuiltProducts.run("brados", ["cache", "clear", "visits"], environment: environment)
+        #expect(clear.status == 0, "\(clear.stderr)")
+        #expect(!running.isRunning, "cache clear ran while the delete was still running")
+        #expect(running.finish().status == 0)
+        try await server.clearFaults()
+        #expect(try !ids(try brados(["visits", "--json"], server)).contains(before[1]))
+
+        // An import holds the profile alone: a command waits for it, then gives up.
+        let lockFile = home.url.appendingPathComponent("data/locks/default.lock")
+        #expect(FileManager.default.fileExists(atPath: lockFile.path))
+        let fd = open(lockFile.path, O_RDWR)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)
+        let holder = "\(getpid()) importing\n"
+        #expect(pwrite(fd, holder, holder.utf8.count, 0) == holder.utf8.count)
+        let started = Date()
+        let waited = try BuiltProducts.run("brados", ["visits", "--offline"], environment: environment.merging(["BRADOS_PROFILE_LOCK_TIMEOUT": "1s"]) { $1 })
+        #expect(waited.status == 11)
+        #expect(Date().timeIntervalSince(started) >= 1)
+        #expect(waited.stderr.contains("Profile 'default' is busy: another brados (pid \(getpid())) is still importing."), "\(waited.stderr)")
+        #expect(waited.stdout.isEmpty)
+        _ = ftruncate(fd, 0)
+        _ = flock(fd, LOCK_UN)
+        #expect(try brados(["visits", "--offline"], server).status == 0)
+    }
+
+    @Test("a script that lists visits in a loop starts one background revalidation per visits.min-refresh-interval, not one per call")
+    func refreshInterval() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        _ = try brados(["visits", "--json"], server)
+        try await server.resetStats()
+        for _ in 0..<20 { #expect(try brados(["visits", "list", "--json"], server).status == 0) }
+        // The one detached revalidation has time to reach the server.
+        #expect(try await eventuallyAsync { try await server.stats().byRoute["GET /api/visits"] == 1 })
+        usleep(500_000)
+        #expect(try await server.stats().byRoute["GET /api/visits"] == 1, "more than one revalidation in 20 calls")
+        // With the interval set to zero, every call starts one (the lock makes them one at a time).
+        try await server.resetStats()
+        let everyCall = try BuiltProducts.run("brados", ["visits", "list", "--json"], environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+            "BRADOS_VISITS_MIN_REFRESH_INTERVAL": "0s",
+        ])
+        #expect(everyCall.status == 0)
+        #expect(try await eventuallyAsync { try await server.stats().byRoute["GET /api/visits"] == 1 })
+    }
+
+    func eventuallyAsync(timeout: TimeInterval = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try await condition() { return true }
+            usleep(100_000)
+        }
+        return try await condition()
+    }
+
     @Test("a reader that goes away (`| head -1`): brados ends quietly, with no error text")
     func brokenPipe() async throws {
         let server = try ServerProcess()

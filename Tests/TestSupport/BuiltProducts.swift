@@ -65,6 +65,12 @@ public enum BuiltProducts {
         /// Sends `signal` to the process.
         public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+        /// The process id.
+        public var pid: Int32 { process.processIdentifier }
+
+        /// Whether it is still running.
+        public var isRunning: Bool { process.isRunning }
+
         /// Waits for the process (killing it after `timeout`) and returns what it did.
         public func finish(timeout: TimeInterval = 30) -> Result {
             let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }

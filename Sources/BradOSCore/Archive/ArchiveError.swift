@@ -91,7 +91,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case .targetNotEmpty, .unknownDomain, .destinationExists: .usage
         case .foreignAccount, .pendingChanges: .rejected
         case .noSuchArchive: .notFound
-        case .changedDuringExport, .destinationFull: .general
+        case .changedDuringExport: .general
+        case .destinationFull: .diskFull
         default: .integrity
         }
     }

@@ -102,6 +102,7 @@ public struct CacheExporter: Sendable {
         defer {
             try? FileSystem.remove(staging)
             lock.unlock()
+            FileSystem.removeIfEmpty(stagingRoot)
         }
 
         var items: [Item] = []

@@ -228,6 +228,9 @@ public struct CacheImporter: Sendable {
         try check(changes, manifest: extracted.manifest, options: options, staging: staging)
         // A dry run has now checked what a real import would: nothing moves.
         if options.dryRun { return report }
+        // Every extracted and rebuilt file, and its folder, is on the disk before the first
+        // rename: after the swap commits, a power cut cannot leave a renamed, empty file.
+        try staging.sync()
         try swap(changes, options: options, staging: staging)
         return report
     }
@@ -267,11 +270,20 @@ public struct CacheImporter: Sendable {
         func cache(_ domain: String) -> URL { cacheRoot.appendingPathComponent(domain, isDirectory: true) }
         func data(_ domain: String) -> URL { dataRoot.appendingPathComponent(domain, isDirectory: true) }
 
+        /// Flushes both sides' file systems (files and folders) to the disk.
+        func sync() throws {
+            try FileSystem.syncFileSystem(holding: cacheRoot)
+            try FileSystem.syncFileSystem(holding: dataRoot)
+        }
+
         func finish() {
             locks.forEach { $0.unlock() }
             if !keep {
                 try? FileSystem.remove(cacheRoot)
                 try? FileSystem.remove(dataRoot)
+                // The `.staging` folders themselves go too once nothing else is in them.
+                FileSystem.removeIfEmpty(cacheRoot.deletingLastPathComponent())
+                FileSystem.removeIfEmpty(dataRoot.deletingLastPathComponent())
             }
         }
     }
@@ -364,10 +376,16 @@ public struct CacheImporter: Sendable {
                     }
                 }
             }
-            // Domains that keep data outside their folders (the key-value store) load it now.
+            // Domains that keep data outside their folders (the key-value store) load it now,
+            // inside the journal: the store's previous file is kept aside and put back by a
+            // rollback, or by recovery after a kill.
+            try journal.preserve(target.defaultsFile, backup: staging.dataRoot.appendingPathComponent("defaults-before.json"))
             for change in changes {
                 try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
             }
+            // The renames and the store are on the disk before the journal goes.
+            try FileSystem.syncFileSystem(holding: target.cacheDirectory.deletingLastPathComponent())
+            try FileSystem.syncFileSystem(holding: target.dataDirectory.deletingLastPathComponent())
             try journal.commit()
         } catch {
             if !journal.rollBack() {
@@ -385,11 +403,17 @@ struct SwapJournal {
     /// The journal file: every move, written durably *before* it is made, so that after a
     /// crash (even SIGKILL) ``CacheImportRecovery`` can put everything back.
     let url: URL?
-    private var moves: [(from: URL, to: URL)] = []
+    private var moves: [(from: URL, to: URL, restore: Bool)] = []
 
     init(url: URL? = nil) { self.url = url }
 
-    struct Record: Codable { var from: String; var to: String }
+    /// A rename (`from` → `to`), or, with `restore`, a file kept aside before it was changed
+    /// in place: `to` is the copy of `from` as it was (absent: `from` did not exist).
+    struct Record: Codable {
+        var from: String
+        var to: String
+        var restore: Bool? = nil
+    }
 
     /// Moves `destination` aside (if there) and `staged` into its place (if there).
     mutating func replace(_ destination: URL, with staged: URL, trash: URL) throws {
@@ -422,12 +446,23 @@ struct SwapJournal {
         }
     }
 
+    /// Keeps a copy of `file` (durably) before it is changed in place, so a rollback puts it
+    /// back as it was, or removes it if it did not exist.
+    mutating func preserve(_ file: URL, backup: URL) throws {
+        if let data = try AtomicFile.readIfPresent(file) { try AtomicFile.write(data, to: backup, durable: true) }
+        moves.append((file, backup, true))
+        try writeJournal()
+    }
+
+    private mutating func writeJournal() throws {
+        guard let url else { return }
+        let records = moves.map { Record(from: $0.from.path, to: $0.to.path, restore: $0.restore ? true : nil) }
+        try AtomicFile.write(try JSONCoding.encode(records), to: url, durable: true)
+    }
+
     private mutating func move(_ from: URL, to: URL) throws {
-        moves.append((from, to))
-        if let url {
-            let records = moves.map { Record(from: $0.from.path, to: $0.to.path) }
-            try AtomicFile.write(try JSONCoding.encode(records), to: url, durable: true)
-        }
+        moves.append((from, to, false))
+        try writeJournal()
         guard rename(from.path, to.path) == 0 else {
             let code = errno
             moves.removeLast()
@@ -437,7 +472,7 @@ struct SwapJournal {
 
     /// Undoes every move, newest first; `false` if one could not be undone.
     mutating func rollBack() -> Bool {
-        let complete = Self.undo(moves.map { Record(from: $0.from.path, to: $0.to.path) })
+        let complete = Self.undo(moves.map { Record(from: $0.from.path, to: $0.to.path, restore: $0.restore ? true : nil) })
         moves.removeAll()
         if complete, let url { try? FileSystem.remove(url) }
         return complete
@@ -454,6 +489,15 @@ struct SwapJournal {
     static func undo(_ records: [Record]) -> Bool {
         var complete = true
         for record in records.reversed() {
+            if record.restore == true {
+                // The kept copy goes back over the changed file; no copy: there was no file.
+                if FileManager.default.fileExists(atPath: record.to) {
+                    if rename(record.to, record.from) != 0 { complete = false }
+                } else if unlink(record.from) != 0, errno != ENOENT {
+                    complete = false
+                }
+                continue
+            }
             let done = FileManager.default.fileExists(atPath: record.to) && !FileManager.default.fileExists(atPath: record.from)
             guard done else { continue }
             if rename(record.to, record.from) != 0 { complete = false }
@@ -490,7 +534,11 @@ public enum CacheImportRecovery {
                           scope.dataDirectory.appendingPathComponent(".staging", isDirectory: true)))
         }
         var recovered: [URL] = []
-        for pair in pairs { recovered += recover(cacheStaging: pair.cache, dataStaging: pair.data) }
+        for pair in pairs {
+            recovered += recover(cacheStaging: pair.cache, dataStaging: pair.data)
+            FileSystem.removeIfEmpty(pair.cache)
+            FileSystem.removeIfEmpty(pair.data)
+        }
         return recovered
     }
 

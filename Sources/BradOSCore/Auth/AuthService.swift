@@ -15,7 +15,7 @@ public struct AuthService: Sendable {
         let account = await env.network.account(for: target)
         var credential = try await account.login(user: user, password: password, server: server, transport: env.network.httpTransport)
         if env.network.usesEmbedded(target) { credential.server = Credential.embeddedServer }
-        try FileLock.withExclusiveLock(at: env.credentials.lockURL) {
+        try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) {
             var credentials = try env.credentials.loadForUpdate()
             if let service { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
             try env.credentials.save(credentials)
@@ -76,8 +76,9 @@ public struct AuthService: Sendable {
             }
         }
         // Under the refresh lock, so a renewal in another process cannot write the tokens back.
-        try FileLock.withExclusiveLock(at: env.credentials.lockURL) { try FileSystem.remove(env.credentials.url) }
-        try? FileSystem.remove(env.credentials.lockURL)
+        // The lock file itself stays: a process waiting on it must not end up holding a lock
+        // on a deleted file while another takes a new one.
+        try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) { try FileSystem.remove(env.credentials.url) }
         // Erase everything we can even if one part fails, then report the first failure.
         var firstFailure: (any Error)?
         var erased: [LogoutReport.Domain] = []

@@ -44,10 +44,10 @@ public struct CredentialStore: Sendable {
         try AtomicFile.write(try JSONCoding.encode(credentials), to: url, mode: 0o600)
     }
 
-    /// Deletes the credentials and the refresh lock.
+    /// Deletes the credentials. The refresh lock's file stays (empty): another process may be
+    /// waiting on it, and a new file would be a second lock.
     /// - Throws: ``StorageError``.
     public func remove() throws {
         try FileSystem.remove(url)
-        try FileSystem.remove(lockURL)
     }
 }

@@ -52,16 +52,30 @@ public struct AppEnvironment: Sendable {
             })
     }
 
-    /// The environment of a command run from the `brados` executable.
-    /// - Throws: ``ConfigError``.
-    public static func live(_ global: GlobalOptions) throws -> AppEnvironment {
+    /// The environment of a command run from the `brados` executable, holding the profile's
+    /// lock (``ProfileLock``) for the rest of the process.
+    /// - Parameter access: `.shared` for commands that read or write the profile,
+    ///   `.exclusive` for those that replace or erase it (import, clear, sign-out), `nil` for
+    ///   those that never touch it (config, plugins, doctor), so they run even while it is held.
+    /// - Throws: ``ConfigError``; ``StorageError/profileBusy(profile:holder:)`` after
+    ///   `profile.lock-timeout`.
+    public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared) async throws -> AppEnvironment {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+        if let access { try await env.lock(env.profile.name, access) }
         // A `cache import` killed mid-swap is rolled back before anything reads the caches.
         let recovered = CacheImportRecovery.recover(env.paths)
         if !recovered.isEmpty { env.output.notice("rolled back an interrupted cache import; the caches are as they were before it.") }
         LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
         return env
+    }
+
+    /// Holds `profile`'s lock for the rest of the process, waiting up to `profile.lock-timeout`
+    /// (a terminal shows who it waits for).
+    /// - Throws: ``StorageError/profileBusy(profile:holder:)``, ``ConfigError`` for a bad timeout.
+    public func lock(_ profile: ProfileName, _ access: ProfileLock.Access) async throws {
+        try await ProfileLock.hold(access, profile: profile, paths: paths,
+                                   timeout: try Settings.profileLockTimeoutSetting.value(in: settings), clock: clock, io: io)
     }
 
     /// Whether the network must not be used (`--offline`, `BRADOS_OFFLINE=1`, or config).

@@ -28,6 +28,10 @@ public struct CachePolicy: Sendable, Equatable {
     public var revalidation: Revalidation
     /// A fresh copy younger than this is the answer with no request, whatever ``revalidation`` says.
     public var revalidateAfter: Duration
+    /// The least time between two background refreshes of ``Revalidation/behind`` in scripts
+    /// (`visits.min-refresh-interval`, `library.min-refresh-interval`): a script that reads in a
+    /// loop starts one refresh per interval, not one per call. Zero: one per call.
+    public var minimumRefreshInterval: Duration
     /// The failures a stored copy answers (the copy is shown with a notice, exit 0): no
     /// network or `--offline`, a server failure (5xx, a dropped connection, an answer that does
     /// not decode), rate limiting. Never an expired session or a refused key or value: the user
@@ -37,10 +41,11 @@ public struct CachePolicy: Sendable, Equatable {
     public static let defaultAnsweredFailures: Set<FailureKind> = [.offline, .server, .rateLimited]
 
     public init(freshFor: Duration?, revalidation: Revalidation, revalidateAfter: Duration = .zero,
-                answeredFailures: Set<FailureKind> = defaultAnsweredFailures) {
+                minimumRefreshInterval: Duration = .zero, answeredFailures: Set<FailureKind> = defaultAnsweredFailures) {
         self.freshFor = freshFor
         self.revalidation = revalidation
         self.revalidateAfter = revalidateAfter
+        self.minimumRefreshInterval = minimumRefreshInterval
         self.answeredFailures = answeredFailures
     }
 

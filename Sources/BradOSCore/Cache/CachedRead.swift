@@ -56,6 +56,9 @@ public struct CachedRead<Value: Sendable> {
     public var notice: (String) -> Void
     /// Starts the background refresh of ``CachePolicy/Revalidation/behind`` in script mode; `nil`: none.
     public var startBackgroundRefresh: (() throws -> Void)?
+    /// When the domain last started one: at most one per ``CachePolicy/minimumRefreshInterval``
+    /// (`nil`: no limit).
+    public var refreshStamp: RefreshStamp?
     /// The error when there is no copy and the network is off (given the offline error).
     public var unavailable: (any Error) -> any Error
 
@@ -65,7 +68,7 @@ public struct CachedRead<Value: Sendable> {
                 render: @escaping (Value, DataSource) throws -> Void,
                 rerenderIfChanged: @escaping (Value, Value) throws -> Bool = { _, _ in false },
                 notice: @escaping (String) -> Void,
-                startBackgroundRefresh: (() throws -> Void)? = nil,
+                startBackgroundRefresh: (() throws -> Void)? = nil, refreshStamp: RefreshStamp? = nil,
                 unavailable: @escaping (any Error) -> any Error = { $0 }) {
         self.policy = policy
         self.mode = mode
@@ -78,6 +81,7 @@ public struct CachedRead<Value: Sendable> {
         self.rerenderIfChanged = rerenderIfChanged
         self.notice = notice
         self.startBackgroundRefresh = startBackgroundRefresh
+        self.refreshStamp = refreshStamp
         self.unavailable = unavailable
     }
 
@@ -130,7 +134,11 @@ public struct CachedRead<Value: Sendable> {
         let cached = DataSource.cache(age: age, noun: noun)
         if mode == .script, policy.revalidation == .behind {
             try render(value, cached)
-            do { try startBackgroundRefresh?() } catch { notice("could not start the background refresh: \(error.summaryText)") }
+            guard let startBackgroundRefresh else { return .cached(changed: nil) }
+            if let refreshStamp, !refreshStamp.claim(at: now(), interval: policy.minimumRefreshInterval) {
+                return .cached(changed: nil) // one was started less than the interval ago
+            }
+            do { try startBackgroundRefresh() } catch { notice("could not start the background refresh: \(error.summaryText)") }
             return .refreshingInBackground
         }
         if mode == .interactive { try render(value, cached) }

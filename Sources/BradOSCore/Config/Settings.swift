@@ -120,6 +120,12 @@ public struct Settings: Sendable {
     /// - Throws: ``ConfigError`` for a value the rule refuses.
     public func networkTimeout() throws -> Duration { try Self.networkTimeoutSetting.value(in: self) }
 
+    /// `profile.lock-timeout`: how long a command waits for another brados that holds the
+    /// profile (an import, a cache clear, a sign-out) before it gives up (exit 11).
+    public static let profileLockTimeoutSetting = DurationSetting(
+        name: "profile.lock-timeout", summary: "How long a command waits for another brados that holds the profile (an import, a sign-out)",
+        environmentVariable: "BRADOS_PROFILE_LOCK_TIMEOUT", defaultValue: "60s", allowsZero: true)
+
     /// The log level on stderr.
     public var logLevel: Logger.Level {
         Logger.Level(rawValue: resolve("log").value ?? "warning") ?? .warning

@@ -19,6 +19,11 @@ public enum FailureKind: String, Sendable, Equatable, CaseIterable {
     case rateLimited
     /// Stored or received data failed a check (checksum, hostile archive, corrupt input).
     case integrity
+    /// A local write failed because the file system has no room left.
+    case diskFull
+    /// Another brados holds the profile (an import, a cache clear, a sign-out) for longer than
+    /// `profile.lock-timeout`.
+    case busy
     /// The user interrupted the command.
     case interrupted
 }

@@ -13,6 +13,8 @@ import ArgumentParser
 /// | 7 | request rejected by the server (4xx) |
 /// | 8 | integrity failure (corrupt or hostile data, checksum mismatch) |
 /// | 9 | rate limited by the server for longer than brados waits |
+/// | 10 | the disk is full (nothing stored was lost) |
+/// | 11 | the profile is busy: another brados held it past `profile.lock-timeout` |
 /// | 64 | usage error (bad flags or arguments) |
 /// | 130 | interrupted |
 public enum ExitStatus {
@@ -29,6 +31,8 @@ public enum ExitStatus {
         case .rejected: 7
         case .integrity: 8
         case .rateLimited: 9
+        case .diskFull: 10
+        case .busy: 11
         case .usage: 64
         case .interrupted: 130
         }

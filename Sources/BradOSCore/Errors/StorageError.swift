@@ -7,6 +7,8 @@ public enum StorageError: BradOSError {
     case io(operation: String, path: String, errno: Int32)
     /// Another `brados` process holds a lock for too long.
     case lockTimeout(path: String)
+    /// Another brados held the profile for longer than `profile.lock-timeout`.
+    case profileBusy(profile: String, holder: ProfileLock.Holder)
     /// A value could not be encoded or decoded.
     case coding(path: String, detail: String)
     /// An SQLite database failed.
@@ -22,6 +24,8 @@ public enum StorageError: BradOSError {
             "Could not \(operation) \(path): \(String(cString: strerror(code)))."
         case let .lockTimeout(path):
             "Timed out waiting for another brados process to release \(path)."
+        case let .profileBusy(profile, holder):
+            "Profile '\(profile)' is busy: \(holder.description) is still \(holder.activity ?? "using it")."
         case let .coding(path, detail):
             "Could not encode or decode \(path): \(detail)."
         case let .database(path, detail):
@@ -39,6 +43,8 @@ public enum StorageError: BradOSError {
             "Check the permissions of the brados directories (`brados config path`)."
         case .io:
             "Check the brados directories (`brados config path`) and try again."
+        case .profileBusy:
+            "Try again when it has finished, or wait longer: `brados config set profile.lock-timeout 5m` (or BRADOS_PROFILE_LOCK_TIMEOUT)."
         case .lockTimeout:
             "Wait for the other brados command to finish, then try again."
         case .coding:
@@ -50,10 +56,18 @@ public enum StorageError: BradOSError {
         }
     }
 
-    public var kind: FailureKind { .general }
+    public var kind: FailureKind {
+        switch self {
+        case let .io(_, _, code) where code == ENOSPC || code == EDQUOT: .diskFull
+        case .lockTimeout, .profileBusy: .busy
+        default: .general
+        }
+    }
     public var isRetryable: Bool {
-        if case .lockTimeout = self { return true }
-        return false
+        switch self {
+        case .lockTimeout, .profileBusy: return true
+        default: return false
+        }
     }
 
     /// A GRDB failure of the database at `path`. A full disk (`SQLITE_FULL`, or an I/O error

@@ -111,7 +111,7 @@ public actor NetworkAccess {
         var credential = try await account(for: service).login(
             user: Self.demoUser, password: try EmbeddedAccount(profile: paths.profile(profile)).password(), server: server, transport: transport)
         credential.server = Credential.embeddedServer
-        try FileLock.withExclusiveLock(at: store.lockURL) {
+        try await FileLock.withExclusiveLock(at: store.lockURL, timeout: .seconds(60)) {
             var credentials = try store.loadForUpdate()
             if ownProtocol != nil { credentials.services[service.rawValue] = credential } else { credentials.account = credential }
             try store.save(credentials)

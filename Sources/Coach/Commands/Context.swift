@@ -16,7 +16,7 @@ extension CoachCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
             let result = try await store.contextProfile(refresh: refresh)
             try CoachRenderer(output: env.output, contextTTL: store.contextTTL).context(result.profile, source: result.source)

@@ -14,7 +14,7 @@ extension CoachCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
             let resolved = try store.resolve(id)
             if !yes {

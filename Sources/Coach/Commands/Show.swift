@@ -17,7 +17,7 @@ extension CoachCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
             let result = try await Spinner.run("Fetching messages", io: env.io, enabled: env.output.format == .human) {
                 try await store.conversation(id)

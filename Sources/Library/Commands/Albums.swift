@@ -15,14 +15,14 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let renderer = LibraryRenderer(output: env.output)
             let interactive = env.io.isOutputTerminal && env.output.format == .human
             let section = self.section
             var shown: LibrarySnapshot?
             let flow = CachedRead<LibrarySnapshot>(
-                policy: LibraryPlugin.cachePolicy, mode: interactive ? .interactive : .script, offline: env.isOffline,
+                policy: try LibraryPlugin.cachePolicy(env), mode: interactive ? .interactive : .script, offline: env.isOffline,
                 noun: "albums", io: env.io, now: env.now,
                 fetch: { progress in try await store.refresh(section: section, progress: progress) },
                 render: { snapshot, source in
@@ -34,7 +34,8 @@ extension LibraryCommand {
                     return try renderer.rerenderAlbums(old: old, new: new)
                 },
                 notice: env.output.notice,
-                startBackgroundRefresh: { try DetachedProcess.spawn(arguments: Revalidate.arguments(env, section: section)) })
+                startBackgroundRefresh: { try DetachedProcess.spawn(arguments: Revalidate.arguments(env, section: section)) },
+                refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile))
             try await flow.run(store.cached(section: section), refresh: refresh)
             guard prefetch, !env.isOffline, let shown else { return }
             let firstScreen = Array(shown.albums.prefix(screen.firstScreen(env.io)))

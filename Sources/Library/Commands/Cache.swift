@@ -15,7 +15,7 @@ extension LibraryCommand {
             public init() {}
 
             public func run() async throws {
-                let env = try AppEnvironment.live(global)
+                let env = try await AppEnvironment.live(global)
                 let store = try LibraryStore.live(env)
                 let stats = try store.artwork.cache.stats()
                 let snapshot = store.snapshots.load()
@@ -42,7 +42,7 @@ extension LibraryCommand {
             }
 
             public func run() async throws {
-                let env = try AppEnvironment.live(global)
+                let env = try await AppEnvironment.live(global)
                 let cache = try LibraryStore.live(env).artwork.cache
                 let limit = try maxSize.flatMap(parseByteSize) ?? cache.stats().capacity
                 let report = try cache.trim(toBytes: limit)

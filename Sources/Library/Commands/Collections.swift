@@ -13,7 +13,7 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let renderer = LibraryRenderer(output: env.output)
             if let collection {
@@ -23,7 +23,7 @@ extension LibraryCommand {
             let section = self.section
             let interactive = env.io.isOutputTerminal && env.output.format == .human
             let flow = CachedRead<LibrarySnapshot>(
-                policy: LibraryPlugin.cachePolicy, mode: interactive ? .interactive : .script, offline: env.isOffline,
+                policy: try LibraryPlugin.cachePolicy(env), mode: interactive ? .interactive : .script, offline: env.isOffline,
                 noun: "collections", io: env.io, now: env.now,
                 fetch: { progress in try await store.refresh(section: section, progress: progress) },
                 render: { try renderer.collections($0, source: $1) },
@@ -33,7 +33,8 @@ extension LibraryCommand {
                     return true
                 },
                 notice: env.output.notice,
-                startBackgroundRefresh: { try DetachedProcess.spawn(arguments: Revalidate.arguments(env, section: section)) })
+                startBackgroundRefresh: { try DetachedProcess.spawn(arguments: Revalidate.arguments(env, section: section)) },
+                refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile))
             try await flow.run(store.cached(section: section))
         }
     }
@@ -45,7 +46,7 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             try LibraryRenderer(output: env.output).sections(try await LibraryStore.live(env).sections())
         }
     }
@@ -58,7 +59,7 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let lock = try FileLock(url: env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("revalidate.lock"))
             guard lock.tryLock() else { return }
             defer { lock.unlock() }

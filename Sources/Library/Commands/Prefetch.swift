@@ -12,7 +12,7 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section) }
             try await Self.prefetch(Array(snapshot.albums.prefix(screen.firstScreen(env.io))), store: store, env: env)

@@ -11,7 +11,7 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let found = try await store.detail(ratingKey, offline: env.isOffline, notice: env.output.notice)
             var artwork: URL?
@@ -39,7 +39,7 @@ extension LibraryCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let album = try await store.album(ratingKey)
             let image = try await store.artwork.artwork(for: album, size: size)

@@ -23,7 +23,7 @@ extension MealPlanCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let revised = try await MealPlanStore.live(env).critique(text.trimmingCharacters(in: .whitespacesAndNewlines))
             try MealPlanRenderer(output: env.output, now: env.now()).render(revised, source: .network)
         }

@@ -11,7 +11,7 @@ extension MealPlanCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let session = try await MealPlanStore.live(env).finalize()
             try MealPlanRenderer(output: env.output, now: env.now()).render(session, source: .network)
         }

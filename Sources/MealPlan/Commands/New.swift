@@ -12,7 +12,7 @@ extension MealPlanCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let draft = try await MealPlanStore.live(env).startNew()
             try MealPlanRenderer(output: env.output, now: env.now()).render(draft, source: .network)
             if env.output.format == .human {

@@ -11,7 +11,7 @@ extension MealPlanCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let path = MealPlanStore.live(env).cacheFileURL.path
             if env.output.format == .json { return try env.output.json(["path": path]) }
             env.output.line(path)

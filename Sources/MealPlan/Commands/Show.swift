@@ -11,7 +11,7 @@ extension MealPlanCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let loaded = try await MealPlanStore.live(env).latest()
             try MealPlanRenderer(output: env.output, now: env.now()).render(loaded.session, source: loaded.source)
         }

@@ -10,7 +10,7 @@ extension MealPlanCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let status = MealPlanStore.live(env).status(now: env.now())
             if env.output.format == .json { return try env.output.json(status) }
             var rows = [["cached", status.cached ? "yes" : "no"]]

@@ -31,7 +31,7 @@ public struct PlanCommand: AsyncParsableCommand {
     /// cache policy: on a terminal a cached plan due a refresh shows at once and a changed one
     /// is shown again; a script gets one document.
     static func present(_ view: PlanRenderer.View, global: GlobalOptions) async throws {
-        let env = try AppEnvironment.live(global)
+        let env = try await AppEnvironment.live(global)
         let store = try PlanStore.live(env)
         let renderer = PlanRenderer(output: env.output)
         let interactive = env.output.format == .human
@@ -69,7 +69,7 @@ extension PlanCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try PlanStore.live(env)
             let result = try await Spinner.run("Recomputing your plan", io: env.io, enabled: env.output.format == .human) { try await store.recompute() }
             try PlanRenderer(output: env.output).render(result, view: .summary)
@@ -82,7 +82,7 @@ extension PlanCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try PlanStore.live(env)
             let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: env.output.format == .human) { try await store.refresh() }
             try PlanRenderer(output: env.output).render(result, view: .summary)

@@ -19,7 +19,7 @@ extension PlanCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try PlanStore.live(env)
             let renderer = PlanRenderer(output: env.output)
             let (operation, report) = try await Spinner.run("Updating your weight", io: env.io, enabled: env.output.format == .human) {
@@ -51,7 +51,7 @@ extension PlanCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try PlanStore.live(env)
             try PlanRenderer(output: env.output).pending(try store.queue.all(), now: env.now())
         }
@@ -65,7 +65,7 @@ extension PlanCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = try PlanStore.live(env)
             var include = includeImported
             let imported = try store.queue.all().filter(\.isImported)

@@ -32,7 +32,7 @@ extension VisitsCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let visit = NewVisit(place: place.trimmingCharacters(in: .whitespaces), address: address,
                                  visitedAt: at.flatMap(JSONCoding.date(from:)) ?? env.now(), durationMinutes: duration, notes: notes)
             let created = try await VisitsStore.live(env).add(visit)

@@ -12,7 +12,7 @@ extension VisitsCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let human = env.output.format == .human
             let store = try VisitsStore.live(env)
             let deleted = try await store.delete(

@@ -16,7 +16,7 @@ extension VisitsCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let interactive = env.io.isOutputTerminal && env.output.format == .human
             let listing = VisitsListing(
                 store: try VisitsStore.live(env), renderer: VisitsRenderer(output: env.output, now: env.now),

@@ -13,7 +13,7 @@ extension VisitsCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let lock = try FileLock(url: Self.lockURL(env))
             guard lock.tryLock() else { return } // another revalidation is already running
             defer { lock.unlock() }

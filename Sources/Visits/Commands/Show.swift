@@ -11,7 +11,7 @@ extension VisitsCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let found = try await VisitsStore.live(env).visit(id: id, offline: env.isOffline, notice: env.output.notice)
             try VisitsRenderer(output: env.output, now: env.now).render(found.visit, source: found.source)
         }

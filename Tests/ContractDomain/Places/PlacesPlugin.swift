@@ -80,7 +80,7 @@ public struct PlacesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let store = PlacesStore(env)
             let cached = PlacesStore.document(env.profile).load()
             let read = CachedRead<[Place]>(
@@ -107,7 +107,7 @@ public struct PlacesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             guard let place = PlacesStore.document(env.profile).load()?.places.first(where: { $0.name == name }) else {
                 throw CommandError("There is no cached place '\(name)'.", recovery: "List them with `brados places`.", kind: .notFound)
             }

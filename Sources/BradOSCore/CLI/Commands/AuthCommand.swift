@@ -49,7 +49,7 @@ extension AuthCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let password = Self.password(from: env.io.readInput())
             guard !password.isEmpty else { throw AuthError.emptyPassword }
             let credential = try await AuthService(env).login(user: user, password: password, service: service.map(Service.init(rawValue:)))
@@ -80,7 +80,7 @@ extension AuthCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             // Verified first: a renewed token shows in the status.
             let verified = check ? try await AuthService(env).verify() : nil
             var status = AuthService(env).status()
@@ -99,7 +99,7 @@ extension AuthCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             let profile = try AuthService(env).switchProfile(to: self.profile)
             let signedIn = !CredentialStore(paths: env.paths, profile: profile).load().isEmpty
             if env.output.format == .json { return try env.output.json(["profile": profile.rawValue, "signedIn": "\(signedIn)"]) }
@@ -116,7 +116,7 @@ extension AuthCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: .exclusive(activity: "signing out"))
             try AuthRenderer(output: env.output, now: env.now()).loggedOut(try await AuthService(env).logout())
         }
     }

@@ -35,7 +35,7 @@ extension CacheCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let compression = ArchiveCompression(rawValue: format)!
             let name = output ?? "brados-\(env.profile.name)-\(Format.day(env.now())).\(compression.rawValue)"
             let destination = name == "-" ? nil : URL(fileURLWithPath: name)
@@ -67,7 +67,7 @@ extension CacheCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
             let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings)).verify(fd: fd)
@@ -110,8 +110,10 @@ extension CacheCommand {
         }
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             let target = try asProfile.map { env.paths.profile(try ProfileName(validating: $0)) } ?? env.profile
+            // The profile imported into is the one locked (`--as` names another).
+            try await env.lock(target.name, dryRun ? .shared : .exclusive(activity: "importing"))
             let credentials = CredentialStore(paths: env.paths, profile: target.name, logger: env.logger).load()
             let importer = CacheImporter(target: target, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(credentials),
                                          cacheStaging: CacheArchiveSupport.staging(target.cacheDirectory),
@@ -134,7 +136,7 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             if env.output.format == .json {
                 return try env.output.json(["cache": env.profile.cacheDirectory.path, "data": env.profile.dataDirectory.path])
             }

@@ -18,7 +18,7 @@ extension CacheCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global)
             let entries = try CacheInventory(env).stats()
             let total = CacheInventory.Entry(domain: "total", summary: "the whole profile", files: entries.reduce(0) { $0 + $1.files },
                                              bytes: entries.reduce(0) { $0 + $1.bytes }, entries: nil,
@@ -47,7 +47,7 @@ extension CacheCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: .exclusive(activity: "clearing the cache"))
             let removed = try CacheInventory(env).clear(domains: domains + domain)
             if env.output.format == .json { return try env.output.json(removed) }
             let bytes = removed.reduce(Int64(0)) { $0 + $1.bytes }

@@ -26,7 +26,7 @@ extension ConfigCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             guard env.settings.key(named: key) != nil else {
                 throw ConfigError.unknownKey(key, known: env.settings.keys.map(\.name))
             }
@@ -49,7 +49,7 @@ extension ConfigCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             guard let definition = env.settings.key(named: key) else {
                 throw ConfigError.unknownKey(key, known: env.settings.keys.map(\.name))
             }
@@ -73,7 +73,7 @@ extension ConfigCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             guard env.settings.key(named: key) != nil else {
                 throw ConfigError.unknownKey(key, known: env.settings.keys.map(\.name))
             }
@@ -89,7 +89,7 @@ extension ConfigCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             let all = env.settings.all()
             if env.output.format == .json { return try env.output.json(all) }
             let rows = zip(all, env.settings.keys).map { setting, key in
@@ -106,7 +106,7 @@ extension ConfigCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             let paths: [(String, String)] = [
                 ("config", env.paths.configFile.path),
                 ("credentials", env.credentials.url.path),

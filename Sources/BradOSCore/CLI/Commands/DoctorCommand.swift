@@ -17,7 +17,7 @@ public struct DoctorCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let env = try AppEnvironment.live(global)
+        let env = try await AppEnvironment.live(global, access: nil)
         let checks = await Doctor(env).run()
         try DoctorRenderer(output: env.output).render(checks)
         if checks.contains(where: { $0.status == .fail }) { throw ExitCode(1) }

@@ -23,7 +23,7 @@ public struct PluginsCommand: AsyncParsableCommand {
         public init() {}
 
         public func run() async throws {
-            let env = try AppEnvironment.live(global)
+            let env = try await AppEnvironment.live(global, access: nil)
             let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Runtime.builtInCommands)
             if env.output.format == .json {
                 struct BuiltIn: Encodable { var name: String; var summary: String }

@@ -57,7 +57,7 @@ public struct SyncCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        let env = try AppEnvironment.live(global)
+        let env = try await AppEnvironment.live(global)
         let options = try Self.options(domainFlags, plugins: env.plugins)
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins

@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one lock on a profile, held for a whole command (`flock(2)` on
+/// `<data root>/locks/<profile>.lock`).
+///
+/// Commands that read or write a profile hold it shared, so any number run side by side.
+/// `cache import`, `cache clear` and `auth logout` hold it exclusively: they wait for every
+/// other command on the profile to finish, and every other command waits for them, so an
+/// import never swaps folders under a running command, two imports never interleave, and a
+/// sign-out never races a background refresh that would write the cache back.
+///
+/// - Waiting never blocks a thread: the lock is tried without blocking and the wait sleeps
+///   on the injected clock, up to a limit (`profile.lock-timeout`); then
+///   ``StorageError/profileBusy(profile:holder:)`` (exit 11) names the other brados.
+/// - An exclusive holder writes `<pid> <activity>` into the file, so a waiter can say
+///   "waiting for another brados (pid N) to finish importing…". Shared holders are found in
+///   `/proc/locks`.
+/// - The file is never deleted (it is outside the folders a sign-out erases): a process
+///   waiting on a deleted file's lock would hold a lock nobody else sees.
+/// - The kernel releases the lock when the process ends, however it ends.
+public final class ProfileLock: @unchecked Sendable {
+    /// How a command holds the profile.
+    public enum Access: Sendable, Equatable {
+        /// Reads and writes that run side by side with each other.
+        case shared
+        /// Alone on the profile; the activity is said to waiters ("importing").
+        case exclusive(activity: String)
+    }
+
+    /// Who holds the profile, as far as can be told.
+    public struct Holder: Sendable, Equatable {
+        /// The holders' process ids (empty when unknown).
+        public var pids: [Int32]
+        /// What an exclusive holder is doing ("importing"), when it said so.
+        public var activity: String?
+
+        public init(pids: [Int32], activity: String?) {
+            self.pids = pids
+            self.activity = activity
+        }
+
+        /// "another brados (pid 4242)", "2 other brados commands (pids 1, 2)".
+        public var description: String {
+            switch pids.count {
+            case 0: "another brados"
+            case 1: "another brados (pid \(pids[0]))"
+            default: "\(pids.count) other brados commands (pids \(pids.map(String.init).joined(separator: ", ")))"
+            }
+        }
+
+        /// The line shown on a terminal while waiting.
+        public var waitingMessage: String {
+            "waiting for \(description) to finish\(activity.map { " \($0)" } ?? "")…"
+        }
+    }
+
+    /// The lock file of a profile.
+    public static func url(for profile: ProfileName, paths: Paths) -> URL {
+        paths.dataRoot.appendingPathComponent("locks", isDirectory: true).appendingPathComponent("\(profile.rawValue).lock")
+    }
+
+    public let url: URL
+    public let access: Access
+    private var descriptor: Int32
+
+    private init(url: URL, access: Access, descriptor: Int32) {
+        self.url = url
+        self.access = access
+        self.descriptor = descriptor
+    }
+
+    deinit { release() }
+
+    /// Releases the lock (an exclusive holder first clears what it wrote). Idempotent.
+    public func release() {
+        guard descriptor >= 0 else { return }
+        if case .exclusive = access { _ = ftruncate(descriptor, 0) }
+        _ = flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
+    }
+
+    /// Takes the profile's lock, waiting (without blocking a thread) for other holders.
+    /// - Parameters:
+    ///   - timeout: how long to wait before giving up.
+    ///   - poll: how often the lock is tried while waiting.
+    ///   - clock: what the wait sleeps on (tests inject a manual clock).
+    ///   - io: a terminal shows the waiting message on stderr (a spinner); nothing else does.
+    /// - Throws: ``StorageError/profileBusy(profile:holder:)`` after `timeout`;
+    ///   ``StorageError/io(operation:path:errno:)``; `CancellationError` when interrupted.
+    public static func acquire(
+        _ access: Access, profile: ProfileName, paths: Paths, timeout: Duration,
+        poll: Duration = .milliseconds(25), clock: any Clock<Duration> = ContinuousClock(), io: (any TerminalIO)? = nil
+    ) async throws -> ProfileLock {
+        let url = url(for: profile, paths: paths)
+        try FileSystem.createDirectory(url.deletingLastPathComponent())
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw StorageError.io(operation: "open the profile lock", path: url.path, errno: errno) }
+        var owned = true
+        defer { if owned { close(descriptor) } }
+        let operation = access == .shared ? LOCK_SH : LOCK_EX
+        var waited = Duration.zero
+        var spinner: Spinner?
+        defer { spinner?.stop() }
+        while flock(descriptor, operation | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                throw StorageError.io(operation: "lock", path: url.path, errno: code)
+            }
+            if code == EINTR { continue }
+            guard waited < timeout else {
+                throw StorageError.profileBusy(profile: profile.rawValue, holder: holder(descriptor: descriptor, access: access))
+            }
+            if spinner == nil, let io, io.isErrorTerminal {
+                spinner = Spinner(io: io, message: holder(descriptor: descriptor, access: access).waitingMessage)
+            }
+            try await clock.sleep(for: poll)
+            waited += poll
+        }
+        if case let .exclusive(activity) = access {
+            let text = "\(getpid()) \(activity)\n"
+            _ = ftruncate(descriptor, 0)
+            _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        }
+        owned = false
+        return ProfileLock(url: url, access: access, descriptor: descriptor)
+    }
+
+    /// The locks this process holds, by lock file.
+    private static let held = Mutex<[String: ProfileLock]>([:])
+
+    /// Takes the profile's lock for the rest of the process (the kernel releases it at exit).
+    /// A second call for a profile this process already holds keeps the lock it has, upgrading
+    /// a shared one to exclusive when asked (never the reverse).
+    /// - Throws: as ``acquire(_:profile:paths:timeout:poll:clock:io:)``.
+    public static func hold(_ access: Access, profile: ProfileName, paths: Paths, timeout: Duration,
+                            clock: any Clock<Duration> = ContinuousClock(), io: (any TerminalIO)? = nil) async throws {
+        let key = url(for: profile, paths: paths).path
+        if let current = held.withLock({ $0[key] }) {
+            guard case .exclusive = access, current.access == .shared else { return }
+            current.release()
+            held.withLock { $0[key] = nil }
+        }
+        let lock = try await acquire(access, profile: profile, paths: paths, timeout: timeout, clock: clock, io: io)
+        held.withLock { $0[key] = lock }
+    }
+
+    /// Who holds the lock this process is waiting for: an exclusive holder's own words, or
+    /// the holders `/proc/locks` lists for the file.
+    static func holder(descriptor: Int32, access: Access) -> Holder {
+        var info = stat()
+        let pids = fstat(descriptor, &info) == 0 ? lockingProcesses(inode: UInt64(info.st_ino)) : []
+        // An exclusive holder wrote "<pid> <activity>"; while shared holders hold it, the file is empty.
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        let text = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+        let words = text.split(separator: "\n").first.map { $0.split(separator: " ", maxSplits: 1) } ?? []
+        if words.count == 2, let pid = Int32(words[0]), pids.isEmpty || pids.contains(pid) {
+            return Holder(pids: [pid], activity: SafeText.visible(String(words[1])))
+        }
+        return Holder(pids: pids, activity: nil)
+    }
+
+    /// The processes `/proc/locks` says hold an flock on the file with this inode (Linux).
+    static func lockingProcesses(inode: UInt64, table: String? = nil) -> [Int32] {
+        guard let table = table ?? (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) else { return [] }
+        var pids: [Int32] = []
+        for line in table.split(separator: "\n") {
+            // "1: FLOCK  ADVISORY  WRITE 4242 08:01:131090 0 EOF"; waiters are marked "->".
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK", !fields.contains("->") else { continue }
+            let device = fields[5].split(separator: ":")
+            guard device.count == 3, UInt64(device[2]) == inode, let pid = Int32(fields[4]), pid != getpid(), pid > 0 else { continue }
+            if !pids.contains(pid) { pids.append(pid) }
+        }
+        return pids.sorted()
+    }
+}
