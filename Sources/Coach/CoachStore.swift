@@ -59,7 +59,7 @@ public struct CoachStore: Sendable {
         }
         let store = self
         return try await read(CoachPlugin.cachePolicy, noun: "conversations", cached: cached,
-                              unavailable: { CoachError.notCached(what: "the conversation list", reason: Self.reason($0)) },
+                              unavailable: { store.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: Self.reason($0)) },
                               fetch: { try await store.fetchConversations() })
     }
 
@@ -92,7 +92,7 @@ public struct CoachStore: Sendable {
         let what = conversation == nil ? "conversation \(resolved)" : "the messages of conversation \(resolved)"
         let (thread, source) = try await read(
             CoachPlugin.cachePolicy, noun: "messages", cached: cached,
-            unavailable: { CoachError.notCached(what: what, reason: Self.reason($0)) },
+            unavailable: { store.unreadableStore() ?? CoachError.notCached(what: what, reason: Self.reason($0)) },
             fetch: {
                 let api = try await store.api()
                 _ = try store.requireUserID()
@@ -137,7 +137,7 @@ public struct CoachStore: Sendable {
             // --refresh asks first, as remote-first reads do: the stored copy still answers a failure.
             refresh ? CachePolicy.remoteFirst : CoachPlugin.contextPolicy(ttl: contextTTL), noun: "context profile",
             cached: cached.map { CachedRead<ContextProfile?>.Entry($0.profile, savedAt: $0.cachedAt) },
-            unavailable: { CoachError.notCached(what: "your context profile", reason: Self.reason($0)) },
+            unavailable: { store.unreadableStore() ?? CoachError.notCached(what: "your context profile", reason: Self.reason($0)) },
             fetch: {
                 let api = try await store.api()
                 let user = try store.requireUserID()
@@ -174,6 +174,20 @@ public struct CoachStore: Sendable {
     func cacheWrite(_ what: String, _ body: () throws -> Void) {
         do { try body() } catch {
             logger.warning("could not update the coach cache (\(what)): \(error.summaryText)")
+        }
+    }
+
+    /// Why the store cannot be read, when it is a full disk (SQLite needs room for its
+    /// `-wal` and `-shm` files to open a database): said as such (exit 10), never as "nothing
+    /// cached". `nil` otherwise.
+    func unreadableStore() -> (any Error)? {
+        do {
+            _ = try database()
+            return nil
+        } catch where (error as? any BradOSError)?.kind == .diskFull {
+            return error
+        } catch {
+            return nil
         }
     }
 

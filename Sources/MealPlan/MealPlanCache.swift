@@ -34,6 +34,14 @@ public struct MealPlanCache: MealPlanCaching {
         return true
     }
 
+    /// Replaces the cached plan with a finalized `session` (the same one refreshed, or
+    /// another), in one atomic write.
+    /// - Throws: ``StorageError``; the cached plan is as it was then.
+    public func replace(with session: MealPlanSession) throws {
+        guard session.isFinalized else { return }
+        try document.save(CachedMealPlan(cachedAt: now(), session: session))
+    }
+
     public func invalidate() throws { try document.remove() }
 
     public func isCached(sessionID: String) -> Bool { cached()?.session.id == sessionID }

@@ -11,6 +11,9 @@ public protocol MealPlanCaching: Sendable {
     /// - Returns: whether the file was written.
     /// - Throws: ``StorageError``.
     @discardableResult func store(_ session: MealPlanSession) throws -> Bool
+    /// Replaces the cached session with a finalized one in one atomic write (a refresh).
+    /// - Throws: ``StorageError``; the cached session is as it was then.
+    func replace(with session: MealPlanSession) throws
     /// Deletes the cached session.
     /// - Throws: ``StorageError``.
     func invalidate() throws

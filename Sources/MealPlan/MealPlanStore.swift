@@ -82,16 +82,23 @@ public struct MealPlanStore: Sendable {
         }
         if session == nil { session = try await api.latest() }
         guard let session else { throw MealPlanError.noPlanYet }
-        if replacingCache { try cache.invalidate() }
-        if session.isFinalized { storeQuietly(session) }
+        if replacingCache, !session.isFinalized {
+            try cache.invalidate()
+        } else if session.isFinalized {
+            // A refresh replaces the cached plan in one atomic write: if it cannot be written
+            // (a full disk), the plan cached before is still there.
+            storeQuietly(session, replacing: replacingCache)
+        }
         return Loaded(session: session, source: .network)
     }
 
     /// Caches a fetched plan; a failed write (disk full, read-only) is logged, never fatal:
-    /// the plan in hand is still shown.
-    private func storeQuietly(_ session: MealPlanSession) {
-        do { try cache.store(session) } catch {
-            logger.warning("could not cache the meal plan: \(error.summaryText)")
+    /// the plan in hand is still shown, and the plan cached before is kept.
+    private func storeQuietly(_ session: MealPlanSession, replacing: Bool = false) {
+        do {
+            if replacing { try cache.replace(with: session) } else { _ = try cache.store(session) }
+        } catch {
+            logger.warning("could not cache the meal plan (the copy cached before is kept): \(error.summaryText)")
         }
     }
 

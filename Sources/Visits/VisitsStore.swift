@@ -82,7 +82,11 @@ public struct VisitsStore: Sendable {
     /// Creates a visit and adds it to the cache.
     public func add(_ visit: NewVisit) async throws -> Visit {
         let created = try await api().create(visit)
-        try? cache.insert(created)
+        // The server has it: a cache that cannot take it (a full disk) is said, not fatal; the
+        // next revalidation brings it.
+        do { try cache.insert(created) } catch {
+            logger.warning("could not add the new visit to the cache (the server has it): \(error.summaryText)")
+        }
         return created
     }
 

@@ -130,8 +130,29 @@ struct MealPlanStoreTests {
         let fileURL = URL(fileURLWithPath: "/nonexistent/latest-session.json")
         func cached() -> CachedMealPlan? { nil }
         func store(_ session: MealPlanSession) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: 28) }
+        func replace(with session: MealPlanSession) throws { throw StorageError.io(operation: "write", path: fileURL.path, errno: 28) }
         func invalidate() throws {}
         func isCached(sessionID: String) -> Bool { false }
+    }
+
+    /// A cache holding a plan, on a disk with no room for another.
+    final class FullDiskCache: MealPlanCaching {
+        let fileURL = URL(fileURLWithPath: "/full/latest-session.json")
+        let held = Locked<CachedMealPlan?>(CachedMealPlan(cachedAt: Date(timeIntervalSince1970: 0), session: makeSession("old", finalized: true)))
+        func cached() -> CachedMealPlan? { held.value }
+        func store(_ session: MealPlanSession) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: ENOSPC) }
+        func replace(with session: MealPlanSession) throws { throw StorageError.io(operation: "write", path: fileURL.path, errno: ENOSPC) }
+        func invalidate() throws { held.withLock { $0 = nil } }
+        func isCached(sessionID: String) -> Bool { held.value?.session.id == sessionID }
+    }
+
+    @Test("a refresh whose answer cannot be written (a full disk) keeps the plan cached before, and shows the new one")
+    func refreshOnFullDisk() async throws {
+        let api = FakeMealPlanAPI(sessions: [makeSession("new", finalized: true)], latest: "new")
+        let cache = FullDiskCache()
+        let store = MealPlanStore(cache: cache, defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
+        #expect(try await store.refresh().session.id == "new")
+        #expect(cache.cached()?.session.id == "old", "the cached plan was deleted before its replacement could be written")
     }
 
     @Test("a plan fetched while the cache cannot be written is still shown")

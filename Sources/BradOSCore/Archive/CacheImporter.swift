@@ -29,10 +29,11 @@ struct ArchiveScan {
 
     /// - Parameters:
     ///   - manifestChecked: called once the manifest is valid, before any file is read.
-    ///   - destination: a descriptor to write a listed file to, or `nil` to only check it.
+    ///   - destination: a descriptor to write a listed file to and the path it writes (for
+    ///     errors: a full disk names the file on the disk), or `nil` to only check it.
     /// - Returns: the manifest.
     func run(fd: Int32, manifestChecked: (CacheArchiveManifest) throws -> Void = { _ in },
-             destination: (CacheArchiveManifest.File) throws -> Int32? = { _ in nil }) throws -> CacheArchiveManifest {
+             destination: (CacheArchiveManifest.File) throws -> (fd: Int32, path: String)? = { _ in nil }) throws -> CacheArchiveManifest {
         let reader = try ArchiveReader(fd: fd)
         guard let first = try reader.next() else { throw ArchiveError.notBradosArchive("it is empty") }
         guard first.path == CacheArchiveManifest.fileName, first.type == .regular, first.hardlink == nil else {
@@ -70,7 +71,7 @@ struct ArchiveScan {
             guard seen.insert(header.path).inserted else { throw ArchiveError.duplicateEntry(path: header.path) }
             if let size = header.size, size != file.size { throw ArchiveError.sizeMismatch(path: file.path, expected: file.size, actual: size) }
             let output = try destination(file)
-            defer { if let output { close(output) } }
+            defer { if let output { close(output.fd) } }
             var hasher = SHA256()
             var size: Int64 = 0
             while true {
@@ -85,7 +86,7 @@ struct ArchiveScan {
                 }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 hasher.update(bufferPointer: chunk)
-                if let output { try Self.writeAll(chunk, to: output, path: file.path) }
+                if let output { try Self.writeAll(chunk, to: output.fd, path: output.path) }
             }
             guard size == file.size else { throw ArchiveError.sizeMismatch(path: file.path, expected: file.size, actual: size) }
             guard Hex.encode(hasher.finalize()) == file.sha256.lowercased() else { throw ArchiveError.checksumMismatch(path: file.path) }
@@ -329,7 +330,7 @@ public struct CacheImporter: Sendable {
             try FileSystem.createDirectory(url.deletingLastPathComponent())
             let out = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard out >= 0 else { throw StorageError.io(operation: "create", path: url.path, errno: errno) }
-            return out
+            return (out, url.path)
         })
         return Extracted(manifest: manifest, chosen: chosen, skipped: skipped)
     }

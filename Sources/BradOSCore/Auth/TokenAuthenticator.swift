@@ -53,6 +53,9 @@ public actor TokenAuthenticator: Authenticating {
         try currentCredential(try store.loadForUpdate()).accessToken
     }
 
+    /// Room the renewed credentials need on the disk before a refresh token is spent.
+    static let credentialsRoom: UInt64 = 64 << 10
+
     public func renewToken(replacing rejected: String) async throws -> String {
         try await FileLock.withExclusiveLock(at: store.lockURL) {
             var credentials = try store.loadForUpdate()
@@ -60,6 +63,11 @@ public actor TokenAuthenticator: Authenticating {
             if current.accessToken != rejected {
                 logger.debug("token already renewed by another process", metadata: ["service": "\(service.rawValue)"])
                 return current.accessToken
+            }
+            // A refresh token is single-use: spending it when the renewed tokens cannot be
+            // saved (a full disk) would sign the profile out. Refuse first, keeping the session.
+            if FileSystem.isFull(at: store.url, margin: Self.credentialsRoom) {
+                throw StorageError.io(operation: "write", path: store.url.path, errno: ENOSPC)
             }
             logger.debug("renewing access token", metadata: ["service": "\(service.rawValue)"])
             var renewed: Credential
