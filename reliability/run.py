@@ -16,6 +16,8 @@ Suites (issue 11):
   security          issue 16: completion injection (3 shells x 3 id kinds), hostile databases, the embedded
                     backend probed as another local user, hostile headers and redirects, control
                     characters, imported queues
+  full_disk         issue 18: every domain's reads, refreshes, adds/deletes, plan weight, export and import
+                    on a nearly full and a full tmpfs (needs root): 0 bytes lost, 0 partial files, exit codes
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -32,7 +34,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "fuzz"]
+SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -41,6 +43,7 @@ SMOKE = {
     "server_faults": [],
     "leaks": [],
     "security": [],
+    "full_disk": [],
     "fuzz": ["--runs", "20000"],
 }
 
