@@ -8,8 +8,8 @@ import GRDB
 ///   and `-shm` files take the database file's mode).
 /// - WAL (a ``DatabasePool``), `synchronous = NORMAL`, `trusted_schema = OFF`, and a 30 s
 ///   busy timeout, so processes that share a profile wait for each other instead of failing.
-/// - Migrations run under `<folder>/.migrate.lock`: two processes opening a new database at
-///   once never both run them.
+/// - Opening (the switch to WAL) and migrations run under `<folder>/.migrate.lock`: two
+///   processes opening a new database at once never both run them.
 public enum SQLiteStore {
     /// The configuration of a database brados owns.
     public static func configuration() -> Configuration {
@@ -26,10 +26,12 @@ public enum SQLiteStore {
         if !FileManager.default.fileExists(atPath: url.path) {
             close(Glibc.open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
         }
-        let pool = try DatabasePool(path: url.path, configuration: configuration())
-        try FileLock.withExclusiveLock(at: url.deletingLastPathComponent().appendingPathComponent(".migrate.lock")) {
+        // Opening switches a new file to WAL, which SQLite answers with "database is locked"
+        // (without waiting) while another process opens it too: open and migrate under the lock.
+        return try FileLock.withExclusiveLock(at: url.deletingLastPathComponent().appendingPathComponent(".migrate.lock")) {
+            let pool = try DatabasePool(path: url.path, configuration: configuration())
             try migrator.migrate(pool)
+            return pool
         }
-        return pool
     }
 }
