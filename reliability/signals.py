@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""Signals: SIGTERM and SIGHUP are handled like Ctrl-C (what the command started is undone,
+exit 143 / 129), and a reader that goes away ends brados quietly by SIGPIPE.
+
+- visits delete, interrupted while its DELETE is at the server (held there by the server's
+  latency fault): exit 128+signal, the visit is back in the cache (`visits list --offline`)
+  and still on the server, and no temporary file or `.staging` folder is left in the profile.
+  The fault answers 503 after its latency: the reference server runs a delayed handler even
+  after the client has gone, so a plain latency would delete the visit there after brados
+  was interrupted, which says nothing about brados.
+- cache export -o FILE, interrupted at a random moment (zstd level 19 every other round, for
+  a window of seconds): exit 128+signal and neither FILE nor any temporary file beside it or
+  in the profile. Exit 0 with a FILE that verifies only when the export had finished (exited
+  within 50 ms of the signal): an export that goes on after the signal and writes FILE failed.
+- cache import --merge ARCHIVE, interrupted at a random moment: the profile is exactly as
+  before or exactly as imported, checked before any other brados command runs (no recovery
+  by the next command needed), and nothing temporary is left.
+- SIGPIPE: `coach show ID`, `visits list` (with enough visits added to outrun the pipe) and
+  `library albums` into a real pipe whose reader takes one line and closes it: brados ends by
+  signal 13 (returncode -13; 141 in a shell pipeline) with nothing at all on stderr.
+
+A process killed by the signal itself (returncode -N, which a shell also reports as 128+N)
+had not installed its handlers yet; that passes only if it left nothing behind, as the
+checks above require anyway. What an uninterrupted export and import leave in the profile is
+one failure of its own and not counted against the signals.
+
+Figures: cases per signal, deletes restored, leftover files (goal 0), signals that landed
+while the command ran, commands that went on after the signal, exit codes per case.
+
+    python3 reliability/signals.py [--rounds 20] [--build-dir .build] [--configuration debug]
+"""
+import fcntl
+import json
+import os
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import suite_parser, Binaries, Profile, Server, Tally, corrupt_files, kill_group, profile_digest  # noqa: E402
+
+SIGNALS = [("SIGTERM", signal.SIGTERM), ("SIGHUP", signal.SIGHUP)]
+CRASH_MARKERS = ("Fatal error", "Stack dump", "Backtrace", "Current stack trace", "SIGSEGV", "SIGILL", "panic")
+PIPE_SIZE = 4096  # the smallest a Linux pipe gets: one page
+# A command that exits 0 this soon after the signal had finished its work before it: its
+# last steps (the rename into place, the summary) were under way.
+FINISHING = 0.05
+
+
+def leftovers(root):
+    """Temporary files and staging folders a writer left (lock files are not temporary):
+    dot-names that mention tmp/temp/staging, `*.tmp`, `*.partial`, `*.tmp-*`, and everything
+    inside such a folder. Folders end with a slash."""
+    found = set()
+    for folder, folders, names in os.walk(root):
+        relative = os.path.relpath(folder, root)
+        inside = any(part.lower().startswith(".") and "staging" in part.lower() or part.lower().endswith(".tmp")
+                     for part in relative.split(os.sep))
+        for name in folders + names:
+            lower = name.lower()
+            if inside or (lower.startswith(".") and any(word in lower for word in ("tmp", "temp", "staging"))) \
+                    or lower.endswith(".tmp") or lower.endswith(".partial") or ".tmp-" in lower:
+                path = os.path.join(folder, name)
+                found.add(os.path.relpath(path, root) + ("/" if os.path.isdir(path) and not os.path.islink(path) else ""))
+    return found
+
+
+def summary(paths):
+    """The shortest of the paths (the folders that hold the rest), a few of them."""
+    paths = sorted(paths)
+    tops = [path for path in paths if not any(path != other and path.startswith(other) for other in paths)]
+    return [f"{top} ({sum(p.startswith(top) for p in paths) - 1} entries inside)" if top.endswith("/") and
+            sum(p.startswith(top) for p in paths) > 1 else top for top in tops[:4]]
+
+
+def spawn(profile, *args, **popen):
+    """`brados args` in a session of its own, output captured."""
+    return subprocess.Popen([profile.binaries.brados, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=profile.env, start_new_session=True, text=True, **popen)
+
+
+def finish(process, timeout=60):
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+        out, err = process.communicate()
+        return None, out, err + "\n[killed: still running after the signal]"
+    return process.returncode, out, err
+
+
+def crashed(returncode, stderr, number=None):
+    """A death by another signal than the one sent, or a crash report on stderr."""
+    killed = returncode is not None and returncode < 0 and returncode != -(number or 0)
+    return killed or any(marker in (stderr or "") for marker in CRASH_MARKERS)
+
+
+def exit_problem(returncode, number):
+    """128 + the signal (handled), 0 (it had finished, or completed before it saw the
+    signal), or death by the signal's default action, which shells also report as
+    128 + the signal: brados had not installed its handlers yet. The caller then checks that
+    nothing was started (the profile as before, nothing left), as a handled signal would."""
+    if returncode in (128 + number, 0, -number):
+        return []
+    return [f"exit {returncode}, expected {128 + number} (or 0 had it finished)"]
+
+
+def wait_for_request(server, key, count=1, timeout=15):
+    """Until /_admin/stats has seen `count` requests for `key`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.admin("GET", "/_admin/stats")["byRoute"].get(key, 0) >= count:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def visit_ids(profile, *flags):
+    result = profile.must("visits", "list", "--json", *flags)
+    return {visit["id"] for visit in json.loads(result.stdout)["visits"]}
+
+
+def one_line_then_close(profile, args, pipe_size=PIPE_SIZE):
+    """Runs `brados args` into a real pipe, reads its first line byte by byte and closes the
+    reading end, as `| head -1` does. Returns (returncode, first line, stderr bytes)."""
+    read_end, write_end = os.pipe()
+    try:
+        fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, pipe_size)
+    except (OSError, AttributeError):
+        pass  # the default size; the caller made the output big enough anyway
+    stderr = tempfile.TemporaryFile()
+    process = subprocess.Popen([profile.binaries.brados, *args], stdin=subprocess.DEVNULL, stdout=write_end,
+                               stderr=stderr, env=profile.env, start_new_session=True)
+    os.close(write_end)
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(read_end, 1)
+        if not byte:
+            break
+        line += byte
+    os.close(read_end)
+    try:
+        returncode = process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+        returncode = None
+    stderr.seek(0)
+    return returncode, line, stderr.read()
+
+
+def main():
+    parser = suite_parser(__doc__)
+    parser.add_argument("--rounds", type=int, default=20, help="rounds of each case, per signal")
+    parser.add_argument("--seed", type=int, default=13)
+    options = parser.parse_args()
+    random.seed(options.seed)
+    binaries = Binaries(options.build_dir, options.configuration)
+    tally = Tally("signals")
+    cases = {name: 0 for name, _ in SIGNALS}
+    cases["SIGPIPE"] = 0
+    restored = 0
+    left = set()
+    baseline = set()
+    while_running = 0
+    default_action = 0
+    ignored = {"export": 0, "import": 0}
+    forced = {"export": 0, "import": 0}
+    exits = {}
+
+    def count_exit(case, returncode):
+        codes = exits.setdefault(case, {})
+        codes[str(returncode)] = codes.get(str(returncode), 0) + 1
+
+    def note_leftovers(profile, what, before):
+        """What the case left that was not there before it (and is not the baseline)."""
+        found = leftovers(profile.home) - before - baseline
+        if found:
+            left.update(found)
+            return [f"{what} left {summary(found)}"]
+        return []
+
+    with Server(binaries) as server:
+        profile = Profile(binaries, server, extra_env={"BRADOS_NETWORK_TIMEOUT": "20s"})
+        outside = tempfile.mkdtemp(prefix="brados-rel-signals-")
+        try:
+            profile.login(supabase_email="demo@example.com")
+            profile.must("visits", "list", "--refresh")
+            profile.must("library", "albums", "--refresh")
+            profile.must("library", "prefetch", "--rows", "64")  # enough artwork for a level-19 export of > 3 s
+            listing = json.loads(profile.must("coach", "list", "--json").stdout)
+            conversations = listing if isinstance(listing, list) else listing.get("conversations", [])
+            biggest = max(conversations, key=lambda c: c.get("messageCount", 0))["id"]
+            profile.must("coach", "show", biggest)
+            profile.must("plan")
+
+            # What an uninterrupted export and import leave in the profile: a failure of its
+            # own, and not held against the signals below.
+            baseline_archive = os.path.join(outside, "baseline.tar.zst")
+            profile.must("cache", "export", "-o", baseline_archive)
+            profile.must("cache", "import", "--merge", baseline_archive)
+            os.remove(baseline_archive)
+            baseline = leftovers(profile.home)
+            if baseline:
+                tally.fail(f"an uninterrupted `cache export` and `cache import --merge` leave {summary(baseline)}")
+
+            # 1. visits delete, interrupted while the DELETE is at the server.
+            for name, number in SIGNALS:
+                for round_index in range(options.rounds):
+                    added = json.loads(profile.must("visits", "add", "--place", f"Signal {name} {round_index}",
+                                                    "--duration", "15", "--json").stdout)["visit"]["id"]
+                    if added not in visit_ids(profile, "--offline"):
+                        tally.fail(f"{name} delete round {round_index}: the added visit {added} is not in the cache")
+                        continue
+                    server.clear_faults()
+                    server.admin("DELETE", "/_admin/stats")
+                    server.fault(match="DELETE /api/visits", latencyMs=4000, status=503)
+                    mark = leftovers(profile.home)
+                    process = spawn(profile, "visits", "delete", added)
+                    reached = wait_for_request(server, "DELETE /api/visits/{id}")
+                    time.sleep(random.uniform(0, 0.3))
+                    running = process.poll() is None
+                    while_running += running
+                    process.send_signal(number)
+                    returncode, _, stderr = finish(process)
+                    server.clear_faults()
+                    cases[name] += 1
+                    count_exit(f"delete {name}", returncode)
+                    problems = []
+                    if not reached:
+                        problems.append("the DELETE never reached the server")
+                    if returncode != 128 + number:
+                        problems.append(f"exit {returncode}, expected {128 + number}")
+                    if crashed(returncode, stderr):
+                        problems.append("crashed")
+                    if added not in visit_ids(profile, "--offline"):
+                        problems.append("not restored: `visits list --offline` lacks the visit")
+                    else:
+                        restored += 1
+                    problems += note_leftovers(profile, "the interrupted delete", mark)
+                    problems += [f"{path}: {reason}" for path, reason in corrupt_files(profile.home)]
+                    if added not in visit_ids(profile, "--refresh"):
+                        problems.append("the server no longer has the visit")
+                    if problems:
+                        tally.fail(f"{name} during `visits delete {added}`: {problems}; stderr: {stderr.strip()[:300]!r}")
+                    else:
+                        tally.ok()
+
+            # 2. cache export -o FILE, interrupted at a random moment.
+            out_dir = os.path.join(outside, "exports")
+            os.makedirs(out_dir)
+            target = os.path.join(out_dir, "backup.tar.zst")
+            windows = {}
+            for level in ("3", "19"):
+                started = time.monotonic()
+                profile.must("cache", "export", "-o", target, "--level", level, "--overwrite")
+                windows[level] = (time.monotonic() - started) * 1.2
+            os.remove(target)
+            for name, number in SIGNALS:
+                for round_index in range(options.rounds):
+                    level = "19" if round_index % 2 else "3"
+                    mark = leftovers(profile.home)
+                    process = spawn(profile, "cache", "export", "-o", target, "--level", level)
+                    # Every other level-19 round signals early: seconds of work are left to undo.
+                    early = round_index % 4 == 1
+                    delay = random.uniform(0.08, 0.3) if early else random.uniform(0.02, windows[level])
+                    time.sleep(delay)
+                    running = process.poll() is None
+                    while_running += running
+                    process.send_signal(number)
+                    signalled = time.monotonic()
+                    returncode, _, stderr = finish(process)
+                    after = time.monotonic() - signalled
+                    cases[name] += 1
+                    count_exit(f"export {name}", returncode)
+                    problems = []
+                    beside = sorted(entry for entry in os.listdir(out_dir) if entry != "backup.tar.zst")
+                    present = os.path.exists(target)
+                    verified = present and profile.run("cache", "verify", target).returncode == 0
+                    if returncode == 0 and (not running or after <= FINISHING):
+                        if not verified:
+                            problems.append(f"exit 0 and the archive {'does not verify' if present else 'is missing'}")
+                    elif returncode == 0:
+                        ignored["export"] += 1
+                        problems.append(f"the signal was ignored: the export went on for {after:.1f} s, exit 0, and "
+                                        f"{target} is there ({'verifies' if verified else 'does not verify'})")
+                    elif returncode in (128 + number, -number):
+                        if returncode == -number:
+                            default_action += 1
+                        elif after > 2.5:
+                            forced["export"] += 1  # brados's forced exit, 3 s after a signal the command ignored
+                        if present:
+                            problems.append(f"exit {returncode} and {target} is there ({'verifies' if verified else 'does not verify'})")
+                    else:
+                        problems += exit_problem(returncode, number)
+                    if beside:
+                        problems.append(f"left beside the archive: {beside}")
+                    if crashed(returncode, stderr, number):
+                        problems.append("crashed")
+                    problems += note_leftovers(profile, "the interrupted export", mark)
+                    shutil.rmtree(out_dir)
+                    os.makedirs(out_dir)
+                    if problems:
+                        tally.fail(f"{name} {delay * 1000:.0f} ms into `cache export -o FILE --level {level}` "
+                                   f"({'running' if running else 'finished'}; exit {returncode} {after:.1f} s after the "
+                                   f"signal): {problems}; stderr: {stderr.strip()[:300]!r}")
+                    else:
+                        tally.ok()
+
+            # 3. cache import --merge ARCHIVE, interrupted: as before, or as imported.
+            archive = os.path.join(outside, "imported.tar.zst")
+            profile.must("cache", "export", "-o", archive)              # state X: everything cached so far
+            profile.must("cache", "clear", "library", "coach")           # state Y: some of it gone
+            saved = {root: os.path.join(outside, "before-" + root) for root in ("cache", "data")}
+            for root, copy in saved.items():
+                shutil.copytree(os.path.join(profile.home, root), copy, symlinks=True)
+            state_before = profile_digest(profile.home)
+            started = time.monotonic()
+            profile.must("cache", "import", "--merge", archive)
+            window = (time.monotonic() - started) * 1.2
+            state_after = profile_digest(profile.home)
+            if state_after == state_before:
+                tally.fail("setup: the merge import changed nothing; the import case would prove nothing")
+
+            def restore():
+                for root, copy in saved.items():
+                    shutil.rmtree(os.path.join(profile.home, root))
+                    shutil.copytree(copy, os.path.join(profile.home, root), symlinks=True)
+
+            torn = 0
+            for name, number in SIGNALS:
+                for round_index in range(options.rounds):
+                    restore()
+                    mark = leftovers(profile.home)
+                    process = spawn(profile, "cache", "import", "--merge", archive)
+                    delay = random.uniform(0.02, window)
+                    time.sleep(delay)
+                    running = process.poll() is None
+                    while_running += running
+                    process.send_signal(number)
+                    signalled = time.monotonic()
+                    returncode, _, stderr = finish(process)
+                    after = time.monotonic() - signalled
+                    cases[name] += 1
+                    count_exit(f"import {name}", returncode)
+                    if running and returncode == 0 and after > FINISHING:
+                        ignored["import"] += 1  # allowed: fully imported (checked below)
+                    elif returncode == 128 + number and after > 2.5:
+                        forced["import"] += 1
+                    state = profile_digest(profile.home)
+                    problems = []
+                    problems += exit_problem(returncode, number)
+                    default_action += returncode == -number
+                    if returncode == 0 and state != state_after:
+                        problems.append("exit 0 but the profile is not as imported")
+                    if state not in (state_before, state_after):
+                        torn += 1
+                        changed = sorted({path for path, _ in set(state["cache"].items()) ^ set(state_before["cache"].items())}
+                                         | {path for path, _ in set(state["data"].items()) ^ set(state_before["data"].items())})
+                        profile.run("cache", "stats")  # would the next command recover it?
+                        healed = profile_digest(profile.home) in (state_before, state_after)
+                        problems.append(f"the profile is neither as before nor as imported ({changed[:4]}); "
+                                        f"{'the next command rolled it back' if healed else 'the next command did not fix it'}")
+                    if crashed(returncode, stderr, number):
+                        problems.append("crashed")
+                    problems += note_leftovers(profile, "the interrupted import", mark)
+                    problems += [f"{path}: {reason}" for path, reason in corrupt_files(profile.home)]
+                    if problems:
+                        tally.fail(f"{name} {delay * 1000:.0f} ms into `cache import --merge` "
+                                   f"({'running' if running else 'finished'}; exit {returncode} {after:.1f} s after the "
+                                   f"signal): {problems}; "
+                                   f"stderr: {stderr.strip()[:300]!r}")
+                    else:
+                        tally.ok()
+            tally.figures["half-imported profiles"] = torn
+            restore()
+            profile.must("visits", "list", "--refresh")
+            profile.must("library", "albums", "--refresh")
+            profile.must("coach", "show", biggest)
+
+            # 4. SIGPIPE: the reader takes one line and goes away.
+            pipe_mark = leftovers(profile.home)
+            def output_size(args):
+                return len(profile.must(*args).stdout.encode())
+            added = 0
+            while output_size(["visits", "list", "--offline"]) < 4 * PIPE_SIZE and added < 400:
+                for index in range(20):
+                    profile.must("visits", "add", "--place", f"Pipe filler {added + index} " + "x" * 40, "--duration", "20")
+                added += 20
+                profile.must("visits", "list", "--refresh")
+            commands = {"coach show": ["coach", "show", biggest], "visits list": ["visits", "list"],
+                        "library albums": ["library", "albums"]}
+            for label, args in commands.items():
+                size = output_size(args + ["--offline"])
+                if size < 2 * PIPE_SIZE:
+                    tally.fail(f"setup: `{label}` prints only {size} bytes, less than twice the pipe ({PIPE_SIZE})")
+            for round_index in range(options.rounds):
+                for label, args in commands.items():
+                    returncode, line, stderr = one_line_then_close(profile, args)
+                    cases["SIGPIPE"] += 1
+                    problems = []
+                    if returncode != -signal.SIGPIPE:
+                        problems.append(f"returncode {returncode}, expected {-signal.SIGPIPE} (killed by SIGPIPE)")
+                    if stderr:
+                        problems.append(f"stderr not empty: {stderr[:300]!r}")
+                    if not line.endswith(b"\n"):
+                        problems.append(f"no first line: {line[:80]!r}")
+                    if problems:
+                        tally.fail(f"SIGPIPE `{label} | head -1`: {problems}")
+                    else:
+                        tally.ok()
+                # The same through a shell pipeline: bash reports 141 for brados.
+                errors = os.path.join(outside, "stderr.txt")
+                script = (f"{shlex.quote(binaries.brados)} coach show {shlex.quote(biggest)} 2>{shlex.quote(errors)} "
+                          "| head -1 >/dev/null; echo ${PIPESTATUS[0]}")
+                shell = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=profile.env, timeout=60)
+                cases["SIGPIPE"] += 1
+                with open(errors, "rb") as handle:
+                    said = handle.read()
+                status = shell.stdout.strip()
+                if status != "141" or said:
+                    tally.fail(f"SIGPIPE `brados coach show | head -1` in bash: status {status}, stderr {said[:300]!r}")
+                else:
+                    tally.ok()
+            problems = note_leftovers(profile, "the SIGPIPE cases", pipe_mark)
+            if problems:
+                tally.fail(str(problems))
+        finally:
+            server.clear_faults()
+            profile.remove()
+            shutil.rmtree(outside, ignore_errors=True)
+
+    tally.figures["cases per signal"] = cases
+    tally.figures["deletes restored"] = restored
+    tally.figures["leftover files"] = len(left)
+    tally.figures["left without a signal"] = len(baseline)
+    tally.figures["signalled while running"] = while_running
+    tally.figures["killed before the handler was installed"] = default_action
+    tally.figures["went on after the signal, exit 0"] = ignored
+    tally.figures["forced exits 3 s after the signal"] = forced
+    tally.figures["exits"] = exits
+    result = tally.report()
+    print(json.dumps(result))
+    sys.exit(1 if tally.failures else 0)
+
+
+if __name__ == "__main__":
+    main()
