@@ -84,6 +84,17 @@ def spawn(profile, *args, **popen):
                             stderr=subprocess.PIPE, env=profile.env, start_new_session=True, text=True, **popen)
 
 
+def signal_after(process, delay, number):
+    """Sends `number` to `process` after `delay` seconds and waits for it. Returns whether it
+    was still running when signalled, its exit code and stderr, and the seconds it took to end."""
+    time.sleep(delay)
+    running = process.poll() is None
+    process.send_signal(number)
+    signalled = time.monotonic()
+    returncode, _, stderr = finish(process)
+    return running, returncode, stderr, time.monotonic() - signalled
+
+
 def finish(process, timeout=60):
     try:
         out, err = process.communicate(timeout=timeout)
@@ -268,13 +279,8 @@ def main():
                     # Every other level-19 round signals early: seconds of work are left to undo.
                     early = round_index % 4 == 1
                     delay = random.uniform(0.08, 0.3) if early else random.uniform(0.02, windows[level])
-                    time.sleep(delay)
-                    running = process.poll() is None
+                    running, returncode, stderr, after = signal_after(process, delay, number)
                     while_running += running
-                    process.send_signal(number)
-                    signalled = time.monotonic()
-                    returncode, _, stderr = finish(process)
-                    after = time.monotonic() - signalled
                     cases[name] += 1
                     count_exit(f"export {name}", returncode)
                     problems = []
@@ -338,13 +344,8 @@ def main():
                     mark = leftovers(profile.home)
                     process = spawn(profile, "cache", "import", "--merge", archive)
                     delay = random.uniform(0.02, window)
-                    time.sleep(delay)
-                    running = process.poll() is None
+                    running, returncode, stderr, after = signal_after(process, delay, number)
                     while_running += running
-                    process.send_signal(number)
-                    signalled = time.monotonic()
-                    returncode, _, stderr = finish(process)
-                    after = time.monotonic() - signalled
                     cases[name] += 1
                     count_exit(f"import {name}", returncode)
                     if running and returncode == 0 and after > FINISHING:
