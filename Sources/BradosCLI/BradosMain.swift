@@ -54,9 +54,12 @@ public enum BradosMain {
         case .command(let parsed) where !(parsed is any AsyncParsableCommand):
             exit(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
         case .command(let parsed):
-            let command = Task.detached { await CommandRunner.execute(parsed, root: Brados.self, io: io) }
+            // The handlers come first: a signal that arrives as the command starts cancels it
+            // like any other, rather than killing the process halfway through its first write.
             let signals = Signals()
-            let sources = cancelOnSignals(command, received: signals)
+            let sources = cancelOnSignals(signals)
+            let command = Task.detached { await CommandRunner.execute(parsed, root: Brados.self, io: io) }
+            signals.attach(command)
             Task {
                 let code = await command.value
                 for source in sources { source.cancel() }
@@ -71,13 +74,12 @@ public enum BradosMain {
     /// restored, a half-written export is discarded) and exit 128 + the signal (130, 143, 129).
     /// A second signal, or a command that ignores cancellation for 3 s, exits at once.
     /// Nonisolated: the handlers run on a dispatch queue, not the main actor.
-    nonisolated static func cancelOnSignals(_ command: Task<Int32, Never>, received: Signals) -> [any DispatchSourceSignal] {
+    nonisolated static func cancelOnSignals(_ received: Signals) -> [any DispatchSourceSignal] {
         Signals.handled.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if received.record(number) > 0 { exit(128 + number) }
-                command.cancel()
                 DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(128 + number) }
             }
             source.resume()
@@ -86,17 +88,30 @@ public enum BradosMain {
     }
 }
 
-/// The terminating signals a command was sent, the first one deciding the exit code.
+/// The terminating signals a command was sent, the first one deciding the exit code, and the
+/// command they cancel.
 final class Signals: Sendable {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
-    private let state = Mutex<(count: Int, first: Int32?)>((0, nil))
+    private let state = Mutex<(count: Int, first: Int32?, command: Task<Int32, Never>?)>((0, nil, nil))
 
-    /// Records a signal; returns how many came before it.
+    /// Records a signal and cancels the command (once it is attached); returns how many
+    /// signals came before this one.
     func record(_ number: Int32) -> Int {
-        state.withLock { state in
+        let (count, command) = state.withLock { state in
             defer { state.count += 1; state.first = state.first ?? number }
-            return state.count
+            return (state.count, state.command)
         }
+        command?.cancel()
+        return count
+    }
+
+    /// The command the signals cancel; cancelled at once if a signal came before it started.
+    func attach(_ command: Task<Int32, Never>) {
+        let signalled = state.withLock { state in
+            state.command = command
+            return state.count > 0
+        }
+        if signalled { command.cancel() }
     }
 
     /// The command's exit code: an interrupted command (130) exits 128 + the signal that

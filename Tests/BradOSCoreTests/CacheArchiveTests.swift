@@ -3,6 +3,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 import TestSupport
 
@@ -305,6 +306,51 @@ struct CacheArchiveTests {
             #expect(!FileSystem.exists(side.appendingPathComponent(".staging")))
         }
         #expect(FileSystem.regularFiles(under: target.cacheDirectory).isEmpty && FileSystem.regularFiles(under: target.dataDirectory).isEmpty)
+    }
+
+    @Test("an export cancelled midway (Ctrl-C, SIGTERM, SIGHUP) stops at the next chunk: no archive, no temporary file, no staging")
+    func cancelledExport() async throws {
+        let source = profile("default")
+        try fill(source)
+        try AtomicFile.write(Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }), to: source.cacheDirectory(for: "alpha").appendingPathComponent("2048/cd/big"))
+        let out = root.url.appendingPathComponent("out", isDirectory: true)
+        try FileSystem.createDirectory(out)
+        let destination = out.appendingPathComponent("backup.tar.zst")
+        let exporter = CacheExporter(profile: source, plugins: plugins, accounts: [:], stagingRoot: root.url.appendingPathComponent(".staging"))
+        let written = Mutex<Int64>(0)
+        let result = await Task {
+            try exporter.export(toFile: destination, overwrite: false, options: .init()) { done, _ in
+                written.withLock { $0 = done }
+                // The signal arrives once the first MiB is in the archive.
+                if done >= 1 << 20 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(written.withLock { $0 } < 2 << 20, "the export went on after it was cancelled")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+        #expect(!FileSystem.exists(root.url.appendingPathComponent(".staging")))
+    }
+
+    @Test("an import cancelled before its swap (Ctrl-C, SIGTERM, SIGHUP) changes nothing and leaves no staging")
+    func cancelledImport() async throws {
+        let source = profile("default")
+        try fill(source)
+        let archive = try export(source)
+        let target = profile("other")
+        try fill(target, seed: 9)
+        let before = try snapshot(target)
+        let importer = importer(target)
+        let result = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let fd = open(archive.path, O_RDONLY)
+            defer { close(fd) }
+            return try importer.importArchive(from: fd, options: .init(mode: .replace))
+        }.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try snapshot(target) == before)
+        for side in [paths.cacheRoot, paths.dataRoot] {
+            #expect(!FileSystem.exists(side.appendingPathComponent(".staging")))
+        }
     }
 
     // MARK: - Hostile archives

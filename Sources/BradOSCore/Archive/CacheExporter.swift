@@ -16,6 +16,9 @@ import Glibc
 /// The manifest needs every checksum before the first file is written, so files are hashed
 /// first, then streamed and hashed again; a file that changed in between makes the export
 /// fail (``ArchiveError/changedDuringExport(path:)``) rather than lie.
+///
+/// Cancelling the task that runs an export (Ctrl-C, SIGTERM, SIGHUP) stops it between files
+/// and between 1 MiB chunks with `CancellationError`; what it had written is discarded.
 public struct CacheExporter: Sendable {
     public struct Options: Sendable {
         public var compression: ArchiveCompression
@@ -114,6 +117,7 @@ public struct CacheExporter: Sendable {
             let made = staging.appendingPathComponent("made-\(plugin.name)", isDirectory: true)
             try FileSystem.createDirectory(made)
             for (index, file) in try plugin.exportFiles(in: profile, staging: made).enumerated() {
+                try Task.checkCancellation()
                 // Only names every import accepts (files brados did not write are left out).
                 guard (try? CacheArchiveManifest.checkPath(file.archivePath)) != nil else { continue }
                 var source = file.url
@@ -153,6 +157,7 @@ public struct CacheExporter: Sendable {
         defer { buffer.deallocate() }
         var done: Int64 = 0
         for item in items {
+            try Task.checkCancellation()
             let fd = item.unlinkedCopy.map { dup($0) } ?? open(item.source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
             defer { close(fd) }
@@ -166,6 +171,7 @@ public struct CacheExporter: Sendable {
             var remaining = item.size
             var hasher = SHA256()
             while remaining > 0 {
+                try Task.checkCancellation()
                 let count = read(fd, buffer.baseAddress, min(buffer.count, Int(remaining)))
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
@@ -179,6 +185,7 @@ public struct CacheExporter: Sendable {
             // Rewritten in place since it was hashed (same size and time)? Then the manifest would lie.
             guard Hex.encode(hasher.finalize()) == item.sha256 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
         }
+        try Task.checkCancellation()
         try writer.finish()
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,
                       files: items.count, bytes: total)
@@ -226,6 +233,7 @@ public struct CacheExporter: Sendable {
         defer { buffer.deallocate() }
         var size: Int64 = 0
         while true {
+            try Task.checkCancellation()
             let count = read(fd, buffer.baseAddress, buffer.count)
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw StorageError.io(operation: "read", path: source.path, errno: errno) }

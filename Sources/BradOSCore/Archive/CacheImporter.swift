@@ -54,6 +54,7 @@ struct ArchiveScan {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while let header = try reader.next() {
+            try Task.checkCancellation()
             entries += 1
             guard entries <= limits.maxEntries else { throw ArchiveError.tooManyEntries(limit: limits.maxEntries) }
             try CacheArchiveManifest.checkPath(header.path)
@@ -75,6 +76,7 @@ struct ArchiveScan {
             var hasher = SHA256()
             var size: Int64 = 0
             while true {
+                try Task.checkCancellation()
                 let count = try reader.read(into: buffer)
                 if count == 0 { break }
                 size += Int64(count)
@@ -226,12 +228,16 @@ public struct CacheImporter: Sendable {
                             domains: changes, skipped: extracted.skipped)
         let occupied = changes.filter { $0.action != "add" }.map(\.domain)
         if options.mode == nil, !occupied.isEmpty, !options.dryRun { throw ArchiveError.targetNotEmpty(domains: occupied) }
+        try Task.checkCancellation()
         try check(changes, manifest: extracted.manifest, options: options, staging: staging)
         // A dry run has now checked what a real import would: nothing moves.
         if options.dryRun { return report }
         // Every extracted and rebuilt file, and its folder, is on the disk before the first
         // rename: after the swap commits, a power cut cannot leave a renamed, empty file.
         try staging.sync()
+        // The last point at which an interrupted import (Ctrl-C, SIGTERM, SIGHUP) stops: the
+        // swap is short and journaled, and once it starts the import finishes.
+        try Task.checkCancellation()
         try swap(changes, options: options, staging: staging)
         return report
     }
