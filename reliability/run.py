@@ -18,6 +18,11 @@ Suites (issue 11):
                     characters, imported queues
   full_disk         issue 18: every domain's reads, refreshes, adds/deletes, plan weight, export and import
                     on a nearly full and a full tmpfs (needs root): 0 bytes lost, 0 partial files, exit codes
+  profile_lock      issue 18: import vs sync vs revalidation vs logout vs writers on one profile, N rounds:
+                    0 lost writes, 0 corrupt stores, the lock timeout (exit 11) and nothing left after logout
+  signals           issue 18: SIGTERM/SIGHUP during visits delete, cache export and cache import (undone,
+                    exit 143/129, nothing left); SIGPIPE into `| head -1` (quiet)
+  refresh_interval  issue 18: background revalidations per 100 scripted `visits list` / `library albums` calls
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -34,7 +39,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk", "fuzz"]
+SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
+          "profile_lock", "signals", "refresh_interval", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -44,6 +50,9 @@ SMOKE = {
     "leaks": [],
     "security": [],
     "full_disk": [],
+    "profile_lock": ["--rounds", "3"],
+    "signals": ["--rounds", "3"],
+    "refresh_interval": ["--calls", "50", "--spread", "6"],
     "fuzz": ["--runs", "20000"],
 }
 
