@@ -34,7 +34,17 @@ public struct ReferenceServer: Sendable {
         auth.register(on: router)
         MealPlanRoutes(database: database, auth: auth, seed: configuration.seed).register(on: router)
         VisitRoutes(database: database, auth: auth).register(on: router)
-        PlexRoutes(catalogue: catalogue, database: database).register(on: router)
+        // plex.tv and two Plex Media Servers on this port: demo's own (at the root, and at
+        // /relay as its relay connection) and one alice shares with demo (at /shared/alice).
+        let owned = PlexServerIdentity(name: "brados reference", machineIdentifier: catalogue.machineIdentifier, owner: "demo", sharedWith: [],
+                                       prefix: "", hasLocalAndRelay: true, takesBradOSTokens: true)
+        let shared = PlexServerIdentity(name: "Alice's Music", machineIdentifier: String(catalogue.machineIdentifier.reversed()), owner: "alice",
+                                        sharedWith: ["demo"], prefix: "/shared/alice", hasLocalAndRelay: false, takesBradOSTokens: false)
+        let plexTV = PlexTVRoutes(database: database, servers: [owned, shared], pinLifetime: configuration.plexPinLifetime)
+        plexTV.register(on: router, admin: configuration.admin)
+        PlexRoutes(catalogue: catalogue, database: database, server: owned, plexTV: plexTV).register(on: router)
+        PlexRoutes(catalogue: catalogue, database: database, server: owned, plexTV: plexTV).register(on: router.group("relay"))
+        PlexRoutes(catalogue: catalogue, database: database, server: shared, plexTV: plexTV).register(on: router.group("shared/alice"))
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)

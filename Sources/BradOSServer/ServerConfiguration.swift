@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     /// The Supabase project's `anon` API key every `/auth/v1` and `/rest/v1` request must carry.
     public var supabaseAnonKey: String
 
+    /// How long a plex.tv pin (`POST /api/v2/pins`) lives, seconds: 1800 by default, as on plex.tv.
+    public var plexPinLifetime: Int = 1800
+
     /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
     public var unixSocket: String?
 

@@ -47,6 +47,7 @@ public final class ServerDatabase: Sendable {
         }
         CoachRoutes.migrate(&migrator)
         PlanRoutes.migrate(&migrator)
+        PlexTVRoutes.migrate(&migrator)
         return migrator
     }
 

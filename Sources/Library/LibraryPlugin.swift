@@ -37,13 +37,19 @@ public struct LibraryPlugin: DomainPlugin {
     /// An album's detail: asked for live; the snapshot's copy answers a failure.
     public static let detailPolicy = CachePolicy.remoteFirst
 
-    public var services: [ServiceDescription] { [ServiceDescription(.plex, summary: "a Plex Media Server (library)")] }
+    /// Plex: media servers found (and signed in to) through plex.tv; `server.plex` (or `server`)
+    /// serves the library directly when the profile has no Plex sign-in.
+    public var services: [ServiceDescription] {
+        [ServiceDescription(.plex, summary: "a Plex Media Server (library)", signIn: { try PlexAccount.live($0) })]
+    }
     public var syncDescription: String? { "refreshes the snapshot and prefetches the first screen's artwork" }
 
     public var configKeys: [ConfigKey] {
         [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",
                    environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator),
-         Self.minRefreshIntervalSetting.configKey]
+         Self.minRefreshIntervalSetting.configKey,
+         ConfigKey(name: PlexAccount.accountServerKey, summary: "plex.tv, where Plex sign-in and server discovery happen",
+                   environmentVariable: "BRADOS_PLEX_ACCOUNT_SERVER", defaultValue: PlexAccount.defaultAccountServer, validate: ConfigKey.urlValidator)]
     }
 
     /// Files and bytes of the domain's folders; entries are the cached artwork images.

@@ -22,6 +22,7 @@ struct BradOSServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed data set: demo or none.", valueName: "name")) var seed = "demo"
     @Option(help: "Number that varies the generated demo content.") var seedValue = 0
     @Option(help: ArgumentHelp("Access-token lifetime in seconds.", valueName: "seconds")) var tokenTTL = 3600
+    @Option(help: ArgumentHelp("Lifetime of plex.tv sign-in pins in seconds.", valueName: "seconds")) var plexPinLifetime = 1800
     @Option(help: ArgumentHelp("The Supabase anon API key /auth/v1 and /rest/v1 require.", valueName: "key"))
     var anonKey = ServerConfiguration.defaultAnonKey
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
@@ -33,14 +34,17 @@ struct BradOSServerCommand: AsyncParsableCommand {
         guard ["demo", "none"].contains(seed) else { throw ValidationError("--seed must be demo or none.") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535.") }
         guard tokenTTL > 0 else { throw ValidationError("--token-ttl must be positive.") }
+        guard plexPinLifetime > 0 else { throw ValidationError("--plex-pin-lifetime must be positive.") }
     }
 
     func run() async throws {
         var logger = Logger(label: "brados-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
-        let server = try ReferenceServer(configuration: ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host, port: port, dataDirectory: dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
-            seedDemo: seed == "demo", seed: seedValue, tokenTTL: tokenTTL, admin: admin, supabaseAnonKey: anonKey))
+            seedDemo: seed == "demo", seed: seedValue, tokenTTL: tokenTTL, admin: admin, supabaseAnonKey: anonKey)
+        configuration.plexPinLifetime = plexPinLifetime
+        let server = try ReferenceServer(configuration: configuration)
         let host = self.host
         let app = server.makeApplication(logger: logger) { port in
             FileHandle.standardOutput.write(Data("brados-server listening on http://\(host):\(port)\n".utf8))

@@ -75,6 +75,27 @@ public final class ServerProcess: @unchecked Sendable {
         _ = try await transport.send(HTTPRequest(method: "POST", url: url.appendingPathComponent("_admin/expire-tokens")))
     }
 
+    /// Any request to the server (plex.tv routes, admin routes): a second client, as a test drives it.
+    public func request(_ method: String, _ pathAndQuery: String, headers: [(name: String, value: String)] = [], form: [String: String]? = nil) async throws -> HTTPResponse {
+        var headers = headers
+        var body: Data?
+        if let form {
+            var components = URLComponents()
+            components.queryItems = form.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            body = Data((components.percentEncodedQuery ?? "").utf8)
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        }
+        return try await transport.send(HTTPRequest(method: method, url: URL(string: url.absoluteString + pathAndQuery)!, headers: headers, body: body))
+    }
+
+    /// A plex.tv account token for `user` (password = user name on the demo seed), as a Plex app would hold.
+    public func plexToken(_ user: String = "demo") async throws -> String {
+        let response = try await request("POST", "/api/v2/users/signin", headers: [("Accept", "application/json"), ("X-Plex-Client-Identifier", "test-client")],
+                                         form: ["login": user, "password": user])
+        struct User: Decodable { var authToken: String }
+        return try JSONDecoder().decode(User.self, from: response.body).authToken
+    }
+
     /// `DELETE /_admin/faults`.
     public func clearFaults() async throws {
         _ = try await transport.send(HTTPRequest(method: "DELETE", url: url.appendingPathComponent("_admin/faults")))

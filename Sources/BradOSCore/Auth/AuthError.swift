@@ -11,9 +11,17 @@ public enum AuthError: BradOSError {
     case invalidCredentials(user: String)
     /// `--password-stdin` read nothing.
     case emptyPassword
+    /// `--token-stdin` read nothing.
+    case emptyToken
     /// The profile signed in to one server, and the service now points at another:
     /// its tokens are never sent there.
     case signedInElsewhere(profile: String, service: String, signedInTo: String, using: String)
+    /// The account has two-factor authentication and no (or a wrong) verification code was given.
+    case verificationCodeNeeded(user: String, service: String, wrong: Bool)
+    /// A token given with `--token-stdin` was refused by the service.
+    case tokenRejected(service: String)
+    /// A sign-in code expired (or is unknown) before it was approved.
+    case linkExpired(service: String)
 
     public var summary: String {
         switch self {
@@ -23,8 +31,13 @@ public enum AuthError: BradOSError {
         case let .sessionExpired(profile, nil): "The session of profile '\(profile)' expired; sign in again."
         case let .invalidCredentials(user): "The server rejected the password for '\(user)'."
         case .emptyPassword: "No password was given on standard input."
+        case .emptyToken: "No token was given on standard input."
         case let .signedInElsewhere(profile, service, signedInTo, using):
             "Profile '\(profile)' is signed in to \(signedInTo), but the \(service) service now uses \(using)."
+        case let .verificationCodeNeeded(user, service, wrong):
+            wrong ? "The \(service) account '\(user)' refused the verification code." : "The \(service) account '\(user)' uses two-factor authentication: a verification code is needed."
+        case let .tokenRejected(service): "The \(service) account server refused the token."
+        case let .linkExpired(service): "The \(service) sign-in code expired before it was approved (or it is unknown)."
         }
     }
 
@@ -33,17 +46,25 @@ public enum AuthError: BradOSError {
         case let .notSignedIn(profile), let .sessionExpired(profile, nil):
             "Run: echo PASSWORD | brados auth login --user NAME --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
         case let .serviceNotSignedIn(profile, service), let .sessionExpired(profile, service?):
-            "Run: echo PASSWORD | brados auth login --service \(service) --user EMAIL --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
+            ServiceDescription.hasAccountServer(service)
+                ? "Run: brados auth login --service \(service)" + (profile == "default" ? "" : " --profile \(profile)") + " (a code to approve in the browser; or --token-stdin, or --user NAME --password-stdin)"
+                : "Run: echo PASSWORD | brados auth login --service \(service) --user EMAIL --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
         case .invalidCredentials: "Check the user name and password, and the server (`brados config get server`)."
         case .emptyPassword: "Pipe it in, e.g. `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`."
+        case .emptyToken: "Pipe it in, e.g. `brados auth login --service NAME --token-stdin < token.txt`."
         case let .signedInElsewhere(profile, service, _, using):
             "Sign in there (`brados auth login --user NAME --password-stdin\(service == Service.account.rawValue ? "" : " --service \(service)")\(profile == "default" ? "" : " --profile \(profile)")`), or point the service back (`brados config get server`). Tokens are never sent to a server that did not issue them (\(using))."
+        case .verificationCodeNeeded(_, let service, _):
+            "Add --code with the current code from your authenticator app, or sign in with a code to approve instead: brados auth login --service \(service)"
+        case let .tokenRejected(service):
+            "Copy the token again from an app signed in to \(service), or sign in with a code to approve instead: brados auth login --service \(service)"
+        case let .linkExpired(service): "Start again: brados auth login --service \(service)"
         }
     }
 
     public var kind: FailureKind {
         switch self {
-        case .emptyPassword: .usage
+        case .emptyPassword, .emptyToken: .usage
         default: .authRequired
         }
     }

@@ -24,6 +24,41 @@ public struct AuthService: Sendable {
         return credential
     }
 
+    /// Saves the session `sign-in` gave for a service with an account server (``ServiceSignIn``).
+    /// - Throws: ``StorageError``.
+    public func save(_ credential: Credential, service: Service) async throws {
+        try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) {
+            var credentials = try env.credentials.loadForUpdate()
+            // Another account's session: what was chosen with the previous one goes with it.
+            if credentials.services[service.rawValue]?.userID != credential.userID { try env.credentials.removeAttachments(of: service) }
+            credentials.services[service.rawValue] = credential
+            try env.credentials.save(credentials)
+        }
+        env.logger.debug("signed in", metadata: ["user": "\(credential.user)", "service": "\(service.rawValue)", "profile": "\(env.profile.name)"])
+    }
+
+    /// Polls a sign-in link every `interval` until it is approved (the session, saved) or
+    /// expires; `tick` gets the time left before each wait. Cancellation (Ctrl-C) stops it.
+    /// - Throws: ``AuthError/linkExpired(service:)``, ``NetworkError``, `CancellationError`.
+    public func waitForApproval(_ link: SignInLink, flow: any ServiceSignIn, service: Service, interval: Duration = .seconds(1),
+                                tick: (Duration) -> Void = { _ in }) async throws -> Credential {
+        while true {
+            try Task.checkCancellation()
+            switch try await flow.checkLink(id: link.id, transport: env.network.httpTransport) {
+            case .approved(let credential):
+                try await save(credential, service: service)
+                return credential
+            case .expired:
+                throw AuthError.linkExpired(service: service.rawValue)
+            case .waiting(let expiresAt):
+                let left = expiresAt.timeIntervalSince(env.now())
+                guard left > 0 else { throw AuthError.linkExpired(service: service.rawValue) }
+                tick(.milliseconds(Int64(left * 1000)))
+                try await env.clock.sleep(for: interval)
+            }
+        }
+    }
+
     /// The account as the server sees it: `GET /api/auth/me` through the retrying,
     /// token-renewing client (so an expired token is renewed once).
     /// - Throws: ``AuthError``, ``NetworkError``.
@@ -78,7 +113,7 @@ public struct AuthService: Sendable {
         // Under the refresh lock, so a renewal in another process cannot write the tokens back.
         // The lock file itself stays: a process waiting on it must not end up holding a lock
         // on a deleted file while another takes a new one.
-        try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) { try FileSystem.remove(env.credentials.url) }
+        try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) { try env.credentials.remove() }
         // Erase everything we can even if one part fails, then report the first failure.
         var firstFailure: (any Error)?
         var erased: [LogoutReport.Domain] = []

@@ -44,10 +44,47 @@ public struct CredentialStore: Sendable {
         try AtomicFile.write(try JSONCoding.encode(credentials), to: url, mode: 0o600)
     }
 
-    /// Deletes the credentials. The refresh lock's file stays (empty): another process may be
-    /// waiting on it, and a new file would be a second lock.
+    /// Deletes the credentials and their attachments. The refresh lock's file stays (empty):
+    /// another process may be waiting on it, and a new file would be a second lock.
     /// - Throws: ``StorageError``.
     public func remove() throws {
         try FileSystem.remove(url)
+        try FileSystem.remove(attachmentsDirectory)
+    }
+
+    // MARK: Attachments
+
+    /// `<config>/credentials/<profile>.d/`: secrets services keep beside their sessions.
+    var attachmentsDirectory: URL {
+        url.deletingLastPathComponent().appendingPathComponent("\(profile.rawValue).d", isDirectory: true)
+    }
+
+    /// `<config>/credentials/<profile>.d/<service>.<name>.json`: a secret a service keeps
+    /// beside its session (a Plex media server's own token and addresses, which must come from
+    /// plex.tv and never from a cache or an archive). Mode 0600; removed with the credentials.
+    public func attachmentURL(_ name: String, of service: Service) -> URL {
+        attachmentsDirectory.appendingPathComponent("\(service.rawValue).\(name).json")
+    }
+
+    /// An attachment, decoded; `nil` when absent or unreadable.
+    public func attachment<T: Decodable>(_ type: T.Type, _ name: String, of service: Service) -> T? {
+        guard let data = try? AtomicFile.readIfPresent(attachmentURL(name, of: service)) else { return nil }
+        return try? JSONCoding.decode(T.self, from: data)
+    }
+
+    /// Writes an attachment (0600, in a 0700 folder).
+    /// - Throws: ``StorageError``.
+    public func saveAttachment<T: Encodable>(_ value: T, _ name: String, of service: Service) throws {
+        try FileSystem.createDirectory(attachmentsDirectory)
+        try AtomicFile.write(try JSONCoding.encode(value), to: attachmentURL(name, of: service), mode: 0o600)
+    }
+
+    /// Removes every attachment of a service.
+    /// - Throws: ``StorageError``.
+    public func removeAttachments(of service: Service) throws {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: attachmentsDirectory.path)) ?? []
+        where name.hasPrefix("\(service.rawValue).") && name.hasSuffix(".json") {
+            try FileSystem.remove(attachmentsDirectory.appendingPathComponent(name))
+        }
     }
 }

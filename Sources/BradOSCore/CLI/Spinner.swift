@@ -13,13 +13,19 @@ public final class Spinner: Sendable {
     final class RunningFlag: Sendable {
         private let mutex = Mutex(true)
         private let counts = Mutex<(done: Int, total: Int?)?>(nil)
+        private let text = Mutex<String?>(nil)
         func withLock<R>(_ body: (inout Bool) -> R) -> R { mutex.withLock { body(&$0) } }
         func setCounts(_ value: (done: Int, total: Int?)) { counts.withLock { $0 = value } }
         var progress: (done: Int, total: Int?)? { counts.withLock { $0 } }
+        func setMessage(_ value: String) { text.withLock { $0 = value } }
+        var message: String? { text.withLock { $0 } }
     }
 
     /// Shows `done` of `total` (a bar when the total is known).
     public func update(done: Int, total: Int?) { running.setCounts((done, total)) }
+
+    /// Replaces the message (e.g. the time left).
+    public func update(message: String) { running.setMessage(message) }
 
     static func bar(done: Int, total: Int?) -> String {
         guard let total, total > 0 else { return "\(done)" }
@@ -42,8 +48,9 @@ public final class Spinner: Sendable {
             while !Task.isCancelled {
                 let frame = frames[index % frames.count]
                 let counts = running.progress.map { " " + Spinner.bar(done: $0.done, total: $0.total) } ?? ""
+                let shown = running.message ?? message
                 let stillRunning = running.withLock { running in
-                    if running { io.writeError("\r\(frame) \(SafeText.visible(message))\(counts)\u{1B}[K") }
+                    if running { io.writeError("\r\(frame) \(SafeText.visible(shown))\(counts)\u{1B}[K") }
                     return running
                 }
                 if !stillRunning { return }

@@ -28,13 +28,24 @@ public struct ServiceDescription: Sendable {
     public var service: Service
     /// What the service is, for `config list` and `--help`: "a Plex Media Server (library)".
     public var summary: String
+    public typealias SignInFactory = @Sendable (_ env: AppEnvironment) throws -> any ServiceSignIn
+
     /// Its sign-in protocol; `nil` when it signs in the way the account service does.
     public var account: AccountFactory?
+    /// How `auth login --service NAME` signs in when the service's accounts live on a server
+    /// of their own (Plex: plex.tv); `nil` for services that sign in on their own server.
+    public var signIn: SignInFactory?
 
-    public init(_ service: Service, summary: String, account: AccountFactory? = nil) {
+    public init(_ service: Service, summary: String, account: AccountFactory? = nil, signIn: SignInFactory? = nil) {
         self.service = service
         self.summary = summary
         self.account = account
+        self.signIn = signIn
+    }
+
+    /// Whether `auth login --service NAME` signs in through an account server (``signIn``).
+    public static func hasAccountServer(_ name: String) -> Bool {
+        all(Runtime.plugins).contains { $0.service.rawValue == name && $0.signIn != nil }
     }
 
     /// The account service, described by the core.

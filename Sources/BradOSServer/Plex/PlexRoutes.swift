@@ -8,12 +8,15 @@ import Synchronization
 struct PlexRoutes {
     let catalogue: PlexCatalogue
     let database: ServerDatabase
+    /// Which server this is (name, machine identifier, owner) and the plex.tv tokens it takes.
+    let server: PlexServerIdentity
+    let plexTV: PlexTVRoutes
     let artworkCache = ArtworkMemo()
 
     static let version = "1.40.2.8395-c67dce28e"
 
     /// The routes; each handler below answers one of them. Every route but `/identity` needs a token.
-    func register<Context: RequestContext>(on router: Router<Context>) {
+    func register<Context: RequestContext>(on router: some RouterMethods<Context>) {
         router.get("/identity") { request, _ in try identity().response(for: request) }
         router.get("/") { request, _ in try authenticated(request) { try serverInfo().response(for: request) } }
         router.get("/library") { request, _ in try authenticated(request) { try libraryRoot().response(for: request) } }
@@ -61,12 +64,12 @@ struct PlexRoutes {
     // MARK: Handlers
 
     func identity() -> MediaContainer {
-        MediaContainer(attributes: [("size", 0), ("claimed", false), ("machineIdentifier", catalogue.machineIdentifier), ("version", Self.version)])
+        MediaContainer(attributes: [("size", 0), ("claimed", true), ("machineIdentifier", server.machineIdentifier), ("version", Self.version)])
     }
 
     func serverInfo() -> MediaContainer {
         MediaContainer(attributes: [
-            ("size", 0), ("friendlyName", "brados reference"), ("machineIdentifier", catalogue.machineIdentifier),
+            ("size", 0), ("friendlyName", server.name), ("machineIdentifier", server.machineIdentifier),
             ("version", Self.version), ("platform", "Linux"), ("platformVersion", "6.1"), ("myPlex", false),
             ("transcoderAudio", true), ("transcoderVideo", false), ("updatedAt", 1_700_000_000),
         ])
@@ -181,12 +184,14 @@ struct PlexRoutes {
         request.headers.first { $0.name.canonicalName.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// The same access token serves as the Plex token on this reference server.
+    /// A Plex token from plex.tv that opens this server (its owner's account token, or the
+    /// server's own token of a user it is shared with); the root server also takes the
+    /// reference server's own access tokens.
     func authenticate(_ request: Request) throws {
         let token = Self.header("X-Plex-Token", in: request) ?? request.uri.queryParameters.get("X-Plex-Token")
-        guard let token, try database.user(forAccessToken: token) != nil else {
-            throw HTTPError(.unauthorized, message: "Unauthorized")
-        }
+        guard let token, !token.isEmpty else { throw HTTPError(.unauthorized, message: "Unauthorized") }
+        if server.takesBradOSTokens, try database.user(forAccessToken: token) != nil { return }
+        guard try plexTV.opens(token, server: server) else { throw HTTPError(.unauthorized, message: "Unauthorized") }
     }
 }
 

@@ -1,0 +1,49 @@
+import Foundation
+
+/// How `brados auth login --service NAME` signs in to a service whose accounts live on a
+/// server of their own: Plex accounts on plex.tv, whose tokens then open the user's media
+/// servers. A plugin declares it in ``ServiceDescription/signIn``.
+///
+/// Three ways in, as the service's own apps offer them: linking with a code the user approves
+/// in a browser (the default, like `gh auth login`'s device flow), an existing token, and a
+/// user name and password (with a verification code for two-factor accounts).
+public protocol ServiceSignIn: Sendable {
+    /// Where sign-in requests go (the service's account server, e.g. `https://plex.tv`).
+    /// - Throws: ``ConfigError`` for an invalid setting.
+    func accountServer() throws -> URL
+    /// Signs in with a user name and password, and a two-factor code when the account has one.
+    /// - Throws: ``AuthError/invalidCredentials(user:)``, ``AuthError/verificationCodeNeeded(user:service:)``, ``NetworkError``.
+    func signIn(user: String, password: String, code: String?, transport: any HTTPTransport) async throws -> Credential
+    /// Checks a token the user already has and returns the session it opens.
+    /// - Throws: ``AuthError/tokenRejected(service:)``, ``NetworkError``.
+    func signIn(token: String, transport: any HTTPTransport) async throws -> Credential
+    /// Asks for a code to approve in a browser.
+    func startLink(transport: any HTTPTransport) async throws -> SignInLink
+    /// Where a link stands: still waiting, approved (the session), or expired.
+    /// - Throws: ``NetworkError``.
+    func checkLink(id: String, transport: any HTTPTransport) async throws -> SignInLink.State
+}
+
+/// A sign-in code waiting for the user's approval.
+public struct SignInLink: Codable, Sendable, Equatable {
+    /// The id to resume with (`brados auth login --service NAME --pin ID`).
+    public var id: String
+    /// The code the user sees.
+    public var code: String
+    /// The page where the user approves it.
+    public var url: String
+    public var expiresAt: Date
+
+    public init(id: String, code: String, url: String, expiresAt: Date) {
+        self.id = id
+        self.code = code
+        self.url = url
+        self.expiresAt = expiresAt
+    }
+
+    public enum State: Sendable {
+        case waiting(expiresAt: Date)
+        case approved(Credential)
+        case expired
+    }
+}

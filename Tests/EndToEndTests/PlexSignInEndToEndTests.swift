@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Signing in to Plex through plex.tv (the reference server's emulation of it), the three
+/// ways Plex apps do: a code approved by another client, an existing token, a password.
+@Suite("End to end: Plex sign-in through plex.tv", .serialized)
+struct PlexSignInEndToEndTests {
+    let home = TemporaryDirectory("e2e-plex-signin")
+
+    func environment(_ server: ServerProcess) -> [String: String] {
+        ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+         "BRADOS_PLEX_ACCOUNT_SERVER": server.url.absoluteString]
+    }
+
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+        try BuiltProducts.run("brados", arguments, environment: environment(server), stdin: stdin)
+    }
+
+    func json(_ result: BuiltProducts.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
+    }
+
+    /// The Plex session `auth status --json` shows.
+    func plexSession(_ server: ServerProcess) throws -> [String: Any]? {
+        (try json(try brados(["auth", "status", "--json"], server))["services"] as? [String: Any])?["plex"] as? [String: Any]
+    }
+
+    /// Another signed-in Plex client approves a code (as the user does on app.plex.tv).
+    func approve(_ code: String, _ server: ServerProcess) async throws -> Int {
+        let token = try await server.plexToken("demo")
+        return try await server.request("PUT", "/api/v2/pins/link", headers: [("X-Plex-Token", token), ("X-Plex-Client-Identifier", "phone")],
+                                        form: ["code": code]).status
+    }
+
+    @Test("a code: --no-wait prints it and exits; another client approves it; --pin resumes and saves the session")
+    func pinApprovedByAnotherClient() async throws {
+        let server = try ServerProcess()
+        let started = try brados(["auth", "login", "--service", "plex", "--no-wait", "--json"], server)
+        #expect(started.status == 0, "\(started.stderr)")
+        let pin = try json(started)
+        let id = try #require(pin["id"] as? String)
+        let code = try #require(pin["code"] as? String)
+        #expect(code.count == 25, "a strong pin")
+        let link = try #require(pin["url"] as? String)
+        #expect(link.hasPrefix("https://app.plex.tv/auth#?clientID=brados-"))
+        #expect(link.contains("code=\(code)") && link.contains("context%5Bdevice%5D%5Bproduct%5D=brados"))
+
+        // Waiting: the resumed sign-in polls until the code is approved.
+        let waiting = try BuiltProducts.start("brados", ["auth", "login", "--service", "plex", "--pin", id], environment: environment(server))
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(waiting.isRunning, "it waits for the approval")
+        #expect(try await approve(code, server) == 204)
+        let done = waiting.finish(timeout: 20)
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.contains("Signed in as demo on \(server.url.absoluteString)"), "\(done.stdout)")
+        let session = try #require(try plexSession(server))
+        #expect(session["user"] as? String == "demo")
+        #expect(session["server"] as? String == server.url.absoluteString)
+        // The account token works at plex.tv, and the credentials file is the only place it is.
+        let stats = try await server.stats().byRoute
+        #expect(stats["POST /api/v2/pins"] == 1)
+        #expect(stats["GET /api/v2/pins/{id}"] ?? 0 >= 2, "polled until approved")
+    }
+
+    @Test("the default flow prints the code and link on stderr in a script, and Ctrl-C stops the wait (exit 130, nothing saved)")
+    func pinWaitInterrupted() async throws {
+        let server = try ServerProcess()
+        let waiting = try BuiltProducts.start("brados", ["auth", "login", "--service", "plex"], environment: environment(server))
+        try await Task.sleep(for: .milliseconds(1500))
+        waiting.send(SIGINT)
+        let result = waiting.finish(timeout: 20)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.stderr.contains("sign in to plex: approve code "), "\(result.stderr)")
+        #expect(result.stderr.contains("at https://app.plex.tv/auth#?clientID="))
+        #expect(try plexSession(server) == nil)
+    }
+
+    @Test("an expired code: exit 4 with 'start again'")
+    func pinExpired() async throws {
+        let server = try ServerProcess(extraArguments: ["--plex-pin-lifetime", "1"])
+        let pin = try json(try brados(["auth", "login", "--service", "plex", "--no-wait", "--json"], server))
+        try await Task.sleep(for: .milliseconds(1300))
+        let result = try brados(["auth", "login", "--service", "plex", "--pin", try #require(pin["id"] as? String)], server)
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stderr.contains("expired before it was approved"))
+        #expect(result.stderr.contains("brados auth login --service plex"))
+    }
+
+    @Test("--token-stdin: a token from another Plex app is checked at plex.tv before it is saved; a refused one saves nothing")
+    func tokenFromStdin() async throws {
+        let server = try ServerProcess()
+        let refused = try brados(["auth", "login", "--service", "plex", "--token-stdin"], server, stdin: "not-a-token\n")
+        #expect(refused.status == 4)
+        #expect(refused.stderr.contains("refused the token"), "\(refused.stderr)")
+        #expect(try plexSession(server) == nil)
+        let empty = try brados(["auth", "login", "--service", "plex", "--token-stdin"], server, stdin: "")
+        #expect(empty.status == 64)
+
+        let token = try await server.plexToken("demo")
+        let result = try brados(["auth", "login", "--service", "plex", "--token-stdin"], server, stdin: token + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try plexSession(server)?["user"] as? String == "demo")
+        let credentials = try String(contentsOf: home.url.appendingPathComponent("config/credentials/default.json"), encoding: .utf8)
+        #expect(credentials.contains(token))
+        #expect(try await server.stats().byRoute["GET /api/v2/user"] == 2, "both tokens were checked at plex.tv")
+    }
+
+    @Test("--user and --password-stdin at plex.tv; a wrong password; a two-factor account needs --code")
+    func passwordAndTwoFactor() async throws {
+        let server = try ServerProcess()
+        let wrong = try brados(["auth", "login", "--service", "plex", "--user", "demo", "--password-stdin"], server, stdin: "nope")
+        #expect(wrong.status == 4)
+        #expect(wrong.stderr.contains("rejected the password for 'demo'"), "\(wrong.stderr)")
+        let signedIn = try brados(["auth", "login", "--service", "plex", "--user", "demo@example.com", "--password-stdin"], server, stdin: "demo\n")
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        #expect(try plexSession(server)?["user"] as? String == "demo")
+        #expect(try await server.stats().byRoute["POST /api/v2/users/signin"] == 2)
+        #expect(try await server.stats().byRoute["POST /api/auth/login"] == nil, "nothing goes to the BradOS sign-in route")
+
+        #expect(try await server.request("POST", "/_admin/plex/two-factor?user=alice&code=424242").status == 204)
+        let needsCode = try brados(["auth", "login", "--service", "plex", "--user", "alice", "--password-stdin"], server, stdin: "alice")
+        #expect(needsCode.status == 4)
+        #expect(needsCode.stderr.contains("two-factor authentication"), "\(needsCode.stderr)")
+        #expect(needsCode.stderr.contains("--code"))
+        let badCode = try brados(["auth", "login", "--service", "plex", "--user", "alice", "--password-stdin", "--code", "111111"], server, stdin: "alice")
+        #expect(badCode.status == 4)
+        #expect(badCode.stderr.contains("refused the verification code"), "\(badCode.stderr)")
+        #expect(try plexSession(server)?["user"] as? String == "demo", "a failed sign-in keeps the session")
+        let good = try brados(["auth", "login", "--service", "plex", "--user", "alice", "--password-stdin", "--code", "424242"], server, stdin: "alice")
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(try plexSession(server)?["user"] as? String == "alice")
+    }
+
+    @Test("wrong flags are usage errors (64) that say what goes with what")
+    func flags() throws {
+        let server = try ServerProcess()
+        let cases: [([String], String)] = [
+            (["auth", "login", "--service", "plex", "--token-stdin", "--user", "demo"], "--token-stdin signs in with the token alone"),
+            (["auth", "login", "--token-stdin"], "--token-stdin, --pin and --no-wait sign in to a service with an account server (--service plex)"),
+            (["auth", "login", "--service", "plex", "--pin", "1", "--no-wait"], "--pin resumes a code sign-in"),
+            (["auth", "login", "--service", "plex", "--code", "1"], "--code goes with --user"),
+            (["auth", "login", "--user", "demo"], "--password-stdin"),
+            (["auth", "login"], "Pass --user NAME"),
+        ]
+        for (arguments, message) in cases {
+            let result = try brados(arguments, server)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
