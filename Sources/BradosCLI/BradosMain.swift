@@ -74,17 +74,30 @@ public enum BradosMain {
     /// restored, a half-written export is discarded) and exit 128 + the signal (130, 143, 129).
     /// A second signal, or a command that ignores cancellation for 3 s, exits at once.
     /// Nonisolated: the handlers run on a dispatch queue, not the main actor.
+    ///
+    /// The signals are blocked (held pending, not lost) until the dispatch sources are
+    /// registered, which happens asynchronously: a signal that arrives meanwhile is delivered
+    /// to them once they are, instead of being ignored or killing the process mid-write.
     nonisolated static func cancelOnSignals(_ received: Signals) -> [any DispatchSourceSignal] {
-        Signals.handled.map { number in
-            signal(number, SIG_IGN)
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in Signals.handled { sigaddset(&blocked, number) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        let registered = DispatchGroup()
+        let sources = Signals.handled.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if received.record(number) > 0 { exit(128 + number) }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(128 + number) }
             }
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             source.resume()
             return source
         }
+        _ = registered.wait(timeout: .now() + 5)
+        pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
+        return sources
     }
 }
 

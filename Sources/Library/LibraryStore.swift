@@ -37,6 +37,14 @@ public struct LibraryStore: Sendable {
         let defaults = env.defaults
         let api: @Sendable () async throws -> any PlexAPI = {
             let identifier = try clientIdentifier(defaults)
+            // Signed in through plex.tv: the chosen server, at the address that answered.
+            let servers = PlexServers(env)
+            if let client = try await servers.mediaClient(clientIdentifier: identifier) {
+                return ReconnectingPlexAPI(current: PlexRESTClient(client: client)) {
+                    guard let again = try await servers.mediaClient(clientIdentifier: identifier, reprobe: true) else { throw AuthError.notSignedIn(profile: env.profile.name.rawValue) }
+                    return PlexRESTClient(client: again)
+                }
+            }
             var client = try await env.client(for: .plex, authScheme: PlexRESTClient.authScheme)
             client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: identifier)
             return PlexRESTClient(client: client)
@@ -121,12 +129,23 @@ public enum LibraryError: BradOSError {
     case noMusicSection
     case noSuchSection(String, available: [PlexSection])
     case noSuchAlbum(String)
+    /// The Plex account has no media server.
+    case noServers
+    /// The Plex account has several servers and none is chosen.
+    case chooseServer([String])
+    case noSuchServer(String, available: [String])
+    /// None of the server's addresses answered as that server.
+    case serverUnreachable(String, tried: [String])
 
     public var summary: String {
         switch self {
         case .noMusicSection: "The Plex server has no music library."
         case let .noSuchSection(key, _): "There is no library section \(key)."
         case let .noSuchAlbum(key): "There is no album with rating key \(key)."
+        case .noServers: "The Plex account has no media server."
+        case let .chooseServer(names): "The Plex account has \(names.count) media servers; brados uses the one you choose."
+        case let .noSuchServer(name, _): "The Plex account has no media server named '\(name)'."
+        case let .serverUnreachable(name, tried): "The Plex server '\(name)' did not answer at any of its \(tried.count) addresses (\(tried.joined(separator: ", ")))."
         }
     }
 
@@ -135,8 +154,18 @@ public enum LibraryError: BradOSError {
         case .noMusicSection: "Add a music library in Plex, or check the server (`brados config get server.plex`)."
         case let .noSuchSection(_, available): "Sections: " + available.map { "\($0.key) (\($0.title), \($0.type))" }.joined(separator: ", ")
         case .noSuchAlbum: "List albums and their rating keys with `brados library albums`."
+        case .noServers: "Add a server to the account in Plex, or name one directly: `brados config set server.plex URL`."
+        case let .chooseServer(names), let .noSuchServer(_, names):
+            "Choose one: " + names.map { "`brados library use \"\($0)\"`" }.joined(separator: ", ") + " (see `brados library servers`)."
+        case .serverUnreachable: "Check that the server is running and online in Plex; brados tries its addresses again on the next command."
         }
     }
 
-    public var kind: FailureKind { .notFound }
+    public var kind: FailureKind {
+        switch self {
+        case .serverUnreachable: .offline
+        case .chooseServer: .usage
+        default: .notFound
+        }
+    }
 }

@@ -150,3 +150,67 @@ struct PlexSignInEndToEndTests {
         }
     }
 }
+
+/// The account's servers through plex.tv: listing, choosing, connecting the way Plex clients
+/// do, each server's own token, and a revoked token.
+@Suite("End to end: Plex servers and connections through plex.tv", .serialized)
+struct PlexServersEndToEndTests {
+    let home = TemporaryDirectory("e2e-plex-servers")
+
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+        try BuiltProducts.run("brados", arguments, environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+            "BRADOS_PLEX_ACCOUNT_SERVER": server.url.absoluteString,
+        ], stdin: stdin)
+    }
+
+    @Test("servers lists both (connections local, remote, relay); several servers need `use`; the refused local address is skipped and the choice remembered; a shared server gets its own token; a revoked token says sign in again")
+    func serversAndConnections() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--service", "plex", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let listed = try brados(["library", "servers", "--json"], server)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["name"] as? String } == ["brados reference", "Alice's Music"], "servers only: the player is left out")
+        let own = try #require(rows.first)
+        #expect(own["owned"] as? Bool == true)
+        let uris = (own["connections"] as? [[String: Any]] ?? []).map { $0["uri"] as? String ?? "" }
+        let port = server.url.port ?? 0
+        #expect(uris == ["http://127.0.0.2:\(port)", "http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)/relay"], "local, remote, relay")
+        #expect(rows.last?["sharedBy"] as? String == "alice")
+
+        let ambiguous = try brados(["library", "albums"], server)
+        #expect(ambiguous.status == 64)
+        #expect(ambiguous.stderr.contains("brados library use \"Alice's Music\""), "\(ambiguous.stderr)")
+
+        let used = try brados(["library", "use", "BRADOS REFERENCE", "--json"], server)
+        #expect(used.status == 0, "\(used.stderr)")
+        let usedObject = try #require(try JSONSerialization.jsonObject(with: Data(used.stdout.utf8)) as? [String: Any])
+        #expect(usedObject["uri"] as? String == "http://127.0.0.1:\(port)", "the refused local address is passed over: \(used.stdout)")
+        let probes = try await server.stats().byRoute["GET /identity"] ?? 0
+        #expect(probes >= 1)
+        let albums = try brados(["-v", "library", "albums", "--refresh", "--json"], server)
+        #expect(albums.status == 0, "\(albums.stderr)")
+        #expect(!albums.stderr.contains("probing"), "the answered address is remembered: nothing is probed again")
+        #expect(!albums.stderr.contains("127.0.0.2"))
+        #expect(try await server.stats().byRoute["GET /identity"] ?? 0 == probes)
+
+        // The shared server takes only its own token (not demo's account token): it answers.
+        #expect(try brados(["library", "use", "Alice's Music"], server).status == 0)
+        let shared = try brados(["library", "albums", "--refresh", "--json"], server)
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let attachment = try String(contentsOf: home.url.appendingPathComponent("config/credentials/default.d/plex.server.json"), encoding: .utf8)
+        let session = try String(contentsOf: home.url.appendingPathComponent("config/credentials/default.json"), encoding: .utf8)
+        let sessionObject = try #require(try JSONSerialization.jsonObject(with: Data(session.utf8)) as? [String: Any])
+        let accountToken = try #require(((sessionObject["services"] as? [String: Any])?["plex"] as? [String: Any])?["accessToken"] as? String)
+        #expect(!attachment.contains(accountToken), "the media server has its own token")
+        let byRoute = try await server.stats().byRoute
+        #expect(byRoute.keys.contains { $0.hasPrefix("GET /shared/alice/library/sections") }, "\(byRoute.keys.sorted())")
+
+        #expect(try await server.request("POST", "/_admin/plex/revoke?user=demo").status == 204)
+        let revoked = try brados(["library", "albums", "--refresh"], server)
+        #expect(revoked.status == 4)
+        #expect(revoked.stderr.contains("sign in to plex again"), "\(revoked.stderr)")
+        #expect(revoked.stderr.contains("brados auth login --service plex"))
+    }
+}

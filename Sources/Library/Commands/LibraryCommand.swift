@@ -18,7 +18,7 @@ public struct LibraryCommand: AsyncParsableCommand {
           brados library cache stats
           brados config set library.artwork-cap 500MB
         """,
-        subcommands: [Albums.self, Collections.self, Sections.self, Show.self, Artwork.self, Prefetch.self, Cache.self, Revalidate.self],
+        subcommands: [Albums.self, Collections.self, Sections.self, Show.self, Artwork.self, Prefetch.self, Servers.self, Use.self, Cache.self, Revalidate.self],
         defaultSubcommand: Albums.self)
 
     public init() {}
