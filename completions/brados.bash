@@ -221,9 +221,9 @@ _brados_auth() {
 
 _brados_auth_login() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--password-stdin --token-stdin --no-wait --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
-    non_repeating_options=(--user --service --profile --server)
+    non_repeating_options=(--user --service --code --pin --profile --server)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -232,6 +232,12 @@ _brados_auth_login() {
         return
         ;;
     '--service')
+        return
+        ;;
+    '--code')
+        return
+        ;;
+    '--pin')
         return
         ;;
     '--profile')
@@ -1039,13 +1045,13 @@ _brados_library() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    albums|collections|sections|show|artwork|prefetch|cache)
+    albums|collections|sections|show|artwork|prefetch|servers|use|cache)
         # Offer subcommand argument completions
         "_brados_library_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'albums collections sections show artwork prefetch cache' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'albums collections sections show artwork prefetch servers use cache' -- "${cur}"))
         ;;
     esac
 }
@@ -1200,6 +1206,44 @@ _brados_library_prefetch() {
         ;;
     '--profile')
         __brados_add_custom_completions ---completion library prefetch -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_servers() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion library servers -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_library_use() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion library use -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
