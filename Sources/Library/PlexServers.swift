@@ -72,7 +72,8 @@ public struct PlexServers: Sendable {
         guard let token = resource.accessToken, !token.isEmpty else {
             throw NetworkError.invalidResponse(path: "/api/v2/resources", detail: "the server '\(resource.name)' has no accessToken")
         }
-        let connections = (resource.connections ?? []).filter { URL(string: $0.uri).flatMap { ConfigKey.urlValidator($0.absoluteString) } == nil }
+        // Only http(s) addresses with a host: a token is never sent to anything else.
+        let connections = (resource.connections ?? []).filter { ConfigKey.urlValidator($0.uri) == nil }
         return PlexServerChoice(name: resource.name, machineIdentifier: resource.clientIdentifier, owned: resource.owned ?? false,
                                 accessToken: token, connections: ordered(connections), working: nil)
     }
