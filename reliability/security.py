@@ -399,13 +399,17 @@ def headers(tally, binaries, server):
         # A redirect to another origin gets no credential.
         capture = Capture()
         try:
+            # Plex signs in at plex.tv (the reference server's emulation), then uses demo's own server.
+            profile.env["BRADOS_PLEX_ACCOUNT_SERVER"] = server.url
             profile.must("auth", "login", "--service", "plex", "--user", "demo", "--password-stdin", stdin="demo\n")
+            profile.must("library", "use", "brados reference")
             secrets = []
-            credentials = os.path.join(profile.home, "config", "credentials", "default.json")
-            with open(credentials) as handle:
-                for value in json.dumps(json.load(handle)).split('"'):
-                    if len(value) >= 16:
-                        secrets.append(value)
+            folder = os.path.join(profile.home, "config", "credentials")
+            for name in ("default.json", os.path.join("default.d", "plex.server.json")):
+                with open(os.path.join(folder, name)) as handle:
+                    for value in json.dumps(json.load(handle)).split('"'):
+                        if len(value) >= 16:
+                            secrets.append(value)
             server.fault(match="GET /library/sections", status=302, headers={"Location": f"http://127.0.0.1:{capture.port}/elsewhere"}, count=5)
             result = profile.run("library", "albums", "--refresh", timeout=60)
             server.clear_faults()
