@@ -131,8 +131,7 @@ public struct PlexServers: Sendable {
     /// The server to use: the chosen one, or the account's only server (chosen then).
     /// - Throws: ``LibraryError/noServers``, ``LibraryError/chooseServer(_:)``, and what ``list()`` throws.
     func current() async throws -> PlexServerChoice {
-        if let chosen, chosen.working != nil { return chosen }
-        if let chosen { return try await connect(chosen) }
+        if let chosen = self.chosen { return chosen.working != nil ? chosen : try await connect(chosen) }
         let servers = try await list()
         switch servers.count {
         case 0: throw LibraryError.noServers

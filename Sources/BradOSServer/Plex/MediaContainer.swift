@@ -16,8 +16,7 @@ struct MediaContainer {
     var elements: [Element] = []
 
     func response(for request: Request) throws -> Response {
-        let wantsJSON = request.headers[.accept]?.contains("application/json") == true
-        if wantsJSON {
+        if Self.wantsJSON(request) {
             let data = try JSONSerialization.data(withJSONObject: ["MediaContainer": Self.object(attributes, elements)], options: [.sortedKeys, .withoutEscapingSlashes])
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
@@ -27,6 +26,9 @@ struct MediaContainer {
         }
         return Response(status: .ok, headers: [.contentType: "text/xml;charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: xml)))
     }
+
+    /// Whether the client asked for JSON (`Accept: application/json`); XML otherwise, as Plex answers.
+    static func wantsJSON(_ request: Request) -> Bool { request.headers[.accept]?.contains("application/json") == true }
 
     static func object(_ attributes: [(String, Any)], _ elements: [Element]) -> [String: Any] {
         var result: [String: Any] = [:]

@@ -182,11 +182,7 @@ struct PlexTVRoutes {
         try database.writer.read { try String.fetchOne($0, sql: "SELECT code FROM plexTwoFactor WHERE userId = ?", arguments: [userID]) }
     }
 
-    static func token() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<20).map { _ in alphabet.randomElement(using: &generator)! })
-    }
+    static func token() -> String { ServerDatabase.randomToken(bytes: 10) }
 
     // MARK: Pins
 
@@ -364,7 +360,7 @@ struct PlexTVRoutes {
         }
     }
 
-    static func wantsJSON(_ request: Request) -> Bool { request.headers[.accept]?.contains("application/json") == true }
+    static func wantsJSON(_ request: Request) -> Bool { MediaContainer.wantsJSON(request) }
 
     static func jsonObject(_ attributes: [(String, Any)]) -> [String: Any] {
         Dictionary(attributes.map { ($0.0, $0.1) }, uniquingKeysWith: { _, last in last })
