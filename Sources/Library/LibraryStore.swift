@@ -136,6 +136,8 @@ public enum LibraryError: BradOSError {
     case noSuchServer(String, available: [String])
     /// None of the server's addresses answered as that server.
     case serverUnreachable(String, tried: [String])
+    /// The profile uses one media server directly (`server.plex`), not a plex.tv account.
+    case signedInToServer(String)
 
     public var summary: String {
         switch self {
@@ -146,6 +148,7 @@ public enum LibraryError: BradOSError {
         case let .chooseServer(names): "The Plex account has \(names.count) media servers; brados uses the one you choose."
         case let .noSuchServer(name, _): "The Plex account has no media server named '\(name)'."
         case let .serverUnreachable(name, tried): "The Plex server '\(name)' did not answer at any of its \(tried.count) addresses (\(tried.joined(separator: ", ")))."
+        case let .signedInToServer(url): "Profile signed in to the Plex server at \(url) directly (server.plex), not to a plex.tv account with servers to list."
         }
     }
 
@@ -158,13 +161,14 @@ public enum LibraryError: BradOSError {
         case let .chooseServer(names), let .noSuchServer(_, names):
             "Choose one: " + names.map { "`brados library use \"\($0)\"`" }.joined(separator: ", ") + " (see `brados library servers`)."
         case .serverUnreachable: "Check that the server is running and online in Plex; brados tries its addresses again on the next command."
+        case .signedInToServer: "To choose among an account's servers, unset server.plex and sign in through plex.tv: `brados config unset server.plex && brados auth login --service plex`."
         }
     }
 
     public var kind: FailureKind {
         switch self {
         case .serverUnreachable: .offline
-        case .chooseServer: .usage
+        case .chooseServer, .signedInToServer: .usage
         default: .notFound
         }
     }

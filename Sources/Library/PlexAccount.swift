@@ -17,18 +17,23 @@ public struct PlexAccount: ServiceSignIn {
 
     public let server: URL
     public let clientIdentifier: String
+    /// A media server named directly (`server.plex`): a token is checked there and used with
+    /// it alone, without plex.tv (a server on the LAN).
+    public let mediaServer: URL?
     let now: @Sendable () -> Date
 
-    public init(server: URL, clientIdentifier: String, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(server: URL, clientIdentifier: String, mediaServer: URL? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.server = server
         self.clientIdentifier = clientIdentifier
+        self.mediaServer = mediaServer
         self.now = now
     }
 
     /// The account server of the environment's settings, identified as the profile's Plex client.
     /// - Throws: ``ConfigError``, ``StorageError`` (the client identifier is created on first use).
     public static func live(_ env: AppEnvironment) throws -> PlexAccount {
-        PlexAccount(server: try accountServer(env.settings), clientIdentifier: try LibraryStore.clientIdentifier(env.defaults), now: env.now)
+        PlexAccount(server: try accountServer(env.settings), clientIdentifier: try LibraryStore.clientIdentifier(env.defaults),
+                    mediaServer: try env.settings.ownServerURL(for: .plex), now: env.now)
     }
 
     /// The `plex.account-server` setting.
@@ -79,10 +84,32 @@ public struct PlexAccount: ServiceSignIn {
         return try credential(try decode(User.self, response, path: "/api/v2/users/signin"))
     }
 
+    /// With `server.plex` set, the token is the media server's: checked with `GET /` there (no
+    /// plex.tv). Otherwise it is a plex.tv account token, checked with `GET /api/v2/user`.
     public func signIn(token: String, transport: any HTTPTransport) async throws -> Credential {
+        if let mediaServer { return try await signIn(token: token, mediaServer: mediaServer, transport: transport) }
         let response = try await send("GET", "/api/v2/user", token: token, transport: transport)
         if response.status == 401 || response.status == 403 { throw AuthError.tokenRejected(service: Service.plex.rawValue) }
         return try credential(try decode(User.self, response, path: "/api/v2/user"))
+    }
+
+    /// A token checked against a media server itself; the session belongs to that server.
+    func signIn(token: String, mediaServer: URL, transport: any HTTPTransport) async throws -> Credential {
+        struct Root: Decodable {
+            struct Container: Decodable { var friendlyName: String?; var machineIdentifier: String?; var myPlexUsername: String? }
+            var MediaContainer: Container
+        }
+        let headers = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
+            + [("Accept", "application/json"), ("User-Agent", "brados/\(BradOSVersion.current)"), ("X-Plex-Token", token)]
+        let response = try await transport.send(HTTPRequest(method: "GET", url: mediaServer.appendingPathComponent("/"), headers: headers))
+        if response.status == 401 || response.status == 403 { throw AuthError.tokenRejected(service: Service.plex.rawValue) }
+        let root = try decode(Root.self, response, path: "/")
+        guard let machine = root.MediaContainer.machineIdentifier, !machine.isEmpty else {
+            throw NetworkError.invalidResponse(path: "/", detail: "\(mediaServer.absoluteString) did not answer as a Plex Media Server (no machineIdentifier)")
+        }
+        let user = root.MediaContainer.myPlexUsername.flatMap { $0.isEmpty ? nil : $0 } ?? root.MediaContainer.friendlyName ?? "token"
+        return Credential(accessToken: token, refreshToken: nil, expiresAt: nil, user: String(user.prefix(100)), userID: "server:" + machine,
+                          server: mediaServer.absoluteString, obtainedAt: now())
     }
 
     public func startLink(transport: any HTTPTransport) async throws -> SignInLink {

@@ -37,6 +37,22 @@ public struct PlexServers: Sendable {
     /// The profile's Plex session, if it signed in through plex.tv.
     var session: Credential? { env.credentials.load().services[Service.plex.rawValue] }
 
+    /// Whether the session is a media server's own token (`server.plex` and `--token-stdin`).
+    var isDirect: Bool { session?.userID?.hasPrefix("server:") ?? false }
+
+    /// The media server a direct session belongs to: `server.plex`, which must be the server
+    /// that took the token (a token never goes to another host).
+    /// - Throws: ``AuthError/signedInElsewhere(profile:service:signedInTo:using:)``, ``ConfigError``.
+    func directServer() throws -> URL {
+        guard let session else { throw AuthError.serviceNotSignedIn(profile: env.profile.name.rawValue, service: Service.plex.rawValue) }
+        let own = try env.settings.ownServerURL(for: .plex)
+        guard let own, session.isIssued(by: own, embedded: false) else {
+            throw AuthError.signedInElsewhere(profile: env.profile.name.rawValue, service: Service.plex.rawValue, signedInTo: session.server,
+                                              using: own?.absoluteString ?? "plex.tv (server.plex is not set)")
+        }
+        return own
+    }
+
     /// The chosen server, if any.
     public var chosen: PlexServerChoice? { env.credentials.attachment(PlexServerChoice.self, Self.attachmentName, of: .plex) }
 
@@ -54,6 +70,7 @@ public struct PlexServers: Sendable {
     /// - Throws: ``AuthError``, ``NetworkError``.
     public func list() async throws -> [PlexAccount.Resource] {
         if env.isOffline { throw NetworkError.offlineMode }
+        if isDirect { throw LibraryError.signedInToServer(try directServer().absoluteString) }
         let account = try PlexAccount.live(env)
         return try await account.servers(token: try accountToken(account), profile: env.profile.name.rawValue, transport: env.network.httpTransport)
     }
@@ -144,8 +161,15 @@ public struct PlexServers: Sendable {
     /// `nil` when the profile has no Plex sign-in (the library then uses `server.plex`).
     /// - Parameter reprobe: probe the addresses again first (the last one stopped answering).
     public func mediaClient(clientIdentifier: String, reprobe: Bool = false) async throws -> APIClient? {
-        guard session != nil else { return nil }
+        guard let session else { return nil }
         if env.isOffline { throw NetworkError.offlineMode }
+        if isDirect {
+            var client = APIClient(service: .plex, baseURL: try directServer(), transport: env.network.httpTransport,
+                                   authenticator: FixedToken(token: session.accessToken, profile: env.profile.name.rawValue),
+                                   authScheme: PlexRESTClient.authScheme, logger: env.logger, profile: env.profile.name.rawValue)
+            client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
+            return client
+        }
         var choice = try await current()
         if reprobe { choice = try await connect(choice) }
         guard let working = choice.working, let base = URL(string: working) else { return nil }

@@ -132,6 +132,50 @@ struct PlexSignInEndToEndTests {
         #expect(try plexSession(server)?["user"] as? String == "alice")
     }
 
+    @Test("server.plex and --token-stdin: the token is checked on that server and used there alone, plex.tv never asked; `library servers` says why it lists nothing; a revoked token says sign in again")
+    func directServer() async throws {
+        let server = try ServerProcess()
+        // plex.tv is a closed port: any request to it would fail the commands below.
+        let direct = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+                      "BRADOS_PLEX_SERVER": server.url.absoluteString, "BRADOS_PLEX_ACCOUNT_SERVER": "http://127.0.0.1:9"]
+        func run(_ arguments: [String], stdin: String? = nil) throws -> BuiltProducts.Result {
+            try BuiltProducts.run("brados", arguments, environment: direct, stdin: stdin)
+        }
+        let refused = try run(["auth", "login", "--service", "plex", "--token-stdin"], stdin: "not-a-token\n")
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stderr.contains("refused the token"), "\(refused.stderr)")
+        #expect(try plexSession(server) == nil)
+
+        let token = try await server.plexToken("demo")
+        let signedIn = try run(["auth", "login", "--service", "plex", "--token-stdin"], stdin: token + "\n")
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        #expect(signedIn.stdout.contains("Signed in as demo on \(server.url.absoluteString)"), "\(signedIn.stdout)")
+        let albums = try run(["library", "albums", "--refresh", "--json"])
+        #expect(albums.status == 0, "\(albums.stderr)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(albums.stdout.utf8)) as? [String: Any])
+        #expect((listed["albums"] as? [Any])?.isEmpty == false, "\(albums.stdout.prefix(300))")
+        let byRoute = try await server.stats().byRoute
+        #expect(byRoute["GET /"] == 2, "the refused token and the good one were checked on the media server")
+        #expect(byRoute["GET /library/sections"] ?? 0 >= 1)
+        // The one plex.tv request is the test's own (it got the token as another app would).
+        #expect(byRoute.filter { $0.key.contains("/api/v2/") } == ["POST /api/v2/users/signin": 1], "nothing else went to plex.tv routes: \(byRoute)")
+
+        let servers = try run(["library", "servers"])
+        #expect(servers.status == 64)
+        #expect(servers.stderr.contains("directly (server.plex)"), "\(servers.stderr)")
+        // Another server.plex: the token stays with the server that took it.
+        var elsewhere = direct
+        elsewhere["BRADOS_PLEX_SERVER"] = "http://127.0.0.1:9"
+        let moved = try BuiltProducts.run("brados", ["library", "albums", "--refresh"], environment: elsewhere)
+        #expect(moved.status != 0)
+        #expect(moved.stderr.contains("signed in to plex at \(server.url.absoluteString)") || moved.stderr.contains(server.url.absoluteString), "\(moved.stderr)")
+
+        #expect(try await server.request("POST", "/_admin/plex/revoke?user=demo").status == 204)
+        let revoked = try run(["library", "albums", "--refresh"])
+        #expect(revoked.status == 4, "\(revoked.stderr)")
+        #expect(revoked.stderr.contains("sign in to plex again"), "\(revoked.stderr)")
+    }
+
     @Test("wrong flags are usage errors (64) that say what goes with what")
     func flags() throws {
         let server = try ServerProcess()

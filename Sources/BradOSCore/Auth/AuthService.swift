@@ -99,7 +99,10 @@ public struct AuthService: Sendable {
         let sessions = [(Service.account, credentials.account)] + credentials.services.compactMap { name, credential in
             Optional((Service(rawValue: name), Optional(credential)))
         }
-        for case let (service, credential?) in sessions where !env.isOffline {
+        // A service with an account server of its own (Plex: plex.tv) has no BradOS sign-out
+        // route; its tokens are revoked from the account's device list, and erased here.
+        let linked = Set(env.services.filter { $0.signIn != nil }.map(\.service))
+        for case let (service, credential?) in sessions where !env.isOffline && !linked.contains(service) {
             do {
                 let server = try await env.network.baseURL(for: service)
                 // Tokens only ever go to the server that issued them.

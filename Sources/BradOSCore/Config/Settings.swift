@@ -151,6 +151,20 @@ public struct Settings: Sendable {
         return nil
     }
 
+    /// A service's own server (`server.NAME` or `BRADOS_NAME_SERVER`), ignoring `--server`,
+    /// `BRADOS_SERVER` and `server`, which name the BradOS server for every service.
+    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)``.
+    public func ownServerURL(for service: Service) throws -> URL? {
+        let candidates: [(String?, String)] = [
+            (environment[service.environmentVariable], service.environmentVariable), (file.values[service.configKey], service.configKey),
+        ]
+        for case let (value?, name) in candidates where !value.isEmpty {
+            if let problem = ConfigKey.urlValidator(value) { throw ConfigError.invalidValue(key: name, value: value, expected: problem) }
+            return URL(string: value.hasSuffix("/") ? String(value.dropLast()) : value)!
+        }
+        return nil
+    }
+
     /// A key's effective value, checked by the same rule `brados config set` applies.
     /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` naming the key (or the
     ///   environment variable) and the value.

@@ -70,7 +70,8 @@ struct PlexRoutes {
     func serverInfo() -> MediaContainer {
         MediaContainer(attributes: [
             ("size", 0), ("friendlyName", server.name), ("machineIdentifier", server.machineIdentifier),
-            ("version", Self.version), ("platform", "Linux"), ("platformVersion", "6.1"), ("myPlex", false),
+            ("version", Self.version), ("platform", "Linux"), ("platformVersion", "6.1"), ("myPlex", true),
+            ("myPlexUsername", server.owner), ("myPlexSigninState", "ok"),
             ("transcoderAudio", true), ("transcoderVideo", false), ("updatedAt", 1_700_000_000),
         ])
     }

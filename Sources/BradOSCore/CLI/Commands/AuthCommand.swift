@@ -31,7 +31,8 @@ extension AuthCommand {
             Services with an account server of their own (\(linkedServices.joined(separator: ", "))): \
             with no --user, brados asks it for a code, prints the page to approve it on, and waits \
             (--no-wait prints the code and exits; --pin ID resumes). --token-stdin takes a token \
-            from an app already signed in; --user NAME --password-stdin (and --code for two-factor \
+            from an app already signed in (with server.NAME set, a token of that server, checked \
+            there and used with it alone, without the account server); --user NAME --password-stdin (and --code for two-factor \
             accounts) signs in with a password.
 
             """)Examples:
