@@ -6,6 +6,9 @@ public struct PlexSection: Codable, Sendable, Equatable {
     public var key: String
     public var type: String
     public var title: String
+
+    /// Whether it is a music library (Plex's type for one is `artist`).
+    public var isMusic: Bool { type == "artist" }
 }
 
 /// An album, with only the fields the output needs (the snapshot stores exactly these).

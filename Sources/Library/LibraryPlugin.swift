@@ -11,6 +11,8 @@ extension Service {
 public struct LibraryPlugin: DomainPlugin {
     public static let domainName = "library"
     public static let capKey = "library.artwork-cap"
+    /// `library.section`: the music section commands use when they name none.
+    public static let sectionKey = "library.section"
 
     public init() {}
     public var name: String { Self.domainName }
@@ -48,6 +50,8 @@ public struct LibraryPlugin: DomainPlugin {
         [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",
                    environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator),
          Self.minRefreshIntervalSetting.configKey,
+         ConfigKey(name: Self.sectionKey, summary: "The music section to use, by key or title (default: the server's first music section)",
+                   environmentVariable: "BRADOS_LIBRARY_SECTION", defaultValue: nil, validate: { $0.isEmpty ? "a section key or title" : nil }),
          ConfigKey(name: PlexAccount.accountServerKey, summary: "plex.tv, where Plex sign-in and server discovery happen",
                    environmentVariable: "BRADOS_PLEX_ACCOUNT_SERVER", defaultValue: PlexAccount.defaultAccountServer, validate: ConfigKey.urlValidator)]
     }

@@ -49,9 +49,13 @@ public struct LibraryRenderer: Sendable {
         albumTable(albums)
     }
 
-    public func sections(_ sections: [PlexSection]) throws {
-        if output.format == .json { return try output.json(sections) }
-        output.table(Table(headers: ["KEY", "TYPE", "TITLE"], rows: sections.map { [$0.key, $0.type, $0.title] }))
+    /// The sections, marking the one commands use when they name none (`used`).
+    public func sections(_ sections: [PlexSection], used: String?) throws {
+        if output.format == .json {
+            struct Row: Encodable { var key: String; var type: String; var title: String; var used: Bool }
+            return try output.json(sections.map { Row(key: $0.key, type: $0.type, title: $0.title, used: $0.key == used) })
+        }
+        output.table(Table(headers: ["KEY", "TYPE", "TITLE", "USED"], rows: sections.map { [$0.key, $0.type, $0.title, $0.key == used ? "*" : ""] }))
     }
 
     public func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?) throws {

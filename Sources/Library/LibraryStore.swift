@@ -10,14 +10,18 @@ public struct LibraryStore: Sendable {
     let api: @Sendable () async throws -> any PlexAPI
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The section used when a command names none (`library.section`): a key or a title.
+    public var defaultSection: String?
 
     public init(snapshots: LibrarySnapshotStore, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
-                logger: Logger = Logger(label: "brados.library"), api: @escaping @Sendable () async throws -> any PlexAPI) {
+                logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
+                api: @escaping @Sendable () async throws -> any PlexAPI) {
         self.snapshots = snapshots
         self.artwork = artwork
         self.api = api
         self.now = now
         self.logger = logger
+        self.defaultSection = defaultSection
     }
 
     /// The store of the command's profile (artwork cap from `library.artwork-cap`).
@@ -52,7 +56,8 @@ public struct LibraryStore: Sendable {
         return LibraryStore(
             snapshots: LibrarySnapshotStore(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
             artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, api: api),
-            now: env.now, logger: env.logger, api: api)
+            now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
+            api: api)
     }
 
     /// A stable per-profile `X-Plex-Client-Identifier`, created on first use.
@@ -65,19 +70,28 @@ public struct LibraryStore: Sendable {
         }
     }
 
+    /// The music section a command means: `wanted` (a key, else a title in any case), else the
+    /// first music section.
+    /// - Throws: ``LibraryError/noMusicSection``, ``LibraryError/noSuchSection(_:available:)``,
+    ///   ``LibraryError/notMusic(_:available:)``.
+    public static func choose(_ wanted: String?, from sections: [PlexSection]) throws -> PlexSection {
+        guard let wanted else {
+            guard let music = sections.first(where: \.isMusic) else { throw LibraryError.noMusicSection }
+            return music
+        }
+        let named = sections.filter { $0.title.caseInsensitiveCompare(wanted) == .orderedSame }
+        guard let found = sections.first(where: { $0.key == wanted }) ?? named.first(where: \.isMusic) ?? named.first else {
+            throw LibraryError.noSuchSection(wanted, available: sections)
+        }
+        guard found.isMusic else { throw LibraryError.notMusic(found, available: sections) }
+        return found
+    }
+
     /// Fetches sections, albums (deduplicated) and collections live, and saves the snapshot.
-    /// - Parameter section: a section key; the first music section when `nil`.
+    /// - Parameter section: a section key or title; `library.section`, else the first music section, when `nil`.
     public func refresh(section: String? = nil, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
         let api = try await api()
-        let sections = try await api.sections()
-        let chosen: PlexSection
-        if let section {
-            guard let found = sections.first(where: { $0.key == section }) else { throw LibraryError.noSuchSection(section, available: sections) }
-            chosen = found
-        } else {
-            guard let music = sections.first(where: { $0.type == "artist" }) else { throw LibraryError.noMusicSection }
-            chosen = music
-        }
+        let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
         let albums = deduplicated(try await api.albums(section: chosen.key, progress: progress))
         let collections = try await api.collections(section: chosen.key)
         let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, albums: albums, collections: collections)
@@ -90,7 +104,10 @@ public struct LibraryStore: Sendable {
     /// The snapshot, for ``CachedRead`` under ``LibraryPlugin/cachePolicy(minRefreshInterval:)``. A snapshot of
     /// another section counts as missing.
     public func cached(section: String?) -> CachedRead<LibrarySnapshot>.Entry? {
-        guard let snapshot = snapshots.load(), section == nil || snapshot.sectionKey == section else { return nil }
+        let wanted = section ?? defaultSection
+        guard let snapshot = snapshots.load(),
+              wanted == nil || snapshot.sectionKey == wanted || snapshot.sectionTitle.caseInsensitiveCompare(wanted ?? "") == .orderedSame
+        else { return nil }
         return .init(snapshot, savedAt: snapshot.savedAt)
     }
 
@@ -128,6 +145,8 @@ public struct LibraryStore: Sendable {
 public enum LibraryError: BradOSError {
     case noMusicSection
     case noSuchSection(String, available: [PlexSection])
+    /// The section named is not a music library.
+    case notMusic(PlexSection, available: [PlexSection])
     case noSuchAlbum(String)
     /// The Plex account has no media server.
     case noServers
@@ -142,7 +161,8 @@ public enum LibraryError: BradOSError {
     public var summary: String {
         switch self {
         case .noMusicSection: "The Plex server has no music library."
-        case let .noSuchSection(key, _): "There is no library section \(key)."
+        case let .noSuchSection(key, _): "The Plex server has no library section '\(key)'."
+        case let .notMusic(section, _): "The library section '\(section.title)' (\(section.key)) holds \(section.type == "movie" ? "movies" : section.type + " items"), not music."
         case let .noSuchAlbum(key): "There is no album with rating key \(key)."
         case .noServers: "The Plex account has no media server."
         case let .chooseServer(names): "The Plex account has \(names.count) media servers; brados uses the one you choose."
@@ -155,7 +175,9 @@ public enum LibraryError: BradOSError {
     public var recovery: String? {
         switch self {
         case .noMusicSection: "Add a music library in Plex, or check the server (`brados config get server.plex`)."
-        case let .noSuchSection(_, available): "Sections: " + available.map { "\($0.key) (\($0.title), \($0.type))" }.joined(separator: ", ")
+        case let .noSuchSection(_, available), let .notMusic(_, available):
+            "Music sections: " + available.filter(\.isMusic).map { "\($0.key) (\($0.title))" }.joined(separator: ", ")
+                + ". Name one with --section KEY|TITLE, or for every command: `brados config set library.section TITLE`."
         case .noSuchAlbum: "List albums and their rating keys with `brados library albums`."
         case .noServers: "Add a server to the account in Plex, or name one directly: `brados config set server.plex URL`."
         case let .chooseServer(names), let .noSuchServer(_, names):
@@ -168,7 +190,7 @@ public enum LibraryError: BradOSError {
     public var kind: FailureKind {
         switch self {
         case .serverUnreachable: .offline
-        case .chooseServer, .signedInToServer: .usage
+        case .chooseServer, .signedInToServer, .notMusic: .usage
         default: .notFound
         }
     }

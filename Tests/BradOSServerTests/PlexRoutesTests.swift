@@ -18,7 +18,7 @@ struct PlexRoutesTests {
         return try #require(object?["MediaContainer"] as? [String: Any])
     }
 
-    @Test("a token is required; XML by default, JSON when asked, one music section of type artist")
+    @Test("a token is required; XML by default, JSON when asked; two music sections (type artist) and a movie section")
     func sections() async throws {
         let (app, token) = try app()
         try await app.test(.router) { client in
@@ -26,13 +26,14 @@ struct PlexRoutesTests {
             try await client.execute(uri: "/library/sections", method: .get, headers: [.init("X-Plex-Token")!: token]) { response in
                 #expect(response.headers[.contentType]?.hasPrefix("text/xml") == true)
                 let xml = String(buffer: response.body)
-                #expect(xml.contains("<MediaContainer size=\"1\""))
+                #expect(xml.contains("<MediaContainer size=\"3\""))
                 #expect(xml.contains("type=\"artist\""))
             }
             try await client.execute(uri: "/library/sections?X-Plex-Token=\(token)", method: .get, headers: [.accept: "application/json"]) { response in
                 let container = try Self.json(response.body)
                 let directories = try #require(container["Directory"] as? [[String: Any]])
-                #expect(directories.first?["type"] as? String == "artist")
+                #expect(directories.map { $0["type"] as? String } == ["artist", "artist", "movie"])
+                #expect(directories.map { $0["title"] as? String } == ["Music", "Live Recordings", "Movies"])
             }
             try await client.execute(uri: "/identity", method: .get) { response in
                 #expect(String(buffer: response.body).contains("machineIdentifier"))

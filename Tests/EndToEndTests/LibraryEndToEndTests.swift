@@ -33,6 +33,40 @@ struct LibraryEndToEndTests {
         #expect(Set(identities).count == identities.count, "duplicates are dropped")
     }
 
+    @Test("several sections: the first music one by default; --section by key or title; library.section for every command; a movie section or an unknown one is a clear error")
+    func sections() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let listed = try brados(["library", "sections"], server)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("Live Recordings") && listed.stdout.contains("movie"), "\(listed.stdout)")
+        func count(_ result: BuiltProducts.Result) throws -> (Int, String?) {
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try json(result)
+            return ((object["albums"] as? [Any])?.count ?? -1, object["section"] as? String)
+        }
+        let (all, first) = try count(try brados(["library", "albums", "--refresh", "--json"], server))
+        #expect(first == "1")
+        let (live, second) = try count(try brados(["library", "albums", "--section", "live recordings", "--refresh", "--json"], server))
+        #expect(second == "2")
+        #expect(live > 0 && live < all, "\(live) of \(all)")
+        #expect(try count(try brados(["library", "albums", "--section", "2", "--json", "--offline"], server)) == (live, "2"), "the snapshot of that section")
+
+        #expect(try brados(["config", "set", "library.section", "Live Recordings"], server).status == 0)
+        #expect(try count(try brados(["library", "albums", "--refresh", "--json"], server)) == (live, "2"))
+        let used = try #require(try JSONSerialization.jsonObject(with: Data(try brados(["library", "sections", "--json"], server).stdout.utf8)) as? [[String: Any]])
+        #expect(used.filter { $0["used"] as? Bool == true }.map { $0["key"] as? String } == ["2"])
+        #expect(try count(try brados(["library", "albums", "--section", "Music", "--refresh", "--json"], server)).1 == "1", "--section wins over the setting")
+
+        let movies = try brados(["library", "albums", "--section", "Movies", "--refresh"], server)
+        #expect(movies.status == 64, "\(movies.stderr)")
+        #expect(movies.stderr.contains("holds movies, not music"), "\(movies.stderr)")
+        #expect(movies.stderr.contains("1 (Music), 2 (Live Recordings)"))
+        let unknown = try brados(["library", "albums", "--section", "Podcasts", "--refresh"], server)
+        #expect(unknown.status == 3, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no library section 'Podcasts'"), "\(unknown.stderr)")
+    }
+
     @Test("show caches the 2048 px artwork; artwork prints the 1024 px file; prefetch fetches only the first screen at 1024 px")
     func artwork() async throws {
         let server = try ServerProcess()

@@ -43,6 +43,19 @@ struct LibraryTests {
         return ArtworkStore(cache: blobs, directory: dir.url, api: { plex })
     }
 
+    @Test("choosing a section: by key, by title in any case (a music one first), the first music section by default; movies and unknown names refused")
+    func chooseSection() throws {
+        let sections = [PlexSection(key: "3", type: "movie", title: "Live"), PlexSection(key: "1", type: "artist", title: "Music"),
+                        PlexSection(key: "2", type: "artist", title: "Live")]
+        #expect(try LibraryStore.choose(nil, from: sections).key == "1")
+        #expect(try LibraryStore.choose("2", from: sections).key == "2")
+        #expect(try LibraryStore.choose("LIVE", from: sections).key == "2", "the music section of that title")
+        #expect(try LibraryStore.choose("music", from: sections).key == "1")
+        #expect(throws: LibraryError.self) { try LibraryStore.choose("3", from: sections) }
+        #expect(throws: LibraryError.self) { try LibraryStore.choose("Podcasts", from: sections) }
+        #expect(throws: LibraryError.self) { try LibraryStore.choose(nil, from: [sections[0]]) }
+    }
+
     @Test("the snapshot round-trips; another format version reads as missing and is removed")
     func snapshot() throws {
         let dir = TemporaryDirectory()

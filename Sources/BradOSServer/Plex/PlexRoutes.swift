@@ -22,13 +22,15 @@ struct PlexRoutes {
         router.get("/library") { request, _ in try authenticated(request) { try libraryRoot().response(for: request) } }
         router.get("/library/sections") { request, _ in try authenticated(request) { try sections().response(for: request) } }
         router.get("/library/sections/{section}/all") { request, context in
-            try authenticated(request, section: context) { try sectionListing(type: request.uri.queryParameters.get("type") ?? "9", request: request) }
+            try authenticated(request, section: context) {
+                try sectionListing(type: request.uri.queryParameters.get("type") ?? "9", section: context.parameters.get("section"), request: request)
+            }
         }
         router.get("/library/sections/{section}/albums") { request, context in
-            try authenticated(request, section: context) { try albums(catalogue.albums, request: request) }
+            try authenticated(request, section: context) { try albums(albums(inSection: context.parameters.get("section")), request: request) }
         }
         router.get("/library/sections/{section}/collections") { request, context in
-            try authenticated(request, section: context) { try collections(request: request) }
+            try authenticated(request, section: context) { try collections(section: context.parameters.get("section"), request: request) }
         }
         router.get("/library/collections/{key}/children") { request, context in
             try authenticated(request) { try collectionChildren(key: try context.parameters.require("key"), request: request) }
@@ -57,7 +59,7 @@ struct PlexRoutes {
 
     func authenticated<Context: RequestContext>(_ request: Request, section context: Context, _ answer: () throws -> Response) throws -> Response {
         try authenticate(request)
-        guard context.parameters.get("section") == catalogue.sectionKey else { throw HTTPError(.notFound) }
+        guard let key = context.parameters.get("section"), Self.sections.contains(where: { $0.key == key }) else { throw HTTPError(.notFound) }
         return try answer()
     }
 
@@ -82,22 +84,39 @@ struct PlexRoutes {
                               elements: directories.map { .init(jsonKey: "Directory", xmlTag: "Directory", attributes: [("key", $0.0), ("title", $0.1)]) })
     }
 
+    /// The library's sections, as on a real server with more than music: the main music
+    /// library, a second, smaller one (the live recordings of every sixth album), and movies.
+    static let sections: [(key: String, type: String, title: String)] = [("1", "artist", "Music"), ("2", "artist", "Live Recordings"), ("3", "movie", "Movies")]
+
+    /// A section's albums (none in the movie section).
+    func albums(inSection key: String?) -> [PlexCatalogue.Album] {
+        switch key {
+        case catalogue.sectionKey: catalogue.albums
+        case "2": catalogue.albums.enumerated().filter { $0.offset % 6 == 0 }.map(\.element)
+        default: []
+        }
+    }
+
     func sections() -> MediaContainer {
-        let section = MediaContainer.Element(jsonKey: "Directory", xmlTag: "Directory", attributes: [
-            ("allowSync", false), ("art", "/:/resources/artist-fanart.jpg"), ("key", catalogue.sectionKey), ("type", "artist"),
-            ("title", "Music"), ("agent", "tv.plex.agents.music"), ("scanner", "Plex Music"), ("language", "en-US"),
-            ("uuid", catalogue.sectionUUID), ("updatedAt", 1_700_000_000), ("createdAt", 1_600_000_000),
-        ])
-        return MediaContainer(attributes: [("size", 1), ("allowSync", false), ("title1", "Plex Library")], elements: [section])
+        let elements = Self.sections.enumerated().map { index, section in
+            MediaContainer.Element(jsonKey: "Directory", xmlTag: "Directory", attributes: [
+                ("allowSync", false), ("art", "/:/resources/\(section.type)-fanart.jpg"), ("key", section.key), ("type", section.type),
+                ("title", section.title), ("agent", section.type == "artist" ? "tv.plex.agents.music" : "tv.plex.agents.movie"),
+                ("scanner", section.type == "artist" ? "Plex Music" : "Plex Movie"), ("language", "en-US"),
+                ("uuid", index == 0 ? catalogue.sectionUUID : String(catalogue.sectionUUID.dropLast()) + "\(index)"),
+                ("updatedAt", 1_700_000_000), ("createdAt", 1_600_000_000),
+            ])
+        }
+        return MediaContainer(attributes: [("size", elements.count), ("allowSync", false), ("title1", "Plex Library")], elements: elements)
     }
 
     /// `/all?type=`: 9 albums (what brados asks), 18 collections, anything else artists (8, the default listing).
-    func sectionListing(type: String, request: Request) throws -> Response {
+    func sectionListing(type: String, section: String?, request: Request) throws -> Response {
         switch type {
-        case "9": return try albums(catalogue.albums, request: request)
-        case "18": return try collections(request: request)
+        case "9": return try albums(albums(inSection: section), request: request)
+        case "18": return try collections(section: section, request: request)
         default:
-            let artists = Dictionary(grouping: catalogue.albums, by: \.artistKey).values.compactMap(\.first).sorted { $0.artist < $1.artist }
+            let artists = Dictionary(grouping: albums(inSection: section), by: \.artistKey).values.compactMap(\.first).sorted { $0.artist < $1.artist }
             return try page(artists, request: request, container: [("librarySectionID", 1), ("viewGroup", "artist")]) { album in
                 .init(jsonKey: "Metadata", xmlTag: "Directory", attributes: [
                     ("ratingKey", album.artistKey), ("key", "/library/metadata/\(album.artistKey)/children"), ("type", "artist"), ("title", album.artist),
@@ -110,8 +129,9 @@ struct PlexRoutes {
         try page(albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
     }
 
-    func collections(request: Request) throws -> Response {
-        try page(catalogue.collections, request: request, container: [("librarySectionID", 1)], element: collectionElement)
+    /// The collections: all in the main music section, none elsewhere.
+    func collections(section: String?, request: Request) throws -> Response {
+        try page(section == catalogue.sectionKey ? catalogue.collections : [], request: request, container: [("librarySectionID", 1)], element: collectionElement)
     }
 
     func collectionChildren(key: String, request: Request) throws -> Response {

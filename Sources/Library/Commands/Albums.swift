@@ -5,9 +5,10 @@ import Foundation
 extension LibraryCommand {
     /// Lists albums: the snapshot first, then the live library.
     public struct Albums: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "albums", abstract: "List albums (from the snapshot first, then refreshed live).", discussion: "Examples:\n  brados library albums\n  brados library albums --prefetch\n  brados library albums --section 1 --json")
+        public static let configuration = CommandConfiguration(commandName: "albums", abstract: "List albums (from the snapshot first, then refreshed live).", discussion: "Examples:\n  brados library albums\n  brados library albums --prefetch\n  brados library albums --section \"Live Recordings\" --json")
 
-        @Option(help: "A library section key (default: the first music section).") var section: String?
+        @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
+        var section: String?
         @Flag(help: "Ignore the snapshot and ask Plex.") var refresh = false
         @Flag(help: "Then fetch the first screen's 1024 px artwork (output never waits on it).") var prefetch = false
         @OptionGroup var screen: ScreenOptions

@@ -8,7 +8,8 @@ extension LibraryCommand {
             abstract: "List collections (from the snapshot first), or the albums of one.", discussion: "Examples:\n  brados library collections\n  brados library collections 2001")
 
         @Argument(help: "A collection's rating key: list its albums (live).") var collection: String?
-        @Option(help: "A library section key.") var section: String?
+        @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
+        var section: String?
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -41,20 +42,30 @@ extension LibraryCommand {
 
     /// Lists the server's library sections.
     public struct Sections: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "sections", abstract: "List the Plex server's library sections.", discussion: "Examples:\n  brados library sections")
+        public static let configuration = CommandConfiguration(commandName: "sections", abstract: "List the Plex server's library sections.",
+            discussion: """
+            USED marks the music section commands use when they name none: library.section (a key \
+            or title), else the first music section. --section KEY|TITLE picks another for one command.
+            Examples:
+              brados library sections
+              brados config set library.section "Live Recordings"
+              brados library albums --section 2
+            """)
         @OptionGroup var global: GlobalOptions
         public init() {}
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            try LibraryRenderer(output: env.output).sections(try await LibraryStore.live(env).sections())
+            let store = try LibraryStore.live(env)
+            let sections = try await store.sections()
+            try LibraryRenderer(output: env.output).sections(sections, used: (try? LibraryStore.choose(store.defaultSection, from: sections))?.key)
         }
     }
 
     /// Refreshes the snapshot in the background (used by `albums`/`collections` in scripts).
     public struct Revalidate: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(commandName: "revalidate", abstract: "Refresh the library snapshot in the background.", discussion: "Examples:\n  brados library revalidate", shouldDisplay: false)
-        @Option var section: String?
+        @Option(help: ArgumentHelp("A music section, by key or title.", valueName: "key|title")) var section: String?
         @OptionGroup var global: GlobalOptions
         public init() {}
 

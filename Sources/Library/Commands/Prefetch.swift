@@ -6,7 +6,8 @@ extension LibraryCommand {
     public struct Prefetch: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(commandName: "prefetch", 
             abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: "Examples:\n  brados library prefetch\n  brados library prefetch --rows 10 --columns 4")
-        @Option(help: "A library section key.") var section: String?
+        @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
+        var section: String?
         @OptionGroup var screen: ScreenOptions
         @OptionGroup var global: GlobalOptions
         public init() {}
