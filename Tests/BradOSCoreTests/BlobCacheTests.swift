@@ -322,3 +322,27 @@ struct BlobCacheTests {
         #expect(bucket == 0o700)
     }
 }
+
+@Suite("Image formats by their magic bytes")
+struct ImageFormatTests {
+    @Test("PNG, JPEG, GIF and WebP are told by their first bytes; anything else is no image")
+    func sniffing() {
+        #expect(ImageFormat(sniffing: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0])) == .png)
+        #expect(ImageFormat(sniffing: Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10])) == .jpeg)
+        #expect(ImageFormat(sniffing: Data("GIF89a....".utf8)) == .gif)
+        #expect(ImageFormat(sniffing: Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)) == .webp)
+        #expect(ImageFormat(sniffing: Data([0x89, 0x50, 0x4E, 0x47])) == nil, "a truncated PNG signature")
+        #expect(ImageFormat(sniffing: Data("<html>".utf8)) == nil)
+        #expect(ImageFormat(sniffing: Data()) == nil)
+    }
+
+    @Test("a written file gets the extension of what it is: a wrong image extension is replaced, a missing one added, any other kept")
+    func fittingPath() {
+        #expect(ImageFormat.jpeg.fittingPath("cover.png") == "cover.jpg")
+        #expect(ImageFormat.jpeg.fittingPath("cover.JPEG") == "cover.JPEG")
+        #expect(ImageFormat.jpeg.fittingPath("out/cover") == "out/cover.jpg")
+        #expect(ImageFormat.png.fittingPath("a.b/cover.jpg") == "a.b/cover.png")
+        #expect(ImageFormat.png.fittingPath("cover.bin") == "cover.bin", "not an image extension: the user's choice")
+        #expect(ImageFormat(fileExtension: "JPE") == .jpeg)
+    }
+}

@@ -90,7 +90,7 @@ struct PlexRoutesTests {
         }
     }
 
-    @Test("artwork is a real PNG at the requested size, realistically sized, deterministic")
+    @Test("artwork: JPEG from the transcoder as Plex sends (PNG with format=png), real images at the requested size, realistically sized, deterministic")
     func artwork() async throws {
         let catalogue = PlexCatalogue(seed: 0)
         let withArt = catalogue.albums.filter { $0.thumb != nil }
@@ -102,6 +102,19 @@ struct PlexRoutesTests {
             // IHDR width and height.
             #expect(Array(small[16..<24]) == [0, 0, 4, 0, 0, 0, 4, 0])
         }
+        for album in withArt.prefix(3) {
+            let jpeg = catalogue.artwork(for: album, size: 1024, format: .jpeg)
+            #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF, 0xE0]) && jpeg.suffix(2) == Data([0xFF, 0xD9]), "SOI, JFIF … EOI")
+            #expect((60_000...520_000).contains(jpeg.count), "1024 px JPEG of \(jpeg.count) bytes")
+            #expect(jpeg == catalogue.artwork(for: album, size: 1024, format: .jpeg))
+            // SOF0: precision 8, height and width 1024, three components.
+            let sof = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+            #expect(Array(jpeg[(sof + 4)..<(sof + 10)]) == [8, 4, 0, 4, 0, 3])
+            // Entropy-coded data: every 0xFF is stuffed (followed by 0x00) up to EOI.
+            let scan = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+            let body = jpeg[(scan + 14)..<(jpeg.count - 2)]
+            #expect(!zip(body, body.dropFirst()).contains { $0 == 0xFF && $1 != 0x00 })
+        }
         let large = catalogue.artwork(for: withArt[0], size: 2048)
         #expect((350_000...1_600_000).contains(large.count), "2048 px artwork of \(large.count) bytes")
         #expect(catalogue.albums.contains { $0.thumb == nil }, "a few albums have no artwork")
@@ -111,9 +124,15 @@ struct PlexRoutesTests {
             let uri = "/photo/:/transcode?width=1024&height=1024&minSize=1&upscale=1&url=\(album.thumb!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
             try await client.execute(uri: uri, method: .get, headers: [.init("X-Plex-Token")!: token]) { response in
                 #expect(response.status == .ok)
-                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.headers[.contentType] == "image/jpeg")
                 #expect(response.body.readableBytes > 50_000)
+                #expect(response.body.getBytes(at: 0, length: 3) == [0xFF, 0xD8, 0xFF])
             }
+            try await client.execute(uri: uri + "&format=png", method: .get, headers: [.init("X-Plex-Token")!: token]) { response in
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.body.getBytes(at: 0, length: 4) == [0x89, 0x50, 0x4E, 0x47])
+            }
+            try await client.execute(uri: uri + "&format=tiff", method: .get, headers: [.init("X-Plex-Token")!: token]) { #expect($0.status == .badRequest) }
             try await client.execute(uri: "/photo/:/transcode?width=1024&height=1024&url=%2Flibrary%2Fmetadata%2F999999%2Fthumb", method: .get,
                                      headers: [.init("X-Plex-Token")!: token]) { #expect($0.status == .notFound) }
         }

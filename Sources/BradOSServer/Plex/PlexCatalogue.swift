@@ -110,6 +110,55 @@ struct PlexCatalogue: Sendable {
 
     /// Generated cover art: a gradient with bands of noise; busier albums compress worse,
     /// so sizes spread like real artwork (about 100–400 KB at 1024 px, 0.4–1.5 MB at 2048 px).
+    /// The image formats the photo transcoder answers in: JPEG by default, as Plex's does.
+    enum ImageFormat: String, Sendable {
+        case jpeg, png
+        var contentType: String { self == .png ? "image/png" : "image/jpeg" }
+    }
+
+    /// The album's artwork as `format`: the same design either way (a colour gradient crossed
+    /// by bands of noise whose share sets the size).
+    func artwork(for album: Album, size: Int, format: ImageFormat) -> Data {
+        format == .png ? artwork(for: album, size: size) : jpegArtwork(for: album, size: size)
+    }
+
+    /// The design in 8×8 blocks: flat gradient blocks, and noisy block rows (random DC and AC
+    /// coefficients, which entropy coding cannot shrink) in the same share as the PNG's rows.
+    func jpegArtwork(for album: Album, size: Int) -> Data {
+        let hash = UInt64(album.ratingKey) ?? 1
+        let noisyRows = Int((0.03 + album.detail * 0.085) * Double(size))
+        let hue = (UInt8(truncatingIfNeeded: hash &* 37), UInt8(truncatingIfNeeded: hash &* 91), UInt8(truncatingIfNeeded: hash &* 53))
+        var random = SplitMix64(seed: hash &* 0x9E37_79B9)
+        var noisyBlockRow = -1
+        var noisy = false
+        return JPEGEncoder.encode(width: size, height: size) { column, row, component in
+            if row != noisyBlockRow {
+                noisyBlockRow = row
+                let y = row * 8
+                noisy = (y &* 7919 &+ Int(hash % 1021)) % size < noisyRows
+            }
+            if noisy {
+                let dc = Int(random.next() % 161) - 80
+                let ac = (0..<63).map { _ in
+                    let value = random.next()
+                    let magnitude = Int(value % 31) + 1
+                    return value & (1 << 40) == 0 ? magnitude : -magnitude
+                }
+                return .init(dc: dc, ac: ac)
+            }
+            let x = min(size - 1, column * 8 + 4), y = min(size - 1, row * 8 + 4)
+            let r = Double(hue.0 &+ UInt8(truncatingIfNeeded: (x * 16 / size) * 16))
+            let g = Double(hue.1 &+ UInt8(truncatingIfNeeded: (y * 16 / size) * 16))
+            let b = Double(hue.2)
+            let level = switch component {
+            case 0: 0.299 * r + 0.587 * g + 0.114 * b
+            case 1: 128 - 0.168736 * r - 0.331264 * g + 0.5 * b
+            default: 128 + 0.5 * r - 0.418688 * g - 0.081312 * b
+            }
+            return .init(dc: Int((level - 128).rounded()), ac: nil)
+        }
+    }
+
     func artwork(for album: Album, size: Int) -> Data {
         let hash = UInt64(album.ratingKey) ?? 1
         // Exactly this share of rows is noise (incompressible); the rest is a gradient.

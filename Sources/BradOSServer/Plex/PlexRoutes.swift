@@ -163,8 +163,15 @@ struct PlexRoutes {
         let path = url.removingPercentEncoding ?? url
         guard let album = catalogue.album(forArtworkPath: path) else { throw HTTPError(.notFound) }
         let size = max(width, height)
-        let image = artworkCache.image(key: "\(album.ratingKey)/\(size)") { catalogue.artwork(for: album, size: size) }
-        return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=86400"],
+        // JPEG unless `format=png` asks otherwise, as Plex's transcoder answers.
+        let format: PlexCatalogue.ImageFormat
+        switch query.get("format")?.lowercased() {
+        case nil, "jpg", "jpeg": format = .jpeg
+        case "png": format = .png
+        default: throw HTTPError(.badRequest, message: "format is jpeg or png.")
+        }
+        let image = artworkCache.image(key: "\(album.ratingKey)/\(size)/\(format.rawValue)") { catalogue.artwork(for: album, size: size, format: format) }
+        return Response(status: .ok, headers: [.contentType: format.contentType, .cacheControl: "max-age=86400"],
                         body: .init(byteBuffer: ByteBuffer(bytes: image)))
     }
 

@@ -24,12 +24,5 @@ public struct BlobCacheConfiguration: Sendable {
     }
 
     /// Whether `data` starts like an image file.
-    static func looksLikeImage(_ data: Data) -> Bool {
-        let bytes = [UInt8](data.prefix(12))
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return true } // PNG
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return true } // JPEG
-        if bytes.starts(with: Array("GIF8".utf8)) { return true }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) { return true }
-        return false
-    }
+    static func looksLikeImage(_ data: Data) -> Bool { ImageFormat(sniffing: data) != nil }
 }
