@@ -16,25 +16,31 @@ public struct ArtworkStore: Sendable {
     let blobDirectory: URL
     let api: @Sendable () async throws -> any PlexAPI
     let logger: Logger
+    /// The media server the images come from (see ``LibraryStore/origin``): two servers'
+    /// albums can share rating keys and paths, never cache entries.
+    let origin: @Sendable () -> String?
 
     public init(cache: any BlobCaching, directory: URL, logger: Logger = Logger(label: "brados.library"),
-                api: @escaping @Sendable () async throws -> any PlexAPI) {
+                origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
         self.cache = cache
         blobDirectory = directory
         self.api = api
         self.logger = logger
+        self.origin = origin
     }
 
-    /// The cache key: rating key + artwork path + size.
-    public static func key(_ album: Album, path: String, size: Size) -> BlobKey {
-        BlobKey(bucket: "\(size.rawValue)", identifier: "\(album.ratingKey)|\(path)|\(size.rawValue)")
+    /// The cache key: server (when known) + rating key + artwork path + size.
+    public static func key(_ album: Album, path: String, size: Size, origin: String? = nil) -> BlobKey {
+        BlobKey(bucket: "\(size.rawValue)", identifier: (origin.map { "\($0)|" } ?? "") + "\(album.ratingKey)|\(path)|\(size.rawValue)")
     }
+
+    func key(_ album: Album, path: String, size: Size) -> BlobKey { Self.key(album, path: path, size: size, origin: origin()) }
 
     /// The artwork, from the cache or else fetched and cached; the placeholder when the album has none.
     /// - Throws: ``NetworkError`` (offline, server), ``StorageError``.
     public func artwork(for album: Album, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
         guard let path = album.thumb else { return (Placeholder.png, true, true) }
-        let key = Self.key(album, path: path, size: size)
+        let key = key(album, path: path, size: size)
         if let data = try cache.data(for: key) { return (data, true, false) }
         let data = try await api().artwork(path: path, size: size.rawValue)
         do {
@@ -55,7 +61,7 @@ public struct ArtworkStore: Sendable {
             if !FileManager.default.fileExists(atPath: url.path) { try AtomicFile.write(Placeholder.png, to: url, durable: false) }
             return url
         }
-        return cache.fileURL(for: Self.key(album, path: path, size: size))
+        return cache.fileURL(for: key(album, path: path, size: size))
     }
 
     /// Fetches the 1024 px artwork of `albums` that is not cached yet, at most `concurrency`

@@ -14,9 +14,13 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
     public var sectionTitle: String
     public var albums: [Album]
     public var collections: [PlexCollection]
+    /// The media server it was read from (its machine identifier; `nil` for the BradOS
+    /// server's Plex routes): a snapshot of another server reads as missing.
+    public var origin: String?
 
-    public init(savedAt: Date, sectionKey: String, sectionTitle: String, albums: [Album], collections: [PlexCollection]) {
+    public init(savedAt: Date, sectionKey: String, sectionTitle: String, albums: [Album], collections: [PlexCollection], origin: String? = nil) {
         formatVersion = Self.currentFormatVersion
+        self.origin = origin
         self.savedAt = savedAt
         self.sectionKey = sectionKey
         self.sectionTitle = sectionTitle

@@ -12,10 +12,16 @@ public struct LibraryStore: Sendable {
     let logger: Logger
     /// The section used when a command names none (`library.section`): a key or a title.
     public var defaultSection: String?
+    /// The media server the library comes from, read locally: the machine identifier of the
+    /// server chosen through plex.tv or signed in to directly; `nil` for the BradOS server's
+    /// Plex routes (and before a server is chosen). The snapshot and the artwork are kept per
+    /// server, so `library use` of another never shows the last one's albums or images.
+    let origin: @Sendable () -> String?
 
     public init(snapshots: LibrarySnapshotStore, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
-                api: @escaping @Sendable () async throws -> any PlexAPI) {
+                origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
+        self.origin = origin
         self.snapshots = snapshots
         self.artwork = artwork
         self.api = api
@@ -53,11 +59,12 @@ public struct LibraryStore: Sendable {
             client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: identifier)
             return PlexRESTClient(client: client)
         }
+        let origin: @Sendable () -> String? = { PlexServers(env).origin }
         return LibraryStore(
             snapshots: LibrarySnapshotStore(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
-            artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, api: api),
+            artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
-            api: api)
+            origin: origin, api: api)
     }
 
     /// A stable per-profile `X-Plex-Client-Identifier`, created on first use.
@@ -94,7 +101,8 @@ public struct LibraryStore: Sendable {
         let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
         let albums = deduplicated(try await api.albums(section: chosen.key, progress: progress))
         let collections = try await api.collections(section: chosen.key)
-        let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, albums: albums, collections: collections)
+        let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, albums: albums, collections: collections,
+                                       origin: origin())
         do { try snapshots.save(snapshot) } catch {
             logger.warning("could not save the library snapshot: \(error.summaryText)")
         }
@@ -105,10 +113,16 @@ public struct LibraryStore: Sendable {
     /// another section counts as missing.
     public func cached(section: String?) -> CachedRead<LibrarySnapshot>.Entry? {
         let wanted = section ?? defaultSection
-        guard let snapshot = snapshots.load(),
+        guard let snapshot = snapshot(),
               wanted == nil || snapshot.sectionKey == wanted || snapshot.sectionTitle.caseInsensitiveCompare(wanted ?? "") == .orderedSame
         else { return nil }
         return .init(snapshot, savedAt: snapshot.savedAt)
+    }
+
+    /// The snapshot, if it is of the server in use.
+    public func snapshot() -> LibrarySnapshot? {
+        guard let snapshot = snapshots.load(), snapshot.origin == origin() else { return nil }
+        return snapshot
     }
 
     public func sections() async throws -> [PlexSection] { try await api().sections() }
@@ -118,7 +132,7 @@ public struct LibraryStore: Sendable {
     /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
     /// answers (and offline), what the snapshot knows.
     public func detail(_ ratingKey: String, offline: Bool = false, notice: @escaping (String) -> Void = { _ in }) async throws -> (detail: AlbumDetail, source: DataSource) {
-        let snapshot = snapshots.load()
+        let snapshot = snapshot()
         let cached = snapshot.flatMap { snapshot in
             snapshot.albums.first { $0.ratingKey == ratingKey }.map {
                 CachedRead<AlbumDetail>.Entry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
@@ -136,7 +150,7 @@ public struct LibraryStore: Sendable {
 
     /// The album for a rating key: from the snapshot, else live.
     public func album(_ ratingKey: String) async throws -> Album {
-        if let album = snapshots.load()?.albums.first(where: { $0.ratingKey == ratingKey }) { return album }
+        if let album = snapshot()?.albums.first(where: { $0.ratingKey == ratingKey }) { return album }
         return try await detail(ratingKey).detail.album
     }
 }

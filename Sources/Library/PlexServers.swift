@@ -53,6 +53,15 @@ public struct PlexServers: Sendable {
         return own
     }
 
+    /// Which media server the library's cache belongs to (read locally): the machine identifier
+    /// of the server signed in to directly or chosen through plex.tv (`plex.tv` before one is
+    /// chosen, which nothing is saved under); `nil` without a Plex sign-in.
+    public var origin: String? {
+        guard let session else { return nil }
+        if isDirect { return session.userID.map { String($0.dropFirst("server:".count)) } }
+        return chosen?.machineIdentifier ?? "plex.tv"
+    }
+
     /// The chosen server, if any.
     public var chosen: PlexServerChoice? { env.credentials.attachment(PlexServerChoice.self, Self.attachmentName, of: .plex) }
 

@@ -239,8 +239,22 @@ struct PlexServersEndToEndTests {
         #expect(!albums.stderr.contains("127.0.0.2"))
         #expect(try await server.stats().byRoute["GET /identity"] ?? 0 == probes)
 
+        let albumList = try #require(try JSONSerialization.jsonObject(with: Data(albums.stdout.utf8)) as? [String: Any])
+        let withArt = try #require((albumList["albums"] as? [[String: Any]])?.first { $0["thumb"] != nil }?["ratingKey"] as? String)
+        func artwork() throws -> [String: Any] {
+            let result = try brados(["library", "artwork", withArt, "--json"], server)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        }
+        #expect(try artwork()["cached"] as? Bool == false)
+        #expect(try artwork()["cached"] as? Bool == true)
+
         // The shared server takes only its own token (not demo's account token): it answers.
         #expect(try brados(["library", "use", "Alice's Music"], server).status == 0)
+        // Its albums share rating keys and paths with demo's server: nothing of that one shows.
+        let before = try brados(["library", "albums", "--offline"], server)
+        #expect(before.status != 0, "no snapshot of this server yet: \(before.stdout.prefix(200))")
+        #expect(try artwork()["cached"] as? Bool == false, "another server's image is fetched, not taken from demo's")
         let shared = try brados(["library", "albums", "--refresh", "--json"], server)
         #expect(shared.status == 0, "\(shared.stderr)")
         let attachment = try String(contentsOf: home.url.appendingPathComponent("config/credentials/default.d/plex.server.json"), encoding: .utf8)
@@ -250,6 +264,11 @@ struct PlexServersEndToEndTests {
         #expect(!attachment.contains(accountToken), "the media server has its own token")
         let byRoute = try await server.stats().byRoute
         #expect(byRoute.keys.contains { $0.hasPrefix("GET /shared/alice/library/sections") }, "\(byRoute.keys.sorted())")
+        #expect(byRoute.keys.contains { $0.hasPrefix("GET /shared/alice/photo") }, "\(byRoute.keys.sorted())")
+        // Back to demo's server: its images are still cached; the one snapshot is Alice's server's now, so none shows.
+        #expect(try brados(["library", "use", "brados reference"], server).status == 0)
+        #expect(try artwork()["cached"] as? Bool == true)
+        #expect(try brados(["library", "albums", "--offline"], server).status != 0)
 
         #expect(try await server.request("POST", "/_admin/plex/revoke?user=demo").status == 204)
         let revoked = try brados(["library", "albums", "--refresh"], server)

@@ -133,6 +133,24 @@ struct LibraryTests {
         #expect(again.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
 
+    @Test("two servers' albums with the same rating key and path never share a cached image; each server's stays")
+    func artworkPerServer() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+        let server = Locked<String?>("machine-a")
+        let store = ArtworkStore(cache: blobs, directory: dir.url, origin: { server.value }, api: { plex })
+        let item = makeAlbum("7")
+        #expect(try await store.artwork(for: item, size: .list).cached == false)
+        let fileA = try store.file(for: item, size: .list)
+        server.withLock { $0 = "machine-b" }
+        #expect(try await store.artwork(for: item, size: .list).cached == false, "server b's image is fetched")
+        #expect(try store.file(for: item, size: .list) != fileA)
+        server.withLock { $0 = "machine-a" }
+        #expect(try await store.artwork(for: item, size: .list).cached == true, "server a's is still cached")
+        #expect(plex.artworkCalls.value.count == 2)
+    }
+
     @Test("an album without artwork gets the placeholder, with no request and no error")
     func placeholder() async throws {
         let dir = TemporaryDirectory()

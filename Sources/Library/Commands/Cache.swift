@@ -18,7 +18,7 @@ extension LibraryCommand {
                 let env = try await AppEnvironment.live(global)
                 let store = try LibraryStore.live(env)
                 let stats = try store.artwork.cache.stats()
-                let snapshot = store.snapshots.load()
+                let snapshot = store.snapshot()
                 if env.output.format == .json {
                     struct Document: Encodable { var artwork: BlobCacheStats; var snapshotAlbums: Int?; var snapshotSavedAt: Date? }
                     return try env.output.json(Document(artwork: stats, snapshotAlbums: snapshot?.albums.count, snapshotSavedAt: snapshot?.savedAt))

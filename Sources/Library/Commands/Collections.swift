@@ -18,7 +18,7 @@ extension LibraryCommand {
             let store = try LibraryStore.live(env)
             let renderer = LibraryRenderer(output: env.output)
             if let collection {
-                let title = store.snapshots.load()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"
+                let title = store.snapshot()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"
                 return try renderer.albumList(try await store.collectionAlbums(collection), title: title)
             }
             let section = self.section
