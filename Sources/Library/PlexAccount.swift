@@ -131,6 +131,16 @@ public struct PlexAccount: ServiceSignIn {
         return .waiting(expiresAt: now().addingTimeInterval(TimeInterval(left)))
     }
 
+    /// `DELETE /api/v2/users/signout` with the account token, at the account server that issued
+    /// it: plex.tv invalidates that token. A media server's own token (signed in directly) has no
+    /// sign-out; it is only erased locally.
+    public func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool {
+        guard !(credential.userID?.hasPrefix("server:") ?? false), credential.isIssued(by: server, embedded: false) else { return false }
+        let response = try await send("DELETE", "/api/v2/users/signout", token: credential.accessToken, transport: transport)
+        // Already revoked counts as signed out.
+        return (200..<300).contains(response.status) || response.status == 401
+    }
+
     /// The page where the user approves a code (Plex's own OAuth page).
     public static func approvalURL(clientIdentifier: String, code: String) -> String {
         var components = URLComponents()

@@ -104,6 +104,14 @@ struct PlexSignInEndToEndTests {
         let credentials = try String(contentsOf: home.url.appendingPathComponent("config/credentials/default.json"), encoding: .utf8)
         #expect(credentials.contains(token))
         #expect(try await server.stats().byRoute["GET /api/v2/user"] == 2, "both tokens were checked at plex.tv")
+
+        // Signing out signs out at plex.tv: the token stops working there.
+        let logout = try brados(["auth", "logout", "--json"], server)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stdout.contains("\"revokedOnServer\" : true") || logout.stdout.contains("\"revokedOnServer\":true"), "\(logout.stdout)")
+        #expect(try await server.stats().byRoute["DELETE /api/v2/users/signout"] == 1)
+        #expect(try await server.request("GET", "/api/v2/user", headers: [("X-Plex-Token", token)]).status == 401)
+        #expect(try plexSession(server) == nil)
     }
 
     @Test("--user and --password-stdin at plex.tv; a wrong password; a two-factor account needs --code")

@@ -99,10 +99,19 @@ public struct AuthService: Sendable {
         let sessions = [(Service.account, credentials.account)] + credentials.services.compactMap { name, credential in
             Optional((Service(rawValue: name), Optional(credential)))
         }
-        // A service with an account server of its own (Plex: plex.tv) has no BradOS sign-out
-        // route; its tokens are revoked from the account's device list, and erased here.
-        let linked = Set(env.services.filter { $0.signIn != nil }.map(\.service))
-        for case let (service, credential?) in sessions where !env.isOffline && !linked.contains(service) {
+        // A service with an account server of its own (Plex: plex.tv) signs out there, by its
+        // own protocol (which sends the token only to the server that issued it).
+        var linked: [Service: any ServiceSignIn] = [:]
+        for description in env.services {
+            if let factory = description.signIn, let flow = try? factory(env) { linked[description.service] = flow }
+        }
+        for case let (service, credential?) in sessions where !env.isOffline {
+            if let flow = linked[service] {
+                do { revoked = try await flow.signOut(credential, transport: env.network.httpTransport) || revoked } catch {
+                    env.logger.info("could not sign out of \(service.rawValue); erasing locally anyway")
+                }
+                continue
+            }
             do {
                 let server = try await env.network.baseURL(for: service)
                 // Tokens only ever go to the server that issued them.

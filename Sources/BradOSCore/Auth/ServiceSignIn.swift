@@ -22,6 +22,14 @@ public protocol ServiceSignIn: Sendable {
     /// Where a link stands: still waiting, approved (the session), or expired.
     /// - Throws: ``NetworkError``.
     func checkLink(id: String, transport: any HTTPTransport) async throws -> SignInLink.State
+    /// Revokes a session at the server that issued it (`auth logout`); whether it did.
+    /// - Throws: ``NetworkError`` (logout erases the local session either way).
+    func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool
+}
+
+extension ServiceSignIn {
+    /// No sign-out route: the session is only erased locally.
+    public func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool { false }
 }
 
 /// A sign-in code waiting for the user's approval.

@@ -22,7 +22,7 @@ struct PlexServerIdentity: Sendable {
 /// (JSON with `Accept: application/json`, XML otherwise):
 ///
 /// - `POST /api/v2/users/signin` (form `login`, `password`, `verificationCode`; or HTTP Basic)
-/// - `GET /api/v2/user` (`X-Plex-Token`)
+/// - `GET /api/v2/user` (`X-Plex-Token`), `DELETE /api/v2/users/signout` (revokes that token)
 /// - `POST /api/v2/pins` (`strong=true`; needs `X-Plex-Client-Identifier`), `GET /api/v2/pins/{id}`
 /// - `PUT /api/v2/pins/link` (form `code`; a signed-in account approves a pin)
 /// - `GET /api/v2/resources` (`includeHttps`, `includeRelay`): the servers of the account
@@ -80,6 +80,12 @@ struct PlexTVRoutes {
         router.get("/api/v2/user") { request, _ in
             let (user, token) = try accountUser(request)
             return try userAnswer(user, token: token, status: .ok, request: request)
+        }
+        // Signing out invalidates the token it is sent with (that device's), nothing else.
+        router.delete("/api/v2/users/signout") { request, _ in
+            let (_, token) = try accountUser(request)
+            try database.writer.write { db in try db.execute(sql: "UPDATE plexToken SET revoked = 1 WHERE token = ?", arguments: [token]) }
+            return Response(status: .noContent)
         }
         router.post("/api/v2/pins") { request, _ in
             let form = try await Self.form(request)
