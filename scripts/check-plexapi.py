@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Checks that a third-party Plex client, python-plexapi (which reads XML), can browse the
-reference server's music library unchanged. Installs plexapi with pip when missing.
+"""Checks that a third-party Plex client, python-plexapi (which reads XML), works against the
+reference server unchanged: browsing the music library with a token, and, with its plex.tv
+addresses pointed at the reference server's emulation, signing in (password, token, a linked
+PIN and a strong OAuth code), listing resources, connecting to each server the way it picks
+connections, and signing out. Installs plexapi with pip when missing.
 
     python3 scripts/check-plexapi.py [--build-dir .build] [--configuration debug]
 """
@@ -52,12 +55,74 @@ def main():
         check("album detail with genres", album.title == albums[0].title and album.genres)
         thumb = urllib.request.urlopen(albums[0].thumbUrl).read()
         check("artwork from thumbUrl is a PNG", thumb.startswith(b"\x89PNG"))
+        with_art = next(a for a in albums if a.thumb)
+        jpeg = urllib.request.urlopen(plex.transcodeImage(with_art.thumb, 1024, 1024)).read()
+        check("the photo transcoder answers JPEG, as Plex's does", jpeg.startswith(b"\xff\xd8\xff"))
+        png = urllib.request.urlopen(plex.transcodeImage(with_art.thumb, 1024, 1024, imageFormat="png")).read()
+        check("... and PNG on request", png.startswith(b"\x89PNG"))
+        check("several sections; a second music one", sorted(s.title for s in plex.library.sections()) == ["Live Recordings", "Movies", "Music"])
+
+        plex_tv(url, check)
     finally:
         server.terminate()
         server.wait()
     failed = [name for name, passed in checks if not passed]
     print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
+
+
+def plex_tv(url, check):
+    """plexapi's plex.tv classes with their addresses pointed at the reference server."""
+    from plexapi.exceptions import Unauthorized
+    from plexapi.myplex import MyPlexAccount, MyPlexPinLogin, MyPlexResource
+
+    MyPlexAccount.SIGNIN = url + "/api/v2/users/signin"
+    MyPlexAccount.SIGNOUT = url + "/api/v2/users/signout"
+    MyPlexAccount.LINK = url + "/api/v2/pins/link"
+    MyPlexAccount.key = url + "/api/v2/user"
+    MyPlexResource.key = url + "/api/v2/resources?includeHttps=1&includeRelay=1&includeIPv6=1"
+    MyPlexPinLogin.PINS = url + "/api/v2/pins"
+
+    account = MyPlexAccount("demo", "demo")
+    check("MyPlexAccount signs in with a user name and password", account.username == "demo" and account.authenticationToken)
+    again = MyPlexAccount(token=account.authenticationToken)
+    check("MyPlexAccount signs in with a token", again.username == "demo" and again.email)
+
+    pin = MyPlexPinLogin()
+    code = pin.pin
+    check(f"MyPlexPinLogin gets a 4-character PIN ({code})", code and len(code) == 4)
+    check("... not signed in before it is linked", not pin.checkLogin())
+    account.link(code)
+    check("... linked by a signed-in account, checkLogin gets a token", pin.checkLogin() and pin.token)
+    check("... which opens the account", MyPlexAccount(token=pin.token).username == "demo")
+    oauth = MyPlexPinLogin(oauth=True)
+    link = oauth.oauthUrl()
+    check("MyPlexPinLogin(oauth=True) gets a strong code and an app.plex.tv link", len(oauth._code) == 25 and link.startswith("https://app.plex.tv/auth"))
+    account.link(oauth._code)
+    check("... approved, checkLogin gets a token", oauth.checkLogin() and oauth.token)
+
+    resources = account.resources()
+    servers = [r for r in resources if "server" in (r.provides or "")]
+    check("resources lists demo's server and the one alice shares", sorted(r.name for r in servers) == ["Alice's Music", "brados reference"])
+    own = account.resource("brados reference")
+    check("three connections: local, remote, relay", [(c.local, c.relay) for c in own.connections] == [(True, False), (False, False), (False, True)])
+    server = own.connect(timeout=5)
+    check(f"connect() passes over the refused local address ({server._baseurl})", "127.0.0.2" not in server._baseurl)
+    music = server.library.section("Music")
+    check(f"... and browses the music section ({len(music.albums())} albums)", len(music.albums()) > 250)
+    shared = account.resource("Alice's Music")
+    check("the shared server has its own access token", shared.accessToken and shared.accessToken != account.authenticationToken and not shared.owned)
+    shared_server = shared.connect(timeout=5)
+    check("... connect() and its music section", "/shared/alice" in shared_server._baseurl and len(shared_server.library.section("Music").albums()) > 250)
+
+    token = pin.token
+    MyPlexAccount(token=token).signout()
+    try:
+        MyPlexAccount(token=token)
+        check("signout() invalidates the token", False)
+    except Unauthorized:
+        check("signout() invalidates the token", True)
+    check("... and only that one", MyPlexAccount(token=account.authenticationToken).username == "demo")
 
 
 if __name__ == "__main__":
