@@ -182,9 +182,13 @@ public struct PlexServers: Sendable {
         var choice = try await current()
         if reprobe { choice = try await connect(choice) }
         guard let working = choice.working, let base = URL(string: working) else { return nil }
+        // The remembered address is not retried when it stops answering: the server's other
+        // addresses are probed instead (see ReconnectingPlexAPI). Once just probed, it is.
+        let policy = RetryPolicy(retriesConnectionFailures: reprobe)
         var client = APIClient(service: .plex, baseURL: base, transport: env.network.httpTransport,
                                authenticator: FixedToken(token: choice.accessToken, profile: env.profile.name.rawValue),
-                               authScheme: PlexRESTClient.authScheme, logger: env.logger, profile: env.profile.name.rawValue)
+                               authScheme: PlexRESTClient.authScheme, retrier: Retrier(policy: policy), logger: env.logger,
+                               profile: env.profile.name.rawValue)
         client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
         return client
     }
@@ -202,17 +206,37 @@ struct FixedToken: Authenticating {
 }
 
 /// A ``PlexAPI`` that probes the server's addresses again once when the one in use stops
-/// answering, then repeats the request there.
-struct ReconnectingPlexAPI: PlexAPI {
+/// answering, repeats the request at the address that answered, and uses that one from then on.
+final class ReconnectingPlexAPI: PlexAPI, Sendable {
     let current: PlexRESTClient
     let reconnect: @Sendable () async throws -> PlexRESTClient
+    let reconnection = Reconnection()
+
+    init(current: PlexRESTClient, reconnect: @escaping @Sendable () async throws -> PlexRESTClient) {
+        self.current = current
+        self.reconnect = reconnect
+    }
+
+    /// One re-probe per process, shared by the requests that failed together (a prefetch
+    /// runs four at once); its client serves every request after it.
+    actor Reconnection {
+        private var task: Task<PlexRESTClient, any Error>?
+        private(set) var client: PlexRESTClient?
+
+        func client(_ make: @escaping @Sendable () async throws -> PlexRESTClient) async throws -> PlexRESTClient {
+            let task = self.task ?? Task { try await make() }
+            self.task = task
+            let client = try await task.value
+            self.client = client
+            return client
+        }
+    }
 
     func again<T>(_ body: (PlexRESTClient) async throws -> T) async throws -> T {
+        if let fresh = await reconnection.client { return try await body(fresh) }
         do { return try await body(current) } catch let error as NetworkError {
-            switch error {
-            case .unreachable, .timedOut, .connectionLost, .operationTimedOut: return try await body(try await reconnect())
-            default: throw error
-            }
+            guard error.isConnectionFailure || { if case .operationTimedOut = error { true } else { false } }() else { throw error }
+            return try await body(try await reconnection.client(reconnect))
         }
     }
 

@@ -284,4 +284,40 @@ struct PlexServersEndToEndTests {
         #expect(revoked.stderr.contains("sign in to plex again"), "\(revoked.stderr)")
         #expect(revoked.stderr.contains("brados auth login --service plex"))
     }
+
+    @Test("the remembered address stops answering: the addresses are probed once more and the next that answers is used; when none answers, exit 5 naming them")
+    func reprobe() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--service", "plex", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["library", "use", "brados reference"], server).status == 0)
+        let file = home.url.appendingPathComponent("config/credentials/default.d/plex.server.json")
+        func edit(_ change: (inout [String: Any]) -> Void) throws {
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            change(&object)
+            try JSONSerialization.data(withJSONObject: object).write(to: file)
+        }
+        func working() throws -> String? {
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])?["working"] as? String
+        }
+        let port = server.url.port ?? 0
+        // As if the server's remembered address went away (a new IP, a stopped port forward).
+        try edit { $0["working"] = "http://127.0.0.2:\(port)" }
+        let probes = try await server.stats().byRoute["GET /identity"] ?? 0
+        let again = try brados(["-v", "library", "albums", "--refresh", "--json"], server)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stderr.contains("retrying"), "the dead address is not retried: the others are probed at once\n\(again.stderr)")
+        #expect(again.stderr.components(separatedBy: "connected to Plex server").count == 2, "one re-probe serves every request after it")
+        #expect(try await server.stats().byRoute["GET /identity"] ?? 0 > probes, "probed again")
+        #expect(try working() == "http://127.0.0.1:\(port)", "the address that answered is remembered")
+
+        // No address answers any more.
+        try edit { object in
+            object["working"] = "http://127.0.0.2:\(port)"
+            object["connections"] = [["uri": "http://127.0.0.2:\(port)", "local": true, "relay": false, "protocol": "http"]]
+        }
+        let gone = try brados(["library", "albums", "--refresh"], server)
+        #expect(gone.status == 5, "\(gone.stderr)")
+        #expect(gone.stderr.contains("did not answer at any of its 1 addresses (http://127.0.0.2:\(port))"), "\(gone.stderr)")
+        #expect(gone.stderr.contains("tries its addresses again on the next command"))
+    }
 }

@@ -20,9 +20,15 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The longest `Retry-After` worth waiting for; a longer one is reported instead of
     /// waited out. `nil` (the default) waits for any, within ``operationTimeout``.
     public var maxRetryAfter: Duration?
+    /// Whether a request that could not reach the server (refused, timed out, cut off) is
+    /// retried at the same address: true by default. A client with other addresses to try
+    /// (Plex's connections) turns it off and tries those instead.
+    public var retriesConnectionFailures: Bool
 
     public init(maxRetries: Int = 3, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(10),
-                jitter: Double = 0.2, operationTimeout: Duration = .seconds(300), maxRetryAfter: Duration? = nil) {
+                jitter: Double = 0.2, operationTimeout: Duration = .seconds(300), maxRetryAfter: Duration? = nil,
+                retriesConnectionFailures: Bool = true) {
+        self.retriesConnectionFailures = retriesConnectionFailures
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -74,7 +80,8 @@ public struct Retrier: Sendable {
                 return try await operation(retry)
             } catch {
                 guard retry < policy.maxRetries,
-                      let failure = error as? any BradOSError, failure.isRetryable
+                      let failure = error as? any BradOSError, failure.isRetryable,
+                      policy.retriesConnectionFailures || !((failure as? NetworkError)?.isConnectionFailure ?? false)
                 else { throw error }
                 let retryAfter = (failure as? NetworkError)?.retryAfter
                 // A server asking for a longer pause than the policy waits for: report it now.
