@@ -8,6 +8,7 @@ connections, and signing out. Installs plexapi with pip when missing.
     python3 scripts/check-plexapi.py [--build-dir .build] [--configuration debug]
 """
 import argparse
+import io
 import json
 import os
 import subprocess
@@ -22,10 +23,16 @@ def main():
     parser.add_argument("--build-dir", default=".build")
     parser.add_argument("--configuration", default="debug")
     options = parser.parse_args()
+    # Pinned: a new plexapi release must not turn CI red by itself (bump on purpose).
     try:
         import plexapi  # noqa: F401
     except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "plexapi"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "plexapi==4.18.3"], check=True)
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "pillow==13.0.0"], check=True)
+    from PIL import Image
     from plexapi.server import PlexServer
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
@@ -58,6 +65,10 @@ def main():
         with_art = next(a for a in albums if a.thumb)
         jpeg = urllib.request.urlopen(plex.transcodeImage(with_art.thumb, 1024, 1024)).read()
         check("the photo transcoder answers JPEG, as Plex's does", jpeg.startswith(b"\xff\xd8\xff"))
+        image = Image.open(io.BytesIO(jpeg))
+        image.load()
+        check(f"... which Pillow (libjpeg) decodes: {image.format} {image.size[0]}x{image.size[1]} {image.mode}",
+              image.format == "JPEG" and image.size == (1024, 1024) and image.mode == "RGB")
         png = urllib.request.urlopen(plex.transcodeImage(with_art.thumb, 1024, 1024, imageFormat="png")).read()
         check("... and PNG on request", png.startswith(b"\x89PNG"))
         check("several sections; a second music one", sorted(s.title for s in plex.library.sections()) == ["Live Recordings", "Movies", "Music"])

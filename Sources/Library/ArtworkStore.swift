@@ -40,9 +40,12 @@ public struct ArtworkStore: Sendable {
     /// - Throws: ``NetworkError`` (offline, server), ``StorageError``.
     public func artwork(for album: Album, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
         guard let path = album.thumb else { return (Placeholder.png, true, true) }
+        if let data = try cache.data(for: key(album, path: path, size: size)) { return (data, true, false) }
+        let api = try await api()
+        // Connecting may have chosen the server just now (the account's only one): the key is its.
         let key = key(album, path: path, size: size)
         if let data = try cache.data(for: key) { return (data, true, false) }
-        let data = try await api().artwork(path: path, size: size.rawValue)
+        let data = try await api.artwork(path: path, size: size.rawValue)
         do {
             try cache.store(data, for: key)
         } catch let error as StorageError {

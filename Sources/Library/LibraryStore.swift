@@ -45,7 +45,10 @@ public struct LibraryStore: Sendable {
             try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap), now: now, logger: logger)
         }
         let defaults = env.defaults
-        let api: @Sendable () async throws -> any PlexAPI = {
+        // Made once per command: every request (a prefetch runs four at once) shares one
+        // connection choice, and one re-probe when its address stops answering.
+        let memo = PlexAPIMemo()
+        let api: @Sendable () async throws -> any PlexAPI = { try await memo.value {
             let identifier = try clientIdentifier(defaults)
             // Signed in through plex.tv: the chosen server, at the address that answered.
             let servers = PlexServers(env)
@@ -58,7 +61,7 @@ public struct LibraryStore: Sendable {
             var client = try await env.client(for: .plex, authScheme: PlexRESTClient.authScheme)
             client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: identifier)
             return PlexRESTClient(client: client)
-        }
+        } }
         let origin: @Sendable () -> String? = { PlexServers(env).origin }
         return LibraryStore(
             snapshots: LibrarySnapshotStore(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
@@ -155,6 +158,17 @@ public struct LibraryStore: Sendable {
     }
 }
 
+/// A command's Plex client, made on first use and shared by every request after it.
+actor PlexAPIMemo {
+    private var task: Task<any PlexAPI, any Error>?
+
+    func value(_ make: @escaping @Sendable () async throws -> any PlexAPI) async throws -> any PlexAPI {
+        let task = self.task ?? Task { try await make() }
+        self.task = task
+        return try await task.value
+    }
+}
+
 /// Failures of the library domain.
 public enum LibraryError: BradOSError {
     case noMusicSection
@@ -169,6 +183,8 @@ public enum LibraryError: BradOSError {
     case noSuchServer(String, available: [String])
     /// None of the server's addresses answered as that server.
     case serverUnreachable(String, tried: [String])
+    /// `-o` named one file, the image's format calls for another name, and that file exists.
+    case wouldReplace(String, asked: String, format: String)
     /// The profile uses one media server directly (`server.plex`), not a plex.tv account.
     case signedInToServer(String)
 
@@ -182,6 +198,7 @@ public enum LibraryError: BradOSError {
         case let .chooseServer(names): "The Plex account has \(names.count) media servers; brados uses the one you choose."
         case let .noSuchServer(name, _): "The Plex account has no media server named '\(name)'."
         case let .serverUnreachable(name, tried): "The Plex server '\(name)' did not answer at any of its \(tried.count) addresses (\(tried.joined(separator: ", ")))."
+        case let .wouldReplace(written, asked, format): "The image is a \(format), so brados would write \(written) instead of \(asked), and \(written) already exists."
         case let .signedInToServer(url): "Profile signed in to the Plex server at \(url) directly (server.plex), not to a plex.tv account with servers to list."
         }
     }
@@ -197,6 +214,7 @@ public enum LibraryError: BradOSError {
         case let .chooseServer(names), let .noSuchServer(_, names):
             "Choose one: " + names.map { "`brados library use \"\($0)\"`" }.joined(separator: ", ") + " (see `brados library servers`)."
         case .serverUnreachable: "Check that the server is running and online in Plex; brados tries its addresses again on the next command."
+        case let .wouldReplace(written, _, _): "To replace it, name it: `-o \(written)`; or choose another name."
         case .signedInToServer: "To choose among an account's servers, unset server.plex and sign in through plex.tv: `brados config unset server.plex && brados auth login --service plex`."
         }
     }
@@ -204,7 +222,7 @@ public enum LibraryError: BradOSError {
     public var kind: FailureKind {
         switch self {
         case .serverUnreachable: .offline
-        case .chooseServer, .signedInToServer, .notMusic: .usage
+        case .chooseServer, .signedInToServer, .notMusic, .wouldReplace: .usage
         default: .notFound
         }
     }

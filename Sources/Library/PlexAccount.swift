@@ -48,6 +48,9 @@ public struct PlexAccount: ServiceSignIn {
 
     public func accountServer() throws -> URL { server }
 
+    /// `server.plex` when set (its own token, used there alone), else plex.tv.
+    public func tokenServer() throws -> URL { mediaServer ?? server }
+
     // MARK: Sign-in
 
     struct User: Decodable {

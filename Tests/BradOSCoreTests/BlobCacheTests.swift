@@ -344,5 +344,6 @@ struct ImageFormatTests {
         #expect(ImageFormat.png.fittingPath("a.b/cover.jpg") == "a.b/cover.png")
         #expect(ImageFormat.png.fittingPath("cover.bin") == "cover.bin", "not an image extension: the user's choice")
         #expect(ImageFormat(fileExtension: "JPE") == .jpeg)
+        #expect(ImageFormat.jpeg.fittingPath("covers.png/") == "covers.png/", "a folder: left to the caller")
     }
 }

@@ -94,6 +94,11 @@ struct LibraryEndToEndTests {
         #expect(renamed.stderr.contains("the image is a JPEG: writing"), "\(renamed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("cover.png").path))
         #expect(try Data(contentsOf: out.appendingPathComponent("cover.jpg")).starts(with: [0xFF, 0xD8, 0xFF]))
+        // The renamed file exists now: it is not replaced unless named.
+        let again = try brados(["library", "artwork", key, "-o", out.appendingPathComponent("cover.png").path], server)
+        #expect(again.status == 64, "\(again.stderr)")
+        #expect(again.stderr.contains("already exists") && again.stderr.contains("-o \(out.appendingPathComponent("cover.jpg").path)"), "\(again.stderr)")
+        #expect(try brados(["library", "artwork", key, "-o", out.appendingPathComponent("cover.jpg").path], server).status == 0)
         let bare = try json(try brados(["library", "artwork", key, "-o", out.appendingPathComponent("bare").path, "--json"], server))
         #expect(bare["path"] as? String == out.appendingPathComponent("bare.jpg").path)
         #expect(bare["format"] as? String == "jpeg")

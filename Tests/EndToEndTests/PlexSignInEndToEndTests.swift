@@ -144,7 +144,8 @@ struct PlexSignInEndToEndTests {
     func directServer() async throws {
         let server = try ServerProcess()
         // plex.tv is a closed port: any request to it would fail the commands below.
-        let direct = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+        // The BradOS server is a closed port too: only the direct path can work.
+        let direct = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": "http://127.0.0.1:9",
                       "BRADOS_PLEX_SERVER": server.url.absoluteString, "BRADOS_PLEX_ACCOUNT_SERVER": "http://127.0.0.1:9"]
         func run(_ arguments: [String], stdin: String? = nil) throws -> BuiltProducts.Result {
             try BuiltProducts.run("brados", arguments, environment: direct, stdin: stdin)
@@ -158,6 +159,8 @@ struct PlexSignInEndToEndTests {
         let signedIn = try run(["auth", "login", "--service", "plex", "--token-stdin"], stdin: token + "\n")
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
         #expect(signedIn.stdout.contains("Signed in as demo on \(server.url.absoluteString)"), "\(signedIn.stdout)")
+        #expect(signedIn.stderr.contains("checking the token with the server at \(server.url.absoluteString) (server.plex), not http://127.0.0.1:9"),
+                "where the token goes is said: \(signedIn.stderr)")
         let albums = try run(["library", "albums", "--refresh", "--json"])
         #expect(albums.status == 0, "\(albums.stderr)")
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(albums.stdout.utf8)) as? [String: Any])
@@ -175,8 +178,16 @@ struct PlexSignInEndToEndTests {
         var elsewhere = direct
         elsewhere["BRADOS_PLEX_SERVER"] = "http://127.0.0.1:9"
         let moved = try BuiltProducts.run("brados", ["library", "albums", "--refresh"], environment: elsewhere)
-        #expect(moved.status != 0)
-        #expect(moved.stderr.contains("signed in to plex at \(server.url.absoluteString)") || moved.stderr.contains(server.url.absoluteString), "\(moved.stderr)")
+        #expect(moved.status == 4, "\(moved.stderr)")
+        #expect(moved.stderr.contains("is signed in to \(server.url.absoluteString), but the plex service now uses http://127.0.0.1:9"), "\(moved.stderr)")
+
+        // Signing out of a direct session asks nobody (a media server has no sign-out route).
+        try await server.resetStats()
+        let logout = try run(["auth", "logout", "--json"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(try await server.stats().byRoute.isEmpty, "no request at sign-out")
+        #expect(try plexSession(server) == nil)
+        #expect(try run(["auth", "login", "--service", "plex", "--token-stdin"], stdin: token).status == 0)
 
         #expect(try await server.request("POST", "/_admin/plex/revoke?user=demo").status == 204)
         let revoked = try run(["library", "albums", "--refresh"])
@@ -256,6 +267,7 @@ struct PlexServersEndToEndTests {
         }
         #expect(try artwork()["cached"] as? Bool == false)
         #expect(try artwork()["cached"] as? Bool == true)
+        #expect(try brados(["library", "albums", "--offline"], server).status == 0, "this server's snapshot shows offline")
 
         // The shared server takes only its own token (not demo's account token): it answers.
         #expect(try brados(["library", "use", "Alice's Music"], server).status == 0)

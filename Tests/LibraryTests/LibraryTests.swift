@@ -51,9 +51,19 @@ struct LibraryTests {
         #expect(try LibraryStore.choose("2", from: sections).key == "2")
         #expect(try LibraryStore.choose("LIVE", from: sections).key == "2", "the music section of that title")
         #expect(try LibraryStore.choose("music", from: sections).key == "1")
-        #expect(throws: LibraryError.self) { try LibraryStore.choose("3", from: sections) }
-        #expect(throws: LibraryError.self) { try LibraryStore.choose("Podcasts", from: sections) }
-        #expect(throws: LibraryError.self) { try LibraryStore.choose(nil, from: [sections[0]]) }
+        func failure(_ wanted: String?, _ among: [PlexSection]) -> String {
+            do { return "chose \(try LibraryStore.choose(wanted, from: among).key)" } catch let error as LibraryError {
+                switch error {
+                case let .notMusic(section, _): return "not music \(section.key)"
+                case let .noSuchSection(name, _): return "no such \(name)"
+                case .noMusicSection: return "no music"
+                default: return "\(error)"
+                }
+            } catch { return "\(error)" }
+        }
+        #expect(failure("3", sections) == "not music 3")
+        #expect(failure("Podcasts", sections) == "no such Podcasts")
+        #expect(failure(nil, [sections[0]]) == "no music")
     }
 
     @Test("the snapshot round-trips; another format version reads as missing and is removed")

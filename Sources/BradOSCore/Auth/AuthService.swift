@@ -101,13 +101,12 @@ public struct AuthService: Sendable {
         }
         // A service with an account server of its own (Plex: plex.tv) signs out there, by its
         // own protocol (which sends the token only to the server that issued it).
-        var linked: [Service: any ServiceSignIn] = [:]
-        for description in env.services {
-            if let factory = description.signIn, let flow = try? factory(env) { linked[description.service] = flow }
-        }
+        // Such a service never falls back to the BradOS route, even when its flow cannot be made.
+        let linked = Dictionary(env.services.compactMap { description in description.signIn.map { (description.service, $0) } },
+                                uniquingKeysWith: { first, _ in first })
         for case let (service, credential?) in sessions where !env.isOffline {
-            if let flow = linked[service] {
-                do { revoked = try await flow.signOut(credential, transport: env.network.httpTransport) || revoked } catch {
+            if let factory = linked[service] {
+                do { revoked = try await factory(env).signOut(credential, transport: env.network.httpTransport) || revoked } catch {
                     env.logger.info("could not sign out of \(service.rawValue); erasing locally anyway")
                 }
                 continue

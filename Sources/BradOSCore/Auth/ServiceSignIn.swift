@@ -25,9 +25,15 @@ public protocol ServiceSignIn: Sendable {
     /// Revokes a session at the server that issued it (`auth logout`); whether it did.
     /// - Throws: ``NetworkError`` (logout erases the local session either way).
     func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool
+    /// Where a token given with `--token-stdin` is checked: the account server, or a server the
+    /// service is configured to use directly.
+    func tokenServer() throws -> URL
 }
 
 extension ServiceSignIn {
+    /// Where a token given with `--token-stdin` is checked (and then used): the account server.
+    public func tokenServer() throws -> URL { try accountServer() }
+
     /// No sign-out route: the session is only erased locally.
     public func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool { false }
 }

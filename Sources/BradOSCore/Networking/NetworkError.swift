@@ -75,7 +75,6 @@ public enum NetworkError: BradOSError {
         }
     }
 
-    /// Connection failures, timeouts, 5xx and 429 are worth retrying; nothing else is.
     /// The server could not be reached or answered nothing (refused, timed out, cut off).
     public var isConnectionFailure: Bool {
         switch self {
@@ -84,6 +83,7 @@ public enum NetworkError: BradOSError {
         }
     }
 
+    /// Connection failures, timeouts, 5xx and 429 are worth retrying; nothing else is.
     public var isRetryable: Bool {
         switch self {
         case .unreachable, .timedOut, .connectionLost: true

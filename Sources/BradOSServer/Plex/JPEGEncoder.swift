@@ -38,7 +38,7 @@ enum JPEGEncoder {
             for column in 0..<((width + 7) / 8) {
                 for component in 0..<3 {
                     let value = block(column, row, component)
-                    let dc = max(-2047, min(2047, value.dc))
+                    let dc = max(-1023, min(1023, value.dc)) // differences then fit category 11
                     let difference = dc - previous[component]
                     previous[component] = dc
                     let size = category(difference)

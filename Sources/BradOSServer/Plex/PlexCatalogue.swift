@@ -108,8 +108,6 @@ struct PlexCatalogue: Sendable {
         return album
     }
 
-    /// Generated cover art: a gradient with bands of noise; busier albums compress worse,
-    /// so sizes spread like real artwork (about 100–400 KB at 1024 px, 0.4–1.5 MB at 2048 px).
     /// The image formats the photo transcoder answers in: JPEG by default, as Plex's does.
     enum ImageFormat: String, Sendable {
         case jpeg, png
@@ -159,6 +157,8 @@ struct PlexCatalogue: Sendable {
         }
     }
 
+    /// Generated cover art as PNG: a gradient with bands of noise; busier albums compress worse,
+    /// so sizes spread like real artwork (about 100–400 KB at 1024 px, 0.4–1.5 MB at 2048 px).
     func artwork(for album: Album, size: Int) -> Data {
         let hash = UInt64(album.ratingKey) ?? 1
         // Exactly this share of rows is noise (incompressible); the rest is a gradient.

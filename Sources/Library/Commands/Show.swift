@@ -59,7 +59,9 @@ extension LibraryCommand {
             case "-"?: FileHandle.standardOutput.write(image.data)
             case let path?:
                 let written = Self.destination(path, ratingKey: album.ratingKey, format: format)
-                if written != path, !Self.isDirectory(path), let format {
+                if written != path, !Self.isFolder(path), let format {
+                    // A file the user did not name is never replaced.
+                    if FileManager.default.fileExists(atPath: written) { throw LibraryError.wouldReplace(written, asked: path, format: format.rawValue.uppercased()) }
                     env.output.notice("the image is a \(format.rawValue.uppercased()): writing \(written)")
                 }
                 try AtomicFile.write(image.data, to: URL(fileURLWithPath: written), mode: 0o644, createParents: false)
@@ -80,13 +82,15 @@ extension LibraryCommand {
         /// The file to write: in a folder, `RATINGKEY.EXT`; otherwise the path with the
         /// extension of the image's format (see ``ImageFormat/fittingPath(_:)``).
         static func destination(_ path: String, ratingKey: String, format: ImageFormat?) -> String {
-            if isDirectory(path) {
+            if isFolder(path) {
                 return URL(fileURLWithPath: path).appendingPathComponent(ratingKey + "." + (format?.fileExtension ?? "img")).path
             }
             return format?.fittingPath(path) ?? path
         }
 
-        static func isDirectory(_ path: String) -> Bool {
+        /// An existing folder, or a path written as one (`dir/`).
+        static func isFolder(_ path: String) -> Bool {
+            if path.hasSuffix("/") { return true }
             var directory: ObjCBool = false
             return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
         }

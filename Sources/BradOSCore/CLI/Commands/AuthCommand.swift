@@ -109,6 +109,11 @@ extension AuthCommand {
             if tokenStdin {
                 let token = String(decoding: env.io.readInput(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !token.isEmpty else { throw AuthError.emptyToken }
+                // The token goes where the configuration says: say so when that is not the account server.
+                let destination = try flow.tokenServer()
+                if destination != (try flow.accountServer()) {
+                    env.output.notice("checking the token with the server at \(destination.absoluteString) (server.\(service.rawValue)), not \((try flow.accountServer()).absoluteString); it is used with that server alone")
+                }
                 let credential = try await flow.signIn(token: token, transport: transport)
                 try await auth.save(credential, service: service)
                 return try signedIn(env, credential)

@@ -32,6 +32,7 @@ public enum ImageFormat: String, Codable, Sendable, CaseIterable {
     /// as given when its extension fits (or names no image format), else with the right one,
     /// replacing an image extension of another format or added when there is none.
     public func fittingPath(_ path: String) -> String {
+        if path.hasSuffix("/") { return path } // a folder: the caller names the file
         let url = URL(fileURLWithPath: path)
         let ext = url.pathExtension
         if ext.isEmpty { return path + "." + fileExtension }
