@@ -172,21 +172,20 @@ public struct PlexServers: Sendable {
     public func mediaClient(clientIdentifier: String, reprobe: Bool = false) async throws -> APIClient? {
         guard let session else { return nil }
         if env.isOffline { throw NetworkError.offlineMode }
-        if isDirect {
-            var client = APIClient(service: .plex, baseURL: try directServer(), transport: env.network.httpTransport,
-                                   authenticator: FixedToken(token: session.accessToken, profile: env.profile.name.rawValue),
-                                   authScheme: PlexRESTClient.authScheme, logger: env.logger, profile: env.profile.name.rawValue)
-            client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
-            return client
-        }
+        if isDirect { return client(base: try directServer(), token: session.accessToken, clientIdentifier: clientIdentifier) }
         var choice = try await current()
         if reprobe { choice = try await connect(choice) }
         guard let working = choice.working, let base = URL(string: working) else { return nil }
         // The remembered address is not retried when it stops answering: the server's other
         // addresses are probed instead (see ReconnectingPlexAPI). Once just probed, it is.
-        let policy = RetryPolicy(retriesConnectionFailures: reprobe)
+        return client(base: base, token: choice.accessToken, clientIdentifier: clientIdentifier,
+                      policy: RetryPolicy(retriesConnectionFailures: reprobe))
+    }
+
+    /// A client for one media server address with that server's own token.
+    func client(base: URL, token: String, clientIdentifier: String, policy: RetryPolicy = .standard) -> APIClient {
         var client = APIClient(service: .plex, baseURL: base, transport: env.network.httpTransport,
-                               authenticator: FixedToken(token: choice.accessToken, profile: env.profile.name.rawValue),
+                               authenticator: FixedToken(token: token, profile: env.profile.name.rawValue),
                                authScheme: PlexRESTClient.authScheme, retrier: Retrier(policy: policy), logger: env.logger,
                                profile: env.profile.name.rawValue)
         client.defaultHeaders = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
