@@ -102,16 +102,14 @@ public struct PlexAccount: ServiceSignIn {
             struct Container: Decodable { var friendlyName: String?; var machineIdentifier: String?; var myPlexUsername: String? }
             var MediaContainer: Container
         }
-        let headers = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
-            + [("Accept", "application/json"), ("User-Agent", "brados/\(BradOSVersion.current)"), ("X-Plex-Token", token)]
-        let response = try await transport.send(HTTPRequest(method: "GET", url: mediaServer.appendingPathComponent("/"), headers: headers))
+        let response = try await send("GET", "/", token: token, to: mediaServer, transport: transport)
         if response.status == 401 || response.status == 403 { throw AuthError.tokenRejected(service: Service.plex.rawValue) }
         let root = try decode(Root.self, response, path: "/")
         guard let machine = root.MediaContainer.machineIdentifier, !machine.isEmpty else {
             throw NetworkError.invalidResponse(path: "/", detail: "\(mediaServer.absoluteString) did not answer as a Plex Media Server (no machineIdentifier)")
         }
         let user = root.MediaContainer.myPlexUsername.flatMap { $0.isEmpty ? nil : $0 } ?? root.MediaContainer.friendlyName ?? "token"
-        return Credential(accessToken: token, refreshToken: nil, expiresAt: nil, user: String(user.prefix(100)), userID: "server:" + machine,
+        return Credential(accessToken: token, refreshToken: nil, expiresAt: nil, user: String(user.prefix(100)), userID: Credential.directServerPrefix + machine,
                           server: mediaServer.absoluteString, obtainedAt: now())
     }
 
@@ -138,7 +136,7 @@ public struct PlexAccount: ServiceSignIn {
     /// it: plex.tv invalidates that token. A media server's own token (signed in directly) has no
     /// sign-out; it is only erased locally.
     public func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool {
-        guard !(credential.userID?.hasPrefix("server:") ?? false), credential.isIssued(by: server, embedded: false) else { return false }
+        guard credential.directServer == nil, credential.isIssued(by: server, embedded: false) else { return false }
         let response = try await send("DELETE", "/api/v2/users/signout", token: credential.accessToken, transport: transport)
         // Already revoked counts as signed out.
         return (200..<300).contains(response.status) || response.status == 401
@@ -186,9 +184,10 @@ public struct PlexAccount: ServiceSignIn {
 
     // MARK: Transport
 
+    /// A request to the account server (or to `base`: a media server checked directly).
     func send(_ method: String, _ path: String, query: [(String, String)] = [], form: [(String, String)]? = nil, token: String? = nil,
-              transport: any HTTPTransport) async throws -> HTTPResponse {
-        var components = URLComponents(url: server.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+              to base: URL? = nil, transport: any HTTPTransport) async throws -> HTTPResponse {
+        var components = URLComponents(url: (base ?? server).appendingPathComponent(path), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         var headers = PlexRESTClient.identificationHeaders(clientIdentifier: clientIdentifier)
             + [("Accept", "application/json"), ("User-Agent", "brados/\(BradOSVersion.current)")]
@@ -228,5 +227,17 @@ public struct PlexAccount: ServiceSignIn {
 
     static func errorMessage(_ response: HTTPResponse) -> String? {
         (try? JSONCoding.decode(Errors.self, from: response.body))?.errors.first?.message.map { String($0.prefix(200)) }
+    }
+}
+
+extension Credential {
+    /// How a session with a media server's own token (`server.plex`) is marked: its user id
+    /// is this prefix and the server's machine identifier.
+    static let directServerPrefix = "server:"
+
+    /// The machine identifier of the media server this session was signed in to directly, if so.
+    var directServer: String? {
+        guard let id = userID, id.hasPrefix(Self.directServerPrefix) else { return nil }
+        return String(id.dropFirst(Self.directServerPrefix.count))
     }
 }

@@ -38,7 +38,7 @@ public struct PlexServers: Sendable {
     var session: Credential? { env.credentials.load().services[Service.plex.rawValue] }
 
     /// Whether the session is a media server's own token (`server.plex` and `--token-stdin`).
-    var isDirect: Bool { session?.userID?.hasPrefix("server:") ?? false }
+    var isDirect: Bool { session?.directServer != nil }
 
     /// The media server a direct session belongs to: `server.plex`, which must be the server
     /// that took the token (a token never goes to another host).
@@ -58,7 +58,7 @@ public struct PlexServers: Sendable {
     /// chosen, which nothing is saved under); `nil` without a Plex sign-in.
     public var origin: String? {
         guard let session else { return nil }
-        if isDirect { return session.userID.map { String($0.dropFirst("server:".count)) } }
+        if let machine = session.directServer { return machine }
         return chosen?.machineIdentifier ?? "plex.tv"
     }
 
