@@ -38,11 +38,21 @@ let package = Package(
             name: "CArchiveLoader",
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // The age file format (age-encryption.org/v1): keys, header, STREAM, armor. Streams in,
+        // streams out; it knows nothing of archives.
+        .target(
+            name: "AgeEncryption",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: fuzzed
+        ),
         // The shared core every domain builds on: storage, networking, auth, config, output.
         .target(
             name: "BradOSCore",
             dependencies: [
-                "CArchive", "CArchiveLoader",
+                "CArchive", "CArchiveLoader", "AgeEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -185,6 +195,12 @@ let package = Package(
             dependencies: [
                 "BradOSCore", "TestSupport",
             ]
+        ),
+        // C2SP's age test vectors (testdata/, read from the source tree) and round trips.
+        .testTarget(
+            name: "AgeEncryptionTests",
+            dependencies: ["AgeEncryption", "CZlib"],
+            exclude: ["testdata"]
         ),
         .testTarget(
             name: "MealPlanTests",
