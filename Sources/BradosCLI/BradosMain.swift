@@ -19,7 +19,7 @@ public struct Brados: AsyncParsableCommand {
         6 server failure, 7 rejected, 8 integrity, 9 rate limited, 64 usage.
         """,
         version: BradOSVersion.current,
-        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self],
+        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self],
         groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Runtime.plugins.map(\.command))])
 }
 

@@ -67,6 +67,8 @@ FORWARD(int, archive_write_add_filter_gzip, (struct archive *a), (a), ARCHIVE_FA
 FORWARD(int, archive_write_set_filter_option, (struct archive *a, const char *m, const char *o, const char *v), (a, m, o, v), ARCHIVE_FATAL)
 FORWARD(int, archive_write_set_bytes_in_last_block, (struct archive *a, int bytes), (a, bytes), ARCHIVE_FATAL)
 FORWARD(int, archive_write_open_fd, (struct archive *a, int fd), (a, fd), ARCHIVE_FATAL)
+FORWARD(int, archive_write_open, (struct archive *a, void *c, archive_open_callback *o, archive_write_callback *w, archive_close_callback *cl),
+        (a, c, o, w, cl), ARCHIVE_FATAL)
 FORWARD(int, archive_write_header, (struct archive *a, struct archive_entry *e), (a, e), ARCHIVE_FATAL)
 FORWARD(la_ssize_t, archive_write_data, (struct archive *a, const void *b, size_t n), (a, b, n), -1)
 FORWARD(int, archive_write_close, (struct archive *a), (a), ARCHIVE_FATAL)
@@ -77,6 +79,8 @@ FORWARD(int, archive_read_support_filter_gzip, (struct archive *a), (a), ARCHIVE
 FORWARD(int, archive_read_support_filter_zstd, (struct archive *a), (a), ARCHIVE_FATAL)
 FORWARD(int, archive_read_support_format_tar, (struct archive *a), (a), ARCHIVE_FATAL)
 FORWARD(int, archive_read_open_fd, (struct archive *a, int fd, size_t block), (a, fd, block), ARCHIVE_FATAL)
+FORWARD(int, archive_read_open, (struct archive *a, void *c, archive_open_callback *o, archive_read_callback *r, archive_close_callback *cl),
+        (a, c, o, r, cl), ARCHIVE_FATAL)
 FORWARD(int, archive_read_next_header, (struct archive *a, struct archive_entry **e), (a, e), ARCHIVE_FATAL)
 FORWARD(la_ssize_t, archive_read_data, (struct archive *a, void *b, size_t n), (a, b, n), -1)
 FORWARD(int, archive_read_close, (struct archive *a), (a), ARCHIVE_FATAL)

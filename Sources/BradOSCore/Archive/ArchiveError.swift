@@ -30,6 +30,14 @@ public enum ArchiveError: BradOSError, Equatable {
     case destinationFull(path: String?)
     /// The archive named on the command line does not exist.
     case noSuchArchive(path: String)
+    /// `--encrypt` (or decrypting with the profile's key), and the profile has no age key.
+    case noKey(profile: String)
+    /// `keys generate`, and the profile has a key already.
+    case keyExists(profile: String, recipient: String)
+    /// A key, identity or recipients file that is not what it should be.
+    case invalidKeys(source: String, detail: String)
+    /// The passphrase could not be had: empty, the two entries differ, or no terminal to ask on.
+    case passphrase(String)
 
     public var summary: String {
         switch self {
@@ -57,6 +65,10 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .destinationExists(path): "\(path) already exists."
         case let .noSuchArchive(path): "There is no file \(path)."
         case let .destinationFull(path): "The disk is full: the archive\(path.map { " \($0)" } ?? "") could not be written."
+        case let .noKey(profile): "Profile '\(profile)' has no age key."
+        case let .keyExists(profile, recipient): "Profile '\(profile)' already has an age key (\(recipient))."
+        case let .invalidKeys(source, detail): "\(source): \(detail)."
+        case let .passphrase(detail): "No passphrase: \(detail)."
         case let .pendingChanges(domain, profile, count, _):
             "Profile '\(profile)' has \(count) queued \(domain) change\(count == 1 ? "" : "s") not sent yet, which --replace would drop."
         }
@@ -80,6 +92,12 @@ public enum ArchiveError: BradOSError, Equatable {
         case .destinationExists: "Pass --overwrite, or choose another name with -o."
         case .noSuchArchive: "Check the archive's path (or pass - to read it from standard input)."
         case .destinationFull: "No partial archive was left. Free space on that disk, or write the archive to another one (-o PATH)."
+        case let .noKey(profile):
+            "Create one with `brados keys generate\(profile == "default" ? "" : " --profile \(profile)")`, or pass --recipient age1… (someone else's key) or --passphrase."
+        case .keyExists:
+            "Archives encrypted to it open only with it, so it is never replaced silently: keep it, or pass --force to replace it (back it up first: `brados keys show --json` prints its path)."
+        case .invalidKeys: "An identity file holds AGE-SECRET-KEY-1… lines (`age-keygen` writes one); a recipient is an age1… line. Lines starting with # are comments."
+        case .passphrase: "Pass it on standard input with --passphrase-stdin, or run the command on a terminal to be asked."
         case let .pendingChanges(_, _, _, send):
             "Nothing was imported. Send them first (`\(send)`), import with --merge (they are kept), or add --discard-pending to drop them."
         }
@@ -88,7 +106,7 @@ public enum ArchiveError: BradOSError, Equatable {
     public var kind: FailureKind {
         switch self {
         case .io, .libarchiveUnavailable: .general
-        case .targetNotEmpty, .unknownDomain, .destinationExists: .usage
+        case .targetNotEmpty, .unknownDomain, .destinationExists, .noKey, .keyExists, .invalidKeys, .passphrase: .usage
         case .foreignAccount, .pendingChanges: .rejected
         case .noSuchArchive: .notFound
         case .changedDuringExport: .general

@@ -1,3 +1,4 @@
+import AgeEncryption
 import CArchive
 import CArchiveLoader
 import Foundation
@@ -17,11 +18,13 @@ public enum ArchiveCompression: String, Sendable, CaseIterable, Codable {
     public var levels: ClosedRange<Int> { self == .zstd ? 1...19 : 1...9 }
 }
 
-/// Writes a tar archive (pax) through libarchive, streaming to a file descriptor.
-/// Not thread-safe: one writer per task.
+/// Writes a tar archive (pax) through libarchive, streaming to a file descriptor or to a
+/// ``ByteSink`` (an encryptor). Not thread-safe: one writer per task.
 public final class ArchiveWriter {
     private let archive: OpaquePointer
     private var closed = false
+    /// The sink's callbacks, when writing to one (kept alive as long as libarchive may call them).
+    private var box: ArchiveCallbackBox?
 
     /// Why libarchive is unusable: the loader's `dlerror()` when it could not be loaded.
     static func unavailable(or fallback: String) -> ArchiveError {
@@ -43,7 +46,16 @@ public final class ArchiveWriter {
         try self.init(fd: fd, compression: compression, level: level, rawNames: false)
     }
 
-    init(fd: Int32, compression: ArchiveCompression, level: Int?, rawNames: Bool) throws {
+    /// Writes the compressed archive to `sink` (which sees only compressed bytes).
+    public convenience init(sink: ByteSink, compression: ArchiveCompression, level: Int? = nil) throws {
+        try self.init(fd: nil, sink: sink, compression: compression, level: level, rawNames: false)
+    }
+
+    convenience init(fd: Int32, compression: ArchiveCompression, level: Int?, rawNames: Bool) throws {
+        try self.init(fd: fd, sink: nil, compression: compression, level: level, rawNames: rawNames)
+    }
+
+    private init(fd: Int32?, sink: ByteSink?, compression: ArchiveCompression, level: Int?, rawNames: Bool) throws {
         guard let archive = archive_write_new() else { throw Self.unavailable(or: "libarchive could not start a writer") }
         self.archive = archive
         let level = level ?? compression.defaultLevel
@@ -58,7 +70,15 @@ public final class ArchiveWriter {
         if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
         // Whole-block padding is for tapes; a file or a pipe needs none.
         if status == ARCHIVE_OK { status = archive_write_set_bytes_in_last_block(archive, 1) }
-        if status == ARCHIVE_OK { status = archive_write_open_fd(archive, fd) }
+        if status == ARCHIVE_OK {
+            if let fd {
+                status = archive_write_open_fd(archive, fd)
+            } else if let sink {
+                let box = ArchiveCallbackBox(sink: sink)
+                self.box = box
+                status = archive_write_open(archive, Unmanaged.passUnretained(box).toOpaque(), nil, archiveWriteCallback, nil)
+            }
+        }
         guard status == ARCHIVE_OK else {
             // `deinit` frees the archive: a throwing initializer of a fully initialized class
             // still runs it (freeing here too was a double free).
@@ -86,7 +106,7 @@ public final class ArchiveWriter {
         // Whole seconds, as ustar stores them: a fraction would need a pax extended header for
         // every entry, and GNU tar warns about that header's `hdrcharset` keyword on each one.
         archive_entry_set_mtime(entry, time_t(modified.timeIntervalSince1970.rounded(.down)), 0)
-        guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw Self.failure(archive) }
+        guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw failure() }
     }
 
     /// Writes an entry that is not a regular file (tests build hostile archives with it):
@@ -115,7 +135,7 @@ public final class ArchiveWriter {
         var offset = 0
         while offset < bytes.count {
             let written = archive_write_data(archive, base + offset, bytes.count - offset)
-            guard written > 0 else { throw Self.failure(archive) }
+            guard written > 0 else { throw failure() }
             offset += written
         }
     }
@@ -130,8 +150,11 @@ public final class ArchiveWriter {
     /// - Throws: ``ArchiveError/io(_:)``.
     public func finish() throws {
         closed = true
-        guard archive_write_close(archive) == ARCHIVE_OK else { throw Self.failure(archive) }
+        guard archive_write_close(archive) == ARCHIVE_OK else { throw failure() }
     }
+
+    /// The sink's own error when it stopped the write (a full disk, an encryption failure).
+    private func failure() -> any Error { box?.error ?? Self.failure(archive) }
 
     /// A write that failed: a full disk is said as such (the caller names the file).
     static func failure(_ archive: OpaquePointer) -> ArchiveError {
@@ -158,12 +181,19 @@ public struct ArchiveEntryHeader: Sendable, Equatable {
 }
 
 /// Reads a tar archive (plain, gzip or zstd) through libarchive, streaming from a file
-/// descriptor. Not thread-safe: one reader per task.
+/// descriptor or a ``ByteSource`` (a decryptor). Not thread-safe: one reader per task.
 public final class ArchiveReader {
     private let archive: OpaquePointer
+    private let box: ArchiveCallbackBox
 
     /// - Throws: ``ArchiveError/io(_:)``.
-    public init(fd: Int32) throws {
+    public convenience init(fd: Int32) throws {
+        try self.init(source: FileDescriptorSource(fd))
+    }
+
+    /// - Throws: ``ArchiveError``, or what `source` throws (a decryption failure).
+    public init(source: ByteSource) throws {
+        box = ArchiveCallbackBox(source: source)
         guard let archive = archive_read_new() else { throw ArchiveWriter.unavailable(or: "libarchive could not start a reader") }
         self.archive = archive
         // Anything but ARCHIVE_OK means no built-in support: libarchive would fall back to an
@@ -177,7 +207,8 @@ public final class ArchiveReader {
             if builtIn { _ = enable(archive) } else { missing.append(name) }
         }
         archive_read_support_format_tar(archive)
-        guard archive_read_open_fd(archive, fd, 1 << 16) == ARCHIVE_OK else {
+        guard archive_read_open(archive, Unmanaged.passUnretained(box).toOpaque(), nil, archiveReadCallback, nil) == ARCHIVE_OK else {
+            if let error = box.error { throw error }
             // `deinit` frees the archive (reliability/hostile_archives.py found the double free
             // that freeing here too caused, with data damaged in its first compressed block).
             if let name = missing.first { throw ArchiveWriter.noBuiltIn(name) }
@@ -196,7 +227,7 @@ public final class ArchiveReader {
         var entry: OpaquePointer?
         let status = archive_read_next_header(archive, &entry)
         if status == ARCHIVE_EOF { return nil }
-        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { throw ArchiveError.truncated(ArchiveWriter.message(archive)) }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { throw box.error ?? ArchiveError.truncated(ArchiveWriter.message(archive)) }
         let path = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
             ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
         return ArchiveEntryHeader(
@@ -211,7 +242,7 @@ public final class ArchiveReader {
     /// - Throws: ``ArchiveError/truncated(_:)``.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
-        guard count >= 0 else { throw ArchiveError.truncated(ArchiveWriter.message(archive)) }
+        guard count >= 0 else { throw box.error ?? ArchiveError.truncated(ArchiveWriter.message(archive)) }
         return count
     }
 

@@ -1,3 +1,4 @@
+import AgeEncryption
 import Crypto
 import Foundation
 import GRDB
@@ -25,11 +26,14 @@ public struct CacheExporter: Sendable {
         public var level: Int?
         /// Only these domains (all when `nil`).
         public var domains: [String]?
+        /// Encrypt the archive with age (`nil`: it is written in the clear).
+        public var encryption: ArchiveEncryption?
 
-        public init(compression: ArchiveCompression = .zstd, level: Int? = nil, domains: [String]? = nil) {
+        public init(compression: ArchiveCompression = .zstd, level: Int? = nil, domains: [String]? = nil, encryption: ArchiveEncryption? = nil) {
             self.compression = compression
             self.level = level
             self.domains = domains
+            self.encryption = encryption
         }
     }
 
@@ -146,7 +150,10 @@ public struct CacheExporter: Sendable {
             files: items.map { .init(path: $0.file.archivePath, domain: $0.domain, size: $0.size, sha256: $0.sha256,
                                      mode: Int($0.mode & 0o777), kind: $0.file.kind.rawValue) })
         let total = manifest.totalBytes
-        let writer = try ArchiveWriter(fd: fd, compression: options.compression, level: options.level)
+        // Encrypted: compress → encrypt → write in one pass; no plaintext byte reaches the disk.
+        let encryptor = try options.encryption.map { try AgeEncryptor(recipients: $0.recipients, output: FileDescriptorSink(fd), armor: $0.armor) }
+        let writer = try encryptor.map { try ArchiveWriter(sink: $0, compression: options.compression, level: options.level) }
+            ?? ArchiveWriter(fd: fd, compression: options.compression, level: options.level)
         let created = now()
         let manifestData: Data
         do { manifestData = try JSONCoding.encode(manifest) } catch {
@@ -187,6 +194,7 @@ public struct CacheExporter: Sendable {
         }
         try Task.checkCancellation()
         try writer.finish()
+        try encryptor?.finish()
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,
                       files: items.count, bytes: total)
     }

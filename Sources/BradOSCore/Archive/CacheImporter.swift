@@ -32,9 +32,9 @@ struct ArchiveScan {
     ///   - destination: a descriptor to write a listed file to and the path it writes (for
     ///     errors: a full disk names the file on the disk), or `nil` to only check it.
     /// - Returns: the manifest.
-    func run(fd: Int32, manifestChecked: (CacheArchiveManifest) throws -> Void = { _ in },
+    func run(_ input: ArchiveInput, manifestChecked: (CacheArchiveManifest) throws -> Void = { _ in },
              destination: (CacheArchiveManifest.File) throws -> (fd: Int32, path: String)? = { _ in nil }) throws -> CacheArchiveManifest {
-        let reader = try ArchiveReader(fd: fd)
+        let reader = try ArchiveReader(source: input.source)
         guard let first = try reader.next() else { throw ArchiveError.notBradosArchive("it is empty") }
         guard first.path == CacheArchiveManifest.fileName, first.type == .regular, first.hardlink == nil else {
             throw ArchiveError.notBradosArchive("its first entry is '\(first.path)', not \(CacheArchiveManifest.fileName)")
@@ -94,6 +94,7 @@ struct ArchiveScan {
             guard Hex.encode(hasher.finalize()) == file.sha256.lowercased() else { throw ArchiveError.checksumMismatch(path: file.path) }
         }
         if let missing = manifest.files.map(\.path).first(where: { !seen.contains($0) }) { throw ArchiveError.missingEntry(path: missing) }
+        try input.finish()
         return manifest
     }
 
@@ -130,16 +131,25 @@ public struct CacheVerifier: Sendable {
         public var domains: [CacheArchiveManifest.Domain]
         public var files: Int
         public var bytes: Int64
+        /// How the archive is encrypted (`nil`: it is not).
+        public var encryption: ArchiveEncryptionInfo?
     }
 
     public let limits: ArchiveLimits
     public init(limits: ArchiveLimits = ArchiveLimits()) { self.limits = limits }
 
-    /// - Throws: ``ArchiveError`` for the first problem found.
-    public func verify(fd: Int32) throws -> Report {
-        let manifest = try ArchiveScan(limits: limits).run(fd: fd)
+    /// - Parameter decryption: how to open an encrypted archive (asked only if it is one).
+    /// - Throws: ``ArchiveError`` for the first problem found, ``AgeEncryption/AgeError`` for
+    ///   an encrypted one that cannot be opened or was changed.
+    public func verify(fd: Int32, decryption: ArchiveDecryption? = nil) throws -> Report {
+        try verify(try ArchiveInput(fd: fd, decryption: decryption))
+    }
+
+    public func verify(_ input: ArchiveInput) throws -> Report {
+        let manifest = try ArchiveScan(limits: limits).run(input)
         return Report(profile: manifest.profile, createdAt: manifest.createdAt, bradosVersion: manifest.bradosVersion,
-                      accounts: manifest.accounts, domains: manifest.domains, files: manifest.files.count, bytes: manifest.totalBytes)
+                      accounts: manifest.accounts, domains: manifest.domains, files: manifest.files.count, bytes: manifest.totalBytes,
+                      encryption: input.encryption)
     }
 }
 
@@ -220,9 +230,14 @@ public struct CacheImporter: Sendable {
     /// ``swap(_:options:staging:)`` (journaled renames, all or nothing).
     /// - Throws: ``ArchiveError``, ``StorageError``; the profile is unchanged then.
     public func importArchive(from fd: Int32, options: Options) throws -> Report {
+        try importArchive(from: try ArchiveInput(fd: fd, decryption: nil), options: options)
+    }
+
+    /// Imports an archive opened with ``ArchiveInput`` (an encrypted one, decrypted as it is read).
+    public func importArchive(from input: ArchiveInput, options: Options) throws -> Report {
         let staging = try Staging(cacheStaging: cacheStaging, dataStaging: dataStaging)
         defer { staging.finish() }
-        let extracted = try validateAndExtract(fd, options: options, into: staging)
+        let extracted = try validateAndExtract(input, options: options, into: staging)
         let changes = try describe(extracted, options: options)
         let report = Report(profile: target.name.rawValue, archiveProfile: extracted.manifest.profile, dryRun: options.dryRun,
                             domains: changes, skipped: extracted.skipped)
@@ -306,10 +321,10 @@ public struct CacheImporter: Sendable {
     /// (domains asked for, data versions, whose account the data is), then every entry of a
     /// chosen domain is checked and written into staging. A dry run extracts too: the
     /// domains' checks need the files.
-    func validateAndExtract(_ fd: Int32, options: Options, into staging: Staging) throws -> Extracted {
+    func validateAndExtract(_ input: ArchiveInput, options: Options, into staging: Staging) throws -> Extracted {
         var chosen = Set<String>()
         var skipped: [String] = []
-        let manifest = try ArchiveScan(limits: options.limits).run(fd: fd, manifestChecked: { manifest in
+        let manifest = try ArchiveScan(limits: options.limits).run(input, manifestChecked: { manifest in
             let archived = manifest.domains.map(\.name)
             for name in options.domains ?? [] where !archived.contains(name) { throw ArchiveError.unknownDomain(name) }
             for name in archived {

@@ -6,20 +6,33 @@ public struct ArchiveRenderer {
     public init(output: Output) { self.output = output }
 
     /// `archive` is nil when the archive went to stdout.
-    public func exported(_ report: CacheExporter.Report, archive: URL?, archiveBytes: Int64?, compression: ArchiveCompression) throws {
+    public func exported(_ report: CacheExporter.Report, archive: URL?, archiveBytes: Int64?, compression: ArchiveCompression,
+                         encryption: ArchiveEncryption? = nil) throws {
+        let encrypted = encryption.map(Self.describe)
         if output.format == .json {
-            struct Document: Encodable { var archive: String; var archiveBytes: Int64?; var report: CacheExporter.Report }
-            return try output.json(Document(archive: archive?.path ?? "-", archiveBytes: archiveBytes, report: report))
+            struct Document: Encodable { var archive: String; var archiveBytes: Int64?; var encryption: String?; var report: CacheExporter.Report }
+            return try output.json(Document(archive: archive?.path ?? "-", archiveBytes: archiveBytes, encryption: encrypted, report: report))
         }
         let summary = "Exported \(Format.count(report.files, "file")) (\(Format.bytes(report.bytes))) of \(report.domains.map(\.name).joined(separator: ", "))"
-        guard let archive else { return output.notice(summary + " to stdout.") }
-        output.line(summary + " to \(archive.path) (\(Format.bytes(archiveBytes ?? 0)), \(compression.rawValue)).")
+        let how = compression.rawValue + (encrypted.map { ", \($0)" } ?? "")
+        guard let archive else { return output.notice(summary + " to stdout (\(how)).") }
+        output.line(summary + " to \(archive.path) (\(Format.bytes(archiveBytes ?? 0)), \(how)).")
+    }
+
+    /// "age-encrypted to 2 keys (armored)", "age-encrypted with a passphrase".
+    static func describe(_ encryption: ArchiveEncryption) -> String {
+        let to = encryption.recipients.contains(where: \.isPassphrase) ? "with a passphrase" : "to \(Format.count(encryption.recipients.count, "key"))"
+        return "age-encrypted \(to)\(encryption.armor ? ", armored" : "")"
     }
 
     public func verified(_ report: CacheVerifier.Report) throws {
         if output.format == .json { return try output.json(report) }
         output.line("OK: \(Format.count(report.files, "file")), \(Format.bytes(report.bytes)), every size and SHA-256 checked.")
         output.line("  profile \(report.profile), made \(Format.minute(report.createdAt)) by brados \(report.bradosVersion)")
+        if let encryption = report.encryption {
+            let kinds = encryption.recipientTypes.map { $0 == "scrypt" ? "a passphrase" : $0 == "X25519" ? "\(Format.count(encryption.recipients, "key"))" : $0 }
+            output.line("  age-encrypted to \(kinds.joined(separator: ", "))\(encryption.armored ? ", armored" : ""); every chunk authenticated")
+        }
         output.table(Table(headers: ["DOMAIN", "FILES", "SIZE", "VERSION"],
                            rows: report.domains.map { [$0.name, "\($0.files)", Format.bytes($0.bytes), "\($0.dataVersion)"] },
                            rightAligned: [1, 2]))

@@ -24,12 +24,16 @@ public protocol TerminalIO: Sendable {
     var isInputTerminal: Bool { get }
     /// Reads one line from standard input (without its newline); `nil` at end of input.
     func readLine() -> String?
+    /// Asks for a secret on the controlling terminal (`/dev/tty`), without echo, as `age`
+    /// and `ssh` do (standard input may carry the archive); `nil` when there is no terminal.
+    func readSecret(prompt: String) -> String?
 }
 
 extension TerminalIO {
     public var terminalSize: (rows: Int, columns: Int)? { nil }
     public var isInputTerminal: Bool { false }
     public func readLine() -> String? { nil }
+    public func readSecret(prompt: String) -> String? { nil }
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -53,6 +57,7 @@ public struct QuietIO: TerminalIO {
     public var terminalSize: (rows: Int, columns: Int)? { base.terminalSize }
     public var isInputTerminal: Bool { base.isInputTerminal }
     public func readLine() -> String? { base.readLine() }
+    public func readSecret(prompt: String) -> String? { base.readSecret(prompt: prompt) }
 }
 
 /// The real process streams.
@@ -67,6 +72,33 @@ public struct StandardIO: TerminalIO {
     public var isInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
     public func readLine() -> String? { Swift.readLine(strippingNewline: true) }
     public var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    public func readSecret(prompt: String) -> String? {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { return nil }
+        defer { close(tty) }
+        var saved = termios()
+        let canHide = tcgetattr(tty, &saved) == 0
+        if canHide {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(tty, TCSAFLUSH, &quiet)
+        }
+        defer { if canHide { tcsetattr(tty, TCSAFLUSH, &saved) } }
+        Self.writeAll(tty, prompt)
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = Glibc.read(tty, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            if byte == 0x0A { break }
+            line.append(byte)
+        }
+        if line.last == 0x0D { line.removeLast() }
+        return String(decoding: line, as: UTF8.self)
+    }
     public var terminalSize: (rows: Int, columns: Int)? {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }

@@ -67,6 +67,9 @@ public struct ConfigKey: Sendable {
         ConfigKey(name: "archive.max-ratio", summary: "Largest expansion (uncompressed / compressed) `cache import` accepts",
                   environmentVariable: "BRADOS_ARCHIVE_MAX_RATIO", defaultValue: "200",
                   validate: { (Int($0) ?? 0) > 1 ? nil : "a number above 1" }),
+        ConfigKey(name: "archive.scrypt-work-factor", summary: "scrypt work factor (log2) of `cache export --passphrase`: 18 takes about a second and 256 MiB",
+                  environmentVariable: "BRADOS_ARCHIVE_SCRYPT_WORK_FACTOR", defaultValue: "18",
+                  validate: { (10...22).contains(Int($0) ?? 0) ? nil : "a number from 10 to 22 (22 is the most any age tool opens)" }),
     ]
 }
 

@@ -24,6 +24,8 @@ public enum FailureKind: String, Sendable, Equatable, CaseIterable {
     /// Another brados holds the profile (an import, a cache clear, a sign-out) for longer than
     /// `profile.lock-timeout`.
     case busy
+    /// An encrypted archive could not be opened with the keys or passphrase given.
+    case decryption
     /// The user interrupted the command.
     case interrupted
 }

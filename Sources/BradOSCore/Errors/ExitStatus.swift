@@ -15,6 +15,7 @@ import ArgumentParser
 /// | 9 | rate limited by the server for longer than brados waits |
 /// | 10 | the disk is full (nothing stored was lost) |
 /// | 11 | the profile is busy: another brados held it past `profile.lock-timeout` |
+/// | 12 | an encrypted archive: no key or passphrase given opens it |
 /// | 64 | usage error (bad flags or arguments) |
 /// | 130 | interrupted |
 public enum ExitStatus {
@@ -33,6 +34,7 @@ public enum ExitStatus {
         case .rateLimited: 9
         case .diskFull: 10
         case .busy: 11
+        case .decryption: 12
         case .usage: 64
         case .interrupted: 130
         }

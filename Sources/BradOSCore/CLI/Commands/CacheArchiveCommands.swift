@@ -1,3 +1,4 @@
+import AgeEncryption
 import ArgumentParser
 import Foundation
 #if canImport(Glibc)
@@ -13,9 +14,16 @@ extension CacheCommand {
             The archive starts with manifest.json (versions, profile, accounts, and every \
             file's size, SHA-256 and mode). Databases are copied through SQLite's online backup. \
             Credentials are never included.
+            Encrypted with age (age-encryption.org/v1, opened by brados or by the `age` tool): \
+            --recipient age1… (someone's public key, from their `brados keys show`), \
+            --encrypt (this profile's own key), or --passphrase. Compressed, encrypted and \
+            written in one pass: no unencrypted byte reaches the disk.
             Examples:
               brados cache export                          brados-<profile>-<date>.tar.zst here
               brados cache export -o backup.tar.gz --format tar.gz
+              brados cache export --encrypt                brados-<profile>-<date>.tar.zst.age
+              brados cache export --recipient age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o for-bob.tar.zst.age
+              printf %s "$PASS" | brados cache export --passphrase-stdin --armor -o backup.age
               brados cache export --domains \(HelpExamples.domains(2, separator: ",")) -o - | ssh laptop 'brados cache import -'
             """)
 
@@ -24,28 +32,44 @@ extension CacheCommand {
         @Option(help: ArgumentHelp("Compression level (zstd 1-19, default 3; gzip 1-9, default 6).", valueName: "n")) var level: Int?
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Replace the output file if it exists.") var overwrite = false
+        @Option(name: .customLong("recipient"), help: ArgumentHelp("Encrypt to this age public key (repeatable).", valueName: "age1…")) var recipients: [String] = []
+        @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Encrypt to the age1… lines of this file (repeatable; # comments).", valueName: "file"),
+                completion: .file()) var recipientsFiles: [String] = []
+        @Flag(help: "Encrypt to this profile's own key (`brados keys generate`); adds to --recipient.") var encrypt = false
+        @Flag(help: "Encrypt with a passphrase, asked twice on the terminal (work factor: archive.scrypt-work-factor).") var passphrase = false
+        @Flag(help: "With --passphrase: read it from the first line of standard input.") var passphraseStdin = false
+        @Flag(help: "Write the encrypted archive as age's armored text (PEM-like) instead of binary.") var armor = false
         @OptionGroup var global: GlobalOptions
         public init() {}
+
+        var encrypted: Bool { !recipients.isEmpty || !recipientsFiles.isEmpty || encrypt || passphrase || passphraseStdin }
 
         public func validate() throws {
             guard let compression = ArchiveCompression(rawValue: format) else { throw ValidationError("--format must be tar.zst or tar.gz.") }
             if let level, !compression.levels.contains(level) {
                 throw ValidationError("--level for \(format) must be \(compression.levels.lowerBound)-\(compression.levels.upperBound).")
             }
+            if passphrase || passphraseStdin, !recipients.isEmpty || !recipientsFiles.isEmpty || encrypt {
+                throw ValidationError("--passphrase goes alone: age allows a passphrase only as the one recipient (drop --recipient, --recipients-file and --encrypt).")
+            }
+            if armor, !encrypted { throw ValidationError("--armor goes with encryption (--recipient, --encrypt or --passphrase).") }
         }
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let compression = ArchiveCompression(rawValue: format)!
-            let name = output ?? "brados-\(env.profile.name)-\(Format.day(env.now())).\(compression.rawValue)"
+            let encryption = try encrypted ? ArchiveKeyFlags.encryption(recipients: recipients, files: recipientsFiles, ownKey: encrypt,
+                                                                          passphrase: passphrase || passphraseStdin, fromStdin: passphraseStdin,
+                                                                          armor: armor, env: env) : nil
+            let name = output ?? "brados-\(env.profile.name)-\(Format.day(env.now())).\(compression.rawValue)\(encryption == nil ? "" : ".age")"
             let destination = name == "-" ? nil : URL(fileURLWithPath: name)
             if destination == nil, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
             let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(env.credentials.load()),
                                          stagingRoot: CacheArchiveSupport.staging(env.profile.cacheDirectory), now: env.now)
-            let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list))
+            let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list), encryption: encryption)
             guard let destination else {
                 let report = try exporter.export(to: STDOUT_FILENO, options: options)
-                return try ArchiveRenderer(output: env.output).exported(report, archive: nil, archiveBytes: nil, compression: compression)
+                return try ArchiveRenderer(output: env.output).exported(report, archive: nil, archiveBytes: nil, compression: compression, encryption: encryption)
             }
             let report = try Spinner.showing("exporting (MB)", io: env.io, enabled: env.output.format == .human) { spinner in
                 try exporter.export(toFile: destination, overwrite: overwrite, options: options) { done, total in
@@ -53,7 +77,7 @@ extension CacheCommand {
                 }
             }
             try ArchiveRenderer(output: env.output).exported(report, archive: destination, archiveBytes: FileSystem.attributes(of: destination)?.size,
-                                                             compression: compression)
+                                                             compression: compression, encryption: encryption)
         }
     }
 
@@ -61,16 +85,29 @@ extension CacheCommand {
     public struct Verify: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(commandName: "verify", 
             abstract: "Read a whole archive and check its manifest and every size and checksum.",
-            discussion: "Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written.\nExamples:\n  brados cache verify backup.tar.zst\n  cat backup.tar.zst | brados cache verify -")
-        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
+            discussion: """
+            Exits 8 on any mismatch, like `restic check --read-data`. Nothing is written. \
+            An age-encrypted archive (binary or armored) is recognised and decrypted as it is \
+            read: with --identity, the profile's own key, or its passphrase; a wrong key or \
+            passphrase exits 12, a changed or cut encrypted file 8.
+            Examples:
+              brados cache verify backup.tar.zst
+              brados cache verify backup.tar.zst.age --identity ~/.config/age/key.txt
+              cat backup.tar.zst | brados cache verify -
+            """)
+        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz", "age"])) var file: String
+        @OptionGroup var keys: ArchiveKeyFlags
         @OptionGroup var global: GlobalOptions
         public init() {}
+
+        public func validate() throws { try keys.validate(file: file) }
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
-            let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings)).verify(fd: fd)
+            let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name], env: env))
+            let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings)).verify(input)
             try ArchiveRenderer(output: env.output).verified(report)
         }
     }
@@ -86,13 +123,17 @@ extension CacheCommand {
             Data of one account is not imported into a profile signed in to another (--force).
             Changes this profile queued are never dropped by an import: --merge keeps them, \
             --replace refuses unless --discard-pending.
+            An age-encrypted archive is decrypted as it is read (--identity FILE, the profile's \
+            own key or the --as profile's, or its passphrase); nothing of it is imported unless \
+            every chunk authenticates.
             \(Runtime.plugins.compactMap(\.importDescription).joined(separator: "\n"))
             Examples:
               brados cache import backup.tar.zst --dry-run
               brados cache import backup.tar.zst --replace
               brados cache import backup.tar.zst --as laptop --domains \(HelpExamples.domains(1))
+              brados cache import from-alice.tar.zst.age --as alice      (encrypted to your `brados keys show`)
             """)
-        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz"])) var file: String
+        @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz", "age"])) var file: String
         @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile"),
                 completion: .custom { _, _, _ in CompletionValues.profiles() }) var asProfile: String?
         @Flag(help: "The archive's data replaces each domain's current data.") var replace = false
@@ -101,10 +142,12 @@ extension CacheCommand {
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
         @Flag(help: "With --replace: drop changes this profile has queued and not sent (see each domain's note above).") var discardPending = false
+        @OptionGroup var keys: ArchiveKeyFlags
         @OptionGroup var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
+            try keys.validate(file: file)
             if replace && merge { throw ValidationError("--replace and --merge cannot go together.") }
             if discardPending && !replace { throw ValidationError("--discard-pending goes with --replace (--merge keeps every queued change).") }
         }
@@ -123,8 +166,10 @@ extension CacheCommand {
                                                 limits: try CacheArchiveSupport.limits(env.settings), discardPending: discardPending)
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
+            // Opened (a passphrase asked for) before the spinner starts.
+            let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name, target.name], env: env))
             let report = try Spinner.showing(dryRun ? "checking the archive" : "importing", io: env.io, enabled: env.output.format == .human) { _ in
-                try importer.importArchive(from: fd, options: options)
+                try importer.importArchive(from: input, options: options)
             }
             try ArchiveRenderer(output: env.output).imported(report, dryRun: dryRun)
         }
