@@ -9,8 +9,13 @@ over rounds after a warm-up:
   export gzip   `brados cache export --format tar.gz`  vs `tar -czf` of the profile's folders
   export zstd   `brados cache export` (the default)     vs `tar -czf` and `tar --zstd -cf`
   import        `brados cache import --as P` (full verification) vs `tar -xf` of tar's archive
+  age export    `brados cache export --recipient age1…` vs the same unencrypted, and vs the
+                pipeline `tar --zstd -cf - … | age -r age1…` (issue 20)
+  age import    `brados cache import` of that archive (the profile's key) vs the unencrypted
+                import; `age -d -i KEY | tar --zstd -xf -` for reference
 
-Goals: gzip export <= 1.0x tar -czf; zstd export <= 0.3x tar -czf; import <= 1.2x tar -xf.
+Goals: gzip export <= 1.0x tar -czf; zstd export <= 0.3x tar -czf; import <= 1.2x tar -xf;
+encrypted export and import <= 1.15x unencrypted, encrypted export <= 1.0x the age pipeline.
 
     python3 bench/cache_archive.py [--rounds 5] [--no-build] [--build-dir DIR]
 """
@@ -43,8 +48,9 @@ def main():
     parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build")
     options = parser.parse_args()
-    if shutil.which("zstd") is None:
-        subprocess.run(["apt-get", "install", "-y", "-q", "zstd"], check=True)
+    for tool, package in (("zstd", "zstd"), ("age", "age")):
+        if shutil.which(tool) is None:
+            subprocess.run(["apt-get", "install", "-y", "-q", package], check=True)
     if not options.no_build:
         for product in ("brados", "brados-bench"):
             subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
@@ -76,8 +82,14 @@ def main():
                    for folder, _, names in os.walk(base) for name in names)
         tar_sources = ["-C", home, "cache/users/default", "data/users/default"]
 
+        # The profile's age key: the encrypted export goes to it, the import opens with it.
+        recipient = subprocess.run([brados, "keys", "generate"], env=env, check=True, capture_output=True, text=True).stdout.strip()
+        key_file = os.path.join(home, "config", "keys", "default.txt")
         results = {name: [] for name in ("brados export tar.gz", "tar -czf", "brados export tar.zst", "tar --zstd -cf",
-                                         "brados import (verified)", "tar -xf")}
+                                         "brados import (verified)", "tar -xf", "brados export tar.zst.age",
+                                         "tar --zstd -cf - | age -r", "brados import tar.zst.age (verified)",
+                                         "age -d | tar --zstd -xf -")}
+        tar_list = " ".join(tar_sources)
         for round_index in range(options.rounds + 1):
             out = os.path.join(work, f"r{round_index}")
             os.makedirs(out)
@@ -86,6 +98,8 @@ def main():
                 ("tar -czf", lambda: timed(["tar", "-czf", f"{out}/t.tar.gz"] + tar_sources)),
                 ("brados export tar.zst", lambda: timed([brados, "cache", "export", "-o", f"{out}/b.tar.zst"], env=env)),
                 ("tar --zstd -cf", lambda: timed(["tar", "--zstd", "-cf", f"{out}/t.tar.zst"] + tar_sources)),
+                ("brados export tar.zst.age", lambda: timed([brados, "cache", "export", "-o", f"{out}/b.tar.zst.age", "--recipient", recipient], env=env)),
+                ("tar --zstd -cf - | age -r", lambda: timed(["bash", "-o", "pipefail", "-c", f"tar --zstd -cf - {tar_list} | age -r {recipient} -o {out}/t.tar.zst.age"])),
             ]
             if round_index % 2:
                 cases.reverse()
@@ -93,6 +107,8 @@ def main():
             imports = [
                 ("brados import (verified)", lambda: timed([brados, "cache", "import", f"{out}/b.tar.zst", "--as", f"copy{round_index}"], env=env)),
                 ("tar -xf", lambda: timed(["tar", "-xf", f"{out}/t.tar.zst", "-C", os.makedirs(f"{out}/x") or f"{out}/x"])),
+                ("brados import tar.zst.age (verified)", lambda: timed([brados, "cache", "import", f"{out}/b.tar.zst.age", "--as", f"copyage{round_index}"], env=env)),
+                ("age -d | tar --zstd -xf -", lambda: timed(["bash", "-o", "pipefail", "-c", f"age -d -i {key_file} {out}/t.tar.zst.age | tar --zstd -xf - -C " + (os.makedirs(f"{out}/y") or f"{out}/y")])),
             ]
             if round_index % 2:
                 imports.reverse()
@@ -102,7 +118,8 @@ def main():
                     results[name].append(seconds)
             shutil.rmtree(out)
             for folder in ("cache", "data"):
-                shutil.rmtree(os.path.join(home, folder, "users", f"copy{round_index}"), ignore_errors=True)
+                for copy in (f"copy{round_index}", f"copyage{round_index}"):
+                    shutil.rmtree(os.path.join(home, folder, "users", copy), ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -118,6 +135,21 @@ def main():
         ("tar --zstd -cf", med["tar --zstd -cf"] / med["tar -czf"], ""),
         ("brados import (verified)", med["brados import (verified)"] / med["tar -xf"], "<= 1.2x tar -xf"),
         ("tar -xf", 1.0, ""),
+    ]
+    for name, ratio, goal in rows:
+        samples = results[name]
+        print(f"| {name} | {med[name]:.2f} ({min(samples):.2f}-{max(samples):.2f}) | {ratio:.2f}x | {goal} |")
+
+    print("\nage encryption (issue 20), the same cache and rounds:\n")
+    print("| case | median s (min-max) | ratio | goal |")
+    print("|---|---|---|---|")
+    rows = [
+        ("brados export tar.zst.age", med["brados export tar.zst.age"] / med["brados export tar.zst"], "<= 1.15x brados export tar.zst"),
+        ("brados export tar.zst.age", med["brados export tar.zst.age"] / med["tar --zstd -cf - | age -r"], "<= 1.0x tar --zstd -cf - | age -r"),
+        ("tar --zstd -cf - | age -r", 1.0, ""),
+        ("brados import tar.zst.age (verified)", med["brados import tar.zst.age (verified)"] / med["brados import (verified)"],
+         "<= 1.15x brados import (verified)"),
+        ("age -d | tar --zstd -xf -", med["age -d | tar --zstd -xf -"] / med["brados import (verified)"], "(reference: no verification)"),
     ]
     for name, ratio, goal in rows:
         samples = results[name]

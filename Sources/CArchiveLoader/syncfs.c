@@ -4,3 +4,8 @@
 #include "CArchiveLoader.h"
 
 int brados_syncfs(int fd) { return syncfs(fd); }
+
+// memfd_create(2) is a GNU extension too: an anonymous file in memory, for what must never
+// reach a disk (an encrypted export's database copies).
+#include <sys/mman.h>
+int brados_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

@@ -56,9 +56,8 @@ public struct VisitsPlugin: DomainPlugin {
         let store = KeyValueStore(url: profile.defaultsFile)
         guard let entry = cache(in: profile).load() else { return [] }
         let file = ExportedVisits(visits: entry.visits, savedAt: entry.savedAt, account: store.value(String.self, forKey: VisitsCache.accountKey))
-        let url = staging.appendingPathComponent(Self.exportFileName)
-        try AtomicFile.write(try JSONCoding.encode(file), to: url, durable: false)
-        return [ExportFile(archivePath: "data/\(name)/\(Self.exportFileName)", url: url, kind: .file)]
+        return [ExportFile(archivePath: "data/\(name)/\(Self.exportFileName)", contents: try JSONCoding.encode(file),
+                           url: staging.appendingPathComponent(Self.exportFileName))]
     }
 
     /// The imported file must decode before anything is swapped in.

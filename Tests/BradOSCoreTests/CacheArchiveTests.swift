@@ -331,6 +331,48 @@ struct CacheArchiveTests {
         #expect(!FileSystem.exists(root.url.appendingPathComponent(".staging")))
     }
 
+    @Test("a file rewritten in place between the hashing and the writing (same size, its time set back) fails the export")
+    func rewrittenInPlace() async throws {
+        let source = profile("default")
+        try fill(source)
+        let victim = source.dataDirectory(for: "beta").appendingPathComponent("notes.json")
+        let destination = root.url.appendingPathComponent("rewritten.tar.zst")
+        let exporter = CacheExporter(profile: source, plugins: plugins, accounts: [:], stagingRoot: root.url.appendingPathComponent(".staging"))
+        var rewritten = false
+        #expect(throws: ArchiveError.changedDuringExport(path: "data/beta/notes.json")) {
+            try exporter.export(toFile: destination, overwrite: false, options: .init()) { _, _ in
+                guard !rewritten else { return }
+                rewritten = true
+                var info = stat()
+                stat(victim.path, &info)
+                let fd = open(victim.path, O_WRONLY)
+                var bytes = Array(#"{"n":9}"#.utf8)
+                _ = write(fd, &bytes, bytes.count)
+                close(fd)
+                var times = [info.st_atim, info.st_mtim]
+                utimensat(AT_FDCWD, victim.path, &times, 0)
+            }
+        }
+        #expect(rewritten && !FileSystem.exists(destination))
+    }
+
+    @Test("a file changed within 2 s of the hashing is hashed again while written; an older one is trusted by its status")
+    func racyFiles() throws {
+        let file = root.url.appendingPathComponent("fresh.bin")
+        try AtomicFile.write(Data(repeating: 7, count: 10_000), to: file)
+        let export = ExportFile(archivePath: "cache/alpha/fresh.bin", url: file, kind: .file)
+        let fresh = try #require(try CacheExporter.hash(export, domain: "alpha", source: file, hashingStarted: Date()))
+        #expect(fresh.rehash && fresh.size == 10_000 && fresh.sha256 == Hex.encode(SHA256.hash(data: Data(repeating: 7, count: 10_000))))
+        let settled = try #require(try CacheExporter.hash(export, domain: "alpha", source: file, hashingStarted: Date().addingTimeInterval(10)))
+        #expect(!settled.rehash)
+        var info = stat()
+        stat(file.path, &info)
+        #expect(CacheExporter.sameFile(info, as: settled))
+        try AtomicFile.write(Data(repeating: 7, count: 10_000), to: file)
+        stat(file.path, &info)
+        #expect(!CacheExporter.sameFile(info, as: settled), "replaced by rename: another inode")
+    }
+
     @Test("an import cancelled before its swap (Ctrl-C, SIGTERM, SIGHUP) changes nothing and leaves no staging")
     func cancelledImport() async throws {
         let source = profile("default")

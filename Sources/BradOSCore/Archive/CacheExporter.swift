@@ -1,7 +1,9 @@
 import AgeEncryption
+import CArchiveLoader
 import Crypto
 import Foundation
 import GRDB
+import GRDBSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,8 +70,14 @@ public struct CacheExporter: Sendable {
         var source: URL
         var size: Int64
         var modified: timespec
+        var changed: timespec
+        var device: UInt64
+        var inode: UInt64
         var sha256: String
         var mode: mode_t
+        /// Hashed again while it is written: changed too recently before it was hashed to
+        /// tell a later write from its status alone.
+        var rehash: Bool
         /// A database copy made for the export, open and already unlinked: no plaintext copy
         /// of it stays on disk even if the export is killed from here on.
         var unlinkedCopy: Int32?
@@ -114,10 +122,11 @@ public struct CacheExporter: Sendable {
 
         var items: [Item] = []
         defer { for item in items { if let copy = item.unlinkedCopy { close(copy) } } }
-        var domains: [CacheArchiveManifest.Domain] = []
+        // Listed (and databases copied) in order, then hashed on every core: hashing is most
+        // of an export's work, and the manifest needs every checksum before the first file.
+        var listed: [(file: ExportFile, domain: String, source: URL, copy: Int32?)] = []
+        defer { for entry in listed { if let copy = entry.copy { close(copy) } } }
         for plugin in selected {
-            var count = 0
-            var bytes: Int64 = 0
             let made = staging.appendingPathComponent("made-\(plugin.name)", isDirectory: true)
             try FileSystem.createDirectory(made)
             for (index, file) in try plugin.exportFiles(in: profile, staging: made).enumerated() {
@@ -125,18 +134,37 @@ public struct CacheExporter: Sendable {
                 // Only names every import accepts (files brados did not write are left out).
                 guard (try? CacheArchiveManifest.checkPath(file.archivePath)) != nil else { continue }
                 var source = file.url
-                if file.kind == .sqlite {
+                var copy: Int32?
+                if let contents = file.contents {
+                    copy = try Self.memoryFile(contents, name: file.url.lastPathComponent)
+                } else if file.kind == .sqlite, options.encryption != nil {
+                    // Encrypted: the copy is made in memory, so no unencrypted byte of it
+                    // touches a disk, not even for a moment.
+                    guard let fd = try Self.backupInMemory(file.url) else { continue }
+                    copy = fd
+                } else if file.kind == .sqlite {
                     source = staging.appendingPathComponent("\(plugin.name)-\(index).sqlite")
                     guard try Self.backup(file.url, to: source) else { continue }
-                }
-                // A file gone since it was listed (an evicted artwork) is simply not exported.
-                guard var item = try Self.hash(file, domain: plugin.name, source: source) else { continue }
-                if file.kind == .sqlite {
-                    let copy = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                    guard copy >= 0 else { throw StorageError.io(operation: "open", path: source.path, errno: errno) }
-                    item.unlinkedCopy = copy
+                    // Open and unlinked at once: no plaintext copy of it stays on disk even if
+                    // the export is killed from here on.
+                    let fd = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                    guard fd >= 0 else { throw StorageError.io(operation: "open", path: source.path, errno: errno) }
                     unlink(source.path)
+                    copy = fd
                 }
+                listed.append((file, plugin.name, source, copy))
+            }
+        }
+        let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) })
+        var domains: [CacheArchiveManifest.Domain] = []
+        for plugin in selected {
+            var count = 0
+            var bytes: Int64 = 0
+            for (index, entry) in listed.enumerated() where entry.domain == plugin.name {
+                // A file gone since it was listed (an evicted artwork) is simply not exported.
+                guard var item = hashed[index] else { continue }
+                item.unlinkedCopy = entry.copy
+                listed[index].copy = nil
                 items.append(item)
                 count += 1
                 bytes += item.size
@@ -170,9 +198,7 @@ public struct CacheExporter: Sendable {
             defer { close(fd) }
             if item.unlinkedCopy != nil { lseek(fd, 0, SEEK_SET) }
             var info = stat()
-            guard fstat(fd, &info) == 0, Int64(info.st_size) == item.size,
-                  info.st_mtim.tv_sec == item.modified.tv_sec, info.st_mtim.tv_nsec == item.modified.tv_nsec
-            else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
+            guard fstat(fd, &info) == 0, Self.sameFile(info, as: item) else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
             try writer.beginFile(path: item.file.archivePath, size: item.size, mode: item.mode,
                                  modified: Date(timeIntervalSince1970: TimeInterval(item.modified.tv_sec)))
             var remaining = item.size
@@ -183,14 +209,20 @@ public struct CacheExporter: Sendable {
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                hasher.update(bufferPointer: chunk)
+                if item.rehash { hasher.update(bufferPointer: chunk) }
                 try writer.write(chunk)
                 remaining -= Int64(count)
                 done += Int64(count)
                 progress(done, total)
             }
-            // Rewritten in place since it was hashed (same size and time)? Then the manifest would lie.
-            guard Hex.encode(hasher.finalize()) == item.sha256 else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
+            // Rewritten in place since it was hashed? Then the manifest would lie. A file whose
+            // status did not change at all (inode, size, modification and change times), and
+            // was last changed well before it was hashed, cannot have been written since (any
+            // write moves its change time, which no program can set back); any other is hashed
+            // again as it is written (git's "racy" rule).
+            guard fstat(fd, &info) == 0, Self.sameFile(info, as: item),
+                  !item.rehash || Hex.encode(hasher.finalize()) == item.sha256
+            else { throw ArchiveError.changedDuringExport(path: item.file.archivePath) }
         }
         try Task.checkCancellation()
         try writer.finish()
@@ -225,9 +257,113 @@ public struct CacheExporter: Sendable {
         }
     }
 
-    /// Size, modification time, SHA-256 and mode of a file; `nil` when it vanished.
-    static func hash(_ file: ExportFile, domain: String, source: URL) throws -> Item? {
-        let fd = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    /// Copies a database through SQLite's online backup into an anonymous in-memory file
+    /// (memfd); `nil` when it no longer exists.
+    static func backupInMemory(_ source: URL) throws -> Int32? {
+        guard FileSystem.exists(source) else { return nil }
+        do {
+            let from = try GRDBReadOnly.open(source, busyTimeout: 30)
+            let memory = try DatabaseQueue()
+            try from.backup(to: memory)
+            try from.close()
+            return try memory.inDatabase { db in
+                var size: sqlite3_int64 = 0
+                guard let image = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
+                    throw StorageError.io(operation: "serialize", path: source.path, errno: ENOMEM)
+                }
+                defer { sqlite3_free(image) }
+                return try memoryFile(UnsafeRawBufferPointer(start: image, count: Int(size)), name: source.lastPathComponent)
+            }
+        } catch let error as DatabaseError {
+            throw StorageError.database(error, path: source.path, writing: nil)
+        }
+    }
+
+    /// An anonymous in-memory file (memfd) holding `bytes`.
+    static func memoryFile(_ bytes: some ContiguousBytes, name: String) throws -> Int32 {
+        let fd = brados_memfd("brados-export-\(name)")
+        guard fd >= 0 else { throw StorageError.io(operation: "memfd_create", path: name, errno: errno) }
+        do {
+            try bytes.withUnsafeBytes { try FileDescriptorSink(fd).write($0) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Whether `info` (a file's status now) is the status it had when it was hashed.
+    static func sameFile(_ info: stat, as item: Item) -> Bool {
+        Int64(info.st_size) == item.size && UInt64(info.st_dev) == item.device && UInt64(info.st_ino) == item.inode
+            && info.st_mtim.tv_sec == item.modified.tv_sec && info.st_mtim.tv_nsec == item.modified.tv_nsec
+            && info.st_ctim.tv_sec == item.changed.tv_sec && info.st_ctim.tv_nsec == item.changed.tv_nsec
+    }
+
+    /// Hashes every file, on up to as many threads as there are cores (at most 4), in the
+    /// caller's order; `nil` for a file that vanished. The calling task's cancellation stops
+    /// every thread at its next 1 MiB.
+    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)]) throws -> [Item?] {
+        let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, files.count))
+        let state = HashState(count: files.count)
+        let started = Date()
+        @Sendable func work(_ cancelled: @escaping () -> Bool) {
+            while let index = state.next() {
+                let entry = files[index]
+                do {
+                    let item = try hash(entry.file, domain: entry.domain, source: entry.source, descriptor: entry.copy,
+                                        hashingStarted: started, cancelled: { cancelled() || state.stopped })
+                    state.finish(index, item)
+                } catch {
+                    state.fail(error)
+                }
+            }
+        }
+        let group = DispatchGroup()
+        for _ in 1..<workers { DispatchQueue.global().async(group: group) { work { false } } }
+        // This thread is a worker too, and the one that sees the task's cancellation.
+        work {
+            if Task.isCancelled { state.fail(CancellationError()) }
+            return Task.isCancelled
+        }
+        group.wait()
+        return try state.results()
+    }
+
+    /// The shared state of ``hashAll(_:)``'s threads.
+    final class HashState: @unchecked Sendable {
+        private let lock = NSLock()
+        private var nextIndex = 0
+        private var items: [Item?]
+        private var error: (any Error)?
+
+        init(count: Int) { items = Array(repeating: nil, count: count) }
+
+        var stopped: Bool { lock.withLock { error != nil } }
+
+        func next() -> Int? {
+            lock.withLock {
+                guard error == nil, nextIndex < items.count else { return nil }
+                defer { nextIndex += 1 }
+                return nextIndex
+            }
+        }
+
+        func finish(_ index: Int, _ item: Item?) { lock.withLock { items[index] = item } }
+        func fail(_ error: any Error) { lock.withLock { if self.error == nil { self.error = error } } }
+
+        func results() throws -> [Item?] {
+            try lock.withLock {
+                if let error { throw error }
+                return items
+            }
+        }
+    }
+
+    /// Size, times, identity, SHA-256 and mode of a file (read from `descriptor` when given);
+    /// `nil` when it vanished.
+    static func hash(_ file: ExportFile, domain: String, source: URL, descriptor: Int32? = nil, hashingStarted: Date = Date(),
+                     cancelled: () -> Bool = { Task.isCancelled }) throws -> Item? {
+        let fd = descriptor.map { dup($0) } ?? open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw StorageError.io(operation: "open", path: source.path, errno: errno)
@@ -240,17 +376,26 @@ public struct CacheExporter: Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var size: Int64 = 0
+        var offset: off_t = 0
         while true {
-            try Task.checkCancellation()
-            let count = read(fd, buffer.baseAddress, buffer.count)
+            if cancelled() { throw CancellationError() }
+            let count = pread(fd, buffer.baseAddress, buffer.count, offset)
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw StorageError.io(operation: "read", path: source.path, errno: errno) }
             if count == 0 { break }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             size += Int64(count)
+            offset += off_t(count)
         }
         guard size == Int64(info.st_size) else { throw ArchiveError.changedDuringExport(path: file.archivePath) }
-        return Item(file: file, domain: domain, source: source, size: size, modified: info.st_mtim,
-                    sha256: Hex.encode(hasher.finalize()), mode: info.st_mode & 0o777)
+        // Changed within 2 s of the hashing (clocks tick coarsely): a later write could leave
+        // the same times, so it is hashed again while written. A private database copy, open
+        // and unlinked, can be written by no one.
+        let changed = Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9
+        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        let racy = descriptor == nil && max(changed, modified) >= hashingStarted.timeIntervalSince1970 - 2
+        return Item(file: file, domain: domain, source: source, size: size, modified: info.st_mtim, changed: info.st_ctim,
+                    device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+                    sha256: Hex.encode(hasher.finalize()), mode: info.st_mode & 0o777, rehash: racy)
     }
 }

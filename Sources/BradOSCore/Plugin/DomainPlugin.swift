@@ -47,8 +47,10 @@ public protocol DomainPlugin: Sendable {
     /// Removes everything the domain stores for the profile.
     /// - Throws: ``StorageError``.
     func clear(in profile: ProfileScope) throws
-    /// The files the domain contributes to `brados cache export`. `staging` is a private
-    /// folder (removed after the export) for files made for it, e.g. from the key-value store.
+    /// The files the domain contributes to `brados cache export`. Content made for the export
+    /// (e.g. from the key-value store) is best returned in memory (`ExportFile(archivePath:
+    /// contents:url:)`), so an encrypted export writes nothing unencrypted; `staging` is a
+    /// private folder (removed after the export) for what must be a file.
     /// - Throws: ``StorageError``.
     func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile]
     /// Checks the domain's staged import before anything is swapped in (`cache` and `data`
@@ -189,11 +191,22 @@ public struct ExportFile: Sendable, Equatable {
     public var archivePath: String
     public var url: URL
     public var kind: Kind
+    /// Content made for the export (e.g. from a key-value store), kept in memory: no file of
+    /// it is ever written, so an encrypted export leaves nothing unencrypted on a disk.
+    public var contents: Data?
 
     public init(archivePath: String, url: URL, kind: Kind) {
         self.archivePath = archivePath
         self.url = url
         self.kind = kind
+    }
+
+    /// A file made in memory for the export; `url` only names it in messages.
+    public init(archivePath: String, contents: Data, url: URL) {
+        self.archivePath = archivePath
+        self.url = url
+        self.kind = .file
+        self.contents = contents
     }
 }
 
