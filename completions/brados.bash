@@ -185,13 +185,13 @@ _brados() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    auth|config|cache|plugins|sync|doctor|mealplan|visits|library|coach|plan|help)
+    auth|config|cache|keys|plugins|sync|doctor|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'auth config cache plugins sync doctor mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'auth config cache keys plugins sync doctor mealplan visits library coach plan help' -- "${cur}"))
         ;;
     esac
 }
@@ -298,7 +298,7 @@ _brados_auth_switch() {
 
 _brados_auth_logout() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--remove-key --keep-key --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -528,8 +528,8 @@ _brados_cache_clear() {
 
 _brados_cache_export() {
     repeating_flags=()
-    non_repeating_flags=(--overwrite --offline --json -v --verbose -q --quiet --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--overwrite --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=(--recipient --recipients-file)
     non_repeating_options=(--output -o --format --level --domains --profile --server)
     __brados_offer_flags_options 0
 
@@ -547,6 +547,13 @@ _brados_cache_export() {
     '--domains')
         return
         ;;
+    '--recipient')
+        return
+        ;;
+    '--recipients-file')
+        __brados_add_completions -f
+        return
+        ;;
     '--profile')
         __brados_add_custom_completions ---completion cache export -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
@@ -559,8 +566,8 @@ _brados_cache_export() {
 
 _brados_cache_import() {
     repeating_flags=()
-    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --offline --json -v --verbose -q --quiet --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --passphrase-stdin --offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=(--identity)
     non_repeating_options=(--as --domains --profile --server)
     __brados_offer_flags_options 1
 
@@ -571,6 +578,10 @@ _brados_cache_import() {
         return
         ;;
     '--domains')
+        return
+        ;;
+    '--identity')
+        __brados_add_completions -f
         return
         ;;
     '--profile')
@@ -585,7 +596,7 @@ _brados_cache_import() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -o plusdirs -fX '!*.@(zst|gz)'
+        __brados_add_completions -o plusdirs -fX '!*.@(zst|gz|age)'
         return
         ;;
     esac
@@ -593,13 +604,17 @@ _brados_cache_import() {
 
 _brados_cache_verify() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
-    repeating_options=()
+    non_repeating_flags=(--passphrase-stdin --offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=(--identity)
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--identity')
+        __brados_add_completions -f
+        return
+        ;;
     '--profile')
         __brados_add_custom_completions ---completion cache verify -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
@@ -612,7 +627,7 @@ _brados_cache_verify() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __brados_add_completions -o plusdirs -fX '!*.@(zst|gz)'
+        __brados_add_completions -o plusdirs -fX '!*.@(zst|gz|age)'
         return
         ;;
     esac
@@ -629,6 +644,67 @@ _brados_cache_path() {
     case "${prev}" in
     '--profile')
         __brados_add_custom_completions ---completion cache path -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_keys() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    generate|show)
+        # Offer subcommand argument completions
+        "_brados_keys_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'generate show' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_keys_generate() {
+    repeating_flags=()
+    non_repeating_flags=(--force --offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion keys generate -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_keys_show() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion keys show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')

@@ -27,7 +27,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import suite_parser, ROOT, Binaries, Profile, Server, Tally  # noqa: E402
 
-TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits", "server", "headers", "text"]
+TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits", "server", "headers", "text", "age"]
+# The age target's key, compiled into brados-fuzz (C2SP's test-vector identity).
+AGE_IDENTITY = "AGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0"
 
 # Requests as Supabase's clients send them (target line, then headers), and header values.
 SERVER_SEEDS = [
@@ -61,6 +63,19 @@ def seeds(binaries, corpus):
                 profile.must("cache", "export", "--format", compression, "--domains", "mealplan,plan,visits", "-o", path)
                 archives.append(path)
             copies["archive"] = archives
+            # Encrypted to the fuzz key (binary and armored) and with the passphrase "fuzz".
+            key = os.path.join(profile.home, "fuzz-key.txt")
+            with open(key, "w") as handle:
+                handle.write(AGE_IDENTITY + "\n")
+            recipient = subprocess.run(["age-keygen", "-y", key], check=True, capture_output=True, text=True).stdout.strip()
+            encrypted = []
+            for index, flags in enumerate((["--recipient", recipient], ["--recipient", recipient, "--armor"], ["--passphrase-stdin"])):
+                path = os.path.join(profile.home, f"seed-{index}.age")
+                subprocess.run([binaries.brados, "cache", "export", "--domains", "mealplan", "-o", path] + flags, check=True,
+                               input="fuzz\n", text=True, capture_output=True,
+                               env=dict(profile.env, BRADOS_ARCHIVE_SCRYPT_WORK_FACTOR="10"))
+                encrypted.append(path)
+            copies["age"] = encrypted
             with tarfile.open(archives[0], "r:gz") as tar:
                 manifest = tar.extractfile("manifest.json").read()
             for target, files in copies.items():

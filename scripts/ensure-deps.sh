@@ -7,8 +7,10 @@ need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # zsh and fish: the completion tests run all three shells; strace: reliability/security.py
 # checks that the embedded backend binds no TCP port; libarchive-tools (bsdtar): a test lists
-# an exported archive with bsdtar, GNU tar and Python's tarfile.
-for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev zsh fish strace libarchive-tools; do
+# an exported archive with bsdtar, GNU tar and Python's tarfile; age: the encrypted-archive tests
+# open brados's exports with the age command and import files it made (and make bench compares
+# with it); zstd: those tests list a decrypted archive with tar --zstd.
+for package in libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev zsh fish strace libarchive-tools age zstd; do
     have "$package" || need+=("$package")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

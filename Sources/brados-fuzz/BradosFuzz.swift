@@ -1,3 +1,4 @@
+import AgeEncryption
 import BradOSCore
 import BradOSServer
 import CFuzzDriver
@@ -14,7 +15,10 @@ import Glibc
 /// The parsers brados runs on bytes it did not write: cache files, archive manifests,
 /// archives. Each must reject bad input with an error, never crash (reliability/fuzz.py).
 enum FuzzTarget: String, CaseIterable {
-    case manifest, archive, mealplan, library, plan, visits, server, headers, text
+    case manifest, archive, mealplan, library, plan, visits, server, headers, text, age
+
+    /// The age target's key (C2SP's test-vector identity; fuzz.py encrypts its seeds to it).
+    static let ageIdentity = try! X25519Identity("AGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0")
 
     /// Runs one input through the target's real decoding path.
     func run(_ data: Data) {
@@ -25,6 +29,13 @@ enum FuzzTarget: String, CaseIterable {
             for file in manifest.files { try? CacheArchiveManifest.checkPath(file.path) }
         case .archive:
             readArchive(data)
+        case .age:
+            // An encrypted archive's reader: detection, armor, header, stanzas, STREAM, to the
+            // end. The seeds' key and passphrase open it; scrypt is capped at 2^10 here.
+            let identities: [any AgeIdentity] = [Self.ageIdentity, ScryptPassphrase("fuzz", maxWorkFactor: 10)]
+            guard let decryptor = try? AgeDecryptor(input: MemorySource(Array(data)), identities: { _ in identities }) else { return }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while let count = try? buffer.withUnsafeMutableBytes({ try decryptor.read(into: $0) }), count > 0 {}
         case .mealplan:
             _ = try? JSONCoding.decode(CachedMealPlan.self, from: data)
         case .library:

@@ -373,6 +373,31 @@ struct CacheArchiveTests {
         #expect(!CacheExporter.sameFile(info, as: settled), "replaced by rename: another inode")
     }
 
+    @Test("the export hash cache: a file with the status it was hashed with is not read again; any change of status reads it")
+    func exportHashCache() throws {
+        let file = root.url.appendingPathComponent("settled.bin")
+        try AtomicFile.write(Data(repeating: 1, count: 5_000), to: file)
+        let settledFile = ExportFile(archivePath: "cache/alpha/settled.bin", url: file, kind: .file)
+        var info = stat()
+        stat(file.path, &info)
+        var known = ExportHashCache()
+        // A recorded hash that is not the content's: used as is, so the file was not read.
+        known.entries[file.path] = ExportHashCache.entry(info, sha256: "recorded")
+        #expect(try CacheExporter.hash(settledFile, domain: "alpha", source: file, known: known)?.sha256 == "recorded")
+        // Another status (here: rewritten, another inode) is hashed again.
+        try AtomicFile.write(Data(repeating: 1, count: 5_000), to: file)
+        let fresh = try #require(try CacheExporter.hash(settledFile, domain: "alpha", source: file, known: known))
+        #expect(fresh.sha256 == Hex.encode(SHA256.hash(data: Data(repeating: 1, count: 5_000))))
+        // Exports record only settled files; an archive made with the cache still verifies.
+        let source = profile("default")
+        try fill(source)
+        _ = try export(source)
+        let archive = try export(source)
+        let fd = open(archive.path, O_RDONLY)
+        defer { close(fd) }
+        #expect(try CacheVerifier().verify(fd: fd).files > 0)
+    }
+
     @Test("an import cancelled before its swap (Ctrl-C, SIGTERM, SIGHUP) changes nothing and leaves no staging")
     func cancelledImport() async throws {
         let source = profile("default")

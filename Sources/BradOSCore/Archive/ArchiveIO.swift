@@ -68,6 +68,11 @@ public final class ArchiveWriter {
             if status == ARCHIVE_WARN { throw Self.noBuiltIn(compression.rawValue) }
         }
         if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
+        // zstd compresses on worker threads while this one reads, hashes and encrypts (the
+        // output is the same format; libzstd without threads support just ignores it).
+        if status == ARCHIVE_OK, compression == .zstd, ProcessInfo.processInfo.activeProcessorCount > 1 {
+            _ = archive_write_set_filter_option(archive, nil, "threads", String(min(ProcessInfo.processInfo.activeProcessorCount, 4)))
+        }
         // Whole-block padding is for tapes; a file or a pipe needs none.
         if status == ARCHIVE_OK { status = archive_write_set_bytes_in_last_block(archive, 1) }
         if status == ARCHIVE_OK {

@@ -155,7 +155,8 @@ public struct CacheExporter: Sendable {
                 listed.append((file, plugin.name, source, copy))
             }
         }
-        let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) })
+        let known = ExportHashCache.load(profile)
+        let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) }, known: known)
         var domains: [CacheArchiveManifest.Domain] = []
         for plugin in selected {
             var count = 0
@@ -227,6 +228,15 @@ public struct CacheExporter: Sendable {
         try Task.checkCancellation()
         try writer.finish()
         try encryptor?.finish()
+        // What the next export need not hash again: files read from the profile's folders
+        // (not memory copies) that had settled before they were hashed.
+        var settled = ExportHashCache()
+        for item in items where item.unlinkedCopy == nil && !item.rehash {
+            settled.entries[item.source.path] = .init(device: item.device, inode: item.inode, size: item.size,
+                                                      modified: [item.modified.tv_sec, item.modified.tv_nsec],
+                                                      changed: [item.changed.tv_sec, item.changed.tv_nsec], sha256: item.sha256)
+        }
+        if settled.entries != known.entries { settled.save(profile) }
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,
                       files: items.count, bytes: total)
     }
@@ -302,7 +312,7 @@ public struct CacheExporter: Sendable {
     /// Hashes every file, on up to as many threads as there are cores (at most 4), in the
     /// caller's order; `nil` for a file that vanished. The calling task's cancellation stops
     /// every thread at its next 1 MiB.
-    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)]) throws -> [Item?] {
+    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)], known: ExportHashCache = ExportHashCache()) throws -> [Item?] {
         let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, files.count))
         let state = HashState(count: files.count)
         let started = Date()
@@ -311,7 +321,7 @@ public struct CacheExporter: Sendable {
                 let entry = files[index]
                 do {
                     let item = try hash(entry.file, domain: entry.domain, source: entry.source, descriptor: entry.copy,
-                                        hashingStarted: started, cancelled: { cancelled() || state.stopped })
+                                        hashingStarted: started, known: known, cancelled: { cancelled() || state.stopped })
                     state.finish(index, item)
                 } catch {
                     state.fail(error)
@@ -362,7 +372,7 @@ public struct CacheExporter: Sendable {
     /// Size, times, identity, SHA-256 and mode of a file (read from `descriptor` when given);
     /// `nil` when it vanished.
     static func hash(_ file: ExportFile, domain: String, source: URL, descriptor: Int32? = nil, hashingStarted: Date = Date(),
-                     cancelled: () -> Bool = { Task.isCancelled }) throws -> Item? {
+                     known: ExportHashCache = ExportHashCache(), cancelled: () -> Bool = { Task.isCancelled }) throws -> Item? {
         let fd = descriptor.map { dup($0) } ?? open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -372,6 +382,11 @@ public struct CacheExporter: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw StorageError.io(operation: "stat", path: source.path, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        // Hashed by an earlier export and not changed since: its status says so.
+        if descriptor == nil, let sha256 = known.sha256(source.path, info) {
+            return Item(file: file, domain: domain, source: source, size: Int64(info.st_size), modified: info.st_mtim, changed: info.st_ctim,
+                        device: UInt64(info.st_dev), inode: UInt64(info.st_ino), sha256: sha256, mode: info.st_mode & 0o777, rehash: false)
+        }
         var hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }

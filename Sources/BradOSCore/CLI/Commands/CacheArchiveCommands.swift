@@ -15,14 +15,14 @@ extension CacheCommand {
             file's size, SHA-256 and mode). Databases are copied through SQLite's online backup. \
             Credentials are never included.
             Encrypted with age (age-encryption.org/v1, opened by brados or by the `age` tool): \
-            --recipient age1… (someone's public key, from their `brados keys show`), \
+            --recipient age1... (someone's public key, from their `brados keys show`), \
             --encrypt (this profile's own key), or --passphrase. Compressed, encrypted and \
             written in one pass: no unencrypted byte reaches the disk.
             Examples:
               brados cache export                          brados-<profile>-<date>.tar.zst here
               brados cache export -o backup.tar.gz --format tar.gz
               brados cache export --encrypt                brados-<profile>-<date>.tar.zst.age
-              brados cache export --recipient age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o for-bob.tar.zst.age
+              brados cache export --recipient "$(cat bob.txt)" -o for-bob.tar.zst.age   (bob.txt: his `keys show` line)
               printf %s "$PASS" | brados cache export --passphrase-stdin --armor -o backup.age
               brados cache export --domains \(HelpExamples.domains(2, separator: ",")) -o - | ssh laptop 'brados cache import -'
             """)
@@ -32,8 +32,8 @@ extension CacheCommand {
         @Option(help: ArgumentHelp("Compression level (zstd 1-19, default 3; gzip 1-9, default 6).", valueName: "n")) var level: Int?
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Replace the output file if it exists.") var overwrite = false
-        @Option(name: .customLong("recipient"), help: ArgumentHelp("Encrypt to this age public key (repeatable).", valueName: "age1…")) var recipients: [String] = []
-        @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Encrypt to the age1… lines of this file (repeatable; # comments).", valueName: "file"),
+        @Option(name: .customLong("recipient"), help: ArgumentHelp("Encrypt to this age public key (repeatable).", valueName: "age1...")) var recipients: [String] = []
+        @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Encrypt to the age1... lines of this file (repeatable; # comments).", valueName: "file"),
                 completion: .file()) var recipientsFiles: [String] = []
         @Flag(help: "Encrypt to this profile's own key (`brados keys generate`); adds to --recipient.") var encrypt = false
         @Flag(help: "Encrypt with a passphrase, asked twice on the terminal (work factor: archive.scrypt-work-factor).") var passphrase = false

@@ -8,13 +8,13 @@ public struct KeysCommand: AsyncParsableCommand {
         commandName: "keys",
         abstract: "The profile's age key, for encrypted cache archives.",
         discussion: """
-        A profile's key is an age X25519 identity (AGE-SECRET-KEY-1…) kept in the config \
-        folder, 0600, never in a cache or an archive. Its recipient (age1…) is public: give it \
+        A profile's key is an age X25519 identity (AGE-SECRET-KEY-1...) kept in the config \
+        folder, 0600, never in a cache or an archive. Its recipient (age1...) is public: give it \
         to whoever should send you an archive. The key file is an age identity file, so the \
         standard `age -d -i FILE` opens your archives too.
         Examples:
           brados keys generate
-          brados keys show                  the age1… line to give to someone
+          brados keys show                  the age1... line to give to someone
           brados cache export --encrypt     an archive only this profile's key opens
         """,
         subcommands: [Generate.self, Show.self])
@@ -24,7 +24,7 @@ public struct KeysCommand: AsyncParsableCommand {
     public struct Generate: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "generate",
-            abstract: "Create the profile's age key and print its recipient (age1…).",
+            abstract: "Create the profile's age key and print its recipient (age1...).",
             discussion: "An existing key is never replaced unless --force: archives encrypted to it open only with it.\nExamples:\n  brados keys generate\n  brados --profile work keys generate --json")
         @Flag(help: "Replace an existing key (archives encrypted to it can then no longer be opened with brados).") var force = false
         @OptionGroup var global: GlobalOptions
@@ -42,7 +42,7 @@ public struct KeysCommand: AsyncParsableCommand {
     public struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Print the profile's recipient (age1…), to give to whoever sends you archives.",
+            abstract: "Print the profile's recipient (age1...), to give to whoever sends you archives.",
             discussion: "Examples:\n  brados keys show\n  brados keys show --json | jq -r .recipient")
         @OptionGroup var global: GlobalOptions
         public init() {}
