@@ -5,6 +5,8 @@ public struct AgeHeader: Sendable {
     public static let versionLine = "age-encryption.org/v1"
     static let maxLine = 4096
     static let maxStanzas = 1024
+    /// The largest header read (a real one is a few hundred bytes per recipient).
+    static let maxSize = 1 << 20
 
     public var stanzas: [Stanza]
     var mac: [UInt8]
@@ -85,6 +87,7 @@ public struct AgeHeader: Sendable {
             while true {
                 let bodyLine = try line()
                 authenticated += bodyLine + [0x0A]
+                guard authenticated.count <= maxSize else { throw AgeError.malformedHeader("it is larger than \(maxSize / 1024) KiB") }
                 guard bodyLine.count <= 64 else { throw AgeError.malformedHeader("a stanza body line is longer than 64 columns") }
                 body += bodyLine
                 if bodyLine.count < 64 { break }
@@ -94,6 +97,16 @@ public struct AgeHeader: Sendable {
                                   arguments: words.dropFirst().map { String(decoding: $0, as: UTF8.self) }, body: decoded))
             next = try line()
         }
+    }
+
+    /// Checks what a passphrase will be needed for, before one is asked: an scrypt stanza
+    /// alone, with a work factor at most `maxWorkFactor`.
+    public func checkPassphraseStanza(maxWorkFactor: Int = ScryptPassphrase.maxWorkFactor) throws {
+        guard isPassphrase else { return }
+        guard stanzas.count == 1 else { throw AgeError.malformedHeader("an scrypt stanza must be the only one in the header") }
+        guard stanzas[0].arguments.count == 2 else { throw AgeError.malformedHeader("an scrypt stanza has \(stanzas[0].arguments.count) arguments, not 2") }
+        let factor = try ScryptPassphrase.workFactor(stanzas[0].arguments[1])
+        guard factor <= maxWorkFactor else { throw AgeError.workFactorTooHigh(factor, limit: maxWorkFactor) }
     }
 
     /// Finds the file key with `identities` and checks the MAC with it.

@@ -388,14 +388,34 @@ struct CacheArchiveTests {
         try AtomicFile.write(Data(repeating: 1, count: 5_000), to: file)
         let fresh = try #require(try CacheExporter.hash(settledFile, domain: "alpha", source: file, known: known))
         #expect(fresh.sha256 == Hex.encode(SHA256.hash(data: Data(repeating: 1, count: 5_000))))
-        // Exports record only settled files; an archive made with the cache still verifies.
+        // An export records settled files (here: its clock 10 s on), and the next one uses them:
+        // a recorded hash changed by hand ends up in the manifest, so that archive fails verify.
         let source = profile("default")
         try fill(source)
-        _ = try export(source)
-        let archive = try export(source)
-        let fd = open(archive.path, O_RDONLY)
-        defer { close(fd) }
-        #expect(try CacheVerifier().verify(fd: fd).files > 0)
+        let later = CacheExporter(profile: source, plugins: plugins, accounts: [:], stagingRoot: root.url.appendingPathComponent(".staging"),
+                                  now: { Date().addingTimeInterval(10) })
+        func exportLater() throws -> URL {
+            let url = root.url.appendingPathComponent("later-\(UUID().uuidString).tar.zst")
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            defer { close(fd) }
+            _ = try later.export(to: fd, options: .init())
+            return url
+        }
+        func verifies(_ url: URL) -> Bool {
+            let fd = open(url.path, O_RDONLY)
+            defer { close(fd) }
+            return (try? CacheVerifier().verify(fd: fd)) != nil
+        }
+        #expect(verifies(try exportLater()))
+        let recorded = ExportHashCache.load(source)
+        let blob = source.cacheDirectory(for: "alpha").appendingPathComponent("1024/ab/blob").path
+        #expect(recorded.entries[blob] != nil, "\(recorded.entries.keys)")
+        var wrong = recorded
+        wrong.entries[blob]?.sha256 = String(repeating: "0", count: 64)
+        wrong.save(source)
+        #expect(!verifies(try exportLater()), "the recorded hash was not used")
+        recorded.save(source)
+        #expect(verifies(try exportLater()))
     }
 
     @Test("an import cancelled before its swap (Ctrl-C, SIGTERM, SIGHUP) changes nothing and leaves no staging")

@@ -112,6 +112,9 @@ struct EncryptedArchiveEndToEndTests {
             let listed = try tool("tar", ["--zstd", "-tf", plain.path])
             let names = listed.stdout.split(separator: "\n").map(String.init)
             #expect(listed.status == 0 && names.first == "manifest.json" && names.contains { $0.hasPrefix("cache/library/artwork/") }, "\(listed.stderr)")
+            // Every entry, the in-memory database copies and the visits file included, is 0600.
+            let modes = try tool("tar", ["--zstd", "-tvf", plain.path]).stdout.split(separator: "\n").map { String($0.prefix(10)) }
+            #expect(!modes.isEmpty && modes.allSatisfy { $0 == "-rw-------" }, "\(Set(modes))")
             let verify = try brados(["cache", "verify", archive.path], server)
             #expect(verify.status == 0 && verify.stdout.contains("every chunk authenticated"), "\(verify.stderr)")
         }
@@ -148,8 +151,8 @@ struct EncryptedArchiveEndToEndTests {
         #expect(wrong.status == 12 && wrong.stdout.contains("passphrase does not open"), "\(wrong.stdout)")
         let piped = try brados(["cache", "import", protected.path, "--as", "from-passphrase", "--passphrase-stdin"], server, stdin: "correct horse\n")
         #expect(piped.status == 0, "\(piped.stderr)")
-        // Without a terminal or --passphrase-stdin: said so, exit 12.
-        let none = try brados(["cache", "verify", protected.path], server)
+        // Without a terminal (its own session: no controlling tty) or --passphrase-stdin: said so, exit 12.
+        let none = try tool("setsid", ["-w", BuiltProducts.url("brados").path, "cache", "verify", protected.path], environment: environment(server))
         #expect(none.status == 12 && none.stderr.contains("--passphrase-stdin"), "\(none.stderr)")
 
         // brados --passphrase: asked twice on the terminal (a mismatch refused), opened by brados with the passphrase.
@@ -212,8 +215,13 @@ struct EncryptedArchiveEndToEndTests {
         #expect(encrypted.contains { $0.contains("memfd_create") }, "\(encrypted)")
         // Nothing made in the export's staging folder but its lock; the only other new file is
         // the archive itself (an unnamed O_TMPFILE, linked once whole).
-        let staged = encrypted.filter { $0.contains("/.staging/") && !$0.contains("/.lock\"") }
-        #expect(staged.isEmpty, "\(staged)")
+        // Everything else it creates is a lock, SQLite's -wal/-shm of the profile's own databases,
+        // the unnamed archive (O_TMPFILE, linked once whole) or the export hash cache.
+        let unexpected = encrypted.filter { line in
+            !(line.contains(".lock\"") || line.contains("-wal\"") || line.contains("-shm\"") || line.contains("memfd_create")
+              || line.contains("O_TMPFILE") || line.contains(".export-hashes.json") || line.contains("linkat(") && line.contains("/proc/self/fd/"))
+        }
+        #expect(unexpected.isEmpty, "\(unexpected)")
         let plain = try created(["cache", "export", "-o", home.url.appendingPathComponent("p.tar.zst").path])
         #expect(plain.contains { $0.contains("/.staging/") && $0.contains(".sqlite") && $0.contains("O_CREAT") }, "the control stages a database copy: \(plain)")
     }
@@ -253,7 +261,38 @@ struct EncryptedArchiveEndToEndTests {
             #expect(imported.status == 8 && imported.stderr.contains("Nothing was imported"), "\(name): import \(imported.status) \(imported.stderr)")
             #expect(try snapshot("target") == before, "\(name): the target changed")
         }
+        // A damaged recipient line cannot be told from a wrong key (as with age): exit 12, nothing imported.
+        let stanza = try #require(good.range(of: Data("-> X25519 ".utf8))?.upperBound)
+        let file = home.url.appendingPathComponent("tampered.age")
+        try flipped(stanza + 3).write(to: file)
+        let recipientLine = try brados(["cache", "import", file.path, "--as", "target", "--replace"], server)
+        #expect(recipientLine.status == 12 && recipientLine.stderr.contains("header was damaged"), "\(recipientLine.stderr)")
+        #expect(try snapshot("target") == before)
         // The intact file still imports.
         #expect(try brados(["cache", "import", archive.path, "--as", "target", "--replace"], server).status == 0)
+    }
+
+    @Test("the encrypted file is read to its end after the tar end: a cut in the padding after it is still refused")
+    func readToTheEnd() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["mealplan", "show"], server).status == 0)
+        let recipient = try brados(["keys", "generate"], server).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // A plain tar (brados reads uncompressed tar too) with 1 MiB of zeros after its end:
+        // libarchive stops at the tar end, long before the last chunks.
+        let compressed = home.url.appendingPathComponent("small.tar.zst")
+        #expect(try brados(["cache", "export", "-o", compressed.path], server).status == 0)
+        let tar = home.url.appendingPathComponent("small.tar")
+        #expect(try tool("zstd", ["-d", "-q", "-f", compressed.path, "-o", tar.path]).status == 0)
+        try (try Data(contentsOf: tar) + Data(count: 1 << 20)).write(to: tar)
+        let encrypted = home.url.appendingPathComponent("padded.age")
+        #expect(try tool("age", ["-r", recipient, "-o", encrypted.path, tar.path]).status == 0)
+        #expect(try brados(["cache", "verify", encrypted.path], server).status == 0)
+        let cut = home.url.appendingPathComponent("cut.age")
+        try Data(try Data(contentsOf: encrypted).dropLast(100)).write(to: cut)
+        let verify = try brados(["cache", "verify", cut.path], server)
+        #expect(verify.status == 8 && verify.stderr.contains("chunk"), "\(verify.stderr)")
+        #expect(try brados(["cache", "import", cut.path, "--as", "cut"], server).status == 8)
+        #expect(try snapshot("cut").isEmpty)
     }
 }

@@ -18,11 +18,11 @@ extension AgeError: BradOSError {
     public var recovery: String? {
         switch self {
         case let .noIdentityMatched(kinds) where kinds == ["scrypt"]:
-            "Nothing was imported. Try again with the passphrase it was exported with (--passphrase-stdin, or typed on a terminal)."
+            "Nothing was imported. Try again with the passphrase it was exported with (--passphrase-stdin, or typed on a terminal); if it is right, the file's header was damaged: use another copy."
         case let .noUsableIdentity(kinds) where kinds == ["scrypt"]:
             "Pass it with --passphrase-stdin, or run the command on a terminal to be asked."
         case .noIdentityMatched, .noUsableIdentity:
-            "Nothing was imported. Pass the identity it was encrypted to with --identity FILE (an age identity file), or use the profile whose key it is (--profile NAME; `brados keys show` prints a profile's recipient)."
+            "Nothing was imported. Pass the identity it was encrypted to with --identity FILE (an age identity file), or use the profile whose key it is (--profile NAME; `brados keys show` prints a profile's recipient). If the key is right, the file's header was damaged: use another copy."
         case .workFactorTooHigh:
             "Nothing was imported: opening it would take minutes. Open only files whose sender you trust, with `age -d` directly."
         case .invalidKey, .invalidUse: nil

@@ -1,5 +1,8 @@
 import AgeEncryption
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A profile's age identity: `<config>/keys/<profile>.txt`, 0600, an age identity file
 /// (`age -d -i` reads it as is). It lives with the configuration, never in a cache or an
@@ -26,8 +29,10 @@ public struct ArchiveKeyStore: Sendable {
     /// Creates a key; an existing one is replaced only with `replace`.
     /// - Throws: ``ArchiveError/keyExists(profile:recipient:)``, ``StorageError``.
     public func generate(replace: Bool, now: Date) throws -> X25519Identity {
-        if !replace, let existing = try? load() {
-            throw ArchiveError.keyExists(profile: profile.rawValue, recipient: existing.recipient.string)
+        // Refused whenever the file exists, readable or not: it may be a key this brados cannot
+        // read (hand-edited, another kind), and it is the only way to open its archives.
+        if !replace, FileSystem.exists(url) {
+            throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.string ?? "unreadable: \(url.path)")
         }
         let identity = X25519Identity()
         let text = """
@@ -38,7 +43,24 @@ public struct ArchiveKeyStore: Sendable {
 
             """
         try FileSystem.createDirectory(url.deletingLastPathComponent())
-        try AtomicFile.write(Data(text.utf8), to: url, mode: 0o600, durable: true)
+        if replace {
+            try AtomicFile.write(Data(text.utf8), to: url, mode: 0o600, durable: true)
+            return identity
+        }
+        // Created exclusively: of two `keys generate` at once, one gets "already has a key".
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            if errno == EEXIST { throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.string ?? "unreadable: \(url.path)") }
+            throw StorageError.io(operation: "create", path: url.path, errno: errno)
+        }
+        defer { close(fd) }
+        do {
+            try FileDescriptorSink(fd).write(Array(text.utf8))
+            guard fsync(fd) == 0 else { throw StorageError.io(operation: "fsync", path: url.path, errno: errno) }
+        } catch {
+            unlink(url.path)
+            throw error
+        }
         return identity
     }
 

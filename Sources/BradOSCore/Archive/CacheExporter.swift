@@ -156,7 +156,7 @@ public struct CacheExporter: Sendable {
             }
         }
         let known = ExportHashCache.load(profile)
-        let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) }, known: known)
+        let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) }, known: known, started: now())
         var domains: [CacheArchiveManifest.Domain] = []
         for plugin in selected {
             var count = 0
@@ -230,7 +230,8 @@ public struct CacheExporter: Sendable {
         try encryptor?.finish()
         // What the next export need not hash again: files read from the profile's folders
         // (not memory copies) that had settled before they were hashed.
-        var settled = ExportHashCache()
+        let exported = Set(items.map(\.source.path))
+        var settled = ExportHashCache(entries: known.entries.filter { !exported.contains($0.key) && FileManager.default.fileExists(atPath: $0.key) })
         for item in items where item.unlinkedCopy == nil && !item.rehash {
             settled.entries[item.source.path] = .init(device: item.device, inode: item.inode, size: item.size,
                                                       modified: [item.modified.tv_sec, item.modified.tv_nsec],
@@ -293,6 +294,8 @@ public struct CacheExporter: Sendable {
     static func memoryFile(_ bytes: some ContiguousBytes, name: String) throws -> Int32 {
         let fd = brados_memfd("brados-export-\(name)")
         guard fd >= 0 else { throw StorageError.io(operation: "memfd_create", path: name, errno: errno) }
+        // A memfd is made 0777: the mode it is archived with must be a cache file's.
+        fchmod(fd, 0o600)
         do {
             try bytes.withUnsafeBytes { try FileDescriptorSink(fd).write($0) }
         } catch {
@@ -312,10 +315,10 @@ public struct CacheExporter: Sendable {
     /// Hashes every file, on up to as many threads as there are cores (at most 4), in the
     /// caller's order; `nil` for a file that vanished. The calling task's cancellation stops
     /// every thread at its next 1 MiB.
-    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)], known: ExportHashCache = ExportHashCache()) throws -> [Item?] {
+    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)], known: ExportHashCache = ExportHashCache(),
+                        started: Date = Date()) throws -> [Item?] {
         let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, files.count))
         let state = HashState(count: files.count)
-        let started = Date()
         @Sendable func work(_ cancelled: @escaping () -> Bool) {
             while let index = state.next() {
                 let entry = files[index]
@@ -335,7 +338,10 @@ public struct CacheExporter: Sendable {
             if Task.isCancelled { state.fail(CancellationError()) }
             return Task.isCancelled
         }
-        group.wait()
+        // Done with its share, it still watches for cancellation while the others finish.
+        while group.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if Task.isCancelled { state.fail(CancellationError()) }
+        }
         return try state.results()
     }
 

@@ -31,11 +31,14 @@ public struct ArchiveKeyFlags: ParsableArguments, Sendable {
         let io = env.io
         return ArchiveDecryption { header in
             if header.isPassphrase {
+                // A file that cannot be opened anyway is refused before a passphrase is asked.
+                try header.checkPassphraseStanza()
                 let passphrase = fromStdin ? ArchiveKeyFlags.firstLine(io.readInput()) : io.readSecret(prompt: "Enter the archive's passphrase: ")
                 guard let passphrase, !passphrase.isEmpty else { throw AgeError.noUsableIdentity(kinds: header.recipientTypes) }
                 return [ScryptPassphrase(passphrase)]
             }
-            let keys = try files + stores.compactMap { try $0.load() }
+            // --identity first; a profile key that cannot be read matters only without them.
+            let keys = try files + stores.compactMap { files.isEmpty ? try $0.load() : try? $0.load() }
             guard !keys.isEmpty else { throw AgeError.noUsableIdentity(kinds: header.recipientTypes) }
             return keys
         }

@@ -83,9 +83,10 @@ public struct StandardIO: TerminalIO {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
             quiet.c_lflag |= tcflag_t(ECHONL)
+            TerminalRestore.remember(saved)
             tcsetattr(tty, TCSAFLUSH, &quiet)
         }
-        defer { if canHide { tcsetattr(tty, TCSAFLUSH, &saved) } }
+        defer { if canHide { tcsetattr(tty, TCSAFLUSH, &saved); TerminalRestore.forget() } }
         Self.writeAll(tty, prompt)
         var line: [UInt8] = []
         var byte: UInt8 = 0
@@ -122,5 +123,36 @@ public struct StandardIO: TerminalIO {
             }
             offset += written
         }
+    }
+}
+
+/// The terminal settings a secret prompt changed, put back at exit if the process ends in
+/// the middle of the prompt (Ctrl-C's forced exit skips the prompt's own `defer`): echo is
+/// never left off.
+enum TerminalRestore {
+    private static let state = LockedTermios()
+
+    static func remember(_ settings: termios) {
+        _ = registered
+        state.set(settings)
+    }
+
+    static func forget() { state.set(nil) }
+
+    private static let registered: Void = { atexit { TerminalRestore.restore() } }()
+
+    static func restore() {
+        guard var settings = state.take() else { return }
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { return }
+        tcsetattr(tty, TCSAFLUSH, &settings)
+        close(tty)
+    }
+
+    private final class LockedTermios: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: termios?
+        func set(_ settings: termios?) { lock.withLock { value = settings } }
+        func take() -> termios? { lock.withLock { defer { value = nil }; return value } }
     }
 }

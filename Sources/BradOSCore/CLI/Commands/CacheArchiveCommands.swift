@@ -155,6 +155,11 @@ extension CacheCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let target = try asProfile.map { env.paths.profile(try ProfileName(validating: $0)) } ?? env.profile
+            let (fd, opened) = try CacheArchiveSupport.open(file)
+            defer { if opened { close(fd) } }
+            // Opened (a passphrase asked for) before the profile is locked and the spinner starts:
+            // nobody waits on the lock while a person types.
+            let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name, target.name], env: env))
             // The profile imported into is the one locked (`--as` names another).
             try await env.lock(target.name, dryRun ? .shared : .exclusive(activity: "importing"))
             let credentials = CredentialStore(paths: env.paths, profile: target.name, logger: env.logger).load()
@@ -164,10 +169,6 @@ extension CacheCommand {
             let options = CacheImporter.Options(mode: replace ? .replace : merge ? .merge : nil, dryRun: dryRun,
                                                 domains: domains.map(CacheArchiveSupport.list), force: force,
                                                 limits: try CacheArchiveSupport.limits(env.settings), discardPending: discardPending)
-            let (fd, opened) = try CacheArchiveSupport.open(file)
-            defer { if opened { close(fd) } }
-            // Opened (a passphrase asked for) before the spinner starts.
-            let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name, target.name], env: env))
             let report = try Spinner.showing(dryRun ? "checking the archive" : "importing", io: env.io, enabled: env.output.format == .human) { _ in
                 try importer.importArchive(from: input, options: options)
             }
