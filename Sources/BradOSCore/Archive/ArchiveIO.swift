@@ -69,8 +69,10 @@ public final class ArchiveWriter {
         }
         if status == ARCHIVE_OK { status = archive_write_set_filter_option(archive, nil, "compression-level", String(level)) }
         // zstd compresses on worker threads while this one reads, hashes and encrypts (the
-        // output is the same format; libzstd without threads support just ignores it).
-        if status == ARCHIVE_OK, compression == .zstd, ProcessInfo.processInfo.activeProcessorCount > 1 {
+        // output is the same format; libzstd without threads support just ignores it). Only at
+        // fast levels: a worker's job is several MiB, and at level 19 one takes seconds, which a
+        // cancelled export (Ctrl-C, SIGTERM) would have to wait for (reliability/signals.py).
+        if status == ARCHIVE_OK, compression == .zstd, level <= 9, ProcessInfo.processInfo.activeProcessorCount > 1 {
             _ = archive_write_set_filter_option(archive, nil, "threads", String(min(ProcessInfo.processInfo.activeProcessorCount, 4)))
         }
         // Whole-block padding is for tapes; a file or a pipe needs none.
