@@ -185,34 +185,33 @@ public struct ScryptPassphrase: AgeRecipient, AgeIdentity {
     }
 }
 
-/// Reads an identity file: `AGE-SECRET-KEY-1…` lines; blank lines and `#` comments are skipped.
-public enum AgeIdentityFile {
-    public static func parse(_ text: String) throws -> [X25519Identity] {
-        var identities: [X25519Identity] = []
+/// The line format age's identity and recipients files share: one key per line; blank lines
+/// and `#` comments are skipped; at least one key.
+enum AgeKeyLines {
+    static func parse<Key>(_ text: String, what: String, plural: String, example: String, _ make: (String) throws -> Key) throws -> [Key] {
+        var keys: [Key] = []
         for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            do { identities.append(try X25519Identity(line)) } catch {
-                throw AgeError.invalidKey("line \(number + 1) is not an age identity (AGE-SECRET-KEY-1…); only X25519 identities are supported")
+            do { keys.append(try make(line)) } catch {
+                throw AgeError.invalidKey("line \(number + 1) is not an age \(what) (\(example)); only X25519 \(plural) are supported")
             }
         }
-        guard !identities.isEmpty else { throw AgeError.invalidKey("it holds no identity (AGE-SECRET-KEY-1… lines)") }
-        return identities
+        guard !keys.isEmpty else { throw AgeError.invalidKey("it holds no \(what) (\(example) lines)") }
+        return keys
+    }
+}
+
+/// Reads an identity file: `AGE-SECRET-KEY-1…` lines; blank lines and `#` comments are skipped.
+public enum AgeIdentityFile {
+    public static func parse(_ text: String) throws -> [X25519Identity] {
+        try AgeKeyLines.parse(text, what: "identity", plural: "identities", example: "AGE-SECRET-KEY-1…", X25519Identity.init)
     }
 }
 
 /// Reads a recipients file: `age1…` lines; blank lines and `#` comments are skipped.
 public enum AgeRecipientsFile {
     public static func parse(_ text: String) throws -> [X25519Recipient] {
-        var recipients: [X25519Recipient] = []
-        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            do { recipients.append(try X25519Recipient(line)) } catch {
-                throw AgeError.invalidKey("line \(number + 1) is not an age recipient (age1…); only X25519 recipients are supported")
-            }
-        }
-        guard !recipients.isEmpty else { throw AgeError.invalidKey("it holds no recipient (age1… lines)") }
-        return recipients
+        try AgeKeyLines.parse(text, what: "recipient", plural: "recipients", example: "age1…", X25519Recipient.init)
     }
 }

@@ -388,11 +388,12 @@ public struct CacheExporter: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw StorageError.io(operation: "stat", path: source.path, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        // Hashed by an earlier export and not changed since: its status says so.
-        if descriptor == nil, let sha256 = known.sha256(source.path, info) {
-            return Item(file: file, domain: domain, source: source, size: Int64(info.st_size), modified: info.st_mtim, changed: info.st_ctim,
-                        device: UInt64(info.st_dev), inode: UInt64(info.st_ino), sha256: sha256, mode: info.st_mode & 0o777, rehash: false)
+        func item(sha256: String, rehash: Bool) -> Item {
+            Item(file: file, domain: domain, source: source, size: Int64(info.st_size), modified: info.st_mtim, changed: info.st_ctim,
+                 device: UInt64(info.st_dev), inode: UInt64(info.st_ino), sha256: sha256, mode: info.st_mode & 0o777, rehash: rehash)
         }
+        // Hashed by an earlier export and not changed since: its status says so.
+        if descriptor == nil, let sha256 = known.sha256(source.path, info) { return item(sha256: sha256, rehash: false) }
         var hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
@@ -415,8 +416,6 @@ public struct CacheExporter: Sendable {
         let changed = Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         let racy = descriptor == nil && max(changed, modified) >= hashingStarted.timeIntervalSince1970 - 2
-        return Item(file: file, domain: domain, source: source, size: size, modified: info.st_mtim, changed: info.st_ctim,
-                    device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
-                    sha256: Hex.encode(hasher.finalize()), mode: info.st_mode & 0o777, rehash: racy)
+        return item(sha256: Hex.encode(hasher.finalize()), rehash: racy)
     }
 }
