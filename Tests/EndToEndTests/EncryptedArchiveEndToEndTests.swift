@@ -262,9 +262,14 @@ struct EncryptedArchiveEndToEndTests {
             #expect(try snapshot("target") == before, "\(name): the target changed")
         }
         // A damaged recipient line cannot be told from a wrong key (as with age): exit 12, nothing imported.
+        // Another valid base64 character inside the share (not its last, whose spare bits must be
+        // zero): another point, so the key no longer matches (a flipped bit could instead make it
+        // invalid base64, a malformed header: exit 8).
         let stanza = try #require(good.range(of: Data("-> X25519 ".utf8))?.upperBound)
         let file = home.url.appendingPathComponent("tampered.age")
-        try flipped(stanza + 3).write(to: file)
+        var damaged = good
+        damaged[stanza + 3] = damaged[stanza + 3] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        try damaged.write(to: file)
         let recipientLine = try brados(["cache", "import", file.path, "--as", "target", "--replace"], server)
         #expect(recipientLine.status == 12 && recipientLine.stderr.contains("header was damaged"), "\(recipientLine.stderr)")
         #expect(try snapshot("target") == before)
