@@ -33,8 +33,3 @@ public enum Runtime {
     /// The installed embedded backend, if any.
     public static var embedded: (any EmbeddedBackend)? { state.withLock { $0.embedded } }
 }
-
-/// The brados version.
-public enum BradOSVersion {
-    public static let current = "0.1.0"
-}
