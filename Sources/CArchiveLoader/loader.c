@@ -10,22 +10,40 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "CArchiveLoader.h"
-
-static void *library;
-static char load_error[512];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 // Only the versioned soname of the ABI brados was built against: never the unversioned
 // development symlink (another ABI, or whatever a writable directory on the search path
 // provides under that name). The loader searches only the system's trusted paths for it
 // (plus LD_LIBRARY_PATH, which the user controls anyway).
+#define LIBARCHIVE_SONAME "libarchive.so.13"
+
+// The binary says which library it opens at run time, in the ELF dlopen metadata note
+// (https://systemd.io/ELF_DLOPEN_METADATA/): owner "FDO", type 0x407c0c0a, a JSON array of
+// features. Packaging reads it (scripts/package-depends.py) to put the library's package in
+// the .deb's Depends beside what dpkg-shlibdeps finds from DT_NEEDED, so it is computed from
+// the built binary rather than typed by hand.
+#define DLOPEN_NOTE_JSON \
+    "[{\"feature\":\"archive\",\"description\":\"cache export, verify and import (tar.gz, tar.zst)\"," \
+    "\"priority\":\"required\",\"soname\":[\"" LIBARCHIVE_SONAME "\"]}]"
+__attribute__((used, section(".note.dlopen"), aligned(4)))
+static const struct {
+    uint32_t name_size, description_size, type;
+    char name[4];
+    _Alignas(4) char description[sizeof(DLOPEN_NOTE_JSON)];
+} dlopen_note = {4, sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
+
+static void *library;
+static char load_error[512];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
 static void open_library(void) {
-    library = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+    library = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
         const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : "libarchive.so.13 could not be loaded");
+        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : LIBARCHIVE_SONAME " could not be loaded");
     }
 }
 
