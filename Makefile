@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps build release run test server clean completions man install uninstall bench bench-smoke reliability reliability-smoke
+.PHONY: deps build release run test server clean completions man install uninstall package check-package bench bench-smoke reliability reliability-smoke
 
 deps:
 	@scripts/ensure-deps.sh
@@ -13,9 +13,21 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## make release — release binaries with the Swift runtime linked statically (~30% faster start-up)
+## make release [PRODUCT=brados] — a release binary as it ships: the Swift runtime linked statically
+## (~30% faster start-up), no $ORIGIN run path (it loads no library from beside itself). The one
+## place these flags are written: bench/ and reliability/ build through it (PRODUCT= builds all).
+PRODUCT ?= brados
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(SCRATCH) --product brados
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(SCRATCH) $(if $(PRODUCT),--product $(PRODUCT))
+
+## make package — dist/brados_<version>_<arch>.deb and dist/brados-<version>-linux-<arch>.tar.gz (+ .sha256)
+package: release
+	@scripts/ensure-deps.sh package
+	scripts/package.sh $(SCRATCH)
+
+## make check-package — installs both artifacts in a clean Debian root and uses them as a new user would (root)
+check-package: package
+	scripts/check-package.sh
 
 ## make run ARGS='mealplan show' — runs brados (the embedded demo backend when no server is set)
 run: build
@@ -56,21 +68,14 @@ completions: build
 man: deps
 	scripts/generate-man.sh
 
-## make install PREFIX=~/.local — the release binary, completions and man page in their standard places
+## make install PREFIX=~/.local — the stripped release binary, completions, man page, systemd user
+## units and docs in their standard places under PREFIX (the tarball's layout: packaging/stage.sh)
 install: release
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 $(SCRATCH)/release/brados $(DESTDIR)$(PREFIX)/bin/brados
-	install -m 644 completions/brados.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/brados
-	install -m 644 completions/_brados $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_brados
-	install -m 644 completions/brados.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/brados.fish
-	if [ -f man/brados.1 ]; then install -d $(DESTDIR)$(PREFIX)/share/man/man1 && install -m 644 man/brados.1 $(DESTDIR)$(PREFIX)/share/man/man1/brados.1; fi
+	packaging/stage.sh prefix $(SCRATCH)/release/brados $(DESTDIR)$(PREFIX) $(PREFIX)
 
 ## make uninstall PREFIX=~/.local — removes what install put there
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/brados $(DESTDIR)$(PREFIX)/share/bash-completion/completions/brados \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_brados $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/brados.fish \
-		$(DESTDIR)$(PREFIX)/share/man/man1/brados.1
+	packaging/stage.sh --list prefix | sed 's|^|$(DESTDIR)$(PREFIX)/|' | xargs rm -f
 
 clean:
-	rm -rf .build
+	rm -rf .build dist

@@ -25,7 +25,7 @@ public struct SyncCommand: AsyncParsableCommand {
             for flag in flags { lines.append("  --" + padded(flag.name, width) + "  " + flag.help) }
         }
         lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
-        lines.append("Example: examples/brados-sync.service and .timer run it every 30 minutes.")
+        lines.append("Example: systemctl --user enable --now brados-sync.timer   (installed by the package and make install: every 30 minutes)")
         return lines.joined(separator: "\n")
     }
 

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What `make package` relies on, checked on every `make test` (scripts/check-package.sh then
+/// installs the real artifacts in a clean Debian root, in CI).
+@Suite("Packaging")
+struct PackagingTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let home = TemporaryDirectory("e2e-packaging")
+
+    func text(_ path: String) throws -> String {
+        try String(contentsOf: Self.repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test("brados --version, the man page's footer and the newest Debian changelog entry name one version")
+    func oneVersion() throws {
+        let version = try BuiltProducts.run("brados", ["--version"], environment: ["HOME": home.url.path]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.split(separator: ".").count == 3, "\(version)")
+        let footer = try text("man/brados.1").split(separator: "\n").first { $0.hasPrefix(".Os") }
+        #expect(footer == ".Os brados \(version)", "man/brados.1 is for another version: run make man")
+        // "brados (0.1.0-1) unstable; urgency=medium": the upstream part is brados's version.
+        let entry = try text("packaging/debian/changelog").split(separator: "\n").first ?? ""
+        let packageVersion = entry.split(separator: "(").dropFirst().first?.split(separator: ")").first ?? ""
+        #expect(packageVersion.hasPrefix("\(version)-"),
+                "packaging/debian/changelog's newest entry is \(packageVersion), not for \(version): add one at its top")
+    }
+
+    @Test("the binary names the library it opens with dlopen in an ELF dlopen note (the package's Depends reads it)")
+    func dlopenNote() throws {
+        let binary = try Data(contentsOf: BuiltProducts.url("brados"))
+        // An ELF note: name size 4, description size, type 0x407c0c0a, "FDO\0", then the JSON.
+        let owner = Data([0x0A, 0x0C, 0x7C, 0x40]) + Data("FDO\0".utf8)
+        let at = try #require(binary.range(of: owner), "no FDO dlopen note in the binary")
+        let size = binary[(at.lowerBound - 4)..<at.lowerBound].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        let json = binary[at.upperBound..<(at.upperBound + size)].prefix { $0 != 0 }
+        let features = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [[String: Any]])
+        let archive = try #require(features.first { $0["feature"] as? String == "archive" })
+        #expect(archive["soname"] as? [String] == ["libarchive.so.13"])
+        #expect(archive["priority"] as? String == "required")
+        // The soname the loader opens is the one the note declares.
+        #expect(try text("Sources/CArchiveLoader/loader.c").contains("#define LIBARCHIVE_SONAME \"libarchive.so.13\""))
+    }
+
+    @Test("packaging/stage.sh lays out exactly what --list names, stripped, 0755/0644, units that run brados")
+    func stage() throws {
+        let environment = ["HOME": home.url.path, "SCRATCH": BuiltProducts.directory.deletingLastPathComponent().deletingLastPathComponent().path]
+        let script = Self.repository.appendingPathComponent("packaging/stage.sh")
+        for layout in ["debian", "prefix"] {
+            let listed = try BuiltProducts.run(executable: script, ["--list", layout], environment: environment)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let paths = listed.stdout.split(separator: "\n").map(String.init)
+            let root = home.path(layout)
+            let staged = try BuiltProducts.run(executable: script, [layout, BuiltProducts.url("brados").path, root.path, "/opt/brados"],
+                                               environment: environment, timeout: 120)
+            #expect(staged.status == 0, "\(staged.stderr)")
+            var found: [String] = []
+            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+            while let file = enumerator?.nextObject() as? URL {
+                if try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
+                    found.append(String(file.path.dropFirst(root.path.count + 1)))
+                }
+            }
+            #expect(found.sorted() == paths.sorted(), "\(layout): staged files differ from --list")
+            for path in paths {
+                let mode = try #require(try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)[.posixPermissions] as? Int)
+                #expect(mode == (path.hasSuffix("bin/brados") ? 0o755 : 0o644), "\(path): \(String(mode, radix: 8))")
+            }
+            let program = root.appendingPathComponent(paths.first { $0.hasSuffix("bin/brados") } ?? "")
+            let run = try BuiltProducts.run(executable: program, ["--version"], environment: ["HOME": home.url.path])
+            #expect(run.status == 0 && !run.stdout.isEmpty, "the staged binary does not run")
+            let bash = try String(contentsOf: root.appendingPathComponent(paths.first { $0.contains("bash-completion") } ?? ""), encoding: .utf8)
+            #expect(!bash.hasPrefix("#!"), "a completion file is sourced, not run: no #! line")
+            let service = try String(contentsOf: root.appendingPathComponent(paths.first { $0.hasSuffix(".service") } ?? ""), encoding: .utf8)
+            #expect(service.contains(layout == "debian" ? "\nExecStart=/usr/bin/brados sync\n" : "\nExecStart=/opt/brados/bin/brados sync\n"))
+            #expect(!service.contains("@EXEC@"))
+        }
+    }
+}

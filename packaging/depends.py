@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Computes the package relations of a binary from the binary itself, as substvars lines.
+
+dpkg-shlibdeps sees only the libraries in DT_NEEDED. brados also opens libraries with
+dlopen at run time (libarchive, for cache export/import), and says so in its ELF dlopen
+metadata note (https://systemd.io/ELF_DLOPEN_METADATA/: section .note.dlopen, owner "FDO",
+type 0x407c0c0a, a JSON array of {feature, description, priority, soname}). For each soname
+there, this finds the Debian package that ships the library on this machine and the lowest
+version that has every symbol the binary asks for by name, from that package's symbols file
+(the rule dpkg-shlibdeps applies to linked symbols). Priorities map to relations as the
+specification says: required -> Depends, recommended -> Recommends, suggested -> Suggests.
+
+    packaging/depends.py BINARY      prints  dlopen:Depends=..., dlopen:Recommends=..., dlopen:Suggests=...
+
+Fails, saying why, when a library named in the note is not installed here or no package
+owns it: a relation that cannot be computed is never guessed.
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+NOTE_OWNER = b"FDO\0"
+NOTE_TYPE = 0x407C0C0A
+RELATION = {"required": "Depends", "recommended": "Recommends", "suggested": "Suggests"}
+
+
+def fail(message):
+    sys.exit(f"depends.py: {message}")
+
+
+def dlopen_notes(path):
+    """The JSON entries of every FDO dlopen note in an ELF file (ELF32/64, either byte order)."""
+    data = open(path, "rb").read()
+    if data[:4] != b"\x7fELF":
+        fail(f"{path} is not an ELF file")
+    wide, order = data[4] == 2, "<" if data[5] == 1 else ">"
+    if wide:
+        shoff, = struct.unpack_from(order + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(order + "HH", data, 0x3A)
+    else:
+        shoff, = struct.unpack_from(order + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(order + "HH", data, 0x2E)
+    entries = []
+    for index in range(shnum):
+        base = shoff + index * shentsize
+        if wide:
+            _, kind, _, _, offset, size = struct.unpack_from(order + "IIQQQQ", data, base)
+        else:
+            _, kind, _, _, offset, size = struct.unpack_from(order + "IIIIII", data, base)
+        if kind != 7:  # SHT_NOTE
+            continue
+        position, end = offset, offset + size
+        while position + 12 <= end:
+            name_size, description_size, note_type = struct.unpack_from(order + "III", data, position)
+            name_start = position + 12
+            description_start = name_start + ((name_size + 3) & ~3)
+            name = data[name_start:name_start + name_size]
+            description = data[description_start:description_start + description_size]
+            position = description_start + ((description_size + 3) & ~3)
+            if name == NOTE_OWNER and note_type == NOTE_TYPE:
+                entries += json.loads(description.rstrip(b"\0").decode("utf-8"))
+    return entries
+
+
+def library_path(soname):
+    """Where the dynamic loader finds `soname` on this machine (ldconfig's cache)."""
+    listing = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    for line in listing.splitlines():
+        match = re.match(r"\s*(\S+) \(([^)]*)\) => (\S+)", line)
+        if match and match.group(1) == soname and "x32" not in match.group(2):
+            return match.group(3)
+    fail(f"{soname} (named in the binary's dlopen note) is not installed on this machine: "
+         "install the package that ships it, then package again")
+
+
+def owning_package(path):
+    """The package that ships `path`, trying its /usr form on a merged-/usr system."""
+    real = os.path.realpath(path)
+    candidates = [path, "/usr" + path if not path.startswith("/usr/") else path, real]
+    for candidate in dict.fromkeys(candidates):
+        result = subprocess.run(["dpkg-query", "-S", candidate], capture_output=True, text=True)
+        if result.returncode == 0:
+            return result.stdout.split(":")[0].strip()
+    fail(f"no Debian package owns {path}: the library must come from a package to be a dependency")
+
+
+def newer(a, b):
+    return subprocess.run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0
+
+
+def relation(soname, package, strings):
+    """`package (>= version)`: the lowest version with every symbol of `soname` the binary names."""
+    symbols_file = subprocess.run(["dpkg-query", "--control-path", package, "symbols"],
+                                  capture_output=True, text=True).stdout.strip()
+    if symbols_file:
+        template, minimum, current = None, None, None
+        for line in open(symbols_file, encoding="utf-8"):
+            if not line.startswith((" ", "|", "*", "#")):
+                current = line.split()[0]
+                template = line.split(None, 1)[1].strip() if current == soname else None
+                continue
+            if current != soname or not line.startswith(" "):
+                continue
+            name, version = line.split()[:2]
+            if name.split("@")[0] in strings and (minimum is None or newer(version, minimum)):
+                minimum = version
+        if template is not None and minimum is not None:
+            return template.replace("#MINVER#", f"(>= {minimum})").strip()
+    shlibs_file = subprocess.run(["dpkg-query", "--control-path", package, "shlibs"],
+                                 capture_output=True, text=True).stdout.strip()
+    if shlibs_file:  # "libarchive 13 libarchive13 (>= 3.6.2)": name, version, dependency
+        stem, _, major = soname.partition(".so.")
+        for line in open(shlibs_file, encoding="utf-8"):
+            fields = line.split(None, 2)
+            if len(fields) == 3 and fields[0] == stem and fields[1] == major:
+                return fields[2].strip()
+    return package
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: depends.py BINARY")
+    binary = sys.argv[1]
+    strings = set(re.findall(rb"[A-Za-z_][A-Za-z0-9_]{2,}(?=\0)", open(binary, "rb").read()))
+    strings = {name.decode() for name in strings}
+    relations = {name: [] for name in RELATION.values()}
+    for entry in dlopen_notes(binary):
+        field = RELATION.get(entry.get("priority", "recommended"), "Recommends")
+        for soname in entry.get("soname", []):
+            package = owning_package(library_path(soname))
+            relations[field].append(relation(soname, package, strings))
+    for field, values in relations.items():
+        print(f"dlopen:{field}={', '.join(dict.fromkeys(values))}")
+
+
+if __name__ == "__main__":
+    main()
