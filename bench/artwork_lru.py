@@ -99,8 +99,7 @@ def main():
     except ImportError:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "diskcache"], check=True)
     if not options.no_build:
-        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
-                        "--product", "brados-bench"], cwd=ROOT, check=True)
+        subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT=brados-bench"], cwd=ROOT, check=True)
     bench = os.path.join(ROOT, options.build_dir, options.configuration, "brados-bench")
     cap = options.cap_mb * 1_000_000
     _, lines = workload(options.blobs, options.reads)

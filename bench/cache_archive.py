@@ -54,8 +54,7 @@ def main():
             subprocess.run(["apt-get", "install", "-y", "-q", package], check=True)
     if not options.no_build:
         for product in ("brados", "brados-bench"):
-            subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
-                            "--product", product], cwd=ROOT, check=True)
+            subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
     release = os.path.join(ROOT, options.build_dir, options.configuration)
     brados, bench = os.path.join(release, "brados"), os.path.join(release, "brados-bench")
     work = tempfile.mkdtemp(prefix="brados-archive-bench-")

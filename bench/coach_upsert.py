@@ -63,8 +63,7 @@ def main():
     parser.add_argument("--build-dir", default=".build")
     options = parser.parse_args()
     if not options.no_build:
-        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
-                        "--product", "brados-bench"], cwd=ROOT, check=True)
+        subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT=brados-bench"], cwd=ROOT, check=True)
     bench = os.path.join(ROOT, options.build_dir, options.configuration, "brados-bench")
     work = tempfile.mkdtemp(prefix="brados-coach-bench-")
     try:

@@ -70,8 +70,7 @@ def main():
             subprocess.run(["swift", "build", "--build-tests", "--scratch-path", options.build_dir], cwd=ROOT, check=True)
         else:
             for product in ("brados", "brados-server", "brados-bench"):
-                subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
-                                "--product", product], cwd=ROOT, check=True)
+                subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
     sections = []
     failures = []
     for case in cases:

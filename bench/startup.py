@@ -32,8 +32,7 @@ def main():
     parser.add_argument("--build-dir", default=".build")
     options = parser.parse_args()
     if not options.no_build:
-        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir,
-                        "--product", "brados"], cwd=ROOT, check=True)
+        subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT=brados"], cwd=ROOT, check=True)
     brados = os.path.join(ROOT, options.build_dir, options.configuration, "brados")
     hello_dir = os.path.join(ROOT, options.build_dir, "bench-hello")
     hello = os.path.join(hello_dir, "hello")

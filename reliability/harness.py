@@ -36,8 +36,8 @@ class Binaries:
 
 def build(build_dir, configuration):
     args = ["swift", "build", "--scratch-path", build_dir]
-    if configuration == "release":
-        args += ["-c", "release", "--static-swift-stdlib"]
+    if configuration == "release":  # the release flags are the Makefile's (one place)
+        args = ["make", "-s", "release", f"SCRATCH={build_dir}", "PRODUCT="]
     subprocess.run(args, cwd=ROOT, check=True)
 
 

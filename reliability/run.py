@@ -73,7 +73,7 @@ def main():
     if not options.no_build:
         args = ["swift", "build", "--build-tests", "--scratch-path", options.build_dir]
         if options.configuration == "release":
-            args = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", options.build_dir]
+            args = ["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT="]
         subprocess.run(args, cwd=ROOT, check=True)
 
     rows, details, failed = [], [], []
