@@ -27,7 +27,7 @@ package: release
 
 ## make check-package — installs both artifacts in a clean Debian root and uses them as a new user would (root)
 check-package: package
-	scripts/check-package.sh
+	SCRATCH=$(SCRATCH) scripts/check-package.sh
 
 ## make run ARGS='mealplan show' — runs brados (the embedded demo backend when no server is set)
 run: build

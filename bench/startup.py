@@ -23,6 +23,23 @@ def timed(args, env):
     return time.perf_counter() - start
 
 
+def build_peers(options):
+    """The peer, a Swift hello-world built the default way for the configuration (release:
+    optimized, Swift runtime static, as brados ships); and, for transparency, the same source
+    linked the way a release brados is (fixed address, no exported symbols; see Package.swift).
+    Kept per configuration: a debug peer is never timed as a release one."""
+    hello_dir = os.path.join(ROOT, options.build_dir, "bench-hello", options.configuration)
+    source = os.path.join(ROOT, "bench", "hello", "main.swift")
+    hello, hello_fixed = os.path.join(hello_dir, "hello"), os.path.join(hello_dir, "hello-fixed-address")
+    link_like_brados = ["-Xlinker", "--no-export-dynamic", "-Xlinker", "-no-pie"]
+    flags = ["-O", "-static-stdlib"] if options.configuration == "release" else ["-Onone"]
+    for binary, extra in [(hello, []), (hello_fixed, link_like_brados)]:
+        if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+            os.makedirs(hello_dir, exist_ok=True)
+            subprocess.run(["swiftc", *flags, *extra, source, "-o", binary], check=True, stderr=subprocess.DEVNULL)
+    return hello, hello_fixed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=40)
@@ -30,22 +47,16 @@ def main():
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build")
+    parser.add_argument("--peer-only", action="store_true",
+                        help="build the hello-world peer for --configuration and print its path (scripts/check-package.sh)")
     options = parser.parse_args()
+    if options.peer_only:
+        print(build_peers(options)[0])
+        return
     if not options.no_build:
         subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT=brados"], cwd=ROOT, check=True)
     brados = os.path.join(ROOT, options.build_dir, options.configuration, "brados")
-    hello_dir = os.path.join(ROOT, options.build_dir, "bench-hello")
-    hello = os.path.join(hello_dir, "hello")
-    source = os.path.join(ROOT, "bench", "hello", "main.swift")
-    # The peer, built the default way; and, for transparency, the same source linked the way a
-    # release brados is (fixed address, no exported symbols; see Package.swift).
-    hello_fixed = os.path.join(hello_dir, "hello-fixed-address")
-    link_like_brados = ["-Xlinker", "--no-export-dynamic", "-Xlinker", "-no-pie"]
-    for binary, extra in [(hello, []), (hello_fixed, link_like_brados)]:
-        if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
-            os.makedirs(hello_dir, exist_ok=True)
-            flags = ["-O", "-static-stdlib"] if options.configuration == "release" else ["-Onone"]
-            subprocess.run(["swiftc", *flags, *extra, source, "-o", binary], check=True, stderr=subprocess.DEVNULL)
+    hello, hello_fixed = build_peers(options)
     with tempfile.TemporaryDirectory() as home:
         env = {"HOME": home, "BRADOS_HOME": home, "PATH": "/usr/bin:/bin"}
         commands = {

@@ -127,7 +127,12 @@ def main():
     strings = set(re.findall(rb"[A-Za-z_][A-Za-z0-9_]{2,}(?=\0)", open(binary, "rb").read()))
     strings = {name.decode() for name in strings}
     relations = {name: [] for name in RELATION.values()}
-    for entry in dlopen_notes(binary):
+    notes = dlopen_notes(binary)
+    if not notes:
+        # brados always opens libarchive: a binary without the note was built without it
+        # (or stripped of it), and a package from it would forget libarchive13.
+        fail(f"{binary} has no .note.dlopen: the libraries it opens at run time would be missing from Depends")
+    for entry in notes:
         field = RELATION.get(entry.get("priority", "recommended"), "Recommends")
         for soname in entry.get("soname", []):
             package = owning_package(library_path(soname))

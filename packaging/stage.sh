@@ -16,6 +16,7 @@
 # is how the package's Depends learns about libarchive). Files are 0644, the binary and
 # folders 0755; compressed files carry no name or time (gzip -n), so builds compare equal.
 set -euo pipefail
+umask 022
 cd "$(dirname "$0")/.."
 usage="usage: stage.sh debian|prefix BINARY DIR [PREFIX]  |  stage.sh --list debian|prefix"
 

@@ -76,6 +76,9 @@ cache="$scratch/debian-roots/$key.tar"
 work="$(realpath -m "$scratch/check-package")"
 mkdir -p "$work" "$scratch/debian-roots"
 roots=()
+# One run at a time: the roots and the cached root have fixed names.
+exec 9>"$scratch/debian-roots/.lock"
+flock -n 9 || { echo "check-package.sh: another run holds $scratch/debian-roots/.lock; waiting" >&2; flock 9; }
 
 mounted_under() { awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r; }
 unmount_all() { # every mount at or under $1, deepest first; fails if one stays
@@ -98,10 +101,8 @@ use_new_root() {
     root="$work/$1"
     roots+=("$root")
     unmount_all "$root" && rm -rf --one-file-system "$root" || exit 1
-    mkdir -p "$root"
-    tar -xf "$cache" -C "$root"
-    cp /etc/resolv.conf "$root/etc/resolv.conf"
-    mount -t proc proc "$root/proc"
+    mkdir -p "$root" && tar -xf "$cache" -C "$root" && cp /etc/resolv.conf "$root/etc/resolv.conf" \
+        && mount -t proc proc "$root/proc" || { echo "check-package.sh: could not set up $root" >&2; exit 1; }
 }
 if [ ! -f "$cache" ]; then
     echo "debootstrap --variant=$variant $suite from $mirror (kept in $cache for the next run)"
@@ -115,7 +116,7 @@ if [ ! -f "$cache" ]; then
         exit 1
     fi
     unmount_all "$tmp" || exit 1
-    tar -cf "$cache.part" -C "$tmp" . && mv "$cache.part" "$cache"
+    tar -cf "$cache.part" -C "$tmp" . && mv "$cache.part" "$cache" || { echo "check-package.sh: could not keep the root in $cache" >&2; exit 1; }
     rm -rf --one-file-system "$tmp"
     echo "     made in $((SECONDS - started)) s ($(size "$cache"))"
 else
@@ -147,7 +148,7 @@ version_is() { [ "$(as_user brados --version)" = "$upstream" ]; }
 check "brados --version is $upstream" version_is
 check "brados mealplan show (a new user, the embedded default)" shows breakfast brados mealplan show
 check "brados mealplan show again comes from the cache" shows '"kind" : "cache"' brados mealplan show --json
-check "brados visits list" shows 'visits' brados visits list
+check "brados visits list (the demo's visits)" shows '^[1-9][0-9]* visits' brados visits list
 exported() { as_user brados cache export -o /home/alice/backup.tar.zst >/dev/null && [ -s "$root/home/alice/backup.tar.zst" ]; }
 check "brados cache export" exported
 imported() { as_user brados cache import /home/alice/backup.tar.zst --as bob >/dev/null && shows breakfast brados --profile bob --offline mealplan show; }
@@ -172,20 +173,17 @@ check "systemd-analyze --user verify accepts the units" \
 
 # Sizes and start-up, while it is installed.
 installed_kb="$(in_root dpkg-query -W -f='${Installed-Size}' brados)"
-hello="$scratch/bench-hello/hello"
-if [ ! -x "$hello" ] && command -v swiftc >/dev/null; then
-    mkdir -p "$(dirname "$hello")" && swiftc -O -static-stdlib bench/hello/main.swift -o "$hello" 2>/dev/null
-fi
-[ -x "$hello" ] && cp "$hello" "$root/tmp/hello"
+# The peer of make bench's start-up case, built the same way (bench/startup.py, release).
+hello="$(python3 bench/startup.py --peer-only --configuration release --build-dir "$scratch")"
+cp "$hello" "$root/tmp/hello"
 startup="$(python3 - "$root" "$scratch/release/brados" "$hello" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 chroot = shutil.which("chroot")
 root, build_tree, hello = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 cases = {"installed": [chroot, root, "/usr/bin/brados", "--version"],
-         "build tree": [chroot, "/", build_tree, "--version"]}
-if os.path.exists(os.path.join(root, "tmp/hello")):
-    cases["hello, root"] = [chroot, root, "/tmp/hello"]
-    cases["hello, build"] = [chroot, "/", hello]
+         "build tree": [chroot, "/", build_tree, "--version"],
+         "hello, root": [chroot, root, "/tmp/hello"],
+         "hello, build": [chroot, "/", hello]}
 times = {name: [] for name in cases}
 for round in range(45):  # alternating, the first 5 rounds a warm-up
     for name, args in cases.items():
@@ -194,16 +192,18 @@ for round in range(45):  # alternating, the first 5 rounds a warm-up
         if round >= 5:
             times[name].append(time.perf_counter() - start)
 m = {name: statistics.median(values) * 1000 for name, values in times.items()}
-line = (f"start-up, brados --version (median of 40): {m['installed']:.1f} ms installed in the clean root, "
-        f"{m['build tree']:.1f} ms from the build tree ({m['installed'] / m['build tree']:.2f}x)")
-if "hello, root" in m:
-    line += (f"; against a Swift hello-world (make bench's start-up case): {m['installed'] / m['hello, root']:.2f}x in the root, "
-             f"{m['build tree'] / m['hello, build']:.2f}x in the build tree")
-print(line)
+print(f"start-up, brados --version (median of 40): {m['installed']:.1f} ms installed in the clean root, "
+      f"{m['build tree']:.1f} ms from the build tree ({m['installed'] / m['build tree']:.2f}x); "
+      f"against a Swift hello-world (make bench's start-up case): {m['installed'] / m['hello, root']:.2f}x in the root, "
+      f"{m['build tree'] / m['hello, build']:.2f}x in the build tree")
 PY
 )"
+measured() { [ -n "$startup" ]; }
+check "brados --version start-up measured in the clean root and the build tree" measured
 
 files="$(in_root dpkg -L brados | while read -r path; do [ -d "$root$path" ] || echo "$path"; done)"
+listed() { grep -x /usr/bin/brados <<< "$files" >/dev/null && [ "$(wc -l <<< "$files")" -ge 8 ]; }
+check "dpkg -L brados lists its files ($(wc -l <<< "$files"), /usr/bin/brados among them)" listed
 user_state() { (cd "$root/home/alice" && find .config/brados .cache/brados .local/share/brados -printf '%p %s %T@ %m\n' | sort | sha256sum); }
 before="$(user_state)"
 user_folders() { [ -d "$root/home/alice/.config/brados" ] && [ -d "$root/home/alice/.cache/brados" ] && [ -d "$root/home/alice/.local/share/brados" ]; }

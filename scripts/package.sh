@@ -14,6 +14,8 @@
 # must be for that version. Depends is computed from the binary: dpkg-shlibdeps for the
 # libraries it links, packaging/depends.py for the ones it opens with dlopen (libarchive).
 set -euo pipefail
+# The modes in the package are ours, not the caller's (lintian wants 0644/0755 control files).
+umask 022
 cd "$(dirname "$0")/.."
 scratch="${1:-${SCRATCH:-.build}}"
 dist="${DIST:-dist}"
@@ -40,6 +42,8 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/
 work="$scratch/package"
 rm -rf "$work"
 mkdir -p "$work/debian" "$dist"
+# Earlier versions' artifacts go: dist/ holds one .deb and one tarball (check-package.sh wants one).
+rm -f "$dist"/brados_*.deb "$dist"/brados_*.deb.sha256 "$dist"/brados-*-linux-*.tar.gz "$dist"/brados-*-linux-*.tar.gz.sha256
 cp packaging/debian/control packaging/debian/changelog "$work/debian/"
 
 # The .deb: the tree in debian/brados/ as debhelper lays it out, so Debian's tools run as usual.
@@ -47,6 +51,7 @@ packaging/stage.sh debian "$binary" "$work/debian/brados"
 mkdir -p "$work/debian/brados/DEBIAN"
 (cd "$work" && dpkg-shlibdeps -Tdebian/brados.substvars debian/brados/usr/bin/brados)
 packaging/depends.py "$work/debian/brados/usr/bin/brados" >> "$work/debian/brados.substvars"
+grep -q '^dlopen:Depends=.\+' "$work/debian/brados.substvars" || { echo "package.sh: no dlopen:Depends computed (libarchive)" >&2; exit 1; }
 (cd "$work/debian/brados" && find usr -type f -print0 | sort -z | xargs -0 md5sum > DEBIAN/md5sums)
 (cd "$work" && dpkg-gencontrol -pbrados -Pdebian/brados -Tdebian/brados.substvars)
 find "$work/debian/brados" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +

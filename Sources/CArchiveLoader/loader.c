@@ -22,7 +22,7 @@
 
 // The binary says which library it opens at run time, in the ELF dlopen metadata note
 // (https://systemd.io/ELF_DLOPEN_METADATA/): owner "FDO", type 0x407c0c0a, a JSON array of
-// features. Packaging reads it (scripts/package-depends.py) to put the library's package in
+// features. Packaging reads it (packaging/depends.py) to put the library's package in
 // the .deb's Depends beside what dpkg-shlibdeps finds from DT_NEEDED, so it is computed from
 // the built binary rather than typed by hand.
 #define DLOPEN_NOTE_JSON \
