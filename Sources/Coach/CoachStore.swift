@@ -8,8 +8,9 @@ public struct ConversationThread: Sendable, Equatable {
     public var messages: [Message]
 }
 
-/// Coach logic: remote first (``CoachPlugin/cachePolicy``), carried out by the shared
-/// ``CachedRead``. Every successful fetch updates the local store; offline (`--offline`) or
+/// Coach logic: remote first (``CoachPlugin/cachePolicy``), declared as ``CachedResource``s
+/// (``conversationList``, ``thread(_:)``, ``context(refresh:)``) and carried out by the shared
+/// ``CacheReader``. Every successful fetch updates the local store; offline (`--offline`) or
 /// when the server cannot be reached or fails, the same model types come from the store,
 /// marked as cached with their age. A store failure never fails a command: it is logged and
 /// the remote data are shown.
@@ -43,24 +44,14 @@ public struct CoachStore: Sendable {
         self.api = api
     }
 
-    /// Carries out `policy` for one read with the shared ``CachedRead``.
-    private func read<Value: Sendable>(_ policy: CachePolicy, noun: String, cached: CachedRead<Value>.Entry?,
-                                       unavailable: @escaping (any Error) -> any Error,
-                                       fetch: @escaping @Sendable () async throws -> Value) async throws -> (Value, DataSource) {
-        try await CachedRead<Value>.answer(policy: policy, offline: offline, noun: noun, now: now, cached: cached,
-                                           notice: notice, unavailable: unavailable, fetch: fetch)
-    }
+    /// The reader of this store's answers (one value, no early presentation).
+    private var reader: CacheReader { CacheReader(mode: .script, offline: offline, now: now, notice: notice) }
 
     /// The user's conversations, most recently updated first.
     /// - Throws: ``CoachError/notCached(what:reason:)`` when neither the server nor the store has them.
     public func conversations() async throws -> (conversations: [Conversation], source: DataSource) {
-        let cached = (try? database().conversations(userID: try? userID())).flatMap { cached in
-            cached.syncedAt != nil || !cached.conversations.isEmpty ? CachedRead<[Conversation]>.Entry(cached.conversations, savedAt: cached.syncedAt) : nil
-        }
-        let store = self
-        return try await read(CoachPlugin.cachePolicy, noun: "conversations", cached: cached,
-                              unavailable: { store.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: Self.reason($0)) },
-                              fetch: { try await store.fetchConversations() })
+        let shown = try await reader.answer(conversationList)
+        return (shown.value, shown.source)
     }
 
     /// Fetches the conversation list and upserts it (no cached fallback: `brados sync`).
@@ -79,31 +70,7 @@ public struct CoachStore: Sendable {
     ///   server no longer has is removed then), ``CoachError/ambiguousID(prefix:matches:)``,
     ///   ``CoachError/notCached(what:reason:)``.
     public func conversation(_ id: String) async throws -> (conversation: Conversation, messages: [Message], source: DataSource) {
-        let resolved = try resolve(id)
-        let stored = try? database()
-        let conversation = try? stored?.conversation(id: resolved)
-        let cached = conversation.flatMap { conversation in
-            (try? stored?.messages(conversationID: resolved)).flatMap { messages in
-                messages.syncedAt == nil ? nil : CachedRead<ConversationThread>.Entry(
-                    ConversationThread(conversation: conversation, messages: messages.messages), savedAt: messages.syncedAt)
-            }
-        }
-        let store = self
-        let what = conversation == nil ? "conversation \(resolved)" : "the messages of conversation \(resolved)"
-        let (thread, source) = try await read(
-            CoachPlugin.cachePolicy, noun: "messages", cached: cached,
-            unavailable: { store.unreadableStore() ?? CoachError.notCached(what: what, reason: Self.reason($0)) },
-            fetch: {
-                let api = try await store.api()
-                _ = try store.requireUserID()
-                guard let conversation = try await api.conversation(id: resolved) else {
-                    store.cacheWrite("deletion") { try store.database().deleteConversation(id: resolved) }
-                    throw CoachError.conversationNotFound(id: resolved)
-                }
-                let listing = try await api.messages(conversationID: resolved)
-                store.cacheWrite("messages") { try store.database().saveMessages(listing.rows, of: conversation, at: store.now(), complete: listing.complete) }
-                return ConversationThread(conversation: conversation, messages: listing.rows)
-            })
+        let (thread, source) = try await reader.answer(try self.thread(id))
         return (thread.conversation, thread.messages, source)
     }
 
@@ -130,23 +97,8 @@ public struct CoachStore: Sendable {
     /// than the TTL (no request), else fetched, with the stored copy as the answer to a failure.
     /// - Parameter refresh: ask the server even within the TTL.
     public func contextProfile(refresh: Bool = false) async throws -> (profile: ContextProfile?, source: DataSource) {
-        let user = try? userID()
-        let cached = user.flatMap { user in try? database().contextProfile(userID: user) }
-        let store = self
-        return try await read(
-            // --refresh asks first, as remote-first reads do: the stored copy still answers a failure.
-            refresh ? CachePolicy.remoteFirst : CoachPlugin.contextPolicy(ttl: contextTTL), noun: "context profile",
-            cached: cached.map { CachedRead<ContextProfile?>.Entry($0.profile, savedAt: $0.cachedAt) },
-            unavailable: { store.unreadableStore() ?? CoachError.notCached(what: "your context profile", reason: Self.reason($0)) },
-            fetch: {
-                let api = try await store.api()
-                let user = try store.requireUserID()
-                let profile = try await api.contextProfile(userID: user)
-                store.cacheWrite("context profile") {
-                    if let profile { try store.database().saveContextProfile(profile, at: store.now()) } else { try store.database().markNoContextProfile(userID: user, at: store.now()) }
-                }
-                return profile
-            })
+        let shown = try await reader.answer(context(refresh: refresh))
+        return (shown.value, shown.source)
     }
 
     /// The cached copy of a conversation, if any (no request).
@@ -194,5 +146,97 @@ public struct CoachStore: Sendable {
     static func reason(_ error: any Error) -> String {
         if case NetworkError.offlineMode? = error as? NetworkError { return DataSource.offlineReason }
         return error.summaryText
+    }
+}
+
+extension CoachStore {
+    /// The conversation list, remote first.
+    public var conversationList: ConversationList { ConversationList(store: self) }
+
+    /// A conversation and its messages, remote first.
+    /// - Parameter id: a full id, or a prefix of a cached one.
+    /// - Throws: ``CoachError/conversationNotFound(id:)``, ``CoachError/ambiguousID(prefix:matches:)``.
+    public func thread(_ id: String) throws -> Thread { Thread(store: self, id: try resolve(id)) }
+
+    /// The context profile: from the store while younger than `coach.context-ttl`.
+    /// - Parameter refresh: ask the server first even within the TTL (the stored copy still
+    ///   answers a failure, as remote-first reads do).
+    public func context(refresh: Bool = false) -> Context { Context(store: self, refresh: refresh) }
+
+    /// See ``CoachStore/conversationList``.
+    public struct ConversationList: CachedResource {
+        let store: CoachStore
+        public var noun: String { "conversations" }
+        public var policy: CachePolicy { CoachPlugin.cachePolicy }
+        public func stored() -> CachedEntry<[Conversation]>? {
+            (try? store.database().conversations(userID: try? store.userID())).flatMap { cached in
+                cached.syncedAt != nil || !cached.conversations.isEmpty ? CachedEntry(cached.conversations, savedAt: cached.syncedAt) : nil
+            }
+        }
+
+        public func fetch(progress: @escaping FetchProgress) async throws -> [Conversation] { try await store.fetchConversations() }
+        public func unavailable(_ failure: any Error) -> any Error {
+            store.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: CoachStore.reason(failure))
+        }
+    }
+
+    /// See ``CoachStore/thread(_:)``.
+    public struct Thread: CachedResource {
+        let store: CoachStore
+        /// The resolved (full) id.
+        public let id: String
+        public var noun: String { "messages" }
+        public var policy: CachePolicy { CoachPlugin.cachePolicy }
+
+        public func stored() -> CachedEntry<ConversationThread>? {
+            guard let database = try? store.database(), let conversation = try? database.conversation(id: id),
+                  let messages = try? database.messages(conversationID: id), messages.syncedAt != nil
+            else { return nil }
+            return CachedEntry(ConversationThread(conversation: conversation, messages: messages.messages), savedAt: messages.syncedAt)
+        }
+
+        /// - Throws: ``CoachError/conversationNotFound(id:)`` (the cached copy is removed then), ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> ConversationThread {
+            let api = try await store.api()
+            _ = try store.requireUserID()
+            guard let conversation = try await api.conversation(id: id) else {
+                store.cacheWrite("deletion") { try store.database().deleteConversation(id: id) }
+                throw CoachError.conversationNotFound(id: id)
+            }
+            let listing = try await api.messages(conversationID: id)
+            store.cacheWrite("messages") { try store.database().saveMessages(listing.rows, of: conversation, at: store.now(), complete: listing.complete) }
+            return ConversationThread(conversation: conversation, messages: listing.rows)
+        }
+
+        public func unavailable(_ failure: any Error) -> any Error {
+            let what = store.cachedConversation(id) == nil ? "conversation \(id)" : "the messages of conversation \(id)"
+            return store.unreadableStore() ?? CoachError.notCached(what: what, reason: CoachStore.reason(failure))
+        }
+    }
+
+    /// See ``CoachStore/context(refresh:)``.
+    public struct Context: CachedResource {
+        let store: CoachStore
+        let refresh: Bool
+        public var noun: String { "context profile" }
+        public var policy: CachePolicy { refresh ? .remoteFirst : CoachPlugin.contextPolicy(ttl: store.contextTTL) }
+        public func stored() -> CachedEntry<ContextProfile?>? {
+            guard let user = try? store.userID(), let cached = try? store.database().contextProfile(userID: user) else { return nil }
+            return CachedEntry(cached.profile, savedAt: cached.cachedAt)
+        }
+
+        public func fetch(progress: @escaping FetchProgress) async throws -> ContextProfile? {
+            let api = try await store.api()
+            let user = try store.requireUserID()
+            let profile = try await api.contextProfile(userID: user)
+            store.cacheWrite("context profile") {
+                if let profile { try store.database().saveContextProfile(profile, at: store.now()) } else { try store.database().markNoContextProfile(userID: user, at: store.now()) }
+            }
+            return profile
+        }
+
+        public func unavailable(_ failure: any Error) -> any Error {
+            store.unreadableStore() ?? CoachError.notCached(what: "your context profile", reason: CoachStore.reason(failure))
+        }
     }
 }

@@ -31,11 +31,6 @@ public struct LibraryPlugin: DomainPlugin {
         CachePolicy(freshFor: nil, revalidation: .behind, minimumRefreshInterval: minRefreshInterval)
     }
 
-    /// The policy with the profile's `library.min-refresh-interval`.
-    /// - Throws: ``ConfigError`` for an invalid value.
-    public static func cachePolicy(_ env: AppEnvironment) throws -> CachePolicy {
-        cachePolicy(minRefreshInterval: try minRefreshIntervalSetting.value(in: env.settings))
-    }
     /// An album's detail: asked for live; the snapshot's copy answers a failure.
     public static let detailPolicy = CachePolicy.remoteFirst
 

@@ -33,6 +33,28 @@ public struct LibraryRenderer: Sendable {
         return true
     }
 
+    /// A snapshot shown as its albums (`library albums`).
+    public var albumsView: AlbumsView { AlbumsView(renderer: self) }
+
+    /// A snapshot shown as its collections (`library collections`).
+    public var collectionsView: CollectionsView { CollectionsView(renderer: self) }
+
+    public struct AlbumsView: CachePresenter, Sendable {
+        let renderer: LibraryRenderer
+        public func render(_ value: LibrarySnapshot, source: DataSource) throws { try renderer.albums(value, source: source) }
+        public func rerender(old: LibrarySnapshot, new: LibrarySnapshot) throws -> Bool { try renderer.rerenderAlbums(old: old, new: new) }
+    }
+
+    public struct CollectionsView: CachePresenter, Sendable {
+        let renderer: LibraryRenderer
+        public func render(_ value: LibrarySnapshot, source: DataSource) throws { try renderer.collections(value, source: source) }
+        public func rerender(old: LibrarySnapshot, new: LibrarySnapshot) throws -> Bool {
+            guard old.collections != new.collections else { return false }
+            try renderer.collections(new, source: .network)
+            return true
+        }
+    }
+
     public func collections(_ snapshot: LibrarySnapshot, source: DataSource) throws {
         if output.format == .json {
             struct Document: Encodable { var source: DataSource; var collections: [PlexCollection] }

@@ -12,6 +12,10 @@ public struct LibraryStore: Sendable {
     let logger: Logger
     /// The section used when a command names none (`library.section`): a key or a title.
     public var defaultSection: String?
+    /// The least time between two background refreshes (`library.min-refresh-interval`).
+    public var minRefreshInterval: Duration
+    /// When the last background refresh started (`nil`: no limit).
+    public var refreshStamp: RefreshStamp?
     /// The media server the library comes from, read locally: the machine identifier of the
     /// server chosen through plex.tv or signed in to directly; `nil` for the BradOS server's
     /// Plex routes (and before a server is chosen). The snapshot and the artwork are kept per
@@ -20,6 +24,7 @@ public struct LibraryStore: Sendable {
 
     public init(snapshots: LibrarySnapshotStore, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
+                minRefreshInterval: Duration = .zero, refreshStamp: RefreshStamp? = nil,
                 origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
         self.origin = origin
         self.snapshots = snapshots
@@ -28,9 +33,12 @@ public struct LibraryStore: Sendable {
         self.now = now
         self.logger = logger
         self.defaultSection = defaultSection
+        self.minRefreshInterval = minRefreshInterval
+        self.refreshStamp = refreshStamp
     }
 
-    /// The store of the command's profile (artwork cap from `library.artwork-cap`).
+    /// The store of the command's profile (artwork cap from `library.artwork-cap`, refresh
+    /// interval from `library.min-refresh-interval`).
     /// - Throws: ``ConfigError``, ``StorageError``.
     public static func live(_ env: AppEnvironment) throws -> LibraryStore {
         let setting = env.settings.resolve(LibraryPlugin.capKey)
@@ -67,6 +75,8 @@ public struct LibraryStore: Sendable {
             snapshots: LibrarySnapshotStore(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
             artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
+            minRefreshInterval: try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings),
+            refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
             origin: origin, api: api)
     }
 
@@ -112,9 +122,8 @@ public struct LibraryStore: Sendable {
         return snapshot
     }
 
-    /// The snapshot, for ``CachedRead`` under ``LibraryPlugin/cachePolicy(minRefreshInterval:)``. A snapshot of
-    /// another section counts as missing.
-    public func cached(section: String?) -> CachedRead<LibrarySnapshot>.Entry? {
+    /// The snapshot of a section, for ``Snapshot``. A snapshot of another section counts as missing.
+    public func cached(section: String?) -> CachedEntry<LibrarySnapshot>? {
         let wanted = section ?? defaultSection
         guard let snapshot = snapshot(),
               wanted == nil || snapshot.sectionKey == wanted || snapshot.sectionTitle.caseInsensitiveCompare(wanted ?? "") == .orderedSame
@@ -132,29 +141,67 @@ public struct LibraryStore: Sendable {
 
     public func collectionAlbums(_ ratingKey: String) async throws -> [Album] { try await api().collectionAlbums(ratingKey) }
 
-    /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
-    /// answers (and offline), what the snapshot knows.
-    public func detail(_ ratingKey: String, offline: Bool = false, notice: @escaping (String) -> Void = { _ in }) async throws -> (detail: AlbumDetail, source: DataSource) {
-        let snapshot = snapshot()
-        let cached = snapshot.flatMap { snapshot in
-            snapshot.albums.first { $0.ratingKey == ratingKey }.map {
-                CachedRead<AlbumDetail>.Entry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
-            }
-        }
-        let api = self.api
-        let shown = try await CachedRead<AlbumDetail>.answer(
-            policy: LibraryPlugin.detailPolicy, offline: offline, noun: "album details", now: now, cached: cached, notice: notice) {
-            do { return try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
-                throw LibraryError.noSuchAlbum(ratingKey)
-            }
-        }
-        return (shown.value, shown.source)
-    }
-
     /// The album for a rating key: from the snapshot, else live.
+    /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
     public func album(_ ratingKey: String) async throws -> Album {
         if let album = snapshot()?.albums.first(where: { $0.ratingKey == ratingKey }) { return album }
-        return try await detail(ratingKey).detail.album
+        return try await fetchDetail(ratingKey).album
+    }
+
+    /// An album's detail, live.
+    /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
+    func fetchDetail(_ ratingKey: String) async throws -> AlbumDetail {
+        do { return try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
+            throw LibraryError.noSuchAlbum(ratingKey)
+        }
+    }
+}
+
+extension LibraryStore {
+    /// A section's albums and collections, snapshot first
+    /// (``LibraryPlugin/cachePolicy(minRefreshInterval:)``); in scripts the refresh runs in
+    /// `brados library revalidate`, at most one per `library.min-refresh-interval`.
+    /// - Parameters:
+    ///   - section: a key or title; `library.section`, else the first music section, when `nil`.
+    ///   - noun: what the command shows, for notices and progress ("albums", "collections").
+    public func library(section: String?, noun: String = "albums") -> Snapshot { Snapshot(store: self, section: section, noun: noun) }
+
+    /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
+    /// answers (and offline), what the snapshot knows.
+    public func detail(_ ratingKey: String) -> Detail { Detail(store: self, ratingKey: ratingKey) }
+
+    /// See ``LibraryStore/library(section:noun:)``.
+    public struct Snapshot: CachedResource {
+        let store: LibraryStore
+        let section: String?
+        public let noun: String
+        public var policy: CachePolicy { LibraryPlugin.cachePolicy(minRefreshInterval: store.minRefreshInterval) }
+        public func stored() -> CachedEntry<LibrarySnapshot>? { store.cached(section: section) }
+        public func fetch(progress: @escaping FetchProgress) async throws -> LibrarySnapshot {
+            try await store.refresh(section: section, progress: progress)
+        }
+
+        public var backgroundRefresh: BackgroundRefresh? {
+            BackgroundRefresh(command: ["library", "revalidate"] + (section.map { ["--section", $0] } ?? []), stamp: store.refreshStamp)
+        }
+    }
+
+    /// See ``LibraryStore/detail(_:)``.
+    public struct Detail: CachedResource {
+        let store: LibraryStore
+        let ratingKey: String
+        public var noun: String { "album details" }
+        public var policy: CachePolicy { LibraryPlugin.detailPolicy }
+        public func stored() -> CachedEntry<AlbumDetail>? {
+            store.snapshot().flatMap { snapshot in
+                snapshot.albums.first { $0.ratingKey == ratingKey }.map {
+                    CachedEntry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
+                }
+            }
+        }
+
+        /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> AlbumDetail { try await store.fetchDetail(ratingKey) }
     }
 }
 

@@ -2,7 +2,7 @@ import BradOSCore
 import Foundation
 
 /// Human and JSON output of meal plans.
-struct MealPlanRenderer {
+struct MealPlanRenderer: CachePresenter {
     let output: Output
     let now: Date
 

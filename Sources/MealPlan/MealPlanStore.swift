@@ -20,16 +20,19 @@ public struct MealPlanStore: Sendable {
 
     let cache: any MealPlanCaching
     let defaults: any KeyValueStoring
+    /// `--offline`: no request at all.
+    let offline: Bool
     let api: @Sendable () async throws -> any MealPlanAPI
     let now: @Sendable () -> Date
     let logger: Logger
 
     /// - Parameter api: called only when a request is needed (so cached reads never start
     ///   the network stack or the embedded backend).
-    public init(cache: any MealPlanCaching, defaults: any KeyValueStoring, now: @escaping @Sendable () -> Date = { Date() },
+    public init(cache: any MealPlanCaching, defaults: any KeyValueStoring, offline: Bool = false, now: @escaping @Sendable () -> Date = { Date() },
                 logger: Logger = Logger(label: "brados.mealplan"), api: @escaping @Sendable () async throws -> any MealPlanAPI) {
         self.cache = cache
         self.defaults = defaults
+        self.offline = offline
         self.api = api
         self.now = now
         self.logger = logger
@@ -39,7 +42,7 @@ public struct MealPlanStore: Sendable {
     public static func live(_ env: AppEnvironment) -> MealPlanStore {
         MealPlanStore(
             cache: MealPlanCache(directory: env.profile.cacheDirectory(for: MealPlanPlugin.domainName), logger: env.logger, now: env.now),
-            defaults: env.defaults, now: env.now, logger: env.logger,
+            defaults: env.defaults, offline: env.isOffline, now: env.now, logger: env.logger,
             api: { MealPlanRESTClient(client: try await env.client(for: .account)) })
     }
 
@@ -47,14 +50,24 @@ public struct MealPlanStore: Sendable {
     public var inProgressID: String? { defaults.value(String.self, forKey: Self.inProgressKey) }
 
     /// The latest plan, by ``MealPlanPlugin/cachePolicy``: the cached finalized one without a
-    /// request, else from the API.
+    /// request, else from the API (what `mealplan show` and `today` read).
+    public var latestPlan: LatestPlan { LatestPlan(store: self) }
+
+    /// ``latestPlan``, answered (as a script would get it).
     /// - Throws: ``MealPlanError/noPlanYet``, ``NetworkError`` (offline when not cached), ``AuthError``.
     public func latest() async throws -> Loaded {
-        let store = self
-        let shown = try await CachedRead<MealPlanSession>.answer(
-            policy: MealPlanPlugin.cachePolicy, offline: false, noun: "meal plan", now: now,
-            cached: cache.cached().map { .init($0.session, savedAt: $0.cachedAt) }) { try await store.fetch().session }
+        let shown = try await CacheReader(mode: .script, offline: offline, now: now).answer(latestPlan)
         return Loaded(session: shown.value, source: shown.source)
+    }
+
+    /// See ``MealPlanStore/latestPlan``.
+    public struct LatestPlan: CachedResource {
+        let store: MealPlanStore
+        public var noun: String { "meal plan" }
+        public var policy: CachePolicy { MealPlanPlugin.cachePolicy }
+        public func stored() -> CachedEntry<MealPlanSession>? { store.cache.cached().map { .init($0.session, savedAt: $0.cachedAt) } }
+        /// - Throws: ``MealPlanError/noPlanYet``, ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> MealPlanSession { try await store.fetch().session }
     }
 
     /// Bypasses the cache and fetches from the API (the app's long-press), then replaces the

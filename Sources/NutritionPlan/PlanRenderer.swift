@@ -29,6 +29,26 @@ public struct PlanRenderer: Sendable {
         }
     }
 
+    /// The plan shown in `view`, for ``CacheReader``: the plan's source is where it came from,
+    /// and a refreshed plan is shown again only when its content differs.
+    public func presenter(_ view: View) -> Presenter { Presenter(renderer: self, view: view) }
+
+    public struct Presenter: CachePresenter, Sendable {
+        let renderer: PlanRenderer
+        let view: View
+        public func render(_ value: PlanResult, source: DataSource) throws {
+            var shown = value
+            shown.source = source
+            try renderer.render(shown, view: view)
+        }
+
+        public func rerender(old: PlanResult, new: PlanResult) throws -> Bool {
+            guard !new.data.sameContent(as: old.data) else { return false }
+            try renderer.rerender(new, view: view)
+            return true
+        }
+    }
+
     /// After a refresh in the second half of the TTL found a different plan.
     public func rerender(_ result: PlanResult, view: View) throws {
         if output.format == .json { return try render(result, view: view) }

@@ -26,7 +26,7 @@ public struct SyncReport: Sendable {
 /// The plan's source of truth: a two-tier cache with a TTL (1 hour), fetches with retries
 /// and validation, and the offline queue of profile changes. Time is injected (`now`), so
 /// TTL tests never wait. Reads follow ``PlanPlugin/cachePolicy(ttl:)`` through the shared
-/// ``CachedRead``:
+/// ``CacheReader``:
 ///
 /// - Within half the TTL the cached plan is the answer, with no request.
 /// - Between half the TTL and the TTL, the cached plan is shown at once and refreshed
@@ -63,42 +63,32 @@ public struct PlanStore: Sendable {
     /// The policy, with this store's TTL.
     public var policy: CachePolicy { PlanPlugin.cachePolicy(ttl: ttl) }
 
-    /// The plan for `plan show`, `targets` and `why`, by the policy.
-    /// - Parameters:
-    ///   - mode: interactive (a terminal: a cached plan due a refresh is shown at once, and
-    ///     `rerender` gets the refreshed plan only when it differs) or script (one plan).
-    ///   - render: shows a plan (the ``PlanResult/source`` says where it came from).
+    /// The plan `plan show`, `targets` and `why` read, by the policy (see the type's summary).
+    /// A plan's ``PlanResult/source`` is set by the presenter from where it came.
+    public var currentPlan: CurrentPlan { CurrentPlan(store: self) }
+
+    /// ``currentPlan``, answered (one plan, as a script would get it).
     /// - Throws: ``PlanError``, ``NetworkError``, ``AuthError`` the policy does not answer with the cache.
-    @discardableResult
-    public func read(mode: CachedRead<PlanResult>.Mode = .script, io: (any TerminalIO)? = nil,
-                     render: @escaping (PlanResult) throws -> Void, rerender: @escaping (PlanResult) throws -> Void = { _ in },
-                     notice: @escaping (String) -> Void = { _ in }) async throws -> CachedRead<PlanResult>.Outcome {
-        try await timed("plan show") {
-            let store = self
-            let read = CachedRead<PlanResult>(
-                policy: policy, mode: mode, offline: offline, noun: "plan", io: io, now: now,
-                fetch: { _ in try await store.fetch(forceRecompute: false) },
-                render: { result, source in
-                    var shown = result
-                    shown.source = source
-                    try render(shown)
-                },
-                rerenderIfChanged: { old, new in
-                    guard !new.data.sameContent(as: old.data) else { return false }
-                    try rerender(new)
-                    return true
-                },
-                notice: notice)
-            return try await read.run(cache.load().map { .init(PlanResult(data: $0.data, source: .network, change: nil), savedAt: $0.cachedAt) })
-        }
+    public func current() async throws -> PlanResult {
+        let shown = try await CacheReader(mode: .script, offline: offline, now: now).answer(currentPlan)
+        var result = shown.value
+        result.source = shown.source
+        return result
     }
 
-    /// The plan a script would get (one plan, by the policy).
-    public func current() async throws -> PlanResult {
-        var shown: PlanResult?
-        try await read(render: { shown = $0 })
-        guard let shown else { throw PlanError.notFound }
-        return shown
+    /// See ``PlanStore/currentPlan``.
+    public struct CurrentPlan: CachedResource {
+        let store: PlanStore
+        public var noun: String { "plan" }
+        public var policy: CachePolicy { store.policy }
+        public func stored() -> CachedEntry<PlanResult>? {
+            store.cache.load().map { .init(PlanResult(data: $0.data, source: .network, change: nil), savedAt: $0.cachedAt) }
+        }
+
+        /// - Throws: ``PlanError``, ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> PlanResult {
+            try await store.timed("plan fetch") { try await store.fetch(forceRecompute: false) }
+        }
     }
 
     /// `plan recompute`: asks the service to compute the plan again.
@@ -203,7 +193,7 @@ public struct PlanStore: Sendable {
         }
     }
 
-    private func timed<T>(_ flow: String, _ body: () async throws -> T) async rethrows -> T {
+    func timed<T>(_ flow: String, _ body: () async throws -> T) async rethrows -> T {
         let started = ContinuousClock.now
         defer {
             let elapsed = ContinuousClock.now - started

@@ -2,7 +2,8 @@ import BradOSCore
 import Foundation
 
 /// Human and JSON output of visits.
-public struct VisitsRenderer: Sendable {
+public struct VisitsRenderer: CachePresenter, Sendable {
+    public typealias Value = [Visit]
     let output: Output
     let now: @Sendable () -> Date
 
@@ -23,8 +24,16 @@ public struct VisitsRenderer: Sendable {
         table(visits)
     }
 
-    /// After an interactive revalidation found changes: what changed, then the new list.
-    public func rerender(_ visits: [Visit], changes: VisitChanges) throws {
+    /// After an interactive revalidation: what changed and the new list, when anything did.
+    public func rerender(old: [Visit], new: [Visit]) throws -> Bool {
+        let changes = VisitChanges(from: old, to: new)
+        if changes.isEmpty { return false }
+        rerender(new, changes: changes)
+        return true
+    }
+
+    /// What changed, then the new list.
+    func rerender(_ visits: [Visit], changes: VisitChanges) {
         output.line()
         output.line(output.styled("↻ \(changes.summary)", .cyan) + " · " + output.styled("updated from the network", .dim))
         table(visits)
@@ -52,8 +61,6 @@ public struct VisitsRenderer: Sendable {
         rows.append(["source", source.origin])
         output.table(Table(headers: [], rows: rows))
     }
-
-    public func notice(_ text: String) { output.notice(text) }
 
     /// `2026-11-21 14:30` in the local time zone.
     static func when(_ date: Date) -> String { Format.minute(date) }

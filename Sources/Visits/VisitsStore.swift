@@ -2,11 +2,14 @@ import BradOSCore
 import Foundation
 import Logging
 
-/// Visit history logic: the cache with its TTL, fetches, optimistic delete. Commands and
-/// ``VisitsListing`` build on it. Time is injected (`now`), so TTL tests never wait.
+/// Visit history logic: the cache with its TTL, fetches, optimistic delete. What the read
+/// commands show is declared as ``CachedResource``s (``list``, ``visit(id:)``), carried out by
+/// the shared ``CacheReader``. Time is injected (`now`), so TTL tests never wait.
 public struct VisitsStore: Sendable {
     /// 5 minutes by default (config key `visits.ttl`).
     public static let defaultTTL: Duration = .seconds(300)
+    /// Reads with a cached fallback retry once, after 0.5 s: the user has something to look at.
+    public static let readPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(500))
 
     public let cache: VisitsCache
     public let ttl: Duration
@@ -38,14 +41,23 @@ public struct VisitsStore: Sendable {
             cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger),
             ttl: ttl, minRefreshInterval: try VisitsPlugin.minRefreshIntervalSetting.value(in: env.settings),
             refreshStamp: .of(domain: VisitsPlugin.domainName, in: env.profile), now: env.now, logger: env.logger,
-            api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: VisitsListing.readPolicy) })
+            api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: readPolicy) })
     }
 
     /// The policy, with this store's TTL.
     public var policy: CachePolicy { VisitsPlugin.cachePolicy(ttl: ttl, minRefreshInterval: minRefreshInterval) }
 
-    /// The cached visits, for ``CachedRead``; `nil` when none are cached.
-    public func entry() -> CachedRead<[Visit]>.Entry? {
+    /// The visit list, stale-while-revalidate (``VisitsPlugin/cachePolicy(ttl:minRefreshInterval:)``);
+    /// in scripts the refresh runs in `brados visits revalidate`, at most one per
+    /// `visits.min-refresh-interval`.
+    public var list: List { List(store: self) }
+
+    /// One visit, by the list's policy without background revalidation: a fresh cached copy
+    /// as it is; a stale one is asked for first, with the copy as the answer to a failure.
+    public func visit(id: String) -> One { One(store: self, id: id) }
+
+    /// The cached visits; `nil` when none are cached.
+    public func entry() -> CachedEntry<[Visit]>? {
         guard let entry = cache.load() else { return nil }
         logger.debug("cached visits saved \(Int(now().timeIntervalSince(entry.savedAt))) s ago")
         return .init(entry.visits, savedAt: entry.savedAt)
@@ -61,22 +73,6 @@ public struct VisitsStore: Sendable {
             logger.warning("could not cache visits: \(error.summaryText)")
         }
         return visits
-    }
-
-    /// One visit, by the same policy as the list (no background revalidation): a fresh cached
-    /// copy as it is; a stale one is asked for first, with the copy as the answer to a failure.
-    /// - Throws: ``VisitsError/notFound(id:)``, ``NetworkError``.
-    public func visit(id: String, offline: Bool = false, notice: @escaping (String) -> Void = { _ in }) async throws -> (visit: Visit, source: DataSource) {
-        var policy = self.policy
-        policy.revalidation = .never
-        let cached = cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedRead<Visit>.Entry($0, savedAt: entry.savedAt) } }
-        let api = self.api
-        let shown = try await CachedRead<Visit>.answer(policy: policy, offline: offline, noun: "visits", now: now, cached: cached, notice: notice) {
-            do { return try await api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
-                throw VisitsError.notFound(id: id)
-            }
-        }
-        return (shown.value, shown.source)
     }
 
     /// Creates a visit and adds it to the cache.
@@ -116,6 +112,41 @@ public struct VisitsStore: Sendable {
                 }
             }
             throw error
+        }
+    }
+}
+
+extension VisitsStore {
+    /// `visits list`: see ``VisitsStore/list``.
+    public struct List: CachedResource {
+        let store: VisitsStore
+        public var noun: String { "visits" }
+        public var policy: CachePolicy { store.policy }
+        public func stored() -> CachedEntry<[Visit]>? { store.entry() }
+        public func fetch(progress: @escaping FetchProgress) async throws -> [Visit] { try await store.fetch() }
+        public var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["visits", "revalidate"], stamp: store.refreshStamp) }
+    }
+
+    /// `visits show ID`: see ``VisitsStore/visit(id:)``.
+    public struct One: CachedResource {
+        let store: VisitsStore
+        let id: String
+        public var noun: String { "visits" }
+        public var policy: CachePolicy {
+            var policy = store.policy
+            policy.revalidation = .never
+            return policy
+        }
+
+        public func stored() -> CachedEntry<Visit>? {
+            store.cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedEntry($0, savedAt: entry.savedAt) } }
+        }
+
+        /// - Throws: ``VisitsError/notFound(id:)``, ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> Visit {
+            do { return try await store.api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
+                throw VisitsError.notFound(id: id)
+            }
         }
     }
 }

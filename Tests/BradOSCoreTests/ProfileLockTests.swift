@@ -100,14 +100,22 @@ struct RefreshIntervalTests {
         let policy = CachePolicy(freshFor: .seconds(300), revalidation: .behind, minimumRefreshInterval: interval)
         for _ in 0..<count {
             let now = clock.value
-            let read = CachedRead<[Int]>(
-                policy: policy, mode: .script, offline: false, noun: "items", now: { now },
-                fetch: { _ in [1] }, render: { _, _ in }, notice: { _ in },
-                startBackgroundRefresh: { started.withLock { $0 += 1 } }, refreshStamp: stamp)
-            try await read.run(.init([1], savedAt: now.addingTimeInterval(-1)))
+            let reader = CacheReader(mode: .script, offline: false, now: { now }, startInBackground: { _ in started.withLock { $0 += 1 } })
+            try await reader.show(Items(policy: policy, stamp: stamp, savedAt: now.addingTimeInterval(-1))) { _, _ in }
             clock.withLock { $0 = $0.addingTimeInterval(step) }
         }
         return started.value
+    }
+
+    /// A stored copy of `[1]`, refreshed in the background.
+    struct Items: CachedResource {
+        let policy: CachePolicy
+        let stamp: RefreshStamp
+        let savedAt: Date
+        var noun: String { "items" }
+        func stored() -> CachedEntry<[Int]>? { CachedEntry([1], savedAt: savedAt) }
+        func fetch(progress: @escaping FetchProgress) async throws -> [Int] { [1] }
+        var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["items", "revalidate"], stamp: stamp) }
     }
 
     @Test("100 scripted reads in 10 s start one background refresh with a 30 s interval, one per call with none")

@@ -21,11 +21,30 @@ struct PlanStoreTests {
 
     /// An interactive read (a terminal): what was shown first, and what was shown again.
     func interactive(_ store: PlanStore) async throws -> (shown: [PlanResult], reshown: [PlanResult], notices: [String]) {
-        var shown: [PlanResult] = []
-        var reshown: [PlanResult] = []
-        var notices: [String] = []
-        try await store.read(mode: .interactive, render: { shown.append($0) }, rerender: { reshown.append($0) }, notice: { notices.append($0) })
-        return (shown, reshown, notices)
+        let recorder = Recorder()
+        let notices = Locked<[String]>([])
+        let reader = CacheReader(mode: .interactive, offline: store.offline, now: store.now, notice: { text in notices.withLock { $0.append(text) } })
+        try await reader.show(store.currentPlan, with: recorder)
+        return (recorder.shown.withLock { $0 }, recorder.reshown.withLock { $0 }, notices.withLock { $0 })
+    }
+
+    /// The plan's presenter (on a captured terminal), recording what it showed.
+    final class Recorder: CachePresenter, Sendable {
+        let presenter = PlanRenderer(output: Output(io: CapturingIO(environment: [:]), format: .human)).presenter(.summary)
+        let shown = Locked<[PlanResult]>([])
+        let reshown = Locked<[PlanResult]>([])
+        func render(_ value: PlanResult, source: DataSource) throws {
+            try presenter.render(value, source: source)
+            var result = value
+            result.source = source
+            shown.withLock { $0.append(result) }
+        }
+
+        func rerender(old: PlanResult, new: PlanResult) throws -> Bool {
+            guard try presenter.rerender(old: old, new: new) else { return false }
+            reshown.withLock { $0.append(new) }
+            return true
+        }
     }
 
     @Test("past half the TTL the cached plan is presented at once, then refreshed before returning")

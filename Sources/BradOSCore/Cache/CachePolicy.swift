@@ -1,6 +1,6 @@
 import Foundation
 
-/// A domain's freshness rules, as values. ``CachedRead`` carries them out; a domain declares
+/// A domain's freshness rules, as values. ``CacheReader`` carries them out; a domain declares
 /// its policy in a few lines:
 ///
 ///     CachePolicy(freshFor: nil, revalidation: .never)            // kept until replaced (meal plan)

@@ -6,7 +6,7 @@ import Glibc
 /// When a domain last started a background refresh: a hidden file in its cache folder
 /// (`.refresh-stamp`, seconds since 1970), never exported.
 ///
-/// ``CachedRead`` consults it before it starts the detached refresh of
+/// ``CacheReader`` consults it before it starts the detached refresh of
 /// ``CachePolicy/Revalidation/behind`` in a script, so a loop of `visits list` or
 /// `library albums` starts at most one refresh per ``CachePolicy/minimumRefreshInterval``,
 /// whether the refreshes succeed or fail. The check and the update happen under a

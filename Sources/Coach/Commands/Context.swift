@@ -18,8 +18,8 @@ extension CoachCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
-            let result = try await store.contextProfile(refresh: refresh)
-            try CoachRenderer(output: env.output, contextTTL: store.contextTTL).context(result.profile, source: result.source)
+            let renderer = CoachRenderer(output: env.output, contextTTL: store.contextTTL)
+            try await env.reader.show(store.context(refresh: refresh)) { try renderer.context($0, source: $1) }
         }
     }
 }

@@ -19,11 +19,10 @@ extension CoachCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
-            let result = try await Spinner.run("Fetching conversations", io: env.io, enabled: env.output.format == .human) {
-                try await store.conversations()
+            let renderer = CoachRenderer(output: env.output)
+            try await env.reader.show(store.conversationList) { conversations, source in
+                try renderer.conversations(limit.map { Array(conversations.prefix($0)) } ?? conversations, source: source)
             }
-            let shown = limit.map { Array(result.conversations.prefix($0)) } ?? result.conversations
-            try CoachRenderer(output: env.output).conversations(shown, source: result.source)
         }
     }
 }

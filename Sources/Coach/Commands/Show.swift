@@ -19,11 +19,11 @@ extension CoachCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
-            let result = try await Spinner.run("Fetching messages", io: env.io, enabled: env.output.format == .human) {
-                try await store.conversation(id)
+            let renderer = CoachRenderer(output: env.output)
+            try await env.reader.show(try store.thread(id)) { thread, source in
+                let shown = last.map { thread.messages.suffix($0) } ?? thread.messages[...]
+                try renderer.conversation(thread.conversation, messages: thread.messages, shown: shown, source: source)
             }
-            let shown = last.map { result.messages.suffix($0) } ?? result.messages[...]
-            try CoachRenderer(output: env.output).conversation(result.conversation, messages: result.messages, shown: shown, source: result.source)
         }
     }
 }

@@ -18,35 +18,14 @@ extension LibraryCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
-            let renderer = LibraryRenderer(output: env.output)
-            let interactive = env.io.isOutputTerminal && env.output.format == .human
-            let section = self.section
-            var shown: LibrarySnapshot?
-            let flow = CachedRead<LibrarySnapshot>(
-                policy: try LibraryPlugin.cachePolicy(env), mode: interactive ? .interactive : .script, offline: env.isOffline,
-                noun: "albums", io: env.io, now: env.now,
-                fetch: { progress in try await store.refresh(section: section, progress: progress) },
-                render: { snapshot, source in
-                    shown = snapshot
-                    try renderer.albums(snapshot, source: source)
-                },
-                rerenderIfChanged: { old, new in
-                    shown = new
-                    return try renderer.rerenderAlbums(old: old, new: new)
-                },
-                notice: env.output.notice,
-                startBackgroundRefresh: { try DetachedProcess.spawn(arguments: Revalidate.arguments(env, section: section)) },
-                refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile))
-            try await flow.run(store.cached(section: section), refresh: refresh)
-            guard prefetch, !env.isOffline, let shown else { return }
+            let shown = try await env.reader.show(store.library(section: section), with: LibraryRenderer(output: env.output).albumsView,
+                                                  refresh: refresh).shown
+            guard prefetch, !env.isOffline else { return }
             let firstScreen = Array(shown.albums.prefix(screen.firstScreen(env.io)))
-            if interactive {
+            if env.isInteractive {
                 try await Prefetch.prefetch(firstScreen, store: store, env: env)
             } else {
-                var arguments = ["library", "prefetch", "--profile", env.profile.name.rawValue] + screen.arguments
-                if let section { arguments += ["--section", section] }
-                if let server = env.settings.flags.server { arguments += ["--server", server] }
-                try? DetachedProcess.spawn(arguments: arguments)
+                try? env.startInBackground(["library", "prefetch"] + screen.arguments + (section.map { ["--section", $0] } ?? []))
             }
         }
     }

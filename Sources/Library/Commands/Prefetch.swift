@@ -24,10 +24,8 @@ extension LibraryCommand {
             defer { indicator.stop() }
             let report = try await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
             if env.output.format == .json { return try env.output.json(report) }
-            if env.io.isOutputTerminal || env.output.format == .human {
-                env.output.notice("artwork: \(report.fetched) fetched, \(report.alreadyCached) already cached, \(report.failed) failed"
-                                  + (report.skippedWithoutArtwork > 0 ? ", \(report.skippedWithoutArtwork) without artwork" : "") + ".")
-            }
+            env.output.notice("artwork: \(report.fetched) fetched, \(report.alreadyCached) already cached, \(report.failed) failed"
+                              + (report.skippedWithoutArtwork > 0 ? ", \(report.skippedWithoutArtwork) without artwork" : "") + ".")
         }
     }
 }

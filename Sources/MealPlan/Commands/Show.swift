@@ -12,8 +12,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let loaded = try await MealPlanStore.live(env).latest()
-            try MealPlanRenderer(output: env.output, now: env.now()).render(loaded.session, source: loaded.source)
+            try await env.reader.show(MealPlanStore.live(env).latestPlan, with: MealPlanRenderer(output: env.output, now: env.now()))
         }
     }
 }

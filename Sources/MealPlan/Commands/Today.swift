@@ -11,8 +11,8 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let loaded = try await MealPlanStore.live(env).latest()
-            try MealPlanRenderer(output: env.output, now: env.now()).renderToday(loaded.session, source: loaded.source)
+            let renderer = MealPlanRenderer(output: env.output, now: env.now())
+            try await env.reader.show(MealPlanStore.live(env).latestPlan) { try renderer.renderToday($0, source: $1) }
         }
     }
 }

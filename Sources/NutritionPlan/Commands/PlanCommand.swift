@@ -32,60 +32,6 @@ public struct PlanCommand: AsyncParsableCommand {
     /// is shown again; a script gets one document.
     static func present(_ view: PlanRenderer.View, global: GlobalOptions) async throws {
         let env = try await AppEnvironment.live(global)
-        let store = try PlanStore.live(env)
-        let renderer = PlanRenderer(output: env.output)
-        let interactive = env.output.format == .human
-        try await store.read(mode: interactive ? .interactive : .script, io: env.io,
-                             render: { try renderer.render($0, view: view) },
-                             rerender: { try renderer.rerender($0, view: view) },
-                             notice: env.output.notice)
-    }
-}
-
-extension PlanCommand {
-    public struct Show: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the plan's daily targets (from the cache within the TTL).", discussion: "Examples:\n  brados plan\n  brados plan show --json")
-        @OptionGroup var global: GlobalOptions
-        public init() {}
-        public func run() async throws { try await PlanCommand.present(.summary, global: global) }
-    }
-
-    public struct Targets: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "targets", abstract: "Show every target, BMR and TDEE included.", discussion: "Examples:\n  brados plan targets")
-        @OptionGroup var global: GlobalOptions
-        public init() {}
-        public func run() async throws { try await PlanCommand.present(.targets, global: global) }
-    }
-
-    public struct Why: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "why", abstract: "Explain why the targets work, with the science behind them.", discussion: "Examples:\n  brados plan why")
-        @OptionGroup var global: GlobalOptions
-        public init() {}
-        public func run() async throws { try await PlanCommand.present(.why, global: global) }
-    }
-
-    public struct Recompute: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "recompute", abstract: "Ask the service to compute the plan again (forceRecompute).", discussion: "Examples:\n  brados plan recompute")
-        @OptionGroup var global: GlobalOptions
-        public init() {}
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global)
-            let store = try PlanStore.live(env)
-            let result = try await Spinner.run("Recomputing your plan", io: env.io, enabled: env.output.format == .human) { try await store.recompute() }
-            try PlanRenderer(output: env.output).render(result, view: .summary)
-        }
-    }
-
-    public struct Refresh: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "refresh", 
-            abstract: "Fetch the plan, ignoring the cache (which is replaced only by a valid answer).", discussion: "Examples:\n  brados plan refresh")
-        @OptionGroup var global: GlobalOptions
-        public init() {}
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global)
-            let store = try PlanStore.live(env)
-            let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: env.output.format == .human) { try await store.refresh() }
-            try PlanRenderer(output: env.output).render(result, view: .summary)
-        }
+        try await env.reader.show(PlanStore.live(env).currentPlan, with: PlanRenderer(output: env.output).presenter(view))
     }
 }

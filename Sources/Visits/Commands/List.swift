@@ -17,12 +17,7 @@ extension VisitsCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let interactive = env.io.isOutputTerminal && env.output.format == .human
-            let listing = VisitsListing(
-                store: try VisitsStore.live(env), renderer: VisitsRenderer(output: env.output, now: env.now),
-                mode: interactive ? .interactive : .script, offline: env.isOffline,
-                startBackgroundRevalidation: { try VisitsCommand.Revalidate.startInBackground(env) })
-            try await listing.run(refresh: refresh)
+            try await env.reader.show(VisitsStore.live(env).list, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
         }
     }
 }

@@ -12,8 +12,8 @@ extension VisitsCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let found = try await VisitsStore.live(env).visit(id: id, offline: env.isOffline, notice: env.output.notice)
-            try VisitsRenderer(output: env.output, now: env.now).render(found.visit, source: found.source)
+            let renderer = VisitsRenderer(output: env.output, now: env.now)
+            try await env.reader.show(VisitsStore.live(env).visit(id: id)) { try renderer.render($0, source: $1) }
         }
     }
 }

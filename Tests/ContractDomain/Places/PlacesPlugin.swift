@@ -49,14 +49,24 @@ struct CachedPlaces: Codable, Sendable {
     var places: [Place]
 }
 
-/// Fetches and caches the places of the profile.
-struct PlacesStore: Sendable {
+/// Fetches and caches the places of the profile: what `places list` reads.
+struct PlacesStore: CachedResource {
     let env: AppEnvironment
-    init(_ env: AppEnvironment) { self.env = env }
+    let ttl: Duration
+    /// - Throws: ``ConfigError`` for an invalid `places.ttl`.
+    init(_ env: AppEnvironment) throws {
+        self.env = env
+        ttl = try PlacesPlugin.ttlSetting.value(in: env.settings)
+    }
 
     static func document(_ profile: ProfileScope) -> JSONDocument<CachedPlaces> {
         JSONDocument(url: profile.cacheDirectory(for: PlacesPlugin.domainName).appendingPathComponent("places.json"))
     }
+
+    var noun: String { "places" }
+    var policy: CachePolicy { PlacesPlugin.cachePolicy(ttl: ttl) }
+    func stored() -> CachedEntry<[Place]>? { Self.document(env.profile).load().map { CachedEntry($0.places, savedAt: $0.savedAt) } }
+    func fetch(progress: @escaping FetchProgress) async throws -> [Place] { try await fetch() }
 
     func fetch() async throws -> [Place] {
         struct Row: Decodable { var place: String }
@@ -81,23 +91,14 @@ public struct PlacesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = PlacesStore(env)
-            let cached = PlacesStore.document(env.profile).load()
-            let read = CachedRead<[Place]>(
-                policy: PlacesPlugin.cachePolicy(ttl: try PlacesPlugin.ttlSetting.value(in: env.settings)),
-                mode: env.output.format == .human && env.io.isOutputTerminal ? .interactive : .script,
-                offline: env.isOffline, noun: "places", io: env.io, now: env.now,
-                fetch: { _ in try await store.fetch() },
-                render: { places, source in
-                    if env.output.format == .json {
-                        struct Document: Encodable { var source: DataSource; var places: [Place] }
-                        return try env.output.json(Document(source: source, places: places))
-                    }
-                    env.output.line("\(places.count) places · \(source.origin)")
-                    env.output.table(Table(headers: ["PLACE", "VISITS"], rows: places.map { [$0.name, "\($0.visits)"] }, rightAligned: [1]))
-                },
-                notice: env.output.notice)
-            try await read.run(cached.map { .init($0.places, savedAt: $0.savedAt) }, refresh: refresh)
+            try await env.reader.show(try PlacesStore(env), refresh: refresh) { places, source in
+                if env.output.format == .json {
+                    struct Document: Encodable { var source: DataSource; var places: [Place] }
+                    return try env.output.json(Document(source: source, places: places))
+                }
+                env.output.line("\(places.count) places · \(source.origin)")
+                env.output.table(Table(headers: ["PLACE", "VISITS"], rows: places.map { [$0.name, "\($0.visits)"] }, rightAligned: [1]))
+            }
         }
     }
 

@@ -5,13 +5,13 @@ import TestSupport
 @testable import Visits
 
 @Suite("visits list: stale-while-revalidate with an injected clock")
-struct VisitsListingTests {
+struct VisitsListTests {
     struct Fixture {
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         let api: FakeVisitsAPI
         let io = CapturingIO(environment: [:])
-        let spawned = Locked(0)
+        let spawned = Locked<[[String]]>([])
         var cache: VisitsCache { VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))) }
         var store: VisitsStore {
             let api = self.api
@@ -20,10 +20,13 @@ struct VisitsListingTests {
 
         init(_ visits: [Visit]) { api = FakeVisitsAPI(visits) }
 
-        func listing(_ mode: VisitsListing.Mode, offline: Bool = false, json: Bool = false) -> VisitsListing {
+        /// `visits list` through the shared reader, background refreshes recorded.
+        func list(_ mode: CacheReader.Mode, offline: Bool = false, json: Bool = false, refresh: Bool = false) async throws -> CacheReader.Outcome {
             let spawned = self.spawned
-            return VisitsListing(store: store, renderer: VisitsRenderer(output: Output(io: io, format: json ? .json : .human), now: clock.dateProvider),
-                                 mode: mode, offline: offline, startBackgroundRevalidation: { spawned.withLock { $0 += 1 } })
+            let output = Output(io: io, format: json ? .json : .human)
+            let reader = CacheReader(mode: mode, offline: offline, io: io, now: clock.dateProvider, notice: { output.notice($0) },
+                                     startInBackground: { command in spawned.withLock { $0.append(command) } })
+            return try await reader.show(store.list, with: VisitsRenderer(output: output, now: clock.dateProvider), refresh: refresh).outcome
         }
 
         func seedCache(_ visits: [Visit], ageSeconds: Int64) throws {
@@ -36,10 +39,10 @@ struct VisitsListingTests {
     func freshScript() async throws {
         let fixture = Fixture([visit("a", hoursAgo: 1), visit("new", hoursAgo: 0)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 142)
-        let outcome = try await fixture.listing(.script, json: true).run(refresh: false)
-        #expect(outcome == .revalidatingInBackground)
+        let outcome = try await fixture.list(.script, json: true)
+        #expect(outcome == .refreshingInBackground)
         #expect(fixture.api.calls.isEmpty)
-        #expect(fixture.spawned.withLock { $0 } == 1)
+        #expect(fixture.spawned.withLock { $0 } == [["visits", "revalidate"]])
         let document = try JSONSerialization.jsonObject(with: Data(fixture.io.stdout.utf8)) as? [String: Any]
         #expect((document?["visits"] as? [Any])?.count == 1)
         #expect((document?["source"] as? [String: Any])?["ageSeconds"] as? Int == 142)
@@ -49,8 +52,8 @@ struct VisitsListingTests {
     func freshInteractive() async throws {
         let fixture = Fixture([visit("new1", hoursAgo: 0), visit("new2", hoursAgo: 0.5), visit("a", hoursAgo: 1)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 60)
-        let outcome = try await fixture.listing(.interactive).run(refresh: false)
-        #expect(outcome == .cached(changes: VisitChanges(from: [visit("a", hoursAgo: 1)], to: fixture.api.state.withLock { $0.visits })))
+        let outcome = try await fixture.list(.interactive)
+        #expect(outcome == .cached(changed: true))
         let out = fixture.io.stdout
         #expect(out.contains("1 visit · from cache (saved 1 min ago)"))
         #expect(out.contains("↻ 2 new visits"))
@@ -62,7 +65,7 @@ struct VisitsListingTests {
     func unchangedInteractive() async throws {
         let fixture = Fixture([visit("a", hoursAgo: 1)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 10)
-        #expect(try await fixture.listing(.interactive).run(refresh: false) == .cached(changes: VisitChanges(from: [], to: [])))
+        #expect(try await fixture.list(.interactive) == .cached(changed: false))
         #expect(!fixture.io.stdout.contains("↻"))
         #expect(fixture.io.stdout.components(separatedBy: "\na ").count == 2) // the row for "a" printed once
     }
@@ -71,7 +74,7 @@ struct VisitsListingTests {
     func expired() async throws {
         let fixture = Fixture([visit("b", hoursAgo: 0), visit("a", hoursAgo: 1)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 312)
-        #expect(try await fixture.listing(.script).run(refresh: false) == .fetched)
+        #expect(try await fixture.list(.script) == .fetched)
         #expect(fixture.api.calls == ["list"])
         #expect(fixture.io.stdout.contains("2 visits · from the network"))
         #expect(fixture.cache.load()?.savedAt == fixture.clock.date)
@@ -86,7 +89,7 @@ struct VisitsListingTests {
         let fixture = Fixture([])
         fixture.api.fail(with: error)
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 720)
-        #expect(try await fixture.listing(.script).run(refresh: false) == .staleFallback)
+        #expect(try await fixture.list(.script) == .staleFallback)
         #expect(fixture.io.stderr.contains("showing cached visits from 12 min ago"))
         #expect(fixture.io.stdout.contains("1 visit · from cache (saved 12 min ago, expired)"))
     }
@@ -96,7 +99,7 @@ struct VisitsListingTests {
         let fixture = Fixture([])
         fixture.api.fail(with: .http(status: 401, method: "GET", path: "/api/visits", message: nil, retryAfter: nil))
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 720)
-        await #expect(throws: NetworkError.self) { try await fixture.listing(.script).run(refresh: false) }
+        await #expect(throws: NetworkError.self) { try await fixture.list(.script) }
     }
 
     @Test("no cache with --offline: the offline error, and the API is never called")
@@ -104,7 +107,7 @@ struct VisitsListingTests {
         let fixture = Fixture([visit("a", hoursAgo: 1)])
         for refresh in [false, true] {
             do {
-                try await fixture.listing(.script, offline: true).run(refresh: refresh)
+                try await fixture.list(.script, offline: true, refresh: refresh)
                 Issue.record("expected the offline error")
             } catch {
                 #expect(ExitStatus.code(for: error) == 5)
@@ -137,9 +140,9 @@ struct VisitsListingTests {
     func offlineCache() async throws {
         let fixture = Fixture([])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 3600)
-        #expect(try await fixture.listing(.interactive, offline: true).run(refresh: false) == .offlineCache)
+        #expect(try await fixture.list(.interactive, offline: true) == .offlineCache)
         #expect(fixture.api.calls.isEmpty)
-        #expect(fixture.spawned.withLock { $0 } == 0)
+        #expect(fixture.spawned.withLock { $0 }.isEmpty)
         #expect(fixture.io.stderr.contains("offline"))
     }
 
@@ -147,7 +150,7 @@ struct VisitsListingTests {
     func refresh() async throws {
         let fixture = Fixture([visit("b", hoursAgo: 0)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 1)
-        #expect(try await fixture.listing(.script).run(refresh: true) == .fetched)
+        #expect(try await fixture.list(.script, refresh: true) == .fetched)
         #expect(fixture.api.calls == ["list"])
         #expect(fixture.cache.load()?.visits.map(\.id) == ["b"])
     }

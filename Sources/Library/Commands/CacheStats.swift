@@ -1,0 +1,26 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+extension LibraryCommand.Cache {
+    public struct Stats: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(commandName: "stats", abstract: "Artwork cache size per bucket, cap, and snapshot age.", discussion: "Examples:\n  brados library cache stats")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try await AppEnvironment.live(global)
+            let store = try LibraryStore.live(env)
+            let stats = try store.artwork.cache.stats()
+            let snapshot = store.snapshot()
+            if env.output.format == .json {
+                struct Document: Encodable { var artwork: BlobCacheStats; var snapshotAlbums: Int?; var snapshotSavedAt: Date? }
+                return try env.output.json(Document(artwork: stats, snapshotAlbums: snapshot?.albums.count, snapshotSavedAt: snapshot?.savedAt))
+            }
+            var rows = stats.buckets.map { ["\($0.bucket) px", "\($0.entries)", Format.bytes($0.bytes)] }
+            rows.append(["total", "\(stats.entries)", "\(Format.bytes(stats.bytes)) of \(Format.bytes(stats.capacity))"])
+            env.output.table(Table(headers: ["ARTWORK", "ENTRIES", "SIZE"], rows: rows, rightAligned: [1]))
+            env.output.line(snapshot.map { "Snapshot: \($0.albums.count) albums, saved \(Format.ago(env.now().timeIntervalSince($0.savedAt)))." } ?? "No snapshot yet.")
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import BradOSCore
+
+extension LibraryCommand {
+    /// Refreshes the snapshot in the background (used by `albums`/`collections` in scripts).
+    public struct Revalidate: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(commandName: "revalidate", abstract: "Refresh the library snapshot in the background.", discussion: "Examples:\n  brados library revalidate", shouldDisplay: false)
+        @Option(help: ArgumentHelp("A music section, by key or title.", valueName: "key|title")) var section: String?
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        public func run() async throws {
+            let env = try await AppEnvironment.live(global)
+            let lock = try FileLock(url: env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("revalidate.lock"))
+            guard lock.tryLock() else { return }
+            defer { lock.unlock() }
+            _ = try await LibraryStore.live(env).refresh(section: section)
+        }
+    }
+}
