@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps build release run test server clean completions man install uninstall package check-package bench bench-smoke reliability reliability-smoke
+.PHONY: deps build release run test server clean completions man readme install uninstall package check-package bench bench-smoke reliability reliability-smoke
 
 deps:
 	@scripts/ensure-deps.sh
@@ -67,6 +67,10 @@ completions: build
 ## make man — regenerate man/brados.1 (the argument-parser manual plugin, offline, + man/sections.mdoc)
 man: deps
 	scripts/generate-man.sh
+
+## make readme — regenerate README.md's generated parts (the exit-code table) from the code
+readme: deps
+	scripts/generate-readme.sh
 
 ## make install PREFIX=~/.local — the stripped release binary, completions, man page, systemd user
 ## units and docs in their standard places under PREFIX (the tarball's layout: packaging/stage.sh)

@@ -185,13 +185,13 @@ _brados() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    auth|config|cache|keys|plugins|sync|doctor|mealplan|visits|library|coach|plan|help)
+    auth|config|cache|keys|plugins|sync|doctor|exit-codes|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'auth config cache keys plugins sync doctor mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'auth config cache keys plugins sync doctor exit-codes mealplan visits library coach plan help' -- "${cur}"))
         ;;
     esac
 }
@@ -796,6 +796,29 @@ _brados_doctor() {
     case "${prev}" in
     '--profile')
         __brados_add_custom_completions ---completion doctor -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_exit-codes() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--format --profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--format')
+        __brados_add_completions -W 'text'$'\n''markdown'$'\n''mdoc'
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion exit-codes -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')

@@ -15,11 +15,11 @@ public struct Brados: AsyncParsableCommand {
         discussion: """
         Every domain serves from a local cache first and works with --offline.
         With no server configured, brados uses its built-in demo backend.
-        Exit codes: 0 ok, 1 failure, 3 not found, 4 sign in, 5 needs network, \
-        6 server failure, 7 rejected, 8 integrity, 9 rate limited, 64 usage.
-        """,
+
+        """ + ExitStatus.helpLine,
         version: BradOSVersion.current,
-        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self],
+        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
+                      ExitCodesCommand.self],
         groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Runtime.plugins.map(\.command))])
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BradOSCore
+@testable import BradOSCore
 import Testing
 
 @Suite("Errors map to exit codes in one place")
@@ -10,6 +10,23 @@ struct ErrorMapTests {
             .general: 1, .notFound: 3, .authRequired: 4, .offline: 5, .server: 6, .rejected: 7, .integrity: 8, .rateLimited: 9, .diskFull: 10, .busy: 11, .decryption: 12, .usage: 64, .interrupted: 130,
         ]
         for kind in FailureKind.allCases { #expect(ExitStatus.code(for: kind) == expected[kind]) }
+    }
+
+    @Test("the exit-code table has every kind once, with the code the mapping gives it, in order")
+    func table() {
+        for kind in FailureKind.allCases {
+            let entries = ExitStatus.table.filter { $0.kind == kind }
+            #expect(entries.map(\.code) == [ExitStatus.code(for: kind)], "\(kind)")
+        }
+        #expect(ExitStatus.table.first == ExitStatus.Entry(code: 0, kind: nil, name: "ok", meaning: "Success."))
+        #expect(ExitStatus.table.map(\.code) == ExitStatus.table.map(\.code).sorted())
+        #expect(ExitStatus.table.count == FailureKind.allCases.count + 1)
+    }
+
+    @Test("code spans become .Ql lines in the man page, punctuation kept with them")
+    func mdoc() {
+        #expect(ExitStatus.mdocText("Sign in (`brados auth login`).") == ["Sign in", ".Ql ( brados auth login ) ."])
+        #expect(ExitStatus.mdoc.contains(".It 11\nThe profile is busy"))
     }
 
     @Test("429 advice names the wait Retry-After asked for, rounded up to whole seconds")

@@ -52,7 +52,22 @@ struct ManPageTests {
         let variables = Set(list.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter { $0.hasPrefix("BRADOS_") }.map(String.init))
         #expect(variables.count >= 15)
         for variable in variables { #expect(page.contains(variable), "\(variable) is not in ENVIRONMENT") }
-        for code in ["0", "3", "4", "5", "6", "7", "8", "9", "64", "130"] { #expect(page.contains(".It \(code)\n"), "exit status \(code)") }
+        for code in ["0", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "64", "130"] { #expect(page.contains(".It \(code)\n"), "exit status \(code)") }
+    }
+
+    @Test("the exit-code table is one: the README's, the man page's and the root --help's are the binary's (make readme, make man)")
+    func exitCodesAgree() throws {
+        let environment = ["HOME": home.url.path, "BRADOS_HOME": home.url.path]
+        let markdown = try BuiltProducts.run("brados", ["exit-codes", "--format", "markdown"], environment: environment).stdout
+        let mdoc = try BuiltProducts.run("brados", ["exit-codes", "--format", "mdoc"], environment: environment).stdout
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(markdown.contains("| 130 | Interrupted"))
+        #expect(readme.contains("-->\n" + markdown + "<!-- end exit-codes -->"), "README.md's exit codes are not the binary's: run make readme")
+        #expect(try page().contains(mdoc), "man/brados.1's EXIT STATUS is not the binary's: run make man")
+        let help = try BuiltProducts.run("brados", ["--help"], environment: environment).stdout.replacingOccurrences(of: "\n", with: " ")
+        let codes = markdown.split(separator: "\n").compactMap { $0.split(separator: "|").first.map { $0.trimmingCharacters(in: .whitespaces) } }.filter { Int($0) != nil }
+        #expect(codes.count == 14)
+        for code in codes { #expect(help.contains(" \(code) "), "exit code \(code) is not in brados --help") }
     }
 
     @Test("renders with man -l at 80 columns without a warning")

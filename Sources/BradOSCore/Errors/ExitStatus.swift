@@ -1,25 +1,50 @@
 import ArgumentParser
+import Foundation
 
-/// The one place that maps failures to process exit codes.
-///
-/// | code | meaning |
-/// |---|---|
-/// | 0 | success |
-/// | 1 | failure not covered below |
-/// | 3 | not found |
-/// | 4 | sign-in required (not signed in, or the session expired) |
-/// | 5 | needs network (offline, server unreachable, or `--offline`) |
-/// | 6 | server failure (5xx after retries, malformed response) |
-/// | 7 | request rejected by the server (4xx) |
-/// | 8 | integrity failure (corrupt or hostile data, checksum mismatch) |
-/// | 9 | rate limited by the server for longer than brados waits |
-/// | 10 | the disk is full (nothing stored was lost) |
-/// | 11 | the profile is busy: another brados held it past `profile.lock-timeout` |
-/// | 12 | an encrypted archive: no key or passphrase given opens it |
-/// | 64 | usage error (bad flags or arguments) |
-/// | 130 | interrupted |
+/// The one place that maps failures to process exit codes, and the one table of what each
+/// code means. The root `--help` line, `brados exit-codes`, the man page's EXIT STATUS and
+/// the README's table are all rendered from ``table`` (`make man` and `make readme` write the
+/// last two; a test checks they agree).
 public enum ExitStatus {
     public static let success: Int32 = 0
+
+    /// One exit code: its failure kind, a name of a few words, and what it means in full.
+    public struct Entry: Sendable, Equatable {
+        public var code: Int32
+        /// `nil` for success.
+        public var kind: FailureKind?
+        /// A few words: `needs network`.
+        public var name: String
+        /// One or two sentences; `code spans` in backticks.
+        public var meaning: String
+    }
+
+    /// Every exit code brados uses, in order.
+    public static let table: [Entry] = [
+        Entry(code: 0, kind: nil, name: "ok", meaning: "Success."),
+        Entry(code: 1, kind: .general, name: "failure", meaning: "A failure not covered below."),
+        Entry(code: 3, kind: .notFound, name: "not found", meaning: "Not found, locally or on the server."),
+        Entry(code: 4, kind: .authRequired, name: "sign in",
+              meaning: "Sign-in required: not signed in, or the session expired (`brados auth login`)."),
+        Entry(code: 5, kind: .offline, name: "needs network",
+              meaning: "Needs network: offline, the server unreachable, or `--offline` with nothing cached."),
+        Entry(code: 6, kind: .server, name: "server failure",
+              meaning: "Server failure: 5xx after retries, a malformed response, a dropped connection."),
+        Entry(code: 7, kind: .rejected, name: "rejected", meaning: "The request was rejected by the server (4xx)."),
+        Entry(code: 8, kind: .integrity, name: "integrity",
+              meaning: "Integrity failure: corrupt or hostile data, a checksum mismatch."),
+        Entry(code: 9, kind: .rateLimited, name: "rate limited",
+              meaning: "Rate limited: the server asked to wait longer than brados waits (the error says how long)."),
+        Entry(code: 10, kind: .diskFull, name: "disk full",
+              meaning: "The disk is full: a write failed for lack of space (the error names the file); nothing stored was lost."),
+        Entry(code: 11, kind: .busy, name: "profile busy",
+              meaning: "The profile is busy: another brados (an import, a cache clear, a sign-out) held it longer than `profile.lock-timeout`."),
+        Entry(code: 12, kind: .decryption, name: "cannot decrypt",
+              meaning: "An encrypted archive that no key or passphrase given opens: the wrong key, the wrong passphrase, or none given."),
+        Entry(code: 64, kind: .usage, name: "usage", meaning: "Usage error: bad flags or arguments."),
+        Entry(code: 130, kind: .interrupted, name: "interrupted",
+              meaning: "Interrupted by Ctrl-C; 143 by SIGTERM and 129 by SIGHUP (a closed terminal or SSH session). The command first undoes what it started: an optimistic delete is restored, a half-written archive discarded. A second signal ends it at once."),
+    ]
 
     /// The exit code for a failure kind.
     public static func code(for kind: FailureKind) -> Int32 {
@@ -46,5 +71,55 @@ public enum ExitStatus {
         if error is CancellationError { return code(for: .interrupted) }
         if let exit = error as? ExitCode { return exit.rawValue }
         return code(for: .general)
+    }
+}
+
+extension ExitStatus {
+    /// The root `--help` line: `Exit codes: 0 ok, 1 failure, …, 130 interrupted.`
+    public static var helpLine: String {
+        "Exit codes: " + table.map { "\($0.code) \($0.name)" }.joined(separator: ", ") + " (`brados exit-codes` says more)."
+    }
+
+    /// The README's table (Markdown).
+    public static var markdown: String {
+        (["| code | meaning |", "|---|---|"] + table.map { "| \($0.code) | \($0.meaning) |" }).joined(separator: "\n") + "\n"
+    }
+
+    /// The man page's EXIT STATUS section (mdoc).
+    public static var mdoc: String {
+        var lines = [".Sh EXIT STATUS", ".Bl -tag -width 4n -compact"]
+        for entry in table {
+            lines.append(".It \(entry.code)")
+            lines.append(contentsOf: mdocText(entry.meaning))
+        }
+        lines.append(".El")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Text with `code spans` as mdoc: each span on a line of its own (`.Ql`), with the
+    /// parenthesis before it and the punctuation after it as its delimiters.
+    static func mdocText(_ text: String) -> [String] {
+        var lines: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "`"), let close = rest[rest.index(after: open)...].firstIndex(of: "`") {
+            var before = rest[..<open].trimmingCharacters(in: .whitespaces)
+            var opening = ""
+            if before.hasSuffix("(") {
+                before = String(before.dropLast()).trimmingCharacters(in: .whitespaces)
+                opening = "( "
+            }
+            if !before.isEmpty { lines.append(before) }
+            var after = rest[rest.index(after: close)...]
+            var punctuation = ""
+            while let first = after.first, ".,;:)".contains(first) {
+                punctuation += " \(first)"
+                after = after.dropFirst()
+            }
+            lines.append(".Ql \(opening)\(rest[rest.index(after: open)..<close])\(punctuation)")
+            rest = after
+        }
+        let tail = rest.trimmingCharacters(in: .whitespaces)
+        if !tail.isEmpty { lines.append(tail) }
+        return lines
     }
 }
