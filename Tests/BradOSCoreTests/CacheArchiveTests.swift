@@ -264,6 +264,39 @@ struct CacheArchiveTests {
         #expect(!FileSystem.exists(folder))
     }
 
+    @Test("commands look for a killed import only when the staging marker says one may have run; the marker goes once nothing is left")
+    func recoveryMarker() throws {
+        let target = profile("victim")
+        try fill(target, seed: 5)
+        let before = try snapshot(target)
+        let folder = paths.dataRoot.appendingPathComponent(".staging/import-3", isDirectory: true)
+        let staged = folder.appendingPathComponent("beta", isDirectory: true)
+        try FileSystem.createDirectory(staged)
+        try AtomicFile.write(Data("new".utf8), to: staged.appendingPathComponent("notes.json"))
+        let marker = StagingMarker(paths: paths)
+        // An import holds the marker from before its first staging folder; killed mid-swap.
+        let hold = try marker.hold()
+        var journal = SwapJournal(url: folder.appendingPathComponent("journal.json"))
+        try journal.replace(target.dataDirectory(for: "beta"), with: staged, trash: folder.appendingPathComponent(".replaced-beta"))
+        hold.release()
+        #expect(marker.isSet)
+        #expect(CacheImportRecovery.recoverIfMarked(paths) == [folder])
+        #expect(try snapshot(target) == before)
+        #expect(!marker.isSet, "the marker stays after everything was recovered")
+        // Without the marker, nothing is looked at (the folder of an import from before the
+        // marker existed is left to `recover`).
+        try FileSystem.createDirectory(folder)
+        #expect(CacheImportRecovery.recoverIfMarked(paths).isEmpty)
+        #expect(FileSystem.exists(folder))
+        // A running import's hold keeps the marker even when its folders are all there is.
+        let running = try marker.hold()
+        #expect(CacheImportRecovery.recoverIfMarked(paths).isEmpty)
+        #expect(marker.isSet)
+        running.release()
+        #expect(CacheImportRecovery.recoverIfMarked(paths).isEmpty)
+        #expect(!marker.isSet)
+    }
+
     @Test("the key-value store is inside the journal: a kill after the load puts back the store as it was (or removes one that was not there)")
     func keyValueStoreInJournal() throws {
         let target = profile("victim")

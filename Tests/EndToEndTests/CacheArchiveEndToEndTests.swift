@@ -101,4 +101,17 @@ struct CacheArchiveEndToEndTests {
             #expect(!result.stderr.contains("config path"), "\(result.stderr)")
         }
     }
+
+    @Test("a refused import --as a new profile leaves no trace of that profile (no folder, no stray lock file in it)")
+    func refusedImportLeavesNoProfile() async throws {
+        let server = try ServerProcess()
+        let garbage = home.url.appendingPathComponent("garbage.tar.zst")
+        try Data("not an archive".utf8).write(to: garbage)
+        let result = try brados(["cache", "import", garbage.path, "--as", "ghost"], server)
+        #expect(result.status == 8, "\(result.stderr)")
+        for root in ["cache", "data"] {
+            let folder = home.url.appendingPathComponent("\(root)/users/ghost")
+            #expect(!FileManager.default.fileExists(atPath: folder.path), "\(folder.path): \((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])")
+        }
+    }
 }

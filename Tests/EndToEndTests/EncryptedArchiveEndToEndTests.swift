@@ -215,10 +215,11 @@ struct EncryptedArchiveEndToEndTests {
         #expect(encrypted.contains { $0.contains("memfd_create") }, "\(encrypted)")
         // Nothing made in the export's staging folder but its lock; the only other new file is
         // the archive itself (an unnamed O_TMPFILE, linked once whole).
-        // Everything else it creates is a lock, SQLite's -wal/-shm of the profile's own databases,
-        // the unnamed archive (O_TMPFILE, linked once whole) or the export hash cache.
+        // Everything else it creates is a lock, the empty staging marker, SQLite's -wal/-shm of
+        // the profile's own databases, the unnamed archive (O_TMPFILE, linked once whole) or the
+        // export hash cache.
         let unexpected = encrypted.filter { line in
-            !(line.contains(".lock\"") || line.contains("-wal\"") || line.contains("-shm\"") || line.contains("memfd_create")
+            !(line.contains(".lock\"") || line.contains("/.staging-in-use\"") || line.contains("-wal\"") || line.contains("-shm\"") || line.contains("memfd_create")
               || line.contains("O_TMPFILE") || line.contains(".export-hashes.json") || line.contains("linkat(") && line.contains("/proc/self/fd/"))
         }
         #expect(unexpected.isEmpty, "\(unexpected)")

@@ -64,7 +64,7 @@ public struct AppEnvironment: Sendable {
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
         if let access { try await env.lock(env.profile.name, access) }
         // A `cache import` killed mid-swap is rolled back before anything reads the caches.
-        let recovered = CacheImportRecovery.recover(env.paths)
+        let recovered = CacheImportRecovery.recoverIfMarked(env.paths)
         if !recovered.isEmpty { env.output.notice("rolled back an interrupted cache import; the caches are as they were before it.") }
         LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
         return env

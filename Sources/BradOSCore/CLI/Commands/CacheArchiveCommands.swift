@@ -65,7 +65,8 @@ extension CacheCommand {
             let destination = name == "-" ? nil : URL(fileURLWithPath: name)
             if destination == nil, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
             let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(env.credentials.load()),
-                                         stagingRoot: CacheArchiveSupport.staging(env.profile.cacheDirectory), now: env.now)
+                                         stagingRoot: CacheArchiveSupport.staging(env.profile.cacheDirectory),
+                                         marker: StagingMarker(paths: env.paths), now: env.now)
             let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list), encryption: encryption)
             guard let destination else {
                 let report = try exporter.export(to: STDOUT_FILENO, options: options)
@@ -165,12 +166,23 @@ extension CacheCommand {
             let credentials = CredentialStore(paths: env.paths, profile: target.name, logger: env.logger).load()
             let importer = CacheImporter(target: target, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(credentials),
                                          cacheStaging: CacheArchiveSupport.staging(target.cacheDirectory),
-                                         dataStaging: CacheArchiveSupport.staging(target.dataDirectory))
+                                         dataStaging: CacheArchiveSupport.staging(target.dataDirectory), marker: StagingMarker(paths: env.paths))
             let options = CacheImporter.Options(mode: replace ? .replace : merge ? .merge : nil, dryRun: dryRun,
                                                 domains: domains.map(CacheArchiveSupport.list), force: force,
                                                 limits: try CacheArchiveSupport.limits(env.settings), discardPending: discardPending)
-            let report = try Spinner.showing(dryRun ? "checking the archive" : "importing", io: env.io, enabled: env.output.format == .human) { _ in
-                try importer.importArchive(from: input, options: options)
+            // A refused import into a profile that did not exist leaves no empty profile behind.
+            let existed = FileSystem.exists(target.cacheDirectory) || FileSystem.exists(target.dataDirectory)
+            let report: CacheImporter.Report
+            do {
+                report = try Spinner.showing(dryRun ? "checking the archive" : "importing", io: env.io, enabled: env.output.format == .human) { _ in
+                    try importer.importArchive(from: input, options: options)
+                }
+            } catch {
+                if !existed {
+                    FileSystem.removeIfEmpty(target.cacheDirectory)
+                    FileSystem.removeIfEmpty(target.dataDirectory)
+                }
+                throw error
             }
             try ArchiveRenderer(output: env.output).imported(report, dryRun: dryRun)
         }

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one file that says a `cache import` or `cache export` may have left staging folders
+/// behind: `<data root>/.staging-in-use`, empty. It is what lets every other command skip
+/// ``CacheImportRecovery`` with one `stat` (no directory listing of any profile).
+///
+/// An import or export ``hold()``s it (a shared `flock`) before it creates its first staging
+/// folder and for as long as it runs; the marker is removed only by someone who takes it
+/// exclusively (so never under a running import) and has found no staging folder left. A
+/// killed import or export leaves it, so the next command looks, rolls back and clears it.
+public struct StagingMarker: Sendable {
+    public let paths: Paths
+    public var url: URL { paths.dataRoot.appendingPathComponent(".staging-in-use") }
+
+    public init(paths: Paths) { self.paths = paths }
+
+    /// Whether the marker is there (one `stat`).
+    public var isSet: Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0
+    }
+
+    /// Sets the marker and holds it (shared) until the hold is released or the process ends.
+    /// - Throws: ``StorageError/io(operation:path:errno:)``.
+    public func hold() throws -> Hold {
+        try FileSystem.createDirectory(url.deletingLastPathComponent())
+        while true {
+            let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw StorageError.io(operation: "open", path: url.path, errno: errno) }
+            while flock(descriptor, LOCK_SH) != 0 {
+                guard errno == EINTR else {
+                    let code = errno
+                    close(descriptor)
+                    throw StorageError.io(operation: "lock", path: url.path, errno: code)
+                }
+            }
+            // Cleared between our open and our lock (another process removed it): the file we
+            // hold is no longer the marker. Open it again.
+            var held = stat(), named = stat()
+            if fstat(descriptor, &held) == 0, lstat(url.path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                return Hold(descriptor: descriptor)
+            }
+            close(descriptor)
+        }
+    }
+
+    /// Removes the marker unless an import or export holds it. The caller has found no
+    /// staging folder left.
+    /// - Returns: whether the marker is gone.
+    @discardableResult
+    func clearIfUnused() -> Bool {
+        let descriptor = open(url.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return errno == ENOENT }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        return unlink(url.path) == 0 || errno == ENOENT
+    }
+
+    /// A held marker: released by ``release()`` (or when the process ends).
+    public final class Hold: Sendable {
+        private let descriptor: Int32
+        private let released = Mutex(false)
+
+        init(descriptor: Int32) { self.descriptor = descriptor }
+
+        deinit { release() }
+
+        /// Lets the marker go (it stays on disk: ``CacheImportRecovery`` clears it).
+        public func release() {
+            released.withLock { done in
+                guard !done else { return }
+                done = true
+                close(descriptor)
+            }
+        }
+    }
+}
