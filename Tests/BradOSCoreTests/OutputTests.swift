@@ -1,9 +1,20 @@
-import BradOSCore
+@testable import BradOSCore
 import Testing
 import TestSupport
 
 @Suite("Output")
 struct OutputTests {
+    @Test("a notice erases a spinner's frame first, and only when one is drawn")
+    func noticeAfterSpinner() {
+        let io = CapturingIO(environment: [:], terminal: true)
+        let line = StatusLine()
+        line.draw("⠋ fetching conversations…", to: io)
+        line.writeLine("brados: showing cached conversations\n", to: io)
+        line.writeLine("brados: a second notice\n", to: io)
+        line.erase(io)
+        #expect(io.stderr == "\r⠋ fetching conversations…\u{1B}[K\r\u{1B}[Kbrados: showing cached conversations\nbrados: a second notice\n")
+    }
+
     @Test("tables align columns and numbers right")
     func table() {
         let text = Table(headers: ["A", "N"], rows: [["long", "5"], ["x", "123"]], rightAligned: [1]).render()

@@ -147,6 +147,9 @@ struct FoundationEndToEndTests {
         let again = try brados(["auth", "status", "--check"], server: nil)
         #expect(again.status == 0)
         #expect(!again.stderr.contains("signed profile"))
+        // The demo-backend notice is said once per profile (doctor keeps saying it).
+        #expect(!again.stderr.contains("built-in demo backend"), "\(again.stderr)")
+        #expect(try brados(["doctor"], server: nil).stdout.contains("built-in demo backend"))
     }
 
     @Test("config set/get/list/unset with validation and sources")

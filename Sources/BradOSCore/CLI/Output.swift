@@ -49,7 +49,7 @@ public struct Output: Sendable {
     }
 
     /// Prints a notice for people on stderr (never mixed into data on stdout).
-    public func notice(_ text: String) { io.writeError("brados: \(SafeText.visibleKeepingStyles(text, keepLines: true))\n") }
+    public func notice(_ text: String) { StatusLine.shared.writeLine("brados: \(SafeText.visibleKeepingStyles(text, keepLines: true))\n", to: io) }
 
     public enum Style: String, Sendable { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
 

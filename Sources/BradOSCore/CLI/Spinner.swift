@@ -50,7 +50,7 @@ public final class Spinner: Sendable {
                 let counts = running.progress.map { " " + Spinner.bar(done: $0.done, total: $0.total) } ?? ""
                 let shown = running.message ?? message
                 let stillRunning = running.withLock { running in
-                    if running { io.writeError("\r\(frame) \(SafeText.visible(shown))\(counts)\u{1B}[K") }
+                    if running { StatusLine.shared.draw("\(frame) \(SafeText.visible(shown))\(counts)", to: io) }
                     return running
                 }
                 if !stillRunning { return }
@@ -82,7 +82,47 @@ public final class Spinner: Sendable {
         running.withLock { running in
             guard running else { return }
             running = false
+            StatusLine.shared.erase(io)
+        }
+    }
+}
+
+/// The status line a spinner draws on stderr: one per process, as stderr is. Every other
+/// stderr line (notices, log lines) goes through ``writeLine(_:to:)``, which erases a drawn
+/// frame first: a notice never lands at the end of a spinner's line.
+public final class StatusLine: Sendable {
+    /// The process's (stderr is the process's).
+    public static let shared = StatusLine()
+
+    /// Whether a frame is on the line now.
+    private let drawn = Mutex(false)
+
+    init() {}
+
+    /// Draws `text` over the line (no newline).
+    func draw(_ text: String, to io: any TerminalIO) {
+        drawn.withLock { drawn in
+            io.writeError("\r\(text)\u{1B}[K")
+            drawn = true
+        }
+    }
+
+    /// Erases a drawn frame.
+    func erase(_ io: any TerminalIO) {
+        drawn.withLock { drawn in
+            guard drawn else { return }
             io.writeError("\r\u{1B}[K")
+            drawn = false
+        }
+    }
+
+    /// Writes `text` (whole lines) to stderr, erasing a spinner's frame first; the spinner
+    /// draws its next frame below.
+    public func writeLine(_ text: String, to io: any TerminalIO) {
+        drawn.withLock { drawn in
+            if drawn { io.writeError("\r\u{1B}[K") }
+            drawn = false
+            io.writeError(text)
         }
     }
 }

@@ -37,6 +37,6 @@ public struct TerminalLogHandler: LogHandler {
     public func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        io.writeError(SafeText.visible("brados: \(event.level.rawValue): \(event.message)\(fields.isEmpty ? "" : " " + fields)") + "\n")
+        StatusLine.shared.writeLine(SafeText.visible("brados: \(event.level.rawValue): \(event.message)\(fields.isEmpty ? "" : " " + fields)") + "\n", to: io)
     }
 }

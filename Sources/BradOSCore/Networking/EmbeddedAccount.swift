@@ -26,6 +26,16 @@ public struct EmbeddedAccount: Sendable {
         return directory
     }
 
+    /// True the first time it is asked in this profile (a `.introduced` file is created then):
+    /// what the embedded backend is gets said once per profile, not on every command.
+    public func firstUse() -> Bool {
+        guard let folder = try? prepare() else { return true }
+        let fd = open(folder.appendingPathComponent(".introduced").path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return errno != EEXIST }
+        close(fd)
+        return true
+    }
+
     /// The account's password: read, or generated (32 random bytes, hex) and saved 0600 on
     /// first use. Two processes creating it at once agree (`O_EXCL`; the loser reads).
     /// - Throws: ``StorageError``.

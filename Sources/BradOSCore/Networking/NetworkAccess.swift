@@ -71,7 +71,10 @@ public actor NetworkAccess {
         let account = EmbeddedAccount(profile: paths.profile(profile))
         let url = try await embedded.start(dataDirectory: try account.prepare(), socket: try account.socketPath(), password: try account.password())
         embeddedURL = url
-        output.notice("no server configured; using the built-in demo backend. Set a real one with `brados config set server URL`.")
+        // Once per profile (`brados doctor` says it every time).
+        if account.firstUse() {
+            output.notice("no server configured; using the built-in demo backend. Set a real one with `brados config set server URL`.")
+        }
         logger.debug("embedded backend started", metadata: ["url": "\(url.absoluteString)"])
         return url
     }

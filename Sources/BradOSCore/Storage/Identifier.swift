@@ -102,7 +102,7 @@ extension KeyedDecodingContainer {
 
     /// Decodes an optional string id and checks it against `rule` when present.
     public func decodeIfPresent(_ rule: IdentifierRule, forKey key: Key) throws -> String? {
-        guard try contains(key), try !decodeNil(forKey: key) else { return nil }
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
         return try decode(rule, forKey: key)
     }
 }
