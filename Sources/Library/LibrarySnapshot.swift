@@ -42,7 +42,9 @@ public struct LibrarySnapshotStore: Sendable {
         document = VersionedJSONDocument(url: url, logger: logger)
     }
 
-    /// The snapshot, or `nil` when missing, corrupt or of an incompatible version (then removed).
+    /// The snapshot, or `nil` when missing, corrupt or of an incompatible version. The file is
+    /// left as it is: the next refresh replaces it (and one of another version may be a newer
+    /// brados's, sharing the folder).
     public func load() -> LibrarySnapshot? { document.load() }
 
     public func save(_ snapshot: LibrarySnapshot) throws { try document.save(snapshot) }

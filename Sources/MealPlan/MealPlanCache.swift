@@ -3,8 +3,10 @@ import Foundation
 import Logging
 
 /// The default ``MealPlanCaching``: `latest-session.json` in the profile's `mealplan` cache
-/// folder, written atomically (0600). A missing, truncated, undecodable, wrong-version or
-/// non-finalized file reads as missing and is removed. Thread-safe.
+/// folder, written atomically (0600). A missing, truncated, undecodable or wrong-version file
+/// reads as missing and is left as it is (the next finalized plan replaces it; a file of
+/// another version may be a newer brados's); a non-finalized one reads as missing and is
+/// removed (it should never have been cached). Thread-safe.
 public struct MealPlanCache: MealPlanCaching {
     public static let fileName = "latest-session.json"
 

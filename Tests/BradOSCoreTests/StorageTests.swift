@@ -118,7 +118,8 @@ struct StorageTests {
         holder.standardOutput = out
         try holder.run()
         defer { kill(holder.processIdentifier, SIGKILL) }
-        _ = out.fileHandleForReading.readData(ofLength: 7) // "locked\n": the other process holds it now
+        // "locked\n": the other process holds it now (a flock that failed to start would say nothing).
+        #expect(out.fileHandleForReading.readData(ofLength: 7) == Data("locked\n".utf8))
         let lock = try FileLock(url: URL(fileURLWithPath: path))
         #expect(lock.tryLock() == false)
         // The holder dies (SIGKILL, like a crash): the kernel releases its lock.

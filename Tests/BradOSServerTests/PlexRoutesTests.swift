@@ -159,7 +159,14 @@ struct PlexRoutesTests {
             }
             let album = try #require(PlexCatalogue(seed: 0).albums.first { $0.thumb != nil })
             try await client.execute(uri: album.thumb!, method: .get, headers: headers) { response in
+                #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/png")
+                // A real PNG: the signature, then an IHDR chunk with a square image of some size.
+                let bytes = Array(response.body.readableBytesView)
+                #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+                #expect(bytes.count > 1000 && Array(bytes[12..<16]) == Array("IHDR".utf8))
+                let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+                #expect(width == 1024 && height == 1024, "\(width)x\(height): the thumb path serves the 1024 px artwork")
             }
         }
     }

@@ -33,6 +33,9 @@ struct PlexSignInEndToEndTests {
                                         form: ["code": code]).status
     }
 
+    /// Whether a waiting sign-in has asked plex.tv about its code at least once.
+    func polled(_ server: ServerProcess) async throws -> Bool { try await server.stats().byRoute["GET /api/v2/pins/{id}"] ?? 0 >= 1 }
+
     @Test("a code: --no-wait prints it and exits; another client approves it; --pin resumes and saves the session")
     func pinApprovedByAnotherClient() async throws {
         let server = try ServerProcess()
@@ -48,7 +51,7 @@ struct PlexSignInEndToEndTests {
 
         // Waiting: the resumed sign-in polls until the code is approved.
         let waiting = try BuiltProducts.start("brados", ["auth", "login", "--service", "plex", "--pin", id], environment: environment(server))
-        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await eventually { try await polled(server) }, "it asks plex.tv about the code")
         #expect(waiting.isRunning, "it waits for the approval")
         #expect(try await approve(code, server) == 204)
         let done = waiting.finish(timeout: 20)
@@ -67,7 +70,8 @@ struct PlexSignInEndToEndTests {
     func pinWaitInterrupted() async throws {
         let server = try ServerProcess()
         let waiting = try BuiltProducts.start("brados", ["auth", "login", "--service", "plex"], environment: environment(server))
-        try await Task.sleep(for: .milliseconds(1500))
+        // Polling: the code was printed before the first poll.
+        #expect(try await eventually { try await polled(server) })
         waiting.send(SIGINT)
         let result = waiting.finish(timeout: 20)
         #expect(result.status == 130, "\(result.stderr)")
@@ -80,8 +84,10 @@ struct PlexSignInEndToEndTests {
     func pinExpired() async throws {
         let server = try ServerProcess(extraArguments: ["--plex-pin-lifetime", "1"])
         let pin = try json(try brados(["auth", "login", "--service", "plex", "--no-wait", "--json"], server))
-        try await Task.sleep(for: .milliseconds(1300))
-        let result = try brados(["auth", "login", "--service", "plex", "--pin", try #require(pin["id"] as? String)], server)
+        let id = try #require(pin["id"] as? String)
+        // Until plex.tv says the code is gone (its lifetime here is 1 s).
+        #expect(try await eventually { try await server.request("GET", "/api/v2/pins/\(id)").status == 404 })
+        let result = try brados(["auth", "login", "--service", "plex", "--pin", id], server)
         #expect(result.status == 4, "\(result.stderr)")
         #expect(result.stderr.contains("expired before it was approved"))
         #expect(result.stderr.contains("brados auth login --service plex"))

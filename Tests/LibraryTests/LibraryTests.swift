@@ -66,7 +66,7 @@ struct LibraryTests {
         #expect(failure(nil, [sections[0]]) == "no music")
     }
 
-    @Test("the snapshot round-trips; another format version reads as missing and is removed")
+    @Test("the snapshot round-trips; another format version reads as missing and is left for the next refresh")
     func snapshot() throws {
         let dir = TemporaryDirectory()
         let store = LibrarySnapshotStore(url: dir.path("snapshot.json"))

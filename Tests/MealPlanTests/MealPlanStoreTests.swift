@@ -159,19 +159,29 @@ struct MealPlanStoreTests {
     func unwritableCache() async throws {
         let api = FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1")
         let store = MealPlanStore(cache: ReadOnlyCache(), defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
+        let shown = try await store.latest()
+        #expect(shown.session.id == "s1" && shown.source == .network)
+        // Nothing was cached, so the next read asks again (and is shown again).
         #expect(try await store.latest().session.id == "s1")
+        #expect(api.calls.filter { $0 == "latest" }.count == 2)
     }
 
     @Test("offline with no cache fails with the needs-network error and keeps nothing broken")
     func offlineNoCache() async throws {
         let fixture = Fixture(FakeMealPlanAPI())
-        let store = MealPlanStore(cache: fixture.cache, defaults: fixture.defaults, api: { throw NetworkError.offlineMode })
+        try fixture.defaults.set("draft-1", forKey: MealPlanStore.inProgressKey)
+        let asked = Locked(0)
+        let store = MealPlanStore(cache: fixture.cache, defaults: fixture.defaults, offline: true,
+                                  api: { asked.withLock { $0 += 1 }; throw NetworkError.offlineMode })
         do {
             _ = try await store.latest()
             Issue.record("expected offline")
         } catch {
             #expect(ExitStatus.code(for: error) == 5)
         }
+        #expect(asked.value == 0, "--offline must not even start the network stack")
+        #expect(fixture.cache.cached() == nil)
+        #expect(fixture.defaults.value(String.self, forKey: MealPlanStore.inProgressKey) == "draft-1", "the plan in progress was forgotten")
     }
 }
 
