@@ -79,7 +79,8 @@ install: release
 
 ## make uninstall PREFIX=~/.local — removes what install put there
 uninstall:
-	packaging/stage.sh --list prefix | sed 's|^|$(DESTDIR)$(PREFIX)/|' | xargs rm -f
+	packaging/stage.sh --list prefix | while IFS= read -r file; do rm -f "$(DESTDIR)$(PREFIX)/$$file"; done
+	rmdir "$(DESTDIR)$(PREFIX)/share/doc/brados" 2>/dev/null || true
 
 clean:
 	rm -rf .build dist

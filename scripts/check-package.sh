@@ -56,18 +56,27 @@ check "lintian: 0 errors ($(grep -c '^E:' <<< "$lintian_out") errors, $(grep -c 
 mirror="${BRADOS_DEBIAN_MIRROR:-$(python3 - "$suite" <<'PY'
 import glob, re, sys
 suite = sys.argv[1]
+entries = []  # (uri, suites) of every deb source, deb822 and one-line
 for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
     for stanza in re.split(r"\n\s*\n", open(path).read()):
         fields = dict(re.findall(r"^(\w[\w-]*):\s*(.*)$", stanza, re.M))
-        if "deb" in fields.get("Types", "").split() and suite in fields.get("Suites", "").split():
-            print(fields["URIs"].split()[0]); sys.exit()
+        if "deb" in fields.get("Types", "").split() and fields.get("URIs"):
+            entries.append((fields["URIs"].split()[0], fields.get("Suites", "").split()))
 for path in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
     try: lines = open(path).read().splitlines()
     except OSError: continue
     for line in lines:
         words = re.sub(r"\[[^]]*\]", "", line).split()
-        if len(words) >= 3 and words[0] == "deb" and words[2] == suite:
-            print(words[1]); sys.exit()
+        if len(words) >= 3 and words[0] == "deb":
+            entries.append((words[1], [words[2]]))
+# The mirror of this suite; else, on a host of another Debian release, its Debian mirror
+# (the same mirror serves every suite).
+for uri, suites in entries:
+    if suite in suites:
+        print(uri); sys.exit()
+for uri, suites in entries:
+    if re.search(r"/debian/?$", uri):
+        print(uri); sys.exit()
 PY
 )}"
 [ -n "$mirror" ] || { echo "check-package.sh: apt here has no source for $suite; set BRADOS_DEBIAN_MIRROR" >&2; exit 1; }
@@ -123,7 +132,9 @@ else
     echo "clean root: $cache ($suite, $variant, $mirror)"
 fi
 
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"; }
+# A clean environment, but the machine's proxy (apt in the root needs it where this one does).
+proxy=(); for v in http_proxy https_proxy no_proxy; do [ -n "${!v:-}" ] && proxy+=("$v=${!v}"); done
+in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "${proxy[@]}" "$@"; }
 add_user() {
     in_root useradd -m -s /bin/bash alice
     uid="$(in_root id -u alice)" gid="$(in_root id -g alice)"

@@ -25,6 +25,10 @@ struct PackagingTests {
         let packageVersion = entry.split(separator: "(").dropFirst().first?.split(separator: ")").first ?? ""
         #expect(packageVersion.hasPrefix("\(version)-"),
                 "packaging/debian/changelog's newest entry is \(packageVersion), not for \(version): add one at its top")
+        // The README's install commands name the files of this version.
+        let readme = try text("README.md")
+        let named = readme.matches(of: /brados[_-]([0-9]+\.[0-9]+\.[0-9]+)[-_]/).map { String($0.output.1) }
+        #expect(!named.isEmpty && named.allSatisfy { $0 == version }, "README.md names versions \(Set(named)), not \(version)")
     }
 
     @Test("the binary names the library it opens with dlopen in an ELF dlopen note (the package's Depends reads it)")
