@@ -5,10 +5,10 @@ import Foundation
 import Glibc
 #endif
 
-// The phases of an export: list, plan (hash), write, remember.
+// The phases of an export: list, itemize (hash), write, remember.
 extension CacheExporter {
     /// A file to export, as listed: where its bytes are read from (`copy`: an open, unlinked
-    /// or in-memory copy, owned by the caller until ``plan(_:selected:known:)`` moves it).
+    /// or in-memory copy, owned by the caller until ``itemize(_:selected:known:)`` moves it).
     typealias Listed = (file: ExportFile, domain: String, source: URL, copy: Int32?)
 
     /// Phase 1, list: each selected domain's files, in order; databases copied (in memory when
@@ -53,10 +53,10 @@ extension CacheExporter {
         return listed
     }
 
-    /// Phase 2, plan: every listed file hashed (on every core; settled files from the hash
+    /// Phase 2, itemize: every listed file hashed (on every core; settled files from the hash
     /// cache), and the manifest's domains. The copies move from `listed` to the items.
     /// - Throws: ``ArchiveError``, ``StorageError``.
-    func plan(_ listed: inout [Listed], selected: [any DomainPlugin], known: ExportHashCache) throws -> (items: [Item], domains: [CacheArchiveManifest.Domain]) {
+    func itemize(_ listed: inout [Listed], selected: [any DomainPlugin], known: ExportHashCache) throws -> (items: [Item], domains: [CacheArchiveManifest.Domain]) {
         let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) }, known: known, started: now())
         var items: [Item] = []
         var domains: [CacheArchiveManifest.Domain] = []

@@ -107,7 +107,7 @@ public struct CacheExporter: Sendable {
     }
 
     /// Writes the archive to `fd`, in the phases of `CacheExporter+Phases.swift`: list,
-    /// plan (hash), write, remember.
+    /// itemize (hash), write, remember.
     /// - Parameter progress: bytes written and the total, as it goes.
     /// - Throws: ``ArchiveError``, ``StorageError``, ``ConfigError`` for an unknown domain.
     public func export(to fd: Int32, options: Options, progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Report {
@@ -134,7 +134,7 @@ public struct CacheExporter: Sendable {
         var listed = try list(selected, staging: staging, options: options)
         defer { for entry in listed { if let copy = entry.copy { close(copy) } } }
         let known = ExportHashCache.load(profile)
-        let (items, domains) = try plan(&listed, selected: selected, known: known)
+        let (items, domains) = try itemize(&listed, selected: selected, known: known)
         defer { for item in items { if let copy = item.unlinkedCopy { close(copy) } } }
         let manifest = CacheArchiveManifest(
             format: CacheArchiveManifest.formatName, formatVersion: CacheArchiveManifest.currentFormatVersion,
