@@ -80,7 +80,7 @@ public struct CacheReader: Sendable {
         reader.mode = .script
         reader.startInBackground = nil
         var shown: (Resource.Value, DataSource)?
-        try await Run(reader: reader, resource: resource, render: { shown = ($0, $1) }, rerender: { _, _ in false }).run(refresh: refresh)
+        _ = try await Run(reader: reader, resource: resource, render: { shown = ($0, $1) }, rerender: { _, _ in false }).run(refresh: refresh)
         guard let shown else { throw resource.unavailable(NetworkError.offlineMode) }
         return shown
     }
