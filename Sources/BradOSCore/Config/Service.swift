@@ -60,7 +60,12 @@ public struct ServiceDescription: Sendable {
     /// Every service: the account service, then each plugin's, in registry order (a name
     /// declared twice counts once).
     public static func all(_ plugins: [any DomainPlugin]) -> [ServiceDescription] {
-        var seen: Set<Service> = []
-        return ([account] + plugins.flatMap(\.services)).filter { seen.insert($0.service).inserted }
+        // A handful of services: an array, not a Set (a Set<Service> costs a runtime metadata
+        // lookup on every start-up, as command help reads this).
+        var all: [ServiceDescription] = [account]
+        for plugin in plugins {
+            for described in plugin.services where !all.contains(where: { $0.service == described.service }) { all.append(described) }
+        }
+        return all
     }
 }

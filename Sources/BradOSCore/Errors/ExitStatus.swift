@@ -77,7 +77,10 @@ public enum ExitStatus {
 extension ExitStatus {
     /// The root `--help` line: `Exit codes: 0 ok, 1 failure, …, 130 interrupted.`
     public static var helpLine: String {
-        "Exit codes: " + table.map { "\($0.code) \($0.name)" }.joined(separator: ", ") + " (`brados exit-codes` says more)."
+        // A loop, not map/joined: the root command's help is built on every start-up.
+        var line = "Exit codes:"
+        for (index, entry) in table.enumerated() { line += (index == 0 ? " " : ", ") + String(entry.code) + " " + entry.name }
+        return line + " (`brados exit-codes` says more)."
     }
 
     /// The README's table (Markdown).

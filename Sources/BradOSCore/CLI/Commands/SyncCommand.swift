@@ -10,7 +10,11 @@ public struct SyncCommand: AsyncParsableCommand {
 
     /// The help text: what each domain does, and the flags domains add.
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
-        func padded(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        // Plain Swift, not NSString's padding: this runs for every command (the parser reads
+        // every configuration), and bridging costs start-up time (bench/RESULTS.md).
+        func padded(_ text: String, _ width: Int) -> String {
+            text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+        }
         var lines: [String] = []
         let described = plugins.filter { $0.syncDescription != nil }
         if !described.isEmpty {
