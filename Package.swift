@@ -80,7 +80,7 @@ let package = Package(
             swiftSettings: fuzzed
         ),
         .target(
-            name: "Library",
+            name: "MusicLibrary",
             dependencies: [
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -130,13 +130,13 @@ let package = Package(
         ),
         // The CLI: the root command, the process's start-up and the plugin registry.
         .target(
-            name: "BradosCLI",
+            name: "BradOSCLI",
             dependencies: [
                 "BradOSCore",
                 "BradOSServer",
                 "MealPlan",
                 "Visits",
-                "Library",
+                "MusicLibrary",
                 "Coach",
                 "NutritionPlan",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -145,7 +145,7 @@ let package = Package(
         // The executable: `BradosMain.run(plugins: Registry.plugins)`, nothing else.
         .executableTarget(
             name: "brados",
-            dependencies: ["BradosCLI"],
+            dependencies: ["BradOSCLI"],
             linkerSettings: [
                 // Start-up (bench/startup.py): swiftc links executables with --export-dynamic,
                 // which put 47,000 public symbols in .dynsym, and as a PIE the loader had to
@@ -164,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "brados-contract",
             dependencies: [
-                "BradosCLI", "BradOSCore",
+                "BradOSCLI", "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/ContractDomain"
@@ -176,7 +176,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "brados-fuzz",
-            dependencies: ["BradOSCore", "MealPlan", "Visits", "Library", "NutritionPlan", "BradOSServer", "CFuzzDriver"],
+            dependencies: ["BradOSCore", "MealPlan", "Visits", "MusicLibrary", "NutritionPlan", "BradOSServer", "CFuzzDriver"],
             swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
         ),
@@ -214,8 +214,8 @@ let package = Package(
             dependencies: ["Visits", "TestSupport"]
         ),
         .testTarget(
-            name: "LibraryTests",
-            dependencies: ["Library", "TestSupport"]
+            name: "MusicLibraryTests",
+            dependencies: ["MusicLibrary", "TestSupport"]
         ),
         .testTarget(
             name: "CoachTests",

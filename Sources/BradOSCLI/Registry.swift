@@ -1,6 +1,6 @@
 import BradOSCore
 import Coach
-import Library
+import MusicLibrary
 import MealPlan
 import NutritionPlan
 import Visits
@@ -12,6 +12,6 @@ public enum Registry {
         VisitsPlugin(),
         LibraryPlugin(),
         CoachPlugin(),
-        PlanPlugin(),
+        NutritionPlanPlugin(),
     ]
 }

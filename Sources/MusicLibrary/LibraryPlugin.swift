@@ -88,7 +88,7 @@ public struct LibraryPlugin: DomainPlugin {
 
     /// Album rating keys from the snapshot, for shell completion (local files only).
     public static func cachedRatingKeys() -> [String] {
-        LibrarySnapshotStore(url: snapshotURL(CompletionValues.scope().profile)).load()?.albums.map(\.ratingKey) ?? []
+        LibrarySnapshotCache(url: snapshotURL(CompletionValues.scope().profile)).load()?.albums.map(\.ratingKey) ?? []
     }
 
     /// `<profile data>/library/snapshot.json`.

@@ -35,7 +35,7 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
 }
 
 /// Reads and writes the snapshot.
-public struct LibrarySnapshotStore: Sendable {
+public struct LibrarySnapshotCache: Sendable {
     let document: VersionedJSONDocument<LibrarySnapshot>
 
     public init(url: URL, logger: Logger = Logger(label: "brados.library")) {

@@ -5,7 +5,7 @@ import Logging
 /// Library logic behind `brados library …`: live fetches that refresh the snapshot,
 /// snapshot-first reads, album detail, artwork.
 public struct LibraryStore: Sendable {
-    public let snapshots: LibrarySnapshotStore
+    public let snapshots: LibrarySnapshotCache
     public let artwork: ArtworkStore
     let api: @Sendable () async throws -> any PlexAPI
     let now: @Sendable () -> Date
@@ -22,7 +22,7 @@ public struct LibraryStore: Sendable {
     /// server, so `library use` of another never shows the last one's albums or images.
     let origin: @Sendable () -> String?
 
-    public init(snapshots: LibrarySnapshotStore, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
+    public init(snapshots: LibrarySnapshotCache, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
                 minRefreshInterval: Duration = .zero, refreshStamp: RefreshStamp? = nil,
                 origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
@@ -72,7 +72,7 @@ public struct LibraryStore: Sendable {
         } }
         let origin: @Sendable () -> String? = { PlexServers(env).origin }
         return LibraryStore(
-            snapshots: LibrarySnapshotStore(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
+            snapshots: LibrarySnapshotCache(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
             artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
             minRefreshInterval: try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings),

@@ -9,7 +9,7 @@ extension Service {
 
 /// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
 /// offline queue of profile changes.
-public struct PlanPlugin: DomainPlugin {
+public struct NutritionPlanPlugin: DomainPlugin {
     public static let domainName = "plan"
     public static let ttlKey = "plan.ttl"
 
@@ -102,10 +102,10 @@ extension PlanStore {
     /// The store of the command's profile (TTL from `plan.ttl`).
     /// - Throws: ``ConfigError`` for an invalid TTL.
     public static func live(_ env: AppEnvironment) throws -> PlanStore {
-        let ttl = try PlanPlugin.ttlSetting.value(in: env.settings)
+        let ttl = try NutritionPlanPlugin.ttlSetting.value(in: env.settings)
         return PlanStore(
-            cache: PlanCache(directory: PlanPlugin.cacheDirectory(env.profile), logger: env.logger),
-            queue: PendingQueue(url: PlanPlugin.queueURL(env.profile)),
+            cache: PlanCache(directory: NutritionPlanPlugin.cacheDirectory(env.profile), logger: env.logger),
+            queue: PendingQueue(url: NutritionPlanPlugin.queueURL(env.profile)),
             ttl: ttl, offline: env.isOffline, now: env.now, logger: env.logger,
             api: { PlanRESTClient(client: try await env.client(for: .gtsd)) })
     }

@@ -25,7 +25,7 @@ public struct SyncReport: Sendable {
 
 /// The plan's source of truth: a two-tier cache with a TTL (1 hour), fetches with retries
 /// and validation, and the offline queue of profile changes. Time is injected (`now`), so
-/// TTL tests never wait. Reads follow ``PlanPlugin/cachePolicy(ttl:)`` through the shared
+/// TTL tests never wait. Reads follow ``NutritionPlanPlugin/cachePolicy(ttl:)`` through the shared
 /// ``CacheReader``:
 ///
 /// - Within half the TTL the cached plan is the answer, with no request.
@@ -61,7 +61,7 @@ public struct PlanStore: Sendable {
     var ttlSeconds: TimeInterval { TimeInterval(ttl.components.seconds) }
 
     /// The policy, with this store's TTL.
-    public var policy: CachePolicy { PlanPlugin.cachePolicy(ttl: ttl) }
+    public var policy: CachePolicy { NutritionPlanPlugin.cachePolicy(ttl: ttl) }
 
     /// The plan `plan show`, `targets` and `why` read, by the policy (see the type's summary).
     /// A plan's ``PlanResult/source`` is set by the presenter from where it came.

@@ -3,7 +3,7 @@ import BradOSCore
 import BradOSServer
 import CFuzzDriver
 import Foundation
-import Library
+import MusicLibrary
 import MealPlan
 import NutritionPlan
 import Visits

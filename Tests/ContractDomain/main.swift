@@ -1,4 +1,4 @@
-import BradosCLI
+import BradOSCLI
 
 // `brados-contract`: brados with one more domain, registered in one line. Built for the
 // plugin-contract tests only; never installed.

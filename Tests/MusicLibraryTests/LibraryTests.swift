@@ -1,6 +1,6 @@
 import BradOSCore
 import Foundation
-@testable import Library
+@testable import MusicLibrary
 import Testing
 import TestSupport
 
@@ -69,7 +69,7 @@ struct LibraryTests {
     @Test("the snapshot round-trips; another format version reads as missing and is left for the next refresh")
     func snapshot() throws {
         let dir = TemporaryDirectory()
-        let store = LibrarySnapshotStore(url: dir.path("snapshot.json"))
+        let store = LibrarySnapshotCache(url: dir.path("snapshot.json"))
         let snapshot = LibrarySnapshot(savedAt: Date(timeIntervalSince1970: 1_800_000_000), sectionKey: "1", sectionTitle: "Music",
                                        albums: [makeAlbum("1")], collections: [PlexCollection(ratingKey: "5", title: "C", childCount: 1, thumb: nil)])
         try store.save(snapshot)
