@@ -38,11 +38,13 @@ public enum BradosMain {
     public static func run(plugins: [any DomainPlugin]) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let io = StandardIO()
-        // Installed first: help texts and completion scripts take their examples from the plugins
-        // (before any command's configuration is read, which the built-in names need).
-        Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend())
-        let builtIns = Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
-        Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtIns)
+        // Installed once, first: help texts and completion scripts take their examples from the
+        // plugins, so the built-in names (read from the command tree) are computed after it.
+        let builtInNames: @Sendable () -> Set<String> = {
+            Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
+        }
+        Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
+        let builtIns = builtInNames()
         if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
             io.write(answer + "\n")
             exit(ExitStatus.success)

@@ -34,24 +34,33 @@ public struct VisitsCache: Sendable {
     }
 
     /// The cached visits, or `nil` when absent, corrupt or another account's (such a value is removed).
+    /// A read is one read of the store, with no lock; only a value to remove takes the lock.
     public func load() -> Entry? {
-        let result: (entry: Entry?, note: String) = (try? store.update { snapshot in
-            guard snapshot.values[Self.visitsKey] != nil else { return (nil, "no cached visits found") }
-            guard let visits = snapshot.value([Visit].self, forKey: Self.visitsKey),
-                  let savedAt = snapshot.value(Date.self, forKey: Self.timestampKey)
-            else {
-                Self.allKeys.forEach { snapshot.removeValue(forKey: $0) }
-                return (nil, "cached visits unreadable; removed")
-            }
-            let owner = snapshot.value(String.self, forKey: Self.accountKey)
-            if let account, let owner, owner != account {
-                Self.allKeys.forEach { snapshot.removeValue(forKey: $0) }
-                return (nil, "cached visits belonged to another account; removed")
-            }
-            return (Entry(visits: visits, savedAt: savedAt), "loaded \(visits.count) visits from cache")
-        }) ?? (nil, "cached visits unreadable")
+        let read = Self.entry(in: store.snapshot(), account: account)
+        guard read.remove else {
+            logger.debug("\(read.note)")
+            return read.entry
+        }
+        // Checked again under the lock: another process may have replaced it meanwhile.
+        let result = (try? store.update { snapshot in
+            let again = Self.entry(in: snapshot, account: account)
+            if again.remove { Self.allKeys.forEach { snapshot.removeValue(forKey: $0) } }
+            return again
+        }) ?? (entry: nil, remove: false, note: "cached visits unreadable")
         logger.debug("\(result.note)")
         return result.entry
+    }
+
+    /// What `snapshot` holds for `account`, and whether it must go (corrupt, or another account's).
+    static func entry(in snapshot: KeyValueSnapshot, account: String?) -> (entry: Entry?, remove: Bool, note: String) {
+        guard snapshot.values[visitsKey] != nil else { return (nil, false, "no cached visits found") }
+        guard let visits = snapshot.value([Visit].self, forKey: visitsKey), let savedAt = snapshot.value(Date.self, forKey: timestampKey) else {
+            return (nil, true, "cached visits unreadable; removed")
+        }
+        if let account, let owner = snapshot.value(String.self, forKey: accountKey), owner != account {
+            return (nil, true, "cached visits belonged to another account; removed")
+        }
+        return (Entry(visits: visits, savedAt: savedAt), false, "loaded \(visits.count) visits from cache")
     }
 
     /// The current generation (0 when nothing is cached).

@@ -18,6 +18,21 @@ struct VisitsCacheTests {
         #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation"])
     }
 
+    @Test("a read is one read: no lock taken, no file written (a valid copy, or none)")
+    func readWithoutLock() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.path("defaults.json")
+        let cache = VisitsCache(store: KeyValueStore(url: file), account: "user-a")
+        #expect(cache.load() == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).isEmpty, "reading nothing created a file")
+        try cache.save([visit("a", hoursAgo: 1)], at: Date(timeIntervalSince1970: 1_800_000_000))
+        try FileManager.default.removeItem(at: dir.path(".defaults.json.lock"))
+        let before = try Data(contentsOf: file)
+        #expect(cache.load()?.visits.map(\.id) == ["a"])
+        #expect(!FileManager.default.fileExists(atPath: dir.path(".defaults.json.lock").path), "a read took the write lock")
+        #expect(try Data(contentsOf: file) == before)
+    }
+
     @Test("another account's cached visits are never served, and are removed")
     func otherAccount() throws {
         let dir = TemporaryDirectory()

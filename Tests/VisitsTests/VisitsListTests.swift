@@ -107,7 +107,7 @@ struct VisitsListTests {
         let fixture = Fixture([visit("a", hoursAgo: 1)])
         for refresh in [false, true] {
             do {
-                try await fixture.list(.script, offline: true, refresh: refresh)
+                _ = try await fixture.list(.script, offline: true, refresh: refresh)
                 Issue.record("expected the offline error")
             } catch {
                 #expect(ExitStatus.code(for: error) == 5)

@@ -47,6 +47,7 @@ public final class ArchiveWriter {
     }
 
     /// Writes the compressed archive to `sink` (which sees only compressed bytes).
+    /// - Throws: ``ArchiveError/io(_:)``, ``ArchiveError/libarchiveUnavailable(_:)``.
     public convenience init(sink: ByteSink, compression: ArchiveCompression, level: Int? = nil) throws {
         try self.init(fd: nil, sink: sink, compression: compression, level: level, rawNames: false)
     }
@@ -148,6 +149,8 @@ public final class ArchiveWriter {
     }
 
     /// Writes a whole small file (e.g. the manifest).
+    /// - Throws: ``ArchiveError/io(_:)`` or ``ArchiveError/destinationFull(path:)``; writing to a ``ByteSink``, the error
+    ///   that stopped it (as ``beginFile(path:size:mode:modified:)`` and ``write(_:)``).
     public func addFile(path: String, data: Data, mode: mode_t = 0o600, modified: Date) throws {
         try beginFile(path: path, size: Int64(data.count), mode: mode, modified: modified)
         try data.withUnsafeBytes { try write($0) }

@@ -64,5 +64,7 @@ public struct ArchiveKeyStore: Sendable {
         return identity
     }
 
+    /// Deletes the key file; a missing one is not an error.
+    /// - Throws: ``StorageError/io(operation:path:errno:)``.
     public func remove() throws { try FileSystem.remove(url) }
 }

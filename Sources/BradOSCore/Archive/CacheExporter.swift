@@ -159,6 +159,9 @@ public struct CacheExporter: Sendable {
     }
 
     /// The shared state of ``hashAll(_:)``'s threads.
+    ///
+    /// Safe because every read and write of its mutable state (`nextIndex`, `items`, `error`) happens inside
+    /// `lock.withLock`, and `lock` itself is immutable.
     final class HashState: @unchecked Sendable {
         private let lock = NSLock()
         private var nextIndex = 0

@@ -86,6 +86,9 @@ public struct CacheImporter: Sendable {
     }
 
     /// Imports an archive opened with ``ArchiveInput`` (an encrypted one, decrypted as it is read).
+    /// - Throws: ``ArchiveError``, ``StorageError``, ``AgeError`` for an encrypted archive that was changed, `CancellationError`
+    ///   when interrupted before the swap, or what a plugin's ``DomainPlugin/prepareImport(cache:data:context:)`` throws;
+    ///   the profile is unchanged then.
     public func importArchive(from input: ArchiveInput, options: Options) throws -> Report {
         let hold = try marker?.hold()
         defer {

@@ -24,6 +24,9 @@ public struct CacheVerifier: Sendable {
         try verify(try ArchiveInput(fd: fd, decryption: decryption))
     }
 
+    /// Reads the whole archive from `input` and checks its manifest and every entry's size and checksum.
+    /// - Throws: ``ArchiveError`` for the first problem found, ``AgeError`` for an encrypted one that was changed,
+    ///   `CancellationError` when interrupted.
     public func verify(_ input: ArchiveInput) throws -> Report {
         let manifest = try ArchiveScan(limits: limits).run(input)
         return Report(profile: manifest.profile, createdAt: manifest.createdAt, bradosVersion: manifest.bradosVersion,

@@ -7,9 +7,10 @@ public protocol AccountProtocol: Sendable {
     /// - Throws: ``AuthError/invalidCredentials(user:)``, ``NetworkError``.
     func login(user: String, password: String, server: URL, transport: any HTTPTransport) async throws -> Credential
     /// Exchanges the refresh token for a new session. Refresh tokens may be single-use.
-    /// - Throws: ``AuthError/sessionExpired(profile:)`` when the server refuses, ``NetworkError``.
+    /// - Throws: ``AuthError/sessionExpired(profile:service:)`` when the server refuses, ``NetworkError``.
     func refresh(_ credential: Credential, profile: ProfileName, server: URL, transport: any HTTPTransport) async throws -> Credential
     /// Revokes the session on the server (best effort).
+    /// - Throws: ``NetworkError`` when the server cannot be reached (the local session is erased either way).
     func logout(_ credential: Credential, server: URL, transport: any HTTPTransport) async throws
 }
 
@@ -28,6 +29,9 @@ public struct BradOSAccountProtocol: AccountProtocol {
         var user: User
     }
 
+    /// Signs in with `POST /api/auth/login`.
+    /// - Throws: ``AuthError/invalidCredentials(user:)`` for a 400 or 401; ``NetworkError`` when the request fails, for
+    ///   another non-2xx status, or for a body without the tokens.
     public func login(user: String, password: String, server: URL, transport: any HTTPTransport) async throws -> Credential {
         let body = try JSONCoding.encode(["username": user, "password": password])
         let response = try await post(server, "/api/auth/login", body: body, transport: transport)
@@ -35,6 +39,9 @@ public struct BradOSAccountProtocol: AccountProtocol {
         return try credential(from: response, server: server, path: "/api/auth/login")
     }
 
+    /// Exchanges the refresh token for a new session with `POST /api/auth/refresh`.
+    /// - Throws: ``AuthError/sessionExpired(profile:service:)`` when there is no refresh token or the server refuses it
+    ///   (a 4xx other than 429); ``NetworkError`` when the request fails or the answer is not a session.
     public func refresh(_ credential: Credential, profile: ProfileName, server: URL, transport: any HTTPTransport) async throws -> Credential {
         guard let refreshToken = credential.refreshToken else { throw AuthError.sessionExpired(profile: profile.rawValue) }
         let body = try JSONCoding.encode(["refreshToken": refreshToken])
@@ -45,6 +52,8 @@ public struct BradOSAccountProtocol: AccountProtocol {
         return try self.credential(from: response, server: server, path: "/api/auth/refresh")
     }
 
+    /// Revokes the refresh token with `POST /api/auth/logout`; the answer's status is ignored.
+    /// - Throws: ``NetworkError`` when the request cannot be sent.
     public func logout(_ credential: Credential, server: URL, transport: any HTTPTransport) async throws {
         guard let refreshToken = credential.refreshToken else { return }
         _ = try await post(server, "/api/auth/logout", body: try JSONCoding.encode(["refreshToken": refreshToken]), transport: transport)

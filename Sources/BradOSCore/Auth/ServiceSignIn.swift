@@ -12,12 +12,13 @@ public protocol ServiceSignIn: Sendable {
     /// - Throws: ``ConfigError`` for an invalid setting.
     func accountServer() throws -> URL
     /// Signs in with a user name and password, and a two-factor code when the account has one.
-    /// - Throws: ``AuthError/invalidCredentials(user:)``, ``AuthError/verificationCodeNeeded(user:service:)``, ``NetworkError``.
+    /// - Throws: ``AuthError/invalidCredentials(user:)``, ``AuthError/verificationCodeNeeded(user:service:wrong:)``, ``NetworkError``.
     func signIn(user: String, password: String, code: String?, transport: any HTTPTransport) async throws -> Credential
     /// Checks a token the user already has and returns the session it opens.
     /// - Throws: ``AuthError/tokenRejected(service:)``, ``NetworkError``.
     func signIn(token: String, transport: any HTTPTransport) async throws -> Credential
     /// Asks for a code to approve in a browser.
+    /// - Throws: ``NetworkError``.
     func startLink(transport: any HTTPTransport) async throws -> SignInLink
     /// Where a link stands: still waiting, approved (the session), or expired.
     /// - Throws: ``NetworkError``.
@@ -27,14 +28,17 @@ public protocol ServiceSignIn: Sendable {
     func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool
     /// Where a token given with `--token-stdin` is checked: the account server, or a server the
     /// service is configured to use directly.
+    /// - Throws: ``ConfigError`` for an invalid setting.
     func tokenServer() throws -> URL
 }
 
 extension ServiceSignIn {
     /// Where a token given with `--token-stdin` is checked (and then used): the account server.
+    /// - Throws: what ``accountServer()`` throws (``ConfigError`` for an invalid setting).
     public func tokenServer() throws -> URL { try accountServer() }
 
     /// No sign-out route: the session is only erased locally.
+    /// - Throws: nothing: this default returns `false` at once.
     public func signOut(_ credential: Credential, transport: any HTTPTransport) async throws -> Bool { false }
 }
 

@@ -49,6 +49,9 @@ public actor TokenAuthenticator: Authenticating {
     /// A service with its own accounts is named in "sign in again".
     public nonisolated var signInService: String? { dedicated ? service.rawValue : nil }
 
+    /// The service's current access token, re-read from the credential store.
+    /// - Throws: ``AuthError/notSignedIn(profile:)``, ``AuthError/signedInElsewhere(profile:service:signedInTo:using:)``;
+    ///   ``StorageError/io(operation:path:errno:)`` when the credentials cannot be read.
     public func accessToken() throws -> String {
         try currentCredential(try store.loadForUpdate()).accessToken
     }
@@ -56,6 +59,11 @@ public actor TokenAuthenticator: Authenticating {
     /// Room the renewed credentials need on the disk before a refresh token is spent.
     static let credentialsRoom: UInt64 = 64 << 10
 
+    /// Renews the session after `rejected` was refused, under the credential store's file lock, and returns the new
+    /// token; if another process already renewed it, returns that token without a request.
+    /// - Throws: ``AuthError/sessionExpired(profile:service:)`` when the refresh is refused, ``AuthError/notSignedIn(profile:)``,
+    ///   ``AuthError/signedInElsewhere(profile:service:signedInTo:using:)``, ``NetworkError``; ``StorageError`` (a lock
+    ///   timeout, a full disk before the refresh token is spent, a failed write), `CancellationError` while waiting for the lock.
     public func renewToken(replacing rejected: String) async throws -> String {
         try await FileLock.withExclusiveLock(at: store.lockURL) {
             var credentials = try store.loadForUpdate()

@@ -6,6 +6,7 @@ public struct ArchiveRenderer {
     public init(output: Output) { self.output = output }
 
     /// `archive` is nil when the archive went to stdout.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func exported(_ report: CacheExporter.Report, archive: URL?, archiveBytes: Int64?, compression: ArchiveCompression,
                          encryption: ArchiveEncryption? = nil) throws {
         let encrypted = encryption.map(Self.describe)
@@ -25,6 +26,8 @@ public struct ArchiveRenderer {
         return "age-encrypted \(to)\(encryption.armor ? ", armored" : "")"
     }
 
+    /// Prints what `cache verify` checked: the archive's profile, encryption and domains, or the report as JSON.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func verified(_ report: CacheVerifier.Report) throws {
         if output.format == .json { return try output.json(report) }
         output.line("OK: \(Format.count(report.files, "file")), \(Format.bytes(report.bytes)), every size and SHA-256 checked.")
@@ -38,6 +41,8 @@ public struct ArchiveRenderer {
                            rightAligned: [1, 2]))
     }
 
+    /// Prints what `cache import` did (or, with `dryRun`, would do) per domain, or the report as JSON.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func imported(_ report: CacheImporter.Report, dryRun: Bool) throws {
         if output.format == .json { return try output.json(report) }
         output.line((dryRun ? "Would import into" : "Imported into") + " profile \(report.profile) (archive of \(report.archiveProfile)):")

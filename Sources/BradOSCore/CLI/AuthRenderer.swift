@@ -9,6 +9,8 @@ public struct AuthRenderer {
         self.now = now
     }
 
+    /// Prints the profile's sign-in status: the account, the verified user and each service's session.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func status(_ status: AuthStatus) throws {
         if output.format == .json { return try output.json(status) }
         output.line("Profile: \(status.profile)\(status.active ? " (active)" : "")")
@@ -20,6 +22,8 @@ public struct AuthRenderer {
         }
     }
 
+    /// Prints what `auth logout` erased.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func loggedOut(_ report: LogoutReport) throws {
         if output.format == .json { return try output.json(report) }
         let files = report.domains.reduce(0) { $0 + $1.files } + report.otherFiles

@@ -25,6 +25,8 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// Checks `--quiet` against `--verbose`, the `--profile` name and the `--server` URL.
+    /// - Throws: `ValidationError` for flags that do not go together, an invalid profile name or server URL.
     public mutating func validate() throws {
         if quiet && verbose { throw ValidationError("--quiet and --verbose cannot go together.") }
         if let profile, ProfileName(rawValue: profile) == nil {

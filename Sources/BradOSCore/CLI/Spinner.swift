@@ -61,6 +61,7 @@ public final class Spinner: Sendable {
     }
 
     /// Runs `body` with a spinner showing `message` (when `enabled` and stderr is a terminal).
+    /// - Throws: what `body` throws (the spinner is erased first).
     public static func run<T>(_ message: String, io: any TerminalIO, enabled: Bool = true, _ body: () async throws -> T) async rethrows -> T {
         let spinner = enabled ? Spinner(io: io, message: message) : nil
         defer { spinner?.stop() }
@@ -69,6 +70,7 @@ public final class Spinner: Sendable {
 
     /// Runs blocking `body` with a spinner it can update with progress; the spinner is
     /// erased however `body` ends.
+    /// - Throws: what `body` throws (the spinner is erased first).
     public static func showing<T>(_ message: String, io: any TerminalIO, enabled: Bool = true, _ body: (Spinner?) throws -> T) rethrows -> T {
         let spinner = enabled ? Spinner(io: io, message: message) : nil
         defer { spinner?.stop() }

@@ -149,6 +149,8 @@ enum TerminalRestore {
         close(tty)
     }
 
+    /// Safe because its only mutable state, `value`, is read and written only inside `lock.withLock`
+    /// (`set(_:)` and `take()`), and `lock` itself is immutable.
     private final class LockedTermios: @unchecked Sendable {
         private let lock = NSLock()
         private var value: termios?

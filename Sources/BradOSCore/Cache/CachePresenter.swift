@@ -14,5 +14,7 @@ public protocol CachePresenter<Value> {
 }
 
 extension CachePresenter {
+    /// Shows nothing: returns `false`.
+    /// - Throws: nothing in this default.
     public func rerender(old: Value, new: Value) throws -> Bool { false }
 }

@@ -186,6 +186,7 @@ extension CacheReader {
 
 extension CacheReader {
     /// ``show(_:with:refresh:)`` with a closure for the presenter (a view that never re-renders).
+    /// - Throws: as ``show(_:with:refresh:)``, with what `render` throws as the presenter's errors.
     @discardableResult
     public func show<Resource: CachedResource>(
         _ resource: Resource, refresh: Bool = false, render: @escaping (Resource.Value, DataSource) throws -> Void

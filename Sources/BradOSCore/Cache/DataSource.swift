@@ -71,6 +71,8 @@ public struct DataSource: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey { case kind, ageSeconds, stale, reason, notice }
 
+    /// Encodes `kind`, `ageSeconds` (whole seconds, never negative), `stale`, `reason` and `notice`.
+    /// - Throws: `EncodingError` from `encoder`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)

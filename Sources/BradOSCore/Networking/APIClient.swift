@@ -12,7 +12,7 @@ public struct AuthScheme: Sendable {
 /// A client for one service: base URL, transport, retries, auth, JSON.
 ///
 /// A 401 triggers exactly one token renewal (see ``TokenAuthenticator``) and one replay of
-/// the request; a second 401 is ``AuthError/sessionExpired(profile:)``. Retryable failures
+/// the request; a second 401 is ``AuthError/sessionExpired(profile:service:)``. Retryable failures
 /// are retried under the ``RetryPolicy``. Thread-safe.
 public struct APIClient: Sendable {
     public let service: Service

@@ -16,6 +16,8 @@ public struct AsyncHTTPTransport: HTTPTransport {
     public init(maxBodySize: Int = 256 << 20) { self.maxBodySize = maxBodySize }
 
     /// Sends a request, following redirects under ``RedirectPolicy``.
+    /// - Throws: ``NetworkError`` (``NetworkError/refusedRedirect(from:to:reason:)`` for a redirect not followed),
+    ///   `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var current = request
         for _ in 0...RedirectPolicy.maxRedirects {

@@ -59,6 +59,8 @@ public struct TimeoutTransport: HTTPTransport {
         self.timeout = timeout
     }
 
+    /// Sends `request` through ``base`` with ``timeout``.
+    /// - Throws: what ``base`` throws.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.timeout = timeout
@@ -69,6 +71,8 @@ public struct TimeoutTransport: HTTPTransport {
 /// The transport used with `--offline`: every request fails before any socket exists.
 public struct OfflineTransport: HTTPTransport {
     public init() {}
+    /// Fails at once: no request is sent.
+    /// - Throws: ``NetworkError/offlineMode``, always.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         throw NetworkError.offlineMode
     }

@@ -88,10 +88,13 @@ public actor NetworkAccess {
         // A service with its own sign-in protocol has its own accounts: it never borrows the
         // BradOS account's session (nor writes a renewal into it).
         let dedicated = isDedicated(service)
-        if usesEmbedded(service), store.load().credential(for: service, dedicated: dedicated) == nil {
+        // Read once; again only after a sign-in wrote them.
+        var credentials = store.load()
+        if usesEmbedded(service), credentials.credential(for: service, dedicated: dedicated) == nil {
             try await signInDemo(service: service, store: store, server: base)
+            credentials = store.load()
         }
-        guard let credential = store.load().credential(for: service, dedicated: dedicated) else {
+        guard let credential = credentials.credential(for: service, dedicated: dedicated) else {
             throw dedicated ? AuthError.serviceNotSignedIn(profile: profile.rawValue, service: service.rawValue)
                             : AuthError.notSignedIn(profile: profile.rawValue)
         }

@@ -222,27 +222,41 @@ extension DomainPlugin {
         [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]
     }
 
+    /// Files, bytes and the newest write in ``folders(in:)``, measured on disk.
+    /// - Throws: nothing in this default (unreadable folders count as empty).
     public func stats(in profile: ProfileScope) throws -> CacheStats { CacheStats.measure(folders(in: profile)) }
 
+    /// Removes the domain's folders (``folders(in:)``).
+    /// - Throws: ``StorageError/io(operation:path:errno:)``.
     public func clear(in profile: ProfileScope) throws {
         for folder in folders(in: profile) { try FileSystem.remove(folder) }
     }
 
+    /// Does nothing.
+    /// - Throws: nothing in this default.
     public func didImport(into profile: ProfileScope, replacing: Bool) throws {}
 
+    /// Nothing to sync: returns `nil`.
+    /// - Throws: nothing in this default.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
 
+    /// Calls ``prepareImport(cache:data:)``; the context is not used.
+    /// - Throws: what ``prepareImport(cache:data:)`` throws.
     public func prepareImport(cache: URL, data: URL, context: ImportContext) throws { try prepareImport(cache: cache, data: data) }
 
     /// By default a domain has no databases: any SQLite file in its staged import is refused.
+    /// - Throws: ``ArchiveError/unsafeEntry(path:reason:)`` for any SQLite file or sidecar.
     public func prepareImport(cache: URL, data: URL) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
     }
 
+    /// Exports ``allFiles(in:)``; `staging` is not used.
+    /// - Throws: nothing in this default.
     public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try allFiles(in: profile) }
 
     /// Every regular file in the domain's folders (lock files, SQLite's -wal/-shm and hidden
     /// files excepted): the default export, which a plugin's own may build on.
+    /// - Throws: nothing: folders that cannot be read contribute no files.
     public func allFiles(in profile: ProfileScope) throws -> [ExportFile] {
         let roots = [("cache", profile.cacheDirectory(for: name)), ("data", profile.dataDirectory(for: name))]
         return roots.flatMap { prefix, folder in

@@ -7,6 +7,7 @@ public protocol EmbeddedBackend: Sendable {
     /// Starts the backend listening on the Unix socket `socket` (no TCP port), keeping its
     /// data in `dataDirectory`; every account of it gets `password` (see ``EmbeddedAccount``).
     /// - Returns: the base URL, `http+unix://…`.
+    /// - Throws: the backend's own errors when it cannot start (its database, the socket); the command then fails.
     func start(dataDirectory: URL, socket: String, password: String) async throws -> URL
 }
 
@@ -16,17 +17,20 @@ public enum Runtime {
     private struct State: Sendable {
         var plugins: [any DomainPlugin] = []
         var embedded: (any EmbeddedBackend)? = nil
-        var builtInCommands: Set<String> = []
+        var builtInCommands: @Sendable () -> Set<String> = { [] }
     }
     private static let state = Mutex(State())
 
     /// Installs the registry. Call once, before parsing the command line.
-    public static func install(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?, builtInCommands: Set<String> = []) {
+    /// - Parameter builtInCommands: the names `brados` runs itself, computed when first asked
+    ///   (they come from the command tree, whose help reads the plugins installed here).
+    public static func install(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?,
+                               builtInCommands: @escaping @Sendable () -> Set<String> = { [] }) {
         state.withLock { $0 = State(plugins: plugins, embedded: embedded, builtInCommands: builtInCommands) }
     }
 
     /// The names `brados NAME` runs itself (external plugins of those names never run).
-    public static var builtInCommands: Set<String> { state.withLock { $0.builtInCommands } }
+    public static var builtInCommands: Set<String> { state.withLock { $0.builtInCommands }() }
 
     /// The installed domain plugins, in registry order.
     public static var plugins: [any DomainPlugin] { state.withLock { $0.plugins } }

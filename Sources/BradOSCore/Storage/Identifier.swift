@@ -101,6 +101,8 @@ extension KeyedDecodingContainer {
     }
 
     /// Decodes an optional string id and checks it against `rule` when present.
+    /// - Throws: `DecodingError.dataCorrupted` wrapping ``InvalidIdentifier`` for a present id outside `rule`;
+    ///   `DecodingError` for a value that is not a string.
     public func decodeIfPresent(_ rule: IdentifierRule, forKey key: Key) throws -> String? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         return try decode(rule, forKey: key)

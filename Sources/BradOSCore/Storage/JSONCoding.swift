@@ -107,10 +107,14 @@ public enum JSONCoding {
         return decoder
     }
 
+    /// Encodes `value` with ``makeEncoder(pretty:)``: sorted keys, ISO-8601 dates.
+    /// - Throws: `EncodingError` when `value` cannot be encoded.
     public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> Data {
         try makeEncoder(pretty: pretty).encode(value)
     }
 
+    /// Decodes `type` from `data` with ``makeDecoder()`` (ISO-8601 dates, fractional seconds or not).
+    /// - Throws: `DecodingError` when `data` is not JSON of that shape.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try makeDecoder().decode(type, from: data)
     }

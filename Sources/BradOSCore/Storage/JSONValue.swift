@@ -7,6 +7,8 @@ public enum JSONValue: Codable, Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Decodes whichever JSON value is there: null, a Boolean, a number, a string, an array or an object.
+    /// - Throws: `DecodingError` when it is none of them.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
@@ -17,6 +19,8 @@ public enum JSONValue: Codable, Sendable, Equatable {
         else { self = .object(try container.decode([String: JSONValue].self)) }
     }
 
+    /// Encodes the value as it is; a whole number below 9e15 as an integer (`3`, not `3.0`).
+    /// - Throws: `EncodingError` from `encoder` (a number that is not finite).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -37,6 +37,9 @@ public struct KeyValueStore: KeyValueStoring {
         return try? JSONCoding.decode(T.self, from: data)
     }
 
+    /// Stores `value` under `key`: under the file lock, re-reads the file, changes that key and writes it atomically.
+    /// - Throws: ``StorageError/coding(path:detail:)`` when `value` does not encode; ``StorageError/io(operation:path:errno:)``
+    ///   when the file cannot be locked, read or written.
     public func set<T: Encodable>(_ value: T, forKey key: String) throws {
         let encoded: JSONValue
         do {
@@ -47,6 +50,8 @@ public struct KeyValueStore: KeyValueStoring {
         try mutate { $0[key] = encoded }
     }
 
+    /// Removes `key`; an absent key writes nothing.
+    /// - Throws: ``StorageError/io(operation:path:errno:)`` when the file cannot be locked, read or written.
     public func removeValue(forKey key: String) throws {
         guard readAll()[key] != nil else { return }
         try mutate { $0[key] = nil }
@@ -54,6 +59,12 @@ public struct KeyValueStore: KeyValueStoring {
 
     public func keys() -> [String] { readAll().keys.sorted() }
 
+    /// One read of the file, no lock (writes replace it atomically, so a read sees one whole version).
+    public func snapshot() -> KeyValueSnapshot { KeyValueSnapshot(values: readAll()) }
+
+    /// Runs `body` on the values under the file lock, and writes them back atomically if it changed any.
+    /// - Throws: what `body` throws (nothing is written then), or ``StorageError`` when the file cannot be locked, read or
+    ///   written.
     public func update<R>(_ body: (inout KeyValueSnapshot) throws -> R) throws -> R {
         try FileLock.withExclusiveLock(at: lockURL) {
             let before = try readAllForUpdate()

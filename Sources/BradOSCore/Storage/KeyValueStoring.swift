@@ -11,6 +11,9 @@ public protocol KeyValueStoring: Sendable {
     func removeValue(forKey key: String) throws
     /// Every key present.
     func keys() -> [String]
+    /// Every key and value as they are now: one read and no lock, for reading several keys
+    /// that belong together (a change made meanwhile is seen whole or not at all).
+    func snapshot() -> KeyValueSnapshot
     /// Reads and changes several keys as one atomic step: no other writer (thread or
     /// process) interleaves, and the changes land together or not at all.
     /// - Throws: what `body` throws (nothing is written then), or ``StorageError``.
@@ -41,4 +44,9 @@ public struct KeyValueSnapshot: Sendable {
 
     /// Removes `key`.
     public mutating func removeValue(forKey key: String) { values[key] = nil }
+}
+
+extension KeyValueStoring {
+    /// By default, read through ``update(_:)`` (which takes the lock).
+    public func snapshot() -> KeyValueSnapshot { (try? update { $0 }) ?? KeyValueSnapshot(values: [:]) }
 }

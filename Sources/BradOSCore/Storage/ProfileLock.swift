@@ -22,6 +22,10 @@ import Glibc
 /// - The file is never deleted (it is outside the folders a sign-out erases): a process
 ///   waiting on a deleted file's lock would hold a lock nobody else sees.
 /// - The kernel releases the lock when the process ends, however it ends.
+///
+/// Safe because `url` and `access` never change and the one mutable field, `descriptor`, is written only by
+/// ``release()`` (in `deinit`, and in ``hold(_:profile:paths:timeout:clock:io:)`` on the lock it finds in the
+/// `held` Mutex); no lock guards `descriptor` itself, so one lock must not be released from two tasks at once.
 public final class ProfileLock: @unchecked Sendable {
     /// How a command holds the profile.
     public enum Access: Sendable, Equatable {

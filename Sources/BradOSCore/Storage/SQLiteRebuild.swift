@@ -158,6 +158,8 @@ public enum ColumnCheck {
     public typealias Problem = SQLiteRebuild.RowProblem
 
     /// Text; with a rule, an id of that kind.
+    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not text (NULL allowed with `nullable`)
+    ///   or not an id of `rule`.
     public static func text(_ value: DatabaseValue, _ column: String, rule: IdentifierRule? = nil, nullable: Bool = false) throws(Problem) {
         switch value.storage {
         case .null where nullable: return
@@ -168,6 +170,8 @@ public enum ColumnCheck {
     }
 
     /// A finite number (SQLite stores whole REALs as integers sometimes).
+    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not a finite number (NULL allowed with
+    ///   `nullable`).
     public static func real(_ value: DatabaseValue, _ column: String, nullable: Bool = false) throws(Problem) {
         switch value.storage {
         case .null where nullable: return
@@ -178,11 +182,13 @@ public enum ColumnCheck {
     }
 
     /// An integer in `range`.
+    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not an integer in `range`.
     public static func integer(_ value: DatabaseValue, _ column: String, in range: ClosedRange<Int64> = 0...Int64.max) throws(Problem) {
         guard case let .int64(number) = value.storage, range.contains(number) else { throw Problem("\(column) is not an integer in \(range)") }
     }
 
     /// Text holding JSON that decodes as `type`.
+    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not text that decodes as `type`.
     public static func json<T: Decodable>(_ value: DatabaseValue, _ column: String, as type: T.Type) throws(Problem) {
         guard case let .string(text) = value.storage, (try? JSONCoding.decode(T.self, from: Data(text.utf8))) != nil else {
             throw Problem("\(column) is not the JSON brados writes")

@@ -63,6 +63,8 @@ extension AuthCommand {
 
         public init() {}
 
+        /// Checks that the flags go together (a password only on standard input, `--pin` alone, a known service).
+        /// - Throws: `ValidationError` for an unknown service or flags that do not go together.
         public func validate() throws {
             let known = ServiceDescription.all(Runtime.plugins).map(\.service.rawValue)
             if let service, !known.contains(service) {
@@ -82,6 +84,10 @@ extension AuthCommand {
             if !linked, user == nil { throw ValidationError("Pass --user NAME and the password on standard input with --password-stdin.") }
         }
 
+        /// Signs the profile in: with a password, or through a service's account server (a password, a token, or a code
+        /// approved in a browser).
+        /// - Throws: ``AuthError`` (``AuthError/emptyPassword``, ``AuthError/emptyToken``, refused credentials),
+        ///   ``NetworkError``, ``ConfigError``, ``StorageError``; `CancellationError` when waiting for a code is interrupted.
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let service = self.service.map(Service.init(rawValue:))
@@ -174,6 +180,9 @@ extension AuthCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints who the profile is signed in as, verified with the server with `--check`.
+        /// - Throws: ``AuthError/notSignedIn(profile:)`` when signed out (after printing); with `--check`, ``AuthError`` and
+        ///   ``NetworkError``; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             // Verified first: a renewed token shows in the status.
@@ -193,6 +202,9 @@ extension AuthCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Makes another profile the active one and says whether it is signed in.
+        /// - Throws: ``ConfigError`` (an invalid profile name, an unreadable config file), ``StorageError`` when the config
+        ///   file cannot be written.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let profile = try AuthService(env).switchProfile(to: self.profile)
@@ -220,10 +232,15 @@ extension AuthCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Refuses `--remove-key` with `--keep-key`.
+        /// - Throws: `ValidationError` when both are given.
         public func validate() throws {
             if removeKey && keepKey { throw ValidationError("--remove-key and --keep-key cannot go together.") }
         }
 
+        /// Signs out, erases every cache of the profile and, when asked, removes its age key.
+        /// - Throws: ``StorageError`` (``StorageError/profileBusy(profile:holder:)`` while another brados holds the profile),
+        ///   ``ConfigError``.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: .exclusive(activity: "signing out"))
             try AuthRenderer(output: env.output, now: env.now()).loggedOut(try await AuthService(env).logout())

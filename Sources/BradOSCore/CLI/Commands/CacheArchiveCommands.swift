@@ -44,6 +44,8 @@ extension CacheCommand {
 
         var encrypted: Bool { !recipients.isEmpty || !recipientsFiles.isEmpty || encrypt || passphrase || passphraseStdin }
 
+        /// Checks `--format`, `--level` and that the encryption flags go together.
+        /// - Throws: `ValidationError` for an unknown format, a level out of range, or flags that do not go together.
         public func validate() throws {
             guard let compression = ArchiveCompression(rawValue: format) else { throw ValidationError("--format must be tar.zst or tar.gz.") }
             if let level, !compression.levels.contains(level) {
@@ -55,6 +57,9 @@ extension CacheCommand {
             if armor, !encrypted { throw ValidationError("--armor goes with encryption (--recipient, --encrypt or --passphrase).") }
         }
 
+        /// Writes the archive (to a file, or to standard output with `-o -`), encrypted when asked, and says what it holds.
+        /// - Throws: ``ArchiveError`` (bad keys, an existing file without `--overwrite`, a failed write), ``StorageError``,
+        ///   ``ConfigError``, ``AgeError``; `ValidationError` for an archive to a terminal; `CancellationError` when interrupted.
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let compression = ArchiveCompression(rawValue: format)!
@@ -101,8 +106,13 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Refuses `--passphrase-stdin` when standard input carries the archive.
+        /// - Throws: `ValidationError`.
         public func validate() throws { try keys.validate(file: file) }
 
+        /// Reads the whole archive, decrypting it if needed, and prints what it holds.
+        /// - Throws: ``ArchiveError`` for the first problem found, ``AgeError`` for an encrypted archive no key opens or that
+        ///   was changed, ``ConfigError`` for an invalid `archive.*` setting; `CancellationError` when interrupted.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let (fd, opened) = try CacheArchiveSupport.open(file)
@@ -147,12 +157,17 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Checks that the flags go together (`--replace` or `--merge`, `--discard-pending` only with `--replace`).
+        /// - Throws: `ValidationError`.
         public func validate() throws {
             try keys.validate(file: file)
             if replace && merge { throw ValidationError("--replace and --merge cannot go together.") }
             if discardPending && !replace { throw ValidationError("--discard-pending goes with --replace (--merge keeps every queued change).") }
         }
 
+        /// Imports the archive into the profile (or `--as` another), or with `--dry-run` says what would change.
+        /// - Throws: ``ArchiveError``, ``AgeError``, ``StorageError`` (``StorageError/profileBusy(profile:holder:)`` too),
+        ///   ``ConfigError``, `CancellationError`, or a domain's refusal of its staged data; the profile is unchanged then.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let target = try asProfile.map { env.paths.profile(try ProfileName(validating: $0)) } ?? env.profile
@@ -193,6 +208,9 @@ extension CacheCommand {
         public static let configuration = CommandConfiguration(commandName: "path", abstract: "Print where the profile's caches and data live.", discussion: "Examples:\n  brados cache path\n  du -sh $(brados cache path)")
         @OptionGroup var global: GlobalOptions
         public init() {}
+        /// Prints the profile's cache and data folders, one a line (or as JSON).
+        /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
+        ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             if env.output.format == .json {

@@ -17,6 +17,8 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints each domain's entries, files, size and ages, and the profile's total.
+        /// - Throws: ``StorageError``, ``ConfigError`` (see ``AppEnvironment/live(_:access:)``).
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let entries = try CacheInventory(env).stats()
@@ -46,6 +48,9 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Removes the cached data of every domain, or of those named, holding the profile exclusively.
+        /// - Throws: ``ConfigError/unknownDomain(_:known:)`` for a domain no plugin has; ``StorageError``
+        ///   (``StorageError/profileBusy(profile:holder:)`` while another brados holds the profile), ``ConfigError``.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: .exclusive(activity: "clearing the cache"))
             let removed = try CacheInventory(env).clear(domains: domains + domain)

@@ -25,6 +25,9 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints the key's effective value.
+        /// - Throws: ``ConfigError/unknownKey(_:known:)``; ``CommandError`` (not found) when the key is not set; ``ConfigError``
+        ///   for an unreadable config file; ``StorageError/coding(path:detail:)``.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             guard env.settings.key(named: key) != nil else {
@@ -48,6 +51,9 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Checks the value by the key's rule and writes it to the config file.
+        /// - Throws: ``ConfigError/unknownKey(_:known:)``, ``ConfigError/invalidValue(key:value:expected:)``; ``StorageError``
+        ///   when the config file cannot be written.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             guard let definition = env.settings.key(named: key) else {
@@ -72,6 +78,8 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Removes the key from the config file.
+        /// - Throws: ``ConfigError/unknownKey(_:known:)``; ``StorageError`` when the config file cannot be written.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             guard env.settings.key(named: key) != nil else {
@@ -88,6 +96,9 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints every setting with its value, source, environment variable and meaning.
+        /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
+        ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let all = env.settings.all()
@@ -105,6 +116,9 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints where brados keeps its config, credentials, caches and data.
+        /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
+        ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let paths: [(String, String)] = [

@@ -16,6 +16,9 @@ public struct DoctorCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    /// Runs every check and prints them.
+    /// - Throws: `ExitCode(1)` when a check fails; ``ConfigError`` for an unreadable config file or invalid profile name;
+    ///   ``StorageError/coding(path:detail:)``.
     public func run() async throws {
         let env = try await AppEnvironment.live(global, access: nil)
         let checks = await Doctor(env).run()
@@ -146,6 +149,8 @@ public struct DoctorRenderer {
     let output: Output
     public init(output: Output) { self.output = output }
 
+    /// Prints each check with its mark and, unless it passed, what to do; or the checks as JSON.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func render(_ checks: [DoctorCheck]) throws {
         if output.format == .json { return try output.json(checks) }
         for check in checks {

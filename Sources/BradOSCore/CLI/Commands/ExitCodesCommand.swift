@@ -20,6 +20,9 @@ public struct ExitCodesCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    /// Prints the exit-code table as text, Markdown or mdoc (or as JSON).
+    /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
+    ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
     public func run() async throws {
         let env = try await AppEnvironment.live(global, access: nil)
         if env.output.format == .json {

@@ -30,6 +30,9 @@ public struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Creates the profile's age key (replacing one only with `--force`) and prints its recipient.
+        /// - Throws: ``ArchiveError/keyExists(profile:recipient:)`` without `--force`; ``StorageError`` or ``ArchiveError``
+        ///   when the key file cannot be written; ``ConfigError``.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let store = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
@@ -47,6 +50,9 @@ public struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints the recipient (age1...) of the profile's age key.
+        /// - Throws: ``ArchiveError/noKey(profile:)`` when the profile has none, ``ArchiveError/invalidKeys(source:detail:)`` for
+        ///   a damaged key file; ``StorageError``, ``ConfigError``.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let store = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)

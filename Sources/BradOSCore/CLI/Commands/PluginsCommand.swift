@@ -22,6 +22,9 @@ public struct PluginsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Prints the built-in domains and the external plugins on `PATH`, with a notice for each unusable one.
+        /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
+        ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
             let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Runtime.builtInCommands)

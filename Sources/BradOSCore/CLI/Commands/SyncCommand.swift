@@ -41,6 +41,8 @@ public struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    /// Checks that every extra argument is a flag a domain declared.
+    /// - Throws: `ValidationError` for anything else.
     public func validate() throws {
         _ = try Self.options(domainFlags, plugins: Runtime.plugins)
     }
@@ -60,6 +62,9 @@ public struct SyncCommand: AsyncParsableCommand {
         return SyncOptions(flags: flags)
     }
 
+    /// Syncs each domain in turn; a domain's failure is reported and the others still run.
+    /// - Throws: `ExitCode` with the first failure's code once every domain ran; ``ConfigError/unknownDomain(_:known:)``
+    ///   for `--domains`; `ValidationError`; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
     public func run() async throws {
         let env = try await AppEnvironment.live(global)
         let options = try Self.options(domainFlags, plugins: env.plugins)

@@ -7,6 +7,9 @@ import Glibc
 // Making room: trimming to a size, evicting the least recently accessed entries, removing
 // orphan files, emptying the cache.
 extension BlobCache {
+    /// Evicts least recently accessed entries until at most `bytes` remain, and removes files the index does not know
+    /// (left by a crash).
+    /// - Throws: ``StorageError`` when the index cannot be read or written.
     @discardableResult
     public func trim(toBytes bytes: Int64) throws -> BlobTrimReport {
         let evicted: [(bucket: String, name: String, size: Int64)] = try wrap {
@@ -28,6 +31,9 @@ extension BlobCache {
                               orphanFilesRemoved: orphans, remainingBytes: remaining)
     }
 
+    /// Removes every entry: the index rows, then each bucket's folder (only folders with plain names).
+    /// - Throws: ``StorageError`` when the index cannot be written, ``StorageError/io(operation:path:errno:)`` when a
+    ///   folder cannot be removed.
     public func removeAll() throws {
         let buckets = try wrap { try database.write { db -> [String] in
             let buckets = try String.fetchAll(db, sql: "SELECT DISTINCT bucket FROM blob")

@@ -48,6 +48,8 @@ public final class BlobCache: BlobCaching {
 
     // MARK: - BlobCaching
 
+    /// The blob for `key`, or `nil` when absent or corrupt (a corrupt entry is discarded). Reading counts as an access.
+    /// - Throws: ``StorageError`` when the index cannot be read, or a corrupt entry or the access times cannot be written.
     public func data(for key: BlobKey) throws -> Data? {
         let name = Self.fileName(key)
         if let cached = memory.get(key) {
@@ -79,6 +81,10 @@ public final class BlobCache: BlobCaching {
         return data
     }
 
+    /// Stores `data` under `key` (not at all when it is larger than the whole capacity), evicting least recently
+    /// accessed entries in the same transaction when the cache went over its capacity.
+    /// - Throws: ``StorageError/coding(path:detail:)`` when an image is required and `data` is not one;
+    ///   ``StorageError/io(operation:path:errno:)`` when the file cannot be written; ``StorageError`` for the index.
     public func store(_ data: Data, for key: BlobKey) throws {
         if configuration.requireImageData, !BlobCacheConfiguration.looksLikeImage(data) {
             throw StorageError.coding(path: key.description, detail: "the data is not an image")
@@ -128,6 +134,8 @@ public final class BlobCache: BlobCaching {
         }
     }
 
+    /// Removes one entry: its index row and its file.
+    /// - Throws: ``StorageError`` when the index cannot be written.
     public func remove(_ key: BlobKey) throws {
         let name = Self.fileName(key)
         try wrap { try database.write { db in
@@ -137,6 +145,8 @@ public final class BlobCache: BlobCaching {
         memory.remove(key)
     }
 
+    /// Entries and bytes, in total and per bucket, from the index.
+    /// - Throws: ``StorageError`` when the index cannot be read.
     public func stats() throws -> BlobCacheStats {
         try wrap {
             try database.read { db in

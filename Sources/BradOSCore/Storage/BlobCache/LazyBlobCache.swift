@@ -28,11 +28,23 @@ public final class LazyBlobCache: BlobCaching {
     /// Whether the cache was opened.
     public var isOpen: Bool { opened.withLock { $0 != nil } }
 
+    /// The blob for `key`, opening the cache first if needed (``BlobCache/data(for:)``).
+    /// - Throws: ``StorageError`` when the cache cannot be opened (see ``cache()``), or what ``BlobCache``'s method throws.
     public func data(for key: BlobKey) throws -> Data? { try cache().data(for: key) }
+    /// Stores `data` under `key`, opening the cache first if needed (``BlobCache/store(_:for:)``).
+    /// - Throws: ``StorageError`` when the cache cannot be opened (see ``cache()``), or what ``BlobCache``'s method throws.
     public func store(_ data: Data, for key: BlobKey) throws { try cache().store(data, for: key) }
+    /// Removes one entry, opening the cache first if needed (``BlobCache/remove(_:)``).
+    /// - Throws: ``StorageError`` when the cache cannot be opened (see ``cache()``), or what ``BlobCache``'s method throws.
     public func remove(_ key: BlobKey) throws { try cache().remove(key) }
+    /// Entries and bytes, opening the cache first if needed (``BlobCache/stats()``).
+    /// - Throws: ``StorageError`` when the cache cannot be opened (see ``cache()``), or what ``BlobCache``'s method throws.
     public func stats() throws -> BlobCacheStats { try cache().stats() }
+    /// Trims the cache, opening it first if needed (``BlobCache/trim(toBytes:)``).
+    /// - Throws: ``StorageError`` when the cache cannot be opened (see ``cache()``), or what ``BlobCache``'s method throws.
     @discardableResult public func trim(toBytes bytes: Int64) throws -> BlobTrimReport { try cache().trim(toBytes: bytes) }
+    /// Removes everything, opening the cache first if needed (``BlobCache/removeAll()``).
+    /// - Throws: ``StorageError`` when the cache cannot be opened (see ``cache()``), or what ``BlobCache``'s method throws.
     public func removeAll() throws { try cache().removeAll() }
     /// The path is computed without opening the cache.
     public func fileURL(for key: BlobKey) -> URL {

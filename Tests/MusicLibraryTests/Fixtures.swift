@@ -1,0 +1,42 @@
+import BradOSCore
+import Foundation
+@testable import MusicLibrary
+import Testing
+import TestSupport
+
+func makeAlbum(_ key: String, thumb: Bool = true, title: String? = nil, year: Int = 2000) -> Album {
+    Album(ratingKey: key, title: title ?? "Album \(key)", artist: "Artist", year: year,
+          thumb: thumb ? "/library/metadata/\(key)/thumb/1" : nil, art: nil, addedAt: 1)
+}
+
+/// A fake PNG whose bytes depend on the request.
+func png(_ seed: String, size: Int = 2000) -> Data {
+    var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    data.append(contentsOf: (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ seed.hashValue) })
+    return data
+}
+
+/// A ``PlexAPI`` double that records artwork requests.
+final class FakePlex: PlexAPI {
+    let artworkCalls = Locked<[String]>([])
+    let inFlight = Locked(0)
+    let maxInFlight = Locked(0)
+    func sections() async throws -> [PlexSection] { [PlexSection(key: "1", type: "artist", title: "Music")] }
+    func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] { [] }
+    func collections(section: String) async throws -> [PlexCollection] { [] }
+    func collectionAlbums(_ ratingKey: String) async throws -> [Album] { [] }
+    func album(_ ratingKey: String) async throws -> AlbumDetail { AlbumDetail(album: makeAlbum(ratingKey), summary: nil, studio: nil, genres: [], trackCount: nil) }
+    func artwork(path: String, size: Int) async throws -> Data {
+        artworkCalls.withLock { $0.append("\(size) \(path)") }
+        let now = inFlight.withLock { value in value += 1; return value }
+        maxInFlight.withLock { $0 = max($0, now) }
+        await Task.yield()
+        inFlight.withLock { $0 -= 1 }
+        return png(path + "\(size)")
+    }
+}
+
+struct StaticToken: Authenticating {
+    func accessToken() async throws -> String { "plex-token" }
+    func renewToken(replacing rejected: String) async throws -> String { throw AuthError.sessionExpired(profile: "default") }
+}
