@@ -44,12 +44,14 @@ public enum BradosMain {
             Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
         }
         Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
-        let builtIns = builtInNames()
+        // A domain's name is built in at once; any other word costs reading every command's
+        // configuration (their help texts), so only such a word pays for it.
+        let isBuiltIn: (String) -> Bool = { name in plugins.contains { $0.name == name } || builtInNames().contains(name) }
         if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
             io.write(answer + "\n")
             exit(ExitStatus.success)
         }
-        if let plugin = ExternalPluginLauncher.match(arguments, builtIns: builtIns) { exit(ExternalPluginLauncher.run(plugin)) }
+        if let plugin = ExternalPluginLauncher.match(arguments, isBuiltIn: isBuiltIn) { exit(ExternalPluginLauncher.run(plugin)) }
         switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
         case .exit(let code):
             exit(code)
@@ -147,7 +149,7 @@ enum ExternalPluginLauncher {
 
     /// The plugin a command line names, after any leading global options; `nil` for built-ins,
     /// options (`--help`), and names that cannot be plugins.
-    static func match(_ arguments: [String], builtIns: Set<String>) -> Match? {
+    static func match(_ arguments: [String], isBuiltIn: (String) -> Bool) -> Match? {
         var flags = GlobalFlags()
         var index = 0
         while index < arguments.count {
@@ -165,7 +167,7 @@ enum ExternalPluginLauncher {
                 if argument.hasPrefix("--profile=") { flags.profile = String(argument.dropFirst(10)) }
                 else if argument.hasPrefix("--server=") { flags.server = String(argument.dropFirst(9)) }
                 else {
-                    guard !builtIns.contains(argument), ExternalPlugins.isValidName(argument) else { return nil }
+                    guard ExternalPlugins.isValidName(argument), !isBuiltIn(argument) else { return nil }
                     return Match(name: argument, arguments: Array(arguments[(index + 1)...]), flags: flags)
                 }
             }
