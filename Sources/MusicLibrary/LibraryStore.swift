@@ -12,8 +12,10 @@ public struct LibraryStore: Sendable {
     let logger: Logger
     /// The section used when a command names none (`library.section`): a key or a title.
     public var defaultSection: String?
-    /// The least time between two background refreshes (`library.min-refresh-interval`).
-    public var minRefreshInterval: Duration
+    /// The least time between two background refreshes (`library.min-refresh-interval`), read
+    /// only by the commands that refresh in the background (a bad value fails those, not every
+    /// library command).
+    public var minRefreshInterval: @Sendable () throws -> Duration
     /// When the last background refresh started (`nil`: no limit).
     public var refreshStamp: RefreshStamp?
     /// The media server the library comes from, read locally: the machine identifier of the
@@ -24,7 +26,7 @@ public struct LibraryStore: Sendable {
 
     public init(snapshots: LibrarySnapshotCache, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
-                minRefreshInterval: Duration = .zero, refreshStamp: RefreshStamp? = nil,
+                minRefreshInterval: @escaping @Sendable () throws -> Duration = { .zero }, refreshStamp: RefreshStamp? = nil,
                 origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
         self.origin = origin
         self.snapshots = snapshots
@@ -75,7 +77,7 @@ public struct LibraryStore: Sendable {
             snapshots: LibrarySnapshotCache(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
             artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
-            minRefreshInterval: try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings),
+            minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
             refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
             origin: origin, api: api)
     }
@@ -164,7 +166,10 @@ extension LibraryStore {
     /// - Parameters:
     ///   - section: a key or title; `library.section`, else the first music section, when `nil`.
     ///   - noun: what the command shows, for notices and progress ("albums", "collections").
-    public func library(section: String?, noun: String = "albums") -> Snapshot { Snapshot(store: self, section: section, noun: noun) }
+    /// - Throws: ``ConfigError`` for an invalid `library.min-refresh-interval`.
+    public func library(section: String?, noun: String = "albums") throws -> Snapshot {
+        Snapshot(store: self, section: section, noun: noun, minRefreshInterval: try minRefreshInterval())
+    }
 
     /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
     /// answers (and offline), what the snapshot knows.
@@ -175,7 +180,8 @@ extension LibraryStore {
         let store: LibraryStore
         let section: String?
         public let noun: String
-        public var policy: CachePolicy { LibraryPlugin.cachePolicy(minRefreshInterval: store.minRefreshInterval) }
+        let minRefreshInterval: Duration
+        public var policy: CachePolicy { LibraryPlugin.cachePolicy(minRefreshInterval: minRefreshInterval) }
         public func stored() -> CachedEntry<LibrarySnapshot>? { store.cached(section: section) }
         public func fetch(progress: @escaping FetchProgress) async throws -> LibrarySnapshot {
             try await store.refresh(section: section, progress: progress)

@@ -295,6 +295,16 @@ struct CacheArchiveTests {
         running.release()
         #expect(CacheImportRecovery.recoverIfMarked(paths).isEmpty)
         #expect(!marker.isSet)
+        // While recovery looks, no import or export can take the marker (it would wait), so none
+        // can make a staging folder that the marker's removal then hides from the next command.
+        _ = try marker.hold()
+        let excluded = marker.recover {
+            let other = open(marker.url.path, O_RDONLY | O_CLOEXEC)
+            defer { close(other) }
+            return (flock(other, LOCK_SH | LOCK_NB) != 0 ? [marker.url] : [], 0)
+        }
+        #expect(excluded == [marker.url], "an import could take the marker while recovery was looking")
+        #expect(!marker.isSet)
     }
 
     @Test("the key-value store is inside the journal: a kill after the load puts back the store as it was (or removes one that was not there)")

@@ -19,9 +19,7 @@ public enum CacheImportRecovery {
     public static func recoverIfMarked(_ paths: Paths) -> [URL] {
         let marker = StagingMarker(paths: paths)
         guard marker.isSet else { return [] }
-        let (recovered, remaining) = scan(paths)
-        if remaining == 0 { marker.clearIfUnused() }
-        return recovered
+        return marker.recover { scan(paths) }
     }
 
     /// Looks in every profile's staging folders, whatever the marker says.
@@ -50,7 +48,10 @@ public enum CacheImportRecovery {
             recovered += recover(cacheStaging: pair.cache, dataStaging: pair.data)
             for folder in [pair.cache, pair.data] {
                 FileSystem.removeIfEmpty(folder)
-                if FileSystem.exists(folder) { remaining += 1 }
+                // What keeps the marker: an import or export folder still there (running, or
+                // holding data after a failed rollback); anything else in `.staging` is not ours.
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+                remaining += names.filter { $0.hasPrefix("import-") || $0.hasPrefix("export-") }.count
             }
         }
         return (recovered, remaining)

@@ -48,16 +48,28 @@ public struct StagingMarker: Sendable {
         }
     }
 
-    /// Removes the marker unless an import or export holds it. The caller has found no
-    /// staging folder left.
-    /// - Returns: whether the marker is gone.
-    @discardableResult
-    func clearIfUnused() -> Bool {
-        let descriptor = open(url.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return errno == ENOENT }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
-        return unlink(url.path) == 0 || errno == ENOENT
+    /// Runs `scan` (a look for staging folders) holding the marker exclusively, so no import
+    /// or export can start under it, and removes the marker when `scan` found none left. When an
+    /// import or export holds the marker, `scan` runs all the same and the marker stays.
+    /// - Returns: what `scan` recovered.
+    func recover(_ scan: () -> (recovered: [URL], remaining: Int)) -> [URL] {
+        while true {
+            let descriptor = open(url.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { return errno == ENOENT ? [] : scan().recovered }
+            defer { close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return scan().recovered }
+            // Removed and made again between our open and our lock: ours is not the marker.
+            var held = stat(), named = stat()
+            guard fstat(descriptor, &held) == 0, lstat(url.path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino else {
+                if errno == ENOENT { return [] }
+                continue
+            }
+            // Held exclusively: an import or export that starts now waits in hold() until the
+            // marker is removed, then makes a new one; none can create a staging folder meanwhile.
+            let found = scan()
+            if found.remaining == 0 { unlink(url.path) }
+            return found.recovered
+        }
     }
 
     /// A held marker: released by ``release()`` (or when the process ends).

@@ -21,7 +21,8 @@ public protocol CachedResource<Value>: Sendable {
     var policy: CachePolicy { get }
 
     /// The stored copy and when it was saved; `nil`: nothing stored, or nothing readable (a
-    /// corrupt copy counts as none and is left for the next fetch to replace).
+    /// corrupt copy counts as none; whether it is removed at once or left for the next fetch
+    /// to replace is the domain's cache's rule).
     func stored() -> CachedEntry<Value>?
 
     /// Fetches the live value and stores it.

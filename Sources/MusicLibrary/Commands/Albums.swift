@@ -18,7 +18,7 @@ extension LibraryCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
-            let shown = try await env.reader.show(store.library(section: section), with: LibraryRenderer(output: env.output).albumsView,
+            let shown = try await env.reader.show(try store.library(section: section), with: LibraryRenderer(output: env.output).albumsView,
                                                   refresh: refresh).shown
             guard prefetch, !env.isOffline else { return }
             let firstScreen = Array(shown.albums.prefix(screen.firstScreen(env.io)))

@@ -21,7 +21,7 @@ extension LibraryCommand {
                 let title = store.snapshot()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"
                 return try renderer.albumList(try await store.collectionAlbums(collection), title: title)
             }
-            try await env.reader.show(store.library(section: section, noun: "collections"), with: LibraryRenderer(output: env.output).collectionsView)
+            try await env.reader.show(try store.library(section: section, noun: "collections"), with: LibraryRenderer(output: env.output).collectionsView)
         }
     }
 }

@@ -8,7 +8,8 @@ public struct PlanCommand: AsyncParsableCommand {
         abstract: "Your nutrition plan: daily targets, cached for an hour, with an offline queue.",
         discussion: """
         Within half of `plan.ttl` (1 hour) the cached plan prints with no request. Past \
-        half, it prints at once and is refreshed before brados exits; past the TTL it is \
+        half, a terminal sees it at once and again if the refresh before brados exits changed \
+        it (a script or --json waits for the refreshed plan: one document); past the TTL it is \
         fetched, and if the service cannot be reached the cached plan is shown with a \
         notice. A plan whose targets fail validation is never cached.
         Weight changes made offline are queued on disk before anything is sent, and \

@@ -23,13 +23,5 @@ extension VisitsCommand {
         static func lockURL(_ env: AppEnvironment) -> URL {
             env.profile.cacheDirectory(for: VisitsPlugin.domainName).appendingPathComponent("revalidate.lock")
         }
-
-        /// Starts `brados visits revalidate` detached, for the same profile and server.
-        static func startInBackground(_ env: AppEnvironment) throws {
-            var arguments = ["visits", "revalidate", "--profile", env.profile.name.rawValue]
-            if let server = env.settings.flags.server { arguments += ["--server", server] }
-            try DetachedProcess.spawn(arguments: arguments)
-            env.logger.debug("revalidating visits in a background process")
-        }
     }
 }
