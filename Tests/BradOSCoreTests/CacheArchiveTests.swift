@@ -239,6 +239,19 @@ struct CacheArchiveTests {
         }
     }
 
+    /// What a killed import leaves: staged data for `beta`, a journal of the one move it made
+    /// (the target's `beta` aside, the staged one in its place), no lock holder.
+    /// - Returns: the import's staging folder.
+    func killedImport(_ name: String, into target: ProfileScope) throws -> URL {
+        let folder = paths.dataRoot.appendingPathComponent(".staging/\(name)", isDirectory: true)
+        let staged = folder.appendingPathComponent("beta", isDirectory: true)
+        try FileSystem.createDirectory(staged)
+        try AtomicFile.write(Data("new".utf8), to: staged.appendingPathComponent("notes.json"))
+        var journal = SwapJournal(url: folder.appendingPathComponent("journal.json"))
+        try journal.replace(target.dataDirectory(for: "beta"), with: staged, trash: folder.appendingPathComponent(".replaced-beta"))
+        return folder
+    }
+
     @Test("an import killed mid-swap is rolled back by the next brados: the profile is as it was")
     func recoveryAfterKill() throws {
         let source = profile("default")
@@ -246,13 +259,7 @@ struct CacheArchiveTests {
         let target = profile("victim")
         try fill(target, seed: 9)
         let before = try snapshot(target)
-        // What a killed import leaves: staged data, a journal of the moves made so far, no lock holder.
-        let folder = paths.dataRoot.appendingPathComponent(".staging/import-1", isDirectory: true)
-        let staged = folder.appendingPathComponent("beta", isDirectory: true)
-        try FileSystem.createDirectory(staged)
-        try AtomicFile.write(Data("new".utf8), to: staged.appendingPathComponent("notes.json"))
-        var journal = SwapJournal(url: folder.appendingPathComponent("journal.json"))
-        try journal.replace(target.dataDirectory(for: "beta"), with: staged, trash: folder.appendingPathComponent(".replaced-beta"))
+        let folder = try killedImport("import-1", into: target)
         #expect(try snapshot(target) != before)
         // A live import (its lock held) is left alone.
         let lock = try FileLock(url: folder.appendingPathComponent(".lock"))
@@ -269,15 +276,10 @@ struct CacheArchiveTests {
         let target = profile("victim")
         try fill(target, seed: 5)
         let before = try snapshot(target)
-        let folder = paths.dataRoot.appendingPathComponent(".staging/import-3", isDirectory: true)
-        let staged = folder.appendingPathComponent("beta", isDirectory: true)
-        try FileSystem.createDirectory(staged)
-        try AtomicFile.write(Data("new".utf8), to: staged.appendingPathComponent("notes.json"))
         let marker = StagingMarker(paths: paths)
         // An import holds the marker from before its first staging folder; killed mid-swap.
         let hold = try marker.hold()
-        var journal = SwapJournal(url: folder.appendingPathComponent("journal.json"))
-        try journal.replace(target.dataDirectory(for: "beta"), with: staged, trash: folder.appendingPathComponent(".replaced-beta"))
+        let folder = try killedImport("import-3", into: target)
         hold.release()
         #expect(marker.isSet)
         #expect(CacheImportRecovery.recoverIfMarked(paths) == [folder])

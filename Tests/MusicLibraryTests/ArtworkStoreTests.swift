@@ -6,11 +6,6 @@ import TestSupport
 
 @Suite("Library: the artwork cache")
 struct ArtworkStoreTests {
-    func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkStore {
-        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-        return ArtworkStore(cache: blobs, directory: dir.url, api: { plex })
-    }
-
     @Test("cache keys are rating key + artwork path + size, one bucket per size")
     func keys() {
         let key = ArtworkStore.key(makeAlbum("42"), path: "/library/metadata/42/thumb/1", size: .detail)

@@ -40,3 +40,9 @@ struct StaticToken: Authenticating {
     func accessToken() async throws -> String { "plex-token" }
     func renewToken(replacing rejected: String) async throws -> String { throw AuthError.sessionExpired(profile: "default") }
 }
+
+/// An artwork store over a disk-only blob cache in `dir`, asking `plex`.
+func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkStore {
+    let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+    return ArtworkStore(cache: blobs, directory: dir.url, api: { plex })
+}

@@ -6,11 +6,6 @@ import TestSupport
 
 @Suite("Library: prefetching the first screen")
 struct PrefetchTests {
-    func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkStore {
-        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-        return ArtworkStore(cache: blobs, directory: dir.url, api: { plex })
-    }
-
     @Test("prefetch asks only for 1024 px, only the given albums, 4 at a time, skipping cached ones")
     func prefetch() async throws {
         let dir = TemporaryDirectory()

@@ -113,10 +113,7 @@ public struct CacheExporter: Sendable {
     public func export(to fd: Int32, options: Options, progress: (Int64, Int64) -> Void = { _, _ in }) throws -> Report {
         let selected = try selectedPlugins(options.domains)
         let hold = try marker?.hold()
-        defer {
-            hold?.release()
-            if let marker { CacheImportRecovery.recoverIfMarked(marker.paths) }
-        }
+        defer { hold?.finish() }
         let staging = stagingRoot.appendingPathComponent("export-\(UInt64.random(in: .min ... .max))", isDirectory: true)
         try FileSystem.createDirectory(staging)
         // Held while the export runs: a folder whose lock nobody holds is a killed export's,

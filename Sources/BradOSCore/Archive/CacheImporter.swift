@@ -91,10 +91,7 @@ public struct CacheImporter: Sendable {
     ///   the profile is unchanged then.
     public func importArchive(from input: ArchiveInput, options: Options) throws -> Report {
         let hold = try marker?.hold()
-        defer {
-            hold?.release()
-            if let marker { CacheImportRecovery.recoverIfMarked(marker.paths) }
-        }
+        defer { hold?.finish() }
         let staging = try Staging(cacheStaging: cacheStaging, dataStaging: dataStaging)
         defer { staging.finish() }
         let extracted = try validateAndExtract(input, options: options, into: staging)

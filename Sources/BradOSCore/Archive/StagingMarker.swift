@@ -40,10 +40,7 @@ public struct StagingMarker: Sendable {
             }
             // Cleared between our open and our lock (another process removed it): the file we
             // hold is no longer the marker. Open it again.
-            var held = stat(), named = stat()
-            if fstat(descriptor, &held) == 0, lstat(url.path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
-                return Hold(descriptor: descriptor)
-            }
+            if isMarker(descriptor) { return Hold(descriptor: descriptor, marker: self) }
             close(descriptor)
         }
     }
@@ -59,9 +56,8 @@ public struct StagingMarker: Sendable {
             defer { close(descriptor) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return scan().recovered }
             // Removed and made again between our open and our lock: ours is not the marker.
-            var held = stat(), named = stat()
-            guard fstat(descriptor, &held) == 0, lstat(url.path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino else {
-                if errno == ENOENT { return [] }
+            guard isMarker(descriptor) else {
+                if !isSet { return [] }
                 continue
             }
             // Held exclusively: an import or export that starts now waits in hold() until the
@@ -72,12 +68,29 @@ public struct StagingMarker: Sendable {
         }
     }
 
-    /// A held marker: released by ``release()`` (or when the process ends).
+    /// Whether the open file `descriptor` is the one named by ``url`` (same device and inode).
+    private func isMarker(_ descriptor: Int32) -> Bool {
+        var held = stat(), named = stat()
+        return fstat(descriptor, &held) == 0 && lstat(url.path, &named) == 0 && held.st_dev == named.st_dev && held.st_ino == named.st_ino
+    }
+
+    /// A held marker: released by ``finish()`` or ``release()`` (or when the process ends).
     public final class Hold: Sendable {
         private let descriptor: Int32
+        private let marker: StagingMarker
         private let released = Mutex(false)
 
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        init(descriptor: Int32, marker: StagingMarker) {
+            self.descriptor = descriptor
+            self.marker = marker
+        }
+
+        /// The import or export is over and its staging folders are gone: lets the marker go
+        /// and removes it when nothing is left to recover (``CacheImportRecovery/recoverIfMarked(_:)``).
+        public func finish() {
+            release()
+            CacheImportRecovery.recoverIfMarked(marker.paths)
+        }
 
         deinit { release() }
 
