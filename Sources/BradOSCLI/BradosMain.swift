@@ -5,11 +5,11 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The root command: core commands plus one group of domain commands from the installed
-/// plugins (``Runtime/plugins``, installed by ``BradosMain/run(plugins:)`` before any parsing).
+/// The root command: core commands plus one group of domain commands from the plugins of the
+/// composition bound around the parse (``Composition/current``, bound by ``BradosMain/run(plugins:)``).
 public struct Brados: AsyncParsableCommand {
     public init() {}
-    public static let configuration = CommandConfiguration(
+    public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "brados",
         abstract: "Offline-first terminal access to your BradOS data.",
         discussion: """
@@ -20,7 +20,7 @@ public struct Brados: AsyncParsableCommand {
         version: BradOSVersion.current,
         subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
                       ExitCodesCommand.self],
-        groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Runtime.plugins.map(\.command))])
+        groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))]) }
 }
 
 /// Starts the reference server inside this process when no server is configured.
@@ -38,38 +38,44 @@ public enum BradosMain {
     public static func run(plugins: [any DomainPlugin]) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let io = StandardIO()
-        // Installed once, first: help texts and completion scripts take their examples from the
-        // plugins, so the built-in names (read from the command tree) are computed after it.
+        // The one composition root: every help text, completion and environment below reads
+        // this composition (bound as a task-local, never a global). The built-in names come
+        // from the command tree, whose help reads the plugins, so they are computed when asked.
         let builtInNames: @Sendable () -> Set<String> = {
             Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
         }
-        Runtime.install(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
-        // A domain's name is built in at once; any other word costs reading every command's
-        // configuration (their help texts), so only such a word pays for it.
-        let isBuiltIn: (String) -> Bool = { name in plugins.contains { $0.name == name } || builtInNames().contains(name) }
-        if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
-            io.write(answer + "\n")
-            exit(ExitStatus.success)
-        }
-        if let plugin = ExternalPluginLauncher.match(arguments, isBuiltIn: isBuiltIn) { exit(ExternalPluginLauncher.run(plugin)) }
-        switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
-        case .exit(let code):
-            exit(code)
-        case .command(let parsed) where !(parsed is any AsyncParsableCommand):
-            exit(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
-        case .command(let parsed):
-            // The handlers come first: a signal that arrives as the command starts cancels it
-            // like any other, rather than killing the process halfway through its first write.
-            let signals = Signals()
-            let sources = cancelOnSignals(signals)
-            let command = Task.detached { await CommandRunner.execute(parsed, root: Brados.self, io: io) }
-            signals.attach(command)
-            Task {
-                let code = await command.value
-                for source in sources { source.cancel() }
-                exit(signals.exitCode(for: code))
+        let composition = Composition(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
+        composition.bind { () -> Never in
+            // A domain's name is built in at once; any other word costs reading every command's
+            // configuration (their help texts), so only such a word pays for it.
+            let isBuiltIn: (String) -> Bool = { name in plugins.contains { $0.name == name } || builtInNames().contains(name) }
+            if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
+                io.write(answer + "\n")
+                exit(ExitStatus.success)
             }
-            dispatchMain()
+            if let plugin = ExternalPluginLauncher.match(arguments, isBuiltIn: isBuiltIn) {
+                exit(ExternalPluginLauncher.run(plugin, plugins: plugins))
+            }
+            switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
+            case .exit(let code):
+                exit(code)
+            case .command(let parsed) where !(parsed is any AsyncParsableCommand):
+                exit(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
+            case .command(let parsed):
+                // The handlers come first: a signal that arrives as the command starts cancels it
+                // like any other, rather than killing the process halfway through its first write.
+                let signals = Signals()
+                let sources = cancelOnSignals(signals)
+                // A detached task inherits no task-local: the composition is bound again in it.
+                let command = Task.detached { await composition.bind { await CommandRunner.execute(parsed, root: Brados.self, io: io) } }
+                signals.attach(command)
+                Task {
+                    let code = await command.value
+                    for source in sources { source.cancel() }
+                    exit(signals.exitCode(for: code))
+                }
+                dispatchMain()
+            }
         }
     }
 
@@ -177,7 +183,7 @@ enum ExternalPluginLauncher {
     }
 
     /// Runs the plugin (replacing this process), or explains why not; returns an exit code.
-    static func run(_ match: Match) -> Int32 {
+    static func run(_ match: Match, plugins: [any DomainPlugin]) -> Int32 {
         let io = StandardIO()
         guard let executable = ExternalPlugins.find(match.name, path: io.environment["PATH"]) else {
             io.writeError("brados: '\(match.name)' is not a brados command, and no executable brados-\(match.name) is on PATH.\n")
@@ -185,7 +191,7 @@ enum ExternalPluginLauncher {
             return ExitStatus.code(for: .usage)
         }
         do {
-            let env = try AppEnvironment(io: io, flags: match.flags, plugins: Runtime.plugins, embedded: nil)
+            let env = try AppEnvironment(io: io, flags: match.flags, plugins: plugins, embedded: nil)
             var environment = ExternalPlugins.environment(base: io.environment, settings: env.settings, paths: env.paths, profile: env.profile)
             if match.flags.offline { environment["BRADOS_OFFLINE"] = "1" }
             if match.flags.verbose { environment["BRADOS_LOG"] = "debug" }

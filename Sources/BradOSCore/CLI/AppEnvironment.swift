@@ -61,7 +61,7 @@ public struct AppEnvironment: Sendable {
     ///   `profile.lock-timeout`.
     public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared) async throws -> AppEnvironment {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
-        let env = try AppEnvironment(io: io, flags: global.flags, plugins: Runtime.plugins, embedded: Runtime.embedded)
+        let env = try AppEnvironment(io: io, flags: global.flags, plugins: Composition.current.plugins, embedded: Composition.current.embedded)
         if let access { try await env.lock(env.profile.name, access) }
         // A `cache import` killed mid-swap is rolled back before anything reads the caches.
         let recovered = CacheImportRecovery.recoverIfMarked(env.paths)

@@ -31,10 +31,10 @@ public enum CompletionValues {
     }
 
     /// The built-in domain names.
-    public static func domains() -> [String] { Runtime.plugins.map(\.name) }
+    public static func domains() -> [String] { Composition.current.plugins.map(\.name) }
 
     /// Every configuration key.
-    public static func configKeys() -> [String] { Settings.keys(Runtime.plugins).map(\.name) }
+    public static func configKeys() -> [String] { Settings.keys(Composition.current.plugins).map(\.name) }
 
     /// The rows an SQLite query returns from a database, read-only (empty when unreadable).
     public static func strings(_ sql: String, in url: URL) -> [String] {

@@ -45,7 +45,7 @@ public struct ServiceDescription: Sendable {
 
     /// Whether `auth login --service NAME` signs in through an account server (``signIn``).
     public static func hasAccountServer(_ name: String) -> Bool {
-        all(Runtime.plugins).contains { $0.service.rawValue == name && $0.signIn != nil }
+        all(Composition.current.plugins).contains { $0.service.rawValue == name && $0.signIn != nil }
     }
 
     /// The account service, described by the core.

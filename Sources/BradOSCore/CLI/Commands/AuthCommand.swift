@@ -23,10 +23,10 @@ public struct AuthCommand: AsyncParsableCommand {
 extension AuthCommand {
     /// `brados auth login`.
     public struct Login: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "login", 
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "login", 
             abstract: "Sign in; a password or token is read from standard input, never from an argument.",
             discussion: """
-            Services: \(ServiceDescription.all(Runtime.plugins).map { "\($0.service.rawValue) (\($0.summary))" }.joined(separator: ", ")).
+            Services: \(ServiceDescription.all(Composition.current.plugins).map { "\($0.service.rawValue) (\($0.summary))" }.joined(separator: ", ")).
             \(linkedServices.isEmpty ? "" : """
             Services with an account server of their own (\(linkedServices.joined(separator: ", "))): \
             with no --user, brados asks it for a code, prints the page to approve it on, and waits \
@@ -44,15 +44,15 @@ extension AuthCommand {
                   brados auth login --service \($0) --no-wait --json
                   brados auth login --service \($0) --token-stdin < token.txt
                   printf %s "$PASS" | brados auth login --service \($0) --user me@example.com --password-stdin --code 123456
-                """ }.joined())
+                """ }.joined()) }
 
         /// Services whose accounts live on an account server (sign-in with a code, a token or a password).
-        static var linkedServices: [String] { ServiceDescription.all(Runtime.plugins).filter { $0.signIn != nil }.map(\.service.rawValue) }
+        static var linkedServices: [String] { ServiceDescription.all(Composition.current.plugins).filter { $0.signIn != nil }.map(\.service.rawValue) }
 
         @Option(help: "The user name (or e-mail).") var user: String?
         @Flag(help: "Read the password from standard input (required with --user: never pass a password as an argument).")
         var passwordStdin = false
-        @Option(help: ArgumentHelp("Sign in to one service's own server: \(ServiceDescription.all(Runtime.plugins).map(\.service.rawValue).joined(separator: ", ")).", valueName: "name"))
+        @Option(help: ArgumentHelp("Sign in to one service's own server: \(ServiceDescription.all(Composition.current.plugins).map(\.service.rawValue).joined(separator: ", ")).", valueName: "name"))
         var service: String?
         @Flag(help: "Read an existing token of the service from standard input (services with an account server).")
         var tokenStdin = false
@@ -66,7 +66,7 @@ extension AuthCommand {
         /// Checks that the flags go together (a password only on standard input, `--pin` alone, a known service).
         /// - Throws: `ValidationError` for an unknown service or flags that do not go together.
         public func validate() throws {
-            let known = ServiceDescription.all(Runtime.plugins).map(\.service.rawValue)
+            let known = ServiceDescription.all(Composition.current.plugins).map(\.service.rawValue)
             if let service, !known.contains(service) {
                 throw ValidationError("Unknown service '\(service)': expected one of \(known.joined(separator: ", ")).")
             }

@@ -8,7 +8,7 @@ import Glibc
 extension CacheCommand {
     /// `brados cache export`.
     public struct Export: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "export", 
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "export", 
             abstract: "Write the profile's caches to one verified, compressed archive.",
             discussion: """
             The archive starts with manifest.json (versions, profile, accounts, and every \
@@ -25,7 +25,7 @@ extension CacheCommand {
               brados cache export --recipient "$(cat bob.txt)" -o for-bob.tar.zst.age   (bob.txt: his `keys show` line)
               printf %s "$PASS" | brados cache export --passphrase-stdin --armor -o backup.age
               brados cache export --domains \(HelpExamples.domains(2, separator: ",")) -o - | ssh laptop 'brados cache import -'
-            """)
+            """) }
 
         @Option(name: .shortAndLong, help: ArgumentHelp("The archive to write, or - for stdout.", valueName: "file")) var output: String?
         @Option(help: ArgumentHelp("tar.zst (default) or tar.gz.", valueName: "format")) var format: String = ArchiveCompression.zstd.rawValue
@@ -125,7 +125,7 @@ extension CacheCommand {
 
     /// `brados cache import`.
     public struct Import: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "import", 
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "import", 
             abstract: "Import an archive into a profile, verified first, swapped in atomically.",
             discussion: """
             Safe with archives from anyone: absolute paths, '..', links, devices, FIFOs, \
@@ -137,13 +137,13 @@ extension CacheCommand {
             An age-encrypted archive is decrypted as it is read (--identity FILE, the profile's \
             own key or the --as profile's, or its passphrase); nothing of it is imported unless \
             every chunk authenticates.
-            \(Runtime.plugins.compactMap(\.importDescription).joined(separator: "\n"))
+            \(Composition.current.plugins.compactMap(\.importDescription).joined(separator: "\n"))
             Examples:
               brados cache import backup.tar.zst --dry-run
               brados cache import backup.tar.zst --replace
               brados cache import backup.tar.zst --as laptop --domains \(HelpExamples.domains(1))
               brados cache import from-alice.tar.zst.age --as alice      (encrypted to your `brados keys show`)
-            """)
+            """) }
         @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz", "age"])) var file: String
         @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile"),
                 completion: .custom { _, _, _ in CompletionValues.profiles() }) var asProfile: String?

@@ -40,9 +40,9 @@ extension CacheCommand {
     }
 
     public struct Clear: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "clear", 
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "clear", 
             abstract: "Remove cached data (all domains, or those named).",
-            discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.\nExamples:\n  brados cache clear\n  brados cache clear \(HelpExamples.domains(2))")
+            discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.\nExamples:\n  brados cache clear\n  brados cache clear \(HelpExamples.domains(2))") }
         @Argument(help: "Only these domains (all when none is named).", completion: .custom { _, _, _ in CompletionValues.domains() }) var domains: [String] = []
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Only these domains (same as naming them).", visibility: .hidden)) var domain: [String] = []
         @OptionGroup var global: GlobalOptions

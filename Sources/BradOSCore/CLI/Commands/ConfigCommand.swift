@@ -3,7 +3,7 @@ import Foundation
 
 /// `brados config`: read and write settings.
 public struct ConfigCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+    public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "config",
         abstract: "Read and write settings (server URLs, profile, TTLs).",
         discussion: """
@@ -13,14 +13,14 @@ public struct ConfigCommand: AsyncParsableCommand {
           brados config set \(HelpExamples.serviceKey) http://192.168.1.20:8080
           brados config list
         """,
-        subcommands: [Get.self, Set.self, Unset.self, List.self, Path.self])
+        subcommands: [Get.self, Set.self, Unset.self, List.self, Path.self]) }
 
     public init() {}
 }
 
 extension ConfigCommand {
     public struct Get: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get \(HelpExamples.domainKey)")
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "get", abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get \(HelpExamples.domainKey)") }
         @Argument(help: ArgumentHelp("The key, e.g. server or \(HelpExamples.serviceKey)."), completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -45,7 +45,7 @@ extension ConfigCommand {
     }
 
     public struct Set: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set \(HelpExamples.domainSetting.key) \(HelpExamples.domainSetting.value)")
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set \(HelpExamples.domainSetting.key) \(HelpExamples.domainSetting.value)") }
         @Argument(help: "The key (see `brados config list`).", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @Argument(help: "The value.") var value: String
         @OptionGroup var global: GlobalOptions
@@ -73,7 +73,7 @@ extension ConfigCommand {
     }
 
     public struct Unset: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset \(HelpExamples.serviceKey)")
+        public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "unset", abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset \(HelpExamples.serviceKey)") }
         @Argument(help: "The key.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @OptionGroup var global: GlobalOptions
         public init() {}

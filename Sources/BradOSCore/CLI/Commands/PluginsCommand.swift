@@ -27,7 +27,7 @@ public struct PluginsCommand: AsyncParsableCommand {
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run() async throws {
             let env = try await AppEnvironment.live(global, access: nil)
-            let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Runtime.builtInCommands)
+            let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Composition.current.builtInCommands)
             if env.output.format == .json {
                 struct BuiltIn: Encodable { var name: String; var summary: String }
                 struct Document: Encodable { var builtIn: [BuiltIn]; var external: [ExternalPlugins.Found] }

@@ -3,10 +3,10 @@ import Foundation
 
 /// `brados sync`: the terminal's background refresh, for cron or a systemd user timer.
 public struct SyncCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+    public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "sync",
         abstract: "Refresh every domain's cache by its policy and send queued changes; quiet unless something fails.",
-        discussion: discussion(Runtime.plugins))
+        discussion: discussion(Composition.current.plugins)) }
 
     /// The help text: what each domain does, and the flags domains add.
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
@@ -36,7 +36,7 @@ public struct SyncCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
     /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
-              completion: .custom { _, _, _ in Runtime.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
+              completion: .custom { _, _, _ in Composition.current.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
     var domainFlags: [String] = []
     @OptionGroup var global: GlobalOptions
     public init() {}
@@ -44,7 +44,7 @@ public struct SyncCommand: AsyncParsableCommand {
     /// Checks that every extra argument is a flag a domain declared.
     /// - Throws: `ValidationError` for anything else.
     public func validate() throws {
-        _ = try Self.options(domainFlags, plugins: Runtime.plugins)
+        _ = try Self.options(domainFlags, plugins: Composition.current.plugins)
     }
 
     /// The domains' flags given on the command line.

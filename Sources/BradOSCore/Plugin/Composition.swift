@@ -1,0 +1,58 @@
+import Foundation
+
+/// Starts the reference backend inside the `brados` process (the "embedded default").
+/// The executable installs the implementation from `BradOSServer`; the core never links it.
+public protocol EmbeddedBackend: Sendable {
+    /// Starts the backend listening on the Unix socket `socket` (no TCP port), keeping its
+    /// data in `dataDirectory`; every account of it gets `password` (see ``EmbeddedAccount``).
+    /// - Returns: the base URL, `http+unix://…`.
+    /// - Throws: the backend's own errors when it cannot start (its database, the socket); the command then fails.
+    func start(dataDirectory: URL, socket: String, password: String) async throws -> URL
+}
+
+/// What one `brados` command line runs with: its domain plugins, the embedded backend and the
+/// names the executable runs itself.
+///
+/// The composition root (`BradosMain.run`) builds one and binds it with ``bind(_:)`` around
+/// parsing and running the command; everything under it (help texts, completions,
+/// ``AppEnvironment/live(_:access:)``) reads ``current``. It is a task-local value, not a
+/// process global: two bindings on two tasks (two tests, each with its own plugins) never see
+/// each other's, and outside any binding ``current`` is ``empty``.
+public struct Composition: Sendable {
+    /// The domain plugins, in registry order.
+    public let plugins: [any DomainPlugin]
+    /// The backend started when no server is configured; `nil` means a server must be.
+    public let embedded: (any EmbeddedBackend)?
+    private let builtIns: @Sendable () -> Set<String>
+
+    /// - Parameter builtInCommands: the names `brados` runs itself, computed when first asked
+    ///   (they come from the command tree, whose help reads this composition's plugins).
+    public init(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)? = nil,
+                builtInCommands: @escaping @Sendable () -> Set<String> = { [] }) {
+        self.plugins = plugins
+        self.embedded = embedded
+        builtIns = builtInCommands
+    }
+
+    /// No plugins, no embedded backend: what code sees outside any binding.
+    public static let empty = Composition(plugins: [])
+
+    /// The composition bound to the running task (or thread, before any task exists).
+    @TaskLocal public static var current: Composition = .empty
+
+    /// The names `brados NAME` runs itself (external plugins of those names never run).
+    public var builtInCommands: Set<String> { builtIns() }
+
+    /// Runs `body` with this composition as ``current``.
+    /// - Throws: what `body` throws.
+    public func bind<T>(_ body: () throws -> T) rethrows -> T {
+        try Self.$current.withValue(self, operation: body)
+    }
+
+    /// Runs `body` with this composition as ``current``; for a detached task, which does not
+    /// inherit the binding of the task that made it.
+    /// - Throws: what `body` throws.
+    public func bind<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+        try await Self.$current.withValue(self, operation: body)
+    }
+}
