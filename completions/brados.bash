@@ -1440,7 +1440,7 @@ _brados_coach() {
 
 _brados_coach_conversations() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--limit --profile --server)
     __brados_offer_flags_options 0
@@ -1462,7 +1462,7 @@ _brados_coach_conversations() {
 
 _brados_coach_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--last --profile --server)
     __brados_offer_flags_options 1

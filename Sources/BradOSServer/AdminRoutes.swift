@@ -1,7 +1,8 @@
 import Foundation
+import GRDB
 import Hummingbird
 
-/// `/_admin/stats`, `/_admin/faults` and `/_admin/expire-tokens`, served only with `--admin`.
+/// `/_admin/stats`, `/_admin/faults`, `/_admin/sql` and `/_admin/expire-tokens`, served only with `--admin`.
 struct AdminRoutes {
     let state: AdminState
     let database: ServerDatabase
@@ -22,10 +23,26 @@ struct AdminRoutes {
             await state.clearFaults()
             return Response(status: .noContent)
         }
+        // Changes the data behind the routes as another client would (tests and benchmarks:
+        // inserts, updates and deletes between two refreshes). One statement per call.
+        router.post("/_admin/sql") { request, _ in
+            let statement = try await JSON.decode(AdminStatement.self, from: request)
+            let changes = try await database.writer.write { db in
+                try db.execute(sql: statement.sql, arguments: StatementArguments((statement.arguments ?? []).map { $0 }))
+                return db.changesCount
+            }
+            return try JSON.response(["changes": changes])
+        }
         // Expires every access token now (refresh tokens stay valid), so tests see a 401 and a renewal without waiting.
         router.post("/_admin/expire-tokens") { _, _ in
             try database.writer.write { try $0.execute(sql: "UPDATE token SET expiresAt = 0 WHERE kind = 'access'") }
             return Response(status: .noContent)
         }
     }
+}
+
+/// The body of `POST /_admin/sql`: one SQL statement and its arguments (text or null).
+struct AdminStatement: Decodable {
+    var sql: String
+    var arguments: [String?]?
 }

@@ -44,6 +44,8 @@ public struct FaultRule: Codable, Sendable, Equatable {
 public actor AdminState {
     private var byRoute: [String: Int] = [:]
     private var total = 0
+    private var bytesByRoute: [String: Int] = [:]
+    private var totalBytes = 0
     private var rules: [FaultRule] = []
 
     public init() {}
@@ -53,16 +55,27 @@ public actor AdminState {
         byRoute[key, default: 0] += 1
     }
 
+    /// Adds a response body's size to its route (bodies of unknown length count 0).
+    func record(_ key: String, bytes: Int) {
+        totalBytes += bytes
+        bytesByRoute[key, default: 0] += bytes
+    }
+
     public struct Stats: Codable, Sendable {
         public var total: Int
         public var byRoute: [String: Int]
+        /// Response body bytes, in all and by route.
+        public var bytes: Int
+        public var bytesByRoute: [String: Int]
     }
 
-    public func stats() -> Stats { Stats(total: total, byRoute: byRoute) }
+    public func stats() -> Stats { Stats(total: total, byRoute: byRoute, bytes: totalBytes, bytesByRoute: bytesByRoute) }
 
     public func resetStats() {
         total = 0
         byRoute = [:]
+        totalBytes = 0
+        bytesByRoute = [:]
     }
 
     public func add(_ rule: FaultRule) { rules.append(rule) }

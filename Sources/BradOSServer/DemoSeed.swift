@@ -12,7 +12,7 @@ enum DemoSeed {
         ("1b7e9c20-64a2-4f0e-8c3b-5d2f1a9e4c22", "alice", "alice@example.com", "Alice Martin", "alice"),
     ]
 
-    static func seed(_ database: ServerDatabase, seed: Int) throws {
+    static func seed(_ database: ServerDatabase, seed: Int, coachMessages: Int? = nil, coachConversations: Int? = nil) throws {
         if try database.userCount() == 0 {
             for user in users {
                 try database.addUser(id: user.id, username: user.username, email: user.email, displayName: user.name, password: user.password)
@@ -23,7 +23,7 @@ enum DemoSeed {
         guard try database.writer.read({ try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM user WHERE id = ?", arguments: [ids[0]]) ?? 0 }) == 1 else { return }
         if try isEmpty("mealplanSession", database) { try MealPlanRoutes.seedDemo(database, seed: seed, users: ids) }
         if try isEmpty("visit", database) { try VisitRoutes.seedDemo(database, users: ids) }
-        if try isEmpty("conversations", database) { try CoachRoutes.seedDemo(database, users: ids) }
+        if try isEmpty("conversations", database) { try CoachRoutes.seedDemo(database, users: ids, messages: coachMessages, conversations: coachConversations) }
         if try isEmpty("plan_profile", database) { try PlanRoutes.seedDemo(database, users: ids) }
     }
 

@@ -2,17 +2,19 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Counts every request (admin routes excepted) by method and route pattern.
+/// Counts every request (admin routes excepted) and its response body's bytes by method and route pattern.
 struct StatsMiddleware<Context: RequestContext>: RouterMiddleware {
     let state: AdminState
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if !path.hasPrefix("/_admin") {
-            let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? path
-            await state.record("\(request.method.rawValue) \(route)")
-        }
-        return try await next(request, context)
+        guard !path.hasPrefix("/_admin") else { return try await next(request, context) }
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? path
+        let key = "\(request.method.rawValue) \(route)"
+        await state.record(key)
+        let response = try await next(request, context)
+        await state.record(key, bytes: response.body.contentLength ?? 0)
+        return response
     }
 }
 

@@ -21,7 +21,8 @@ public struct ReferenceServer: Sendable {
         database = try ServerDatabase(directory: configuration.dataDirectory)
         admin = AdminState()
         catalogue = PlexCatalogue(seed: configuration.seed)
-        if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed) }
+        if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed, coachMessages: configuration.coachMessages,
+                                                          coachConversations: configuration.coachConversations) }
     }
 
     /// The router with every route. Middlewares come first so they wrap every route.

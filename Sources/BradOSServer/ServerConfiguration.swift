@@ -22,6 +22,12 @@ public struct ServerConfiguration: Sendable {
     /// How long a plex.tv pin (`POST /api/v2/pins`) lives, seconds: 1800 by default, as on plex.tv.
     public var plexPinLifetime: Int = 1800
 
+    /// Sizes for benchmarks (bench/scale.py): the demo user's first conversation gets this many
+    /// messages (2,400 by default) ...
+    public var coachMessages: Int?
+    /// ... and the demo user has this many conversations in all (8 by default; the extra ones are short).
+    public var coachConversations: Int?
+
     /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
     public var unixSocket: String?
 

@@ -1,26 +1,40 @@
 import BradOSCore
 import Foundation
 
-/// Rows read page by page, and whether every row the server counted arrived (rows deleted
-/// or moved while paging can make a listing incomplete; then nothing is inferred from absences).
-public struct Listing<Row: Sendable>: Sendable {
-    public var rows: [Row]
-    public var complete: Bool
+/// A conversation as the server has it, with the server's count of its messages
+/// (`select=*,messages(count)`): what a refresh compares with its local copy.
+public struct RemoteConversation: Sendable, Equatable {
+    public var conversation: Conversation
+    public var messageCount: Int
 
-    public init(rows: [Row], complete: Bool) {
-        self.rows = rows
-        self.complete = complete
+    public init(conversation: Conversation, messageCount: Int) {
+        self.conversation = conversation
+        self.messageCount = messageCount
     }
 }
 
-/// The coach's remote data. The default is ``PostgRESTCoachClient``; tests inject doubles.
+/// The coach's remote data, as PostgREST offers it: rows changed since a time (a filter on
+/// `updated_at` / `created_at`), row counts (`Prefer: count=exact`), id-only listings and
+/// rows by id. ``CoachStore`` builds the delta refresh from these (see ``CoachStore/Refresh``).
+/// The default is ``PostgRESTCoachClient``; tests inject doubles.
 public protocol CoachAPI: Sendable {
-    /// Every conversation of the user, most recently updated first.
-    func conversations(userID: String) async throws -> Listing<Conversation>
-    /// One conversation, or `nil` when the server has no such row (for this user).
-    func conversation(id: String) async throws -> Conversation?
-    /// Every message of a conversation, oldest first (ties by id).
-    func messages(conversationID: String) async throws -> Listing<Message>
+    /// The user's conversations updated at or after `since` (every one for `nil`), oldest
+    /// update first, ties by id.
+    func conversations(userID: String, updatedSince since: Date?) async throws -> [Conversation]
+    /// How many conversations the user has.
+    func conversationCount(userID: String) async throws -> Int
+    /// The id of every conversation of the user.
+    func conversationIDs(userID: String) async throws -> Set<String>
+    /// These conversations (ids the server does not have are left out).
+    func conversations(ids: [String]) async throws -> [Conversation]
+    /// One conversation and the number of its messages, or `nil` when the server has no such row (for this user).
+    func conversation(id: String) async throws -> RemoteConversation?
+    /// A conversation's messages created at or after `since` (every one for `nil`), oldest first, ties by id.
+    func messages(conversationID: String, createdSince since: Date?) async throws -> [Message]
+    /// The id of every message of a conversation.
+    func messageIDs(conversationID: String) async throws -> Set<String>
+    /// These messages (ids the server does not have are left out).
+    func messages(ids: [String]) async throws -> [Message]
     /// Deletes a conversation (its messages go with it); `false` when the server has no such row.
     func deleteConversation(id: String) async throws -> Bool
     /// The user's context profile, if they have one.
@@ -29,9 +43,11 @@ public protocol CoachAPI: Sendable {
 
 /// PostgREST over the core ``APIClient`` (retries, token renewal, error mapping).
 ///
-/// Lists are read page by page with `Range`/`Range-Unit: items` and `Prefer: count=exact`,
-/// following `Content-Range` (`0-499/2400`) until every row is in, whatever page size the
-/// server caps responses at. A row seen twice (the data moved between pages) is kept once.
+/// Listings page by key, never by offset: each page asks for the rows at or after the last
+/// page's last key (`updated_at=gte.T`, `id=gt.ID`), ordered by that key and the id. A row
+/// that changes while the listing is read moves to a later key and is read later; an offset
+/// would skip the row that slid into the place it left. `gte` rather than `gt` on times, with
+/// rows already read dropped by id, means rows sharing a timestamp are never skipped.
 public struct PostgRESTCoachClient: CoachAPI {
     public let client: APIClient
     public var pageSize: Int
@@ -40,6 +56,9 @@ public struct PostgRESTCoachClient: CoachAPI {
     public var readPolicy: RetryPolicy
 
     public static let defaultReadPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(500))
+    /// Ids per `id=in.(…)` request: 100 UUIDs keep the URL near 4 KB.
+    static let idsPerRequest = 100
+    static let messageColumns = "id,conversation_id,role,content,created_at"
 
     public init(client: APIClient, pageSize: Int = 500, readPolicy: RetryPolicy = defaultReadPolicy) {
         self.client = client
@@ -47,24 +66,50 @@ public struct PostgRESTCoachClient: CoachAPI {
         self.readPolicy = readPolicy
     }
 
-    /// Paged by id, which never changes (paging by `updated_at` would skip a conversation
-    /// updated meanwhile), then sorted most recently updated first.
-    public func conversations(userID: String) async throws -> Listing<Conversation> {
-        var listing: Listing<Conversation> = try await all("conversations", [("select", "*"), ("user_id", "eq.\(userID)"), ("order", "id.asc")])
-        listing.rows.sort { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }
-        return listing
+    public func conversations(userID: String, updatedSince since: Date?) async throws -> [Conversation] {
+        try await changed("conversations", select: "*", [("user_id", "eq.\(userID)")], column: "updated_at", since: since, key: \.updatedAt)
     }
 
-    public func conversation(id: String) async throws -> Conversation? {
-        var request = APIRequest.get("/rest/v1/conversations", query: [("select", "*"), ("id", "eq.\(id)"), ("limit", "1")])
+    public func conversationCount(userID: String) async throws -> Int {
+        try await count("conversations", [("user_id", "eq.\(userID)")])
+    }
+
+    public func conversationIDs(userID: String) async throws -> Set<String> {
+        try await ids("conversations", [("user_id", "eq.\(userID)")])
+    }
+
+    public func conversations(ids: [String]) async throws -> [Conversation] {
+        try await byID("conversations", select: "*", ids)
+    }
+
+    public func conversation(id: String) async throws -> RemoteConversation? {
+        struct Row: Decodable {
+            var conversation: Conversation
+            var count: Int
+            enum CodingKeys: String, CodingKey { case messages }
+            struct Count: Decodable { var count: Int }
+            init(from decoder: any Decoder) throws {
+                conversation = try Conversation(from: decoder)
+                count = try decoder.container(keyedBy: CodingKeys.self).decode([Count].self, forKey: .messages).first?.count ?? 0
+            }
+        }
+        var request = APIRequest.get("/rest/v1/conversations", query: [("select", "*,messages(count)"), ("id", "eq.\(id)"), ("limit", "1")])
         request.retry = readPolicy
         let response = try await client.send(request)
-        return try decode([Conversation].self, response.body, path: request.path).first
+        return try decode([Row].self, response.body, path: request.path).first.map { RemoteConversation(conversation: $0.conversation, messageCount: $0.count) }
     }
 
-    public func messages(conversationID: String) async throws -> Listing<Message> {
-        try await all("messages", [("select", "id,conversation_id,role,content,created_at"), ("conversation_id", "eq.\(conversationID)"),
-                                   ("order", "created_at.asc,id.asc")])
+    public func messages(conversationID: String, createdSince since: Date?) async throws -> [Message] {
+        try await changed("messages", select: Self.messageColumns, [("conversation_id", "eq.\(conversationID)")],
+                          column: "created_at", since: since, key: \.createdAt)
+    }
+
+    public func messageIDs(conversationID: String) async throws -> Set<String> {
+        try await ids("messages", [("conversation_id", "eq.\(conversationID)")])
+    }
+
+    public func messages(ids: [String]) async throws -> [Message] {
+        try await byID("messages", select: Self.messageColumns, ids)
     }
 
     public func deleteConversation(id: String) async throws -> Bool {
@@ -72,8 +117,7 @@ public struct PostgRESTCoachClient: CoachAPI {
                                  headers: [("Prefer", "return=representation")])
         // Retried like any request: a delete by filter is idempotent.
         let response = try await client.send(request)
-        struct Deleted: Decodable { var id: String }
-        let rows = try decode([Deleted].self, response.body, path: request.path)
+        let rows = try decode([IDRow].self, response.body, path: request.path)
         return rows.contains { $0.id == id }
     }
 
@@ -84,44 +128,89 @@ public struct PostgRESTCoachClient: CoachAPI {
         return try decode([ContextProfile].self, response.body, path: request.path).first
     }
 
-    /// Every row of a query, page by page. Ends at the counted total, at a short page when
-    /// there is no count, at a page that brings nothing new (a server ignoring `Range`), or
-    /// at a 416 (rows deleted meanwhile; the listing is then incomplete).
-    func all<Row: Decodable & Identifiable & Sendable>(_ table: String, _ query: [(name: String, value: String)]) async throws -> Listing<Row>
-    where Row.ID == String {
+    // MARK: - Listings
+
+    struct IDRow: Decodable, Identifiable { var id: String }
+
+    /// The rows whose `column` is at or after `since` (all rows for `nil`), in key order.
+    ///
+    /// Pages go by key: the next page starts at the last row's time (`gte`). A page whose rows
+    /// all share one time (more rows at one instant than a page holds) cannot move the key
+    /// forward; that instant is then read whole by id (`column=eq.T`, `id=gt.`) and the listing
+    /// goes on after it (`gt`).
+    func changed<Row: Decodable & Identifiable & Sendable>(
+        _ table: String, select: String, _ filters: [(name: String, value: String)], column: String, since: Date?, key: (Row) -> Date
+    ) async throws -> [Row] where Row.ID == String {
         var rows: [Row] = []
         var seen = Set<String>()
-        var offset = 0
-        var total: Int?
-        var cutShort = false
-        let path = "/rest/v1/\(table)"
+        var bound = since.map { (op: "gte", time: $0) }
         while true {
-            let request = APIRequest(method: "GET", path: path, query: query, headers: [
-                ("Range-Unit", "items"), ("Range", "\(offset)-\(offset + pageSize - 1)"), ("Prefer", "count=exact"),
-            ], retry: readPolicy)
-            let response: HTTPResponse
-            do {
-                response = try await client.send(request)
-            } catch let NetworkError.http(status, _, _, _, _) where status == 416 && offset > 0 {
-                cutShort = true
-                break
-            }
-            let page = try decode([Row].self, response.body, path: path)
-            var added = 0
-            for row in page where seen.insert(row.id).inserted {
-                rows.append(row)
-                added += 1
-            }
-            if let counted = ContentRange(response.header("Content-Range"))?.total { total = counted }
-            offset += page.count
-            if page.isEmpty || added == 0 { break }
-            if let total {
-                if offset >= total { break }
-            } else if page.count < pageSize {
-                break
+            var query = filters + [("select", select), ("order", "\(column).asc,id.asc"), ("limit", "\(pageSize)")]
+            if let bound { query.append((column, "\(bound.op).\(SupabaseJSON.timestamp(bound.time))")) }
+            let page: [Row] = try await get(table, query)
+            for row in page where seen.insert(row.id).inserted { rows.append(row) }
+            guard page.count >= pageSize, let last = page.last else { return rows }
+            let time = key(last)
+            if let first = page.first, key(first) == time {
+                // One instant fills the page: read it by id, then go on after it.
+                for row in try await pagedByID(table, filters + [(column, "eq.\(SupabaseJSON.timestamp(time))")], select: select) as [Row]
+                where seen.insert(row.id).inserted {
+                    rows.append(row)
+                }
+                bound = (op: "gt", time: time)
+            } else {
+                bound = (op: "gte", time: time)
             }
         }
-        return Listing(rows: rows, complete: !cutShort && rows.count >= (total ?? rows.count))
+    }
+
+    /// Every id a filter matches (an id-only listing, paged by id).
+    func ids(_ table: String, _ filters: [(name: String, value: String)]) async throws -> Set<String> {
+        Set(try await pagedByID(table, filters, select: "id").map { (row: IDRow) in row.id })
+    }
+
+    /// Every row a filter matches, paged by id (`id=gt.LAST`).
+    func pagedByID<Row: Decodable & Identifiable & Sendable>(
+        _ table: String, _ filters: [(name: String, value: String)], select: String
+    ) async throws -> [Row] where Row.ID == String {
+        var rows: [Row] = []
+        var after: String?
+        while true {
+            var query = filters + [("select", select), ("order", "id.asc"), ("limit", "\(pageSize)")]
+            if let after { query.append(("id", "gt.\(after)")) }
+            let page: [Row] = try await get(table, query)
+            rows += page
+            guard page.count >= pageSize, let last = page.last else { return rows }
+            after = last.id
+        }
+    }
+
+    /// These rows, `idsPerRequest` ids per request.
+    func byID<Row: Decodable & Sendable>(_ table: String, select: String, _ ids: [String]) async throws -> [Row] {
+        var rows: [Row] = []
+        for start in stride(from: 0, to: ids.count, by: Self.idsPerRequest) {
+            let chunk = ids[start..<min(start + Self.idsPerRequest, ids.count)]
+            rows += try await get(table, [("select", select), ("id", "in.(\(chunk.joined(separator: ",")))")]) as [Row]
+        }
+        return rows
+    }
+
+    /// The number of rows a filter matches: no rows, only `Content-Range: */N` (`Prefer: count=exact`).
+    func count(_ table: String, _ filters: [(name: String, value: String)]) async throws -> Int {
+        let path = "/rest/v1/\(table)"
+        let request = APIRequest(method: "GET", path: path, query: filters + [("select", "id"), ("limit", "0")],
+                                 headers: [("Prefer", "count=exact")], retry: readPolicy)
+        let response = try await client.send(request)
+        guard let total = ContentRange(response.header("Content-Range"))?.total else {
+            throw NetworkError.undecodable(path: path, MissingCount())
+        }
+        return total
+    }
+
+    func get<Row: Decodable>(_ table: String, _ query: [(name: String, value: String)]) async throws -> [Row] {
+        let path = "/rest/v1/\(table)"
+        let response = try await client.send(APIRequest(method: "GET", path: path, query: query, retry: readPolicy))
+        return try decode([Row].self, response.body, path: path)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ body: Data, path: String) throws -> T {
@@ -129,6 +218,11 @@ public struct PostgRESTCoachClient: CoachAPI {
             throw NetworkError.undecodable(path: path, error)
         }
     }
+}
+
+/// A count asked for (`Prefer: count=exact`) that the answer's `Content-Range` does not carry.
+struct MissingCount: Error, CustomStringConvertible {
+    var description: String { "the answer has no row count (Content-Range: */N)" }
 }
 
 /// A PostgREST `Content-Range`: `0-499/2400`, `0-499/*`, `*/0`.

@@ -7,17 +7,7 @@ extension CoachDatabase {
     /// removes the user's conversations the server no longer has (their messages go by the cascade).
     /// - Throws: ``StorageError``.
     public func saveConversations(_ conversations: [Conversation], userID: String, at now: Date, complete: Bool = true) throws {
-        try write { db in
-            try Self.upsert(conversations, cachedAt: now, db)
-            if complete {
-                let kept = Set(conversations.map(\.id))
-                let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM conversation WHERE userId = ?", arguments: [userID])
-                    .filter { !kept.contains($0) }
-                let delete = try db.cachedStatement(sql: "DELETE FROM conversation WHERE remoteId = ?")
-                for id in stale { try delete.execute(arguments: [id]) }
-            }
-            try Self.markSynced("conversations:\(userID)", at: now, db)
-        }
+        try apply(Changes(upserted: conversations, serverIDs: complete ? Set(conversations.map(\.id)) : nil), userID: userID, at: now)
     }
 
     /// Upserts conversations in one transaction.
@@ -33,7 +23,7 @@ extension CoachDatabase {
         try write { db in
             try db.execute(sql: "DELETE FROM conversation WHERE remoteId = ?", arguments: [id])
             let deleted = db.changesCount > 0
-            try db.execute(sql: "DELETE FROM sync WHERE key = ?", arguments: ["messages:\(id)"])
+            try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?)", arguments: ["messages:\(id)", Self.cursorKey(messagesOf: id)])
             return deleted
         }
     }

@@ -8,18 +8,7 @@ extension CoachDatabase {
     /// removes the conversation's messages the server no longer has.
     /// - Throws: ``StorageError``.
     public func saveMessages(_ messages: [Message], of conversation: Conversation, at now: Date, complete: Bool = true) throws {
-        try write { db in
-            try Self.upsert([conversation], cachedAt: now, db)
-            try Self.upsert(messages, cachedAt: now, db)
-            if complete {
-                let kept = Set(messages.map(\.id))
-                let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversation.id])
-                    .filter { !kept.contains($0) }
-                let delete = try db.cachedStatement(sql: "DELETE FROM message WHERE remoteId = ?")
-                for id in stale { try delete.execute(arguments: [id]) }
-            }
-            try Self.markSynced("messages:\(conversation.id)", at: now, db)
-        }
+        try apply(Changes(upserted: messages, serverIDs: complete ? Set(messages.map(\.id)) : nil), of: conversation, at: now)
     }
 
     /// Upserts messages in one transaction (their conversations must be stored).

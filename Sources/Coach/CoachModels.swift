@@ -185,4 +185,17 @@ public enum SupabaseJSON {
 
     /// Parses `2026-11-21T10:15:30.123456+00:00`, `2026-11-21 10:15:30Z`, `2026-11-21T10:15:30+02`…
     public static func parseTimestamp(_ text: String) -> Date? { JSONCoding.parseTimestamp(text) }
+
+    /// A time for a filter (`updated_at=gte.…`), to the microsecond as PostgreSQL keeps it:
+    /// `2026-11-21T10:15:30.123456Z` (`Z`, not `+00:00`: a `+` in a query means a space).
+    public static func timestamp(_ date: Date) -> String {
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        let (seconds, fraction) = micros.quotientAndRemainder(dividingBy: 1_000_000)
+        let (wholeSeconds, micro) = fraction < 0 ? (seconds - 1, fraction + 1_000_000) : (seconds, fraction)
+        var time = time_t(wholeSeconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(micro))
+    }
 }

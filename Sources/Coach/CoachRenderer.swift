@@ -29,19 +29,22 @@ public struct CoachRenderer: Sendable {
         output.line(output.styled("Show one with `brados coach show ID` (the first 8 characters of the id are enough).", .dim))
     }
 
-    public func conversation(_ conversation: Conversation, messages: [Message], shown: ArraySlice<Message>, source: DataSource) throws {
+    /// A conversation and the messages shown (all, or the last N of ``ConversationThread/total``).
+    public func conversation(_ thread: ConversationThread, source: DataSource) throws {
+        let conversation = thread.conversation
+        let shown = thread.messages
         if output.format == .json {
             struct Document: Encodable { var source: DataSource; var conversation: Conversation; var messages: [Message] }
-            return try output.json(Document(source: source, conversation: conversation, messages: Array(shown)))
+            return try output.json(Document(source: source, conversation: conversation, messages: shown))
         }
         var headline = [output.styled(conversation.title ?? "(untitled)", .bold)]
         if let domain = conversation.domain { headline.append(domain) }
-        headline.append("\(messages.count) message\(messages.count == 1 ? "" : "s")")
+        headline.append("\(thread.total) message\(thread.total == 1 ? "" : "s")")
         headline.append(output.styled(source.origin, .dim))
         output.line(headline.joined(separator: " · "))
         output.line(output.styled("id \(conversation.id)", .dim))
-        if shown.count < messages.count {
-            output.line(output.styled("… \(messages.count - shown.count) earlier messages (show all without --last)", .dim))
+        if shown.count < thread.total {
+            output.line(output.styled("… \(thread.total - shown.count) earlier messages (show all without --last)", .dim))
         }
         for message in shown {
             let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue

@@ -2,10 +2,13 @@ import BradOSCore
 import Foundation
 import Logging
 
-/// A conversation with its messages, as shown by `coach show`.
+/// A conversation with the messages shown by `coach show`: all of them, or the last N.
 public struct ConversationThread: Sendable, Equatable {
     public var conversation: Conversation
+    /// The messages shown, in order of creation.
     public var messages: [Message]
+    /// How many messages the conversation has (more than ``messages`` holds with `--last`).
+    public var total: Int
 }
 
 /// Coach logic: remote first (``CoachPlugin/cachePolicy``), declared as ``CachedResource``s
@@ -54,14 +57,20 @@ public struct CoachStore: Sendable {
         return (shown.value, shown.source)
     }
 
-    /// Fetches the conversation list and upserts it (no cached fallback: `brados sync`).
+    /// Brings the conversation list up to date by what changed (``refreshConversations(_:userID:full:)``)
+    /// and returns it, with no cached fallback (`brados sync`). A store that cannot be read
+    /// or written never fails it: the whole list is then fetched and returned.
+    /// - Parameter full: download the whole list (`--full`).
     /// - Throws: ``NetworkError``, ``AuthError``, ``CoachError``.
-    public func fetchConversations() async throws -> [Conversation] {
+    public func fetchConversations(full: Bool = false) async throws -> [Conversation] {
         let api = try await api() // signs in to the demo backend first when that is the server
         let user = try requireUserID()
-        let listing = try await api.conversations(userID: user)
-        cacheWrite("conversations") { try database().saveConversations(listing.rows, userID: user, at: now(), complete: listing.complete) }
-        return listing.rows
+        do {
+            return try await refreshConversations(api, userID: user, full: full)
+        } catch let error as StorageError {
+            logger.warning("could not update the coach cache (conversations): \(error.summaryText)")
+            return try await api.conversations(userID: user, updatedSince: nil).sorted { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }
+        }
     }
 
     /// A conversation and all its messages, in order of creation (ties by id).
@@ -151,12 +160,20 @@ public struct CoachStore: Sendable {
 
 extension CoachStore {
     /// The conversation list, remote first.
-    public var conversationList: ConversationList { ConversationList(store: self) }
+    /// - Parameter full: download the whole list rather than what changed (`--full`).
+    public func conversationList(full: Bool) -> ConversationList { ConversationList(store: self, full: full) }
+    /// The conversation list, remote first, by what changed.
+    public var conversationList: ConversationList { conversationList(full: false) }
 
     /// A conversation and its messages, remote first.
-    /// - Parameter id: a full id, or a prefix of a cached one.
+    /// - Parameters:
+    ///   - id: a full id, or a prefix of a cached one.
+    ///   - last: read only the last N messages from the store (the refresh still brings in every change).
+    ///   - full: download every message rather than what changed (`--full`).
     /// - Throws: ``CoachError/conversationNotFound(id:)``, ``CoachError/ambiguousID(prefix:matches:)``.
-    public func thread(_ id: String) throws -> Thread { Thread(store: self, id: try resolve(id)) }
+    public func thread(_ id: String, last: Int? = nil, full: Bool = false) throws -> Thread {
+        Thread(store: self, id: try resolve(id), last: last, full: full)
+    }
 
     /// The context profile: from the store while younger than `coach.context-ttl`.
     /// - Parameter refresh: ask the server first even within the TTL (the stored copy still
@@ -166,6 +183,7 @@ extension CoachStore {
     /// See ``CoachStore/conversationList``.
     public struct ConversationList: CachedResource {
         let store: CoachStore
+        let full: Bool
         public var noun: String { "conversations" }
         public var policy: CachePolicy { CoachPlugin.cachePolicy }
         public func stored() -> CachedEntry<[Conversation]>? {
@@ -174,7 +192,7 @@ extension CoachStore {
             }
         }
 
-        public func fetch(progress: @escaping FetchProgress) async throws -> [Conversation] { try await store.fetchConversations() }
+        public func fetch(progress: @escaping FetchProgress) async throws -> [Conversation] { try await store.fetchConversations(full: full) }
         public func unavailable(_ failure: any Error) -> any Error {
             store.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: CoachStore.reason(failure))
         }
@@ -185,27 +203,36 @@ extension CoachStore {
         let store: CoachStore
         /// The resolved (full) id.
         public let id: String
+        /// Only the last N messages are read from the store.
+        let last: Int?
+        let full: Bool
         public var noun: String { "messages" }
         public var policy: CachePolicy { CoachPlugin.cachePolicy }
 
         public func stored() -> CachedEntry<ConversationThread>? {
             guard let database = try? store.database(), let conversation = try? database.conversation(id: id),
-                  let messages = try? database.messages(conversationID: id), messages.syncedAt != nil
+                  let messages = try? database.messages(conversationID: id, last: last), messages.syncedAt != nil
             else { return nil }
-            return CachedEntry(ConversationThread(conversation: conversation, messages: messages.messages), savedAt: messages.syncedAt)
+            return CachedEntry(ConversationThread(conversation: conversation, messages: messages.messages, total: messages.total), savedAt: messages.syncedAt)
         }
 
+        /// Brings the conversation up to date by what changed (``CoachStore/refreshThread(_:id:full:)``),
+        /// then reads what is shown from the store. A store that cannot be read or written
+        /// never fails it: every message is then fetched and shown.
         /// - Throws: ``CoachError/conversationNotFound(id:)`` (the cached copy is removed then), ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> ConversationThread {
             let api = try await store.api()
             _ = try store.requireUserID()
-            guard let conversation = try await api.conversation(id: id) else {
-                store.cacheWrite("deletion") { try store.database().deleteConversation(id: id) }
-                throw CoachError.conversationNotFound(id: id)
+            do {
+                guard let conversation = try await store.refreshThread(api, id: id, full: full) else { throw CoachError.conversationNotFound(id: id) }
+                let shown = try store.database().messages(conversationID: id, last: last)
+                return ConversationThread(conversation: conversation, messages: shown.messages, total: shown.total)
+            } catch let error as StorageError {
+                store.logger.warning("could not update the coach cache (messages): \(error.summaryText)")
+                guard let remote = try await api.conversation(id: id) else { throw CoachError.conversationNotFound(id: id) }
+                let all = try await api.messages(conversationID: id, createdSince: nil)
+                return ConversationThread(conversation: remote.conversation, messages: last.map { Array(all.suffix($0)) } ?? all, total: all.count)
             }
-            let listing = try await api.messages(conversationID: id)
-            store.cacheWrite("messages") { try store.database().saveMessages(listing.rows, of: conversation, at: store.now(), complete: listing.complete) }
-            return ConversationThread(conversation: conversation, messages: listing.rows)
         }
 
         public func unavailable(_ failure: any Error) -> any Error {

@@ -25,6 +25,10 @@ struct BradOSServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Lifetime of plex.tv sign-in pins in seconds.", valueName: "seconds")) var plexPinLifetime = 1800
     @Option(help: ArgumentHelp("The Supabase anon API key /auth/v1 and /rest/v1 require.", valueName: "key"))
     var anonKey = ServerConfiguration.defaultAnonKey
+    @Option(help: ArgumentHelp("Messages in the demo user's first conversation (default 2400; benchmarks).", valueName: "n"))
+    var seedMessages: Int?
+    @Option(help: ArgumentHelp("Conversations of the demo user (default 8; benchmarks).", valueName: "n"))
+    var seedConversations: Int?
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
     @Option(help: ArgumentHelp("Exit after this many seconds (so test servers stop by themselves).", valueName: "seconds"))
     var lifetime: Int?
@@ -35,6 +39,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535.") }
         guard tokenTTL > 0 else { throw ValidationError("--token-ttl must be positive.") }
         guard plexPinLifetime > 0 else { throw ValidationError("--plex-pin-lifetime must be positive.") }
+        if let seedMessages, seedMessages < 0 { throw ValidationError("--seed-messages must be 0 or more.") }
+        if let seedConversations, seedConversations < 1 { throw ValidationError("--seed-conversations must be at least 1.") }
     }
 
     func run() async throws {
@@ -44,6 +50,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
             host: host, port: port, dataDirectory: dataDir.map { URL(fileURLWithPath: $0, isDirectory: true) },
             seedDemo: seed == "demo", seed: seedValue, tokenTTL: tokenTTL, admin: admin, supabaseAnonKey: anonKey)
         configuration.plexPinLifetime = plexPinLifetime
+        configuration.coachMessages = seedMessages
+        configuration.coachConversations = seedConversations
         let server = try ReferenceServer(configuration: configuration)
         let host = self.host
         let app = server.makeApplication(logger: logger) { port in

@@ -56,19 +56,52 @@ final class FakeCoachAPI: CoachAPI, @unchecked Sendable {
         }
     }
 
-    func conversations(userID: String) async throws -> Listing<Conversation> {
+    func conversations(userID: String, updatedSince since: Date?) async throws -> [Conversation] {
         try record("conversations")
-        return lock.withLock { Listing(rows: conversationList.filter { $0.userId == userID }, complete: true) }
+        return lock.withLock {
+            conversationList.filter { $0.userId == userID && $0.updatedAt >= (since ?? .distantPast) }
+                .sorted { ($0.updatedAt, $0.id) < ($1.updatedAt, $1.id) }
+        }
     }
 
-    func conversation(id: String) async throws -> Conversation? {
+    func conversationCount(userID: String) async throws -> Int {
+        try record("conversation count")
+        return lock.withLock { conversationList.filter { $0.userId == userID }.count }
+    }
+
+    func conversationIDs(userID: String) async throws -> Set<String> {
+        try record("conversation ids")
+        return lock.withLock { Set(conversationList.filter { $0.userId == userID }.map(\.id)) }
+    }
+
+    func conversations(ids: [String]) async throws -> [Conversation] {
+        try record("conversations by id")
+        return lock.withLock { conversationList.filter { ids.contains($0.id) } }
+    }
+
+    func conversation(id: String) async throws -> RemoteConversation? {
         try record("conversation")
-        return lock.withLock { conversationList.first { $0.id == id } }
+        return lock.withLock {
+            conversationList.first { $0.id == id }.map { RemoteConversation(conversation: $0, messageCount: messagesByConversation[id]?.count ?? 0) }
+        }
     }
 
-    func messages(conversationID: String) async throws -> Listing<Message> {
+    func messages(conversationID: String, createdSince since: Date?) async throws -> [Message] {
         try record("messages")
-        return lock.withLock { Listing(rows: messagesByConversation[conversationID] ?? [], complete: true) }
+        return lock.withLock {
+            (messagesByConversation[conversationID] ?? []).filter { $0.createdAt >= (since ?? .distantPast) }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
+    func messageIDs(conversationID: String) async throws -> Set<String> {
+        try record("message ids")
+        return lock.withLock { Set((messagesByConversation[conversationID] ?? []).map(\.id)) }
+    }
+
+    func messages(ids: [String]) async throws -> [Message] {
+        try record("messages by id")
+        return lock.withLock { messagesByConversation.values.flatMap { $0 }.filter { ids.contains($0.id) } }
     }
 
     func deleteConversation(id: String) async throws -> Bool {

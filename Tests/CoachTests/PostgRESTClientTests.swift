@@ -20,77 +20,97 @@ struct PostgRESTClientTests {
                                                defaultHeaders: [("apikey", "anon")]), pageSize: pageSize)
     }
 
-    @Test("pages follow Content-Range until every row is in, even when the server caps pages below the size asked")
-    func pagingAcrossContentRange() async throws {
-        let total = 23
-        let transport = StubTransport { request, _ in
-            let range = try #require(request.header("Range")).split(separator: "-").compactMap { Int($0) }
-            let first = range[0]
-            let last = min(range[1], first + 6, total - 1) // the server's max-rows is 7
-            let rows = (first...last).map(Self.messageRow).joined(separator: ",")
-            return .json("[\(rows)]", status: last + 1 < total ? 206 : 200, headers: [("Content-Range", "\(first)-\(last)/\(total)")])
-        }
-        let listing = try await client(transport, pageSize: 10).messages(conversationID: "c1")
-        let messages = listing.rows
-        #expect(listing.complete)
-        #expect(messages.map(\.id) == (0..<total).map { String(format: "m%04d", $0) })
-        #expect(transport.requests.count == 4)
-        #expect(transport.requests.map { $0.header("Range") } == ["0-9", "7-16", "14-23", "21-30"])
-        let first = transport.requests[0]
-        #expect(first.header("Range-Unit") == "items" && first.header("Prefer") == "count=exact")
-        #expect(first.header("apikey") == "anon")
-        let query = URLComponents(url: first.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        #expect(query.contains(URLQueryItem(name: "conversation_id", value: "eq.c1")))
-        #expect(query.contains(URLQueryItem(name: "order", value: "created_at.asc,id.asc")))
-        #expect(first.url.path == "/rest/v1/messages")
-        #expect(abs(messages[0].createdAt.timeIntervalSince1970 - (SupabaseJSON.parseTimestamp("2026-11-21T10:00:00Z")!.timeIntervalSince1970 + 0.12345)) < 1e-6)
-    }
-
-    @Test("without a total (`*/`), a short page ends the listing; rows seen twice are kept once")
-    func pagingWithoutTotal() async throws {
-        let transport = StubTransport { _, index in
-            switch index {
-            case 0: .json("[\(Self.messageRow(0)),\(Self.messageRow(1))]", headers: [("Content-Range", "0-1/*")])
-            case 1: .json("[\(Self.messageRow(1)),\(Self.messageRow(2))]", headers: [("Content-Range", "2-3/*")])
-            default: .json("[\(Self.messageRow(3))]", headers: [("Content-Range", "4-4/*")])
+    /// A PostgREST double over message rows: `created_at` filters (`gte`, `gt`, `eq`), `id=gt.`,
+    /// `id=in.()`, the two orders the client asks for, `limit`, and `Content-Range` counts.
+    static func server(_ rows: [(id: String, second: Int)]) -> StubTransport {
+        StubTransport { request, _ in
+            let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+            let time = { (second: Int) in Date(timeIntervalSince1970: 1_800_000_000 + Double(second)) }
+            var matched = rows.sorted { ($0.second, $0.id) < ($1.second, $1.id) }
+            if let filter = items.first(where: { $0.name == "created_at" })?.value {
+                let parts = filter.split(separator: ".", maxSplits: 1).map(String.init)
+                let bound = try #require(SupabaseJSON.parseTimestamp(parts[1]))
+                matched = matched.filter { row in
+                    switch parts[0] {
+                    case "gte": time(row.second) >= bound
+                    case "gt": time(row.second) > bound
+                    default: time(row.second) == bound
+                    }
+                }
             }
+            if let filter = items.first(where: { $0.name == "id" })?.value {
+                if filter.hasPrefix("gt.") { matched = matched.filter { $0.id > filter.dropFirst(3) } }
+                if filter.hasPrefix("in.(") { let ids = filter.dropFirst(4).dropLast().split(separator: ",").map(String.init); matched = matched.filter { ids.contains($0.id) } }
+            }
+            if value("order") == "id.asc" { matched.sort { $0.id < $1.id } }
+            let limit = value("limit").flatMap(Int.init) ?? matched.count
+            let page = matched.prefix(limit)
+            let body = page.map { row in
+                #"{"id":"\#(row.id)","conversation_id":"c1","role":"user","content":"x","created_at":"\#(SupabaseJSON.timestamp(time(row.second)))"}"#
+            }
+            return .json("[\(body.joined(separator: ","))]", headers: [("Content-Range", "\(page.isEmpty ? "*" : "0-\(page.count - 1)")/\(matched.count)")])
         }
-        let messages = try await client(transport, pageSize: 2).messages(conversationID: "c1").rows
-        #expect(messages.map(\.id) == ["m0000", "m0001", "m0002", "m0003"])
-        #expect(transport.requests.count == 3)
     }
 
-    @Test("a server that ignores Range (no Content-Range) ends the listing instead of looping")
-    func serverIgnoringRange() async throws {
-        let transport = StubTransport { _, _ in .json("[\(Self.messageRow(0)),\(Self.messageRow(1))]") }
-        let listing = try await client(transport, pageSize: 2).messages(conversationID: "c1")
-        #expect(listing.rows.count == 2)
-        #expect(transport.requests.count == 2)
+    func filters(_ transport: StubTransport, _ name: String) -> [String?] {
+        transport.requests.map { request in
+            (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).first { $0.name == name }?.value
+        }
     }
 
-    @Test("rows deleted while paging (416) end the listing, marked incomplete; so do short totals")
-    func rowsVanishWhilePaging() async throws {
-        let transport = StubTransport { _, index in
-            index == 0 ? .json("[\(Self.messageRow(0)),\(Self.messageRow(1))]", status: 206, headers: [("Content-Range", "0-1/4")])
-                       : .json(#"{"code":"PGRST103","message":"Requested range not satisfiable"}"#, status: 416, headers: [("Content-Range", "*/1")])
-        }
-        let listing = try await client(transport, pageSize: 2).messages(conversationID: "c1")
-        #expect(listing.rows.count == 2 && !listing.complete)
+    @Test("pages go by key: each starts at the last page's last time (gte), rows read twice are kept once")
+    func pagingByKey() async throws {
+        let rows = (0..<23).map { (id: String(format: "m%04d", $0), second: $0 / 2) } // pairs share a second
+        let transport = Self.server(rows)
+        let messages = try await client(transport, pageSize: 5).messages(conversationID: "c1", createdSince: nil)
+        #expect(messages.map(\.id) == rows.map(\.id))
+        let bounds = filters(transport, "created_at")
+        #expect(bounds.first == .some(nil))
+        #expect(bounds.dropFirst().allSatisfy { $0?.hasPrefix("gte.") == true })
+        #expect(filters(transport, "order").allSatisfy { $0 == "created_at.asc,id.asc" })
+        #expect(filters(transport, "conversation_id").allSatisfy { $0 == "eq.c1" })
+        // From a cursor: only the rows at or after it, the row at the cursor's time included.
+        let since = Date(timeIntervalSince1970: 1_800_000_000 + 10)
+        let newer = try await client(Self.server(rows), pageSize: 5).messages(conversationID: "c1", createdSince: since)
+        #expect(newer.map(\.id) == ["m0020", "m0021", "m0022"])
     }
 
-    @Test("conversations are paged by id (a key that never changes) and sorted by last update locally")
-    func conversationsPagedByID() async throws {
-        let row: @Sendable (String, String) -> String = { id, updated in
-            #"{"id":"\#(id)","user_id":"u","title":"t","domain":null,"last_message_at":null,"message_count":1,"created_at":"2026-11-01T00:00:00Z","updated_at":"\#(updated)"}"#
-        }
+    @Test("a page whose rows all share one instant is read whole by id, then the listing goes on after it")
+    func instantFillsPage() async throws {
+        let rows = (0..<7).map { (id: "a\($0)", second: 5) } + [(id: "b0", second: 6), (id: "b1", second: 7)]
+        let transport = Self.server(rows)
+        let messages = try await client(transport, pageSize: 3).messages(conversationID: "c1", createdSince: nil)
+        #expect(messages.map(\.id) == rows.map(\.id))
+        #expect(filters(transport, "created_at").contains { $0?.hasPrefix("eq.") == true })
+        #expect(filters(transport, "created_at").contains { $0?.hasPrefix("gt.") == true })
+    }
+
+    @Test("id-only listings page by id; counts come from Content-Range alone, and an answer without one is refused")
+    func idsAndCounts() async throws {
+        let rows = (0..<11).map { (id: String(format: "m%02d", $0), second: 0) }
+        let transport = Self.server(rows)
+        let client = client(transport, pageSize: 4)
+        #expect(try await client.messageIDs(conversationID: "c1") == Set(rows.map(\.id)))
+        #expect(filters(transport, "select").allSatisfy { $0 == "id" })
+        #expect(filters(transport, "id") == [nil, "gt.m03", "gt.m07"])
+        #expect(try await client.conversationCount(userID: "u") == 11)
+        #expect(transport.requests.last?.header("Prefer") == "count=exact")
+        #expect(filters(transport, "limit").last == "0")
+        let noCount = StubTransport { _, _ in .json("[]") }
+        await #expect(throws: NetworkError.self) { try await self.client(noCount, pageSize: 4).conversationCount(userID: "u") }
+        let byID = try await client.messages(ids: ["m01", "m05", "zz"])
+        #expect(byID.map(\.id) == ["m01", "m05"])
+    }
+
+    @Test("one conversation comes with the server's count of its messages (select=*,messages(count))")
+    func conversationWithCount() async throws {
         let transport = StubTransport { _, _ in
-            .json("[\(row("a", "2026-11-02T00:00:00Z")),\(row("b", "2026-11-05T00:00:00Z")),\(row("c", "2026-11-05T00:00:00Z"))]",
-                  headers: [("Content-Range", "0-2/3")])
+            .json(#"[{"id":"c","user_id":"u","title":"t","domain":null,"last_message_at":null,"message_count":1,"created_at":"2026-11-01T00:00:00Z","updated_at":"2026-11-02T00:00:00Z","messages":[{"count":42}]}]"#)
         }
-        let listing = try await client(transport, pageSize: 10).conversations(userID: "u")
-        #expect(listing.rows.map(\.id) == ["b", "c", "a"])
-        let query = URLComponents(url: transport.requests[0].url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        #expect(query.contains(URLQueryItem(name: "order", value: "id.asc")))
+        let remote = try #require(try await client(transport, pageSize: 10).conversation(id: "c"))
+        #expect(remote.messageCount == 42 && remote.conversation.id == "c")
+        #expect(filters(transport, "select") == ["*,messages(count)"])
     }
 
     @Test("Content-Range parsing")
@@ -106,9 +126,9 @@ struct PostgRESTClientTests {
     @Test("a body of the wrong shape is an invalid response, never a crash")
     func wrongShape() async throws {
         let transport = StubTransport { _, _ in .json(#"{"rows": []}"#, headers: [("Content-Range", "*/0")]) }
-        await #expect(throws: NetworkError.self) { try await client(transport, pageSize: 10).conversations(userID: "u") }
+        await #expect(throws: NetworkError.self) { try await client(transport, pageSize: 10).conversations(userID: "u", updatedSince: nil) }
         let badDate = StubTransport { _, _ in .json(#"[{"id":"c","user_id":"u","message_count":1,"created_at":"yesterday","updated_at":"x"}]"#) }
-        await #expect(throws: NetworkError.self) { try await client(badDate, pageSize: 10).conversations(userID: "u") }
+        await #expect(throws: NetworkError.self) { try await client(badDate, pageSize: 10).conversations(userID: "u", updatedSince: nil) }
     }
 
     @Test("delete asks for the deleted rows back and reports whether the server had the conversation")

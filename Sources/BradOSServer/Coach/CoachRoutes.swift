@@ -12,7 +12,7 @@ struct CoachRoutes {
         name: "conversations",
         columns: [("id", .text), ("user_id", .text), ("title", .text), ("domain", .text), ("last_message_at", .timestamp),
                   ("message_count", .integer), ("created_at", .timestamp), ("updated_at", .timestamp)],
-        owner: "user_id", defaultOrder: "\"id\"")
+        owner: "user_id", defaultOrder: "\"id\"", children: ["messages": "conversation_id"])
     static let messages = PostgRESTTable(
         name: "messages",
         columns: [("id", .text), ("conversation_id", .text), ("user_id", .text), ("role", .text), ("content", .text),

@@ -60,10 +60,26 @@ extension CoachRoutes {
         return parts.joined(separator: "-")
     }
 
-    static func seedDemo(_ database: ServerDatabase, users: [String], now: Date = Date()) throws {
+    /// The demo user's conversations at the sizes a benchmark asks for: the first with
+    /// `messages` messages, then short ones up to `conversations` in all.
+    static func demoConversations(messages: Int?, conversations: Int?) -> [SeedConversation] {
+        var list = demoConversations
+        if let messages { list[0].messages = messages }
+        if let conversations {
+            if conversations <= list.count { return Array(list.prefix(conversations)) }
+            for index in list.count..<conversations {
+                let base = demoConversations[index % demoConversations.count]
+                list.append(SeedConversation(title: "\(base.title) (\(index + 1))", domain: base.domain, messages: 2 + index % 5))
+            }
+        }
+        return list
+    }
+
+    static func seedDemo(_ database: ServerDatabase, users: [String], messages: Int? = nil, conversations: Int? = nil, now: Date = Date()) throws {
+        let sized = demoConversations(messages: messages, conversations: conversations)
         try database.writer.write { db in
             for (userIndex, userID) in users.enumerated() {
-                let conversations = userIndex == 0 ? demoConversations : otherConversations
+                let conversations = userIndex == 0 ? sized : otherConversations
                 for (index, conversation) in conversations.enumerated() {
                     let id = uuid("conversation/\(userID)/\(index)")
                     // The busiest conversations are the oldest; each message follows the last by 1-9 minutes.

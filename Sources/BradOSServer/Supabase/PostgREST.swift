@@ -12,7 +12,12 @@ import Hummingbird
 /// user (row-level security in spirit); the anon role sees none. At most ``maxRows`` rows
 /// per response, as `db-max-rows` does.
 struct PostgRESTTable: Sendable {
-    enum ColumnType: Sendable { case text, integer, timestamp, json, boolean }
+    enum ColumnType: Sendable, Equatable {
+        case text, integer, timestamp, json, boolean
+        /// `child(count)` in `select`: the number of rows of `table` whose `foreignKey` is this row's `id`,
+        /// answered as PostgREST does, `"child": [{"count": N}]`.
+        case embeddedCount(table: String, foreignKey: String)
+    }
 
     let name: String
     /// Columns in `select=*` order.
@@ -22,6 +27,8 @@ struct PostgRESTTable: Sendable {
     /// The order when the request names none (stable: ends with the primary key).
     let defaultOrder: String
     var maxRows = 1000
+    /// Tables whose rows point at this one's `id` (`select=*,messages(count)`): name → foreign key.
+    var children: [String: String] = [:]
 
     func type(of column: String) -> ColumnType? { columns.first { $0.name == column }?.type }
 
@@ -62,8 +69,15 @@ struct PostgRESTTable: Sendable {
             switch op {
             case "eq", "neq", "gt", "gte", "lt", "lte":
                 let sqlOp = ["eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="][op]!
-                clause = "\(column) \(sqlOp) ?"
-                arguments += [try Self.bind(operand, type, column: key)]
+                if type == .timestamp {
+                    // Postgres keeps microseconds; the REAL column holds float noise below them, so
+                    // compare whole microseconds (else `gte` a value the server itself sent can miss that row).
+                    clause = "CAST(ROUND(\(column) * 1000000) AS INTEGER) \(sqlOp) ?"
+                    arguments += [try Self.bind(operand, type, column: key).map { Int64(((($0 as? Double) ?? 0) * 1_000_000).rounded()) }]
+                } else {
+                    clause = "\(column) \(sqlOp) ?"
+                    arguments += [try Self.bind(operand, type, column: key)]
+                }
             case "like", "ilike":
                 clause = op == "like" ? "\(column) GLOB ?" : "\(column) LIKE ?"
                 arguments += [op == "like" ? operand.replacingOccurrences(of: "%", with: "*") : operand.replacingOccurrences(of: "*", with: "%")]
@@ -93,7 +107,7 @@ struct PostgRESTTable: Sendable {
 
     static func bind(_ text: String, _ type: ColumnType, column: String) throws -> (any DatabaseValueConvertible)? {
         switch type {
-        case .text, .json: return text
+        case .text, .json, .embeddedCount: return text // an embedded count is never a filter's column
         case .integer:
             guard let value = Int64(text) else {
                 throw Failure(response: error(.badRequest, code: "22P02", message: "invalid input syntax for type bigint: \"\(text)\""))
@@ -135,17 +149,30 @@ struct PostgRESTTable: Sendable {
     /// The columns of `select=` (all for `*`).
     func selectedColumns(_ request: Request) throws -> [(name: String, type: ColumnType)] {
         guard let text = request.uri.queryParameters["select"].map(String.init), !text.isEmpty, text != "*" else { return columns }
-        if text.contains("(") {
-            throw Failure(response: Self.error(.badRequest, code: "PGRST200", message: "Could not find a relationship in the schema cache",
-                                               hint: "The reference server does not embed resources."))
-        }
-        return try text.split(separator: ",").map { raw in
+        return try text.split(separator: ",").flatMap { raw -> [(name: String, type: ColumnType)] in
             let name = raw.trimmingCharacters(in: .whitespaces)
+            if name == "*" { return columns }
+            if name.contains("(") {
+                // Only the count of a child table is embedded (`messages(count)`), as the clients use it.
+                guard name.hasSuffix("(count)"), let child = name.split(separator: "(").first.map(String.init), let key = children[child] else {
+                    throw Failure(response: Self.error(.badRequest, code: "PGRST200", message: "Could not find a relationship in the schema cache",
+                                                       hint: "The reference server embeds only child(count)."))
+                }
+                return [(child, .embeddedCount(table: child, foreignKey: key))]
+            }
             guard let type = type(of: name) else {
                 throw Failure(response: Self.error(.badRequest, code: "42703", message: "column \(self.name).\(name) does not exist"))
             }
-            return (name, type)
+            return [(name, type)]
         }
+    }
+
+    /// A selected column as SQL: the column, or the subquery an embedded count is.
+    func sql(_ column: (name: String, type: ColumnType)) -> String {
+        if case .embeddedCount(let table, let key) = column.type {
+            return "(SELECT COUNT(*) FROM \"\(table)\" WHERE \"\(table)\".\"\(key)\" = \"\(name)\".\"id\") AS \"\(column.name)\""
+        }
+        return "\"\(column.name)\""
     }
 
     /// The rows asked for: offset and count from `offset`/`limit` or `Range`, capped at `maxRows`.
@@ -194,7 +221,7 @@ struct PostgRESTTable: Sendable {
             response.headers[.contentRange] = "*/\(total)"
             return response
         }
-        let columnList = selected.map { "\"\($0.name)\"" }.joined(separator: ", ")
+        let columnList = selected.map(sql).joined(separator: ", ")
         let rows = try Row.fetchAll(db, sql: "SELECT \(columnList) FROM \"\(name)\" WHERE \(whereSQL) ORDER BY \(order) LIMIT ? OFFSET ?",
                                     arguments: arguments + [limit ?? maxRows, offset])
         let objects = rows.map { encode($0, selected) }
@@ -220,7 +247,7 @@ struct PostgRESTTable: Sendable {
         }
         let (whereSQL, arguments) = try whereClause(request, userID: userID)
         let selected = try selectedColumns(request)
-        let columnList = selected.map { "\"\($0.name)\"" }.joined(separator: ", ")
+        let columnList = selected.map(sql).joined(separator: ", ")
         let rows = try Row.fetchAll(db, sql: "SELECT \(columnList) FROM \"\(name)\" WHERE \(whereSQL) ORDER BY \(defaultOrder)", arguments: arguments)
         try db.execute(sql: "DELETE FROM \"\(name)\" WHERE \(whereSQL)", arguments: arguments)
         let headers: HTTPFields = [.contentRange: "*/\(rows.count)"]
@@ -241,6 +268,8 @@ struct PostgRESTTable: Sendable {
             case .boolean: object[column.name] = (Int64.fromDatabaseValue(value) ?? 0) != 0
             case .timestamp:
                 object[column.name] = SupabaseAuthRoutes.timestamp(Date(timeIntervalSince1970: Double.fromDatabaseValue(value) ?? 0))
+            case .embeddedCount:
+                object[column.name] = [["count": Int64.fromDatabaseValue(value) ?? 0]]
             case .json:
                 let text = String.fromDatabaseValue(value) ?? "null"
                 object[column.name] = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) ?? NSNull()

@@ -5,10 +5,18 @@ extension CoachCommand {
     /// Lists conversations: from the server, or from the local copy when offline.
     public struct Conversations: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(commandName: "conversations", 
-            abstract: "List conversations, most recently updated first (the cached copy when offline).", discussion: "Examples:\n  brados coach\n  brados coach conversations --limit 5\n  brados --offline coach --json",
+            abstract: "List conversations, most recently updated first (the cached copy when offline).", discussion: """
+            A refresh downloads only the conversations updated since the cached list, and \
+            which were deleted when the server's count differs. --full downloads the whole list again.
+            Examples:
+              brados coach
+              brados coach conversations --limit 5
+              brados --offline coach --json
+            """,
             aliases: ["list", "ls"])
 
         @Option(help: "Show at most this many conversations.") var limit: Int?
+        @Flag(help: "Download the whole list again instead of what changed.") var full = false
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -20,7 +28,7 @@ extension CoachCommand {
             let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
             let renderer = CoachRenderer(output: env.output)
-            try await env.reader.show(store.conversationList) { conversations, source in
+            try await env.reader.show(store.conversationList(full: full)) { conversations, source in
                 try renderer.conversations(limit.map { Array(conversations.prefix($0)) } ?? conversations, source: source)
             }
         }

@@ -5,10 +5,18 @@ extension CoachCommand {
     /// Shows one conversation's messages.
     public struct Show: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(commandName: "show", 
-            abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).", discussion: "Examples:\n  brados coach show 1eca1011\n  brados coach show 1eca1011 --last 20")
+            abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).", discussion: """
+            A refresh downloads only what changed since the cached copy: new messages, and \
+            which were deleted when the server's count differs. --full downloads every message again.
+            Examples:
+              brados coach show 1eca1011
+              brados coach show 1eca1011 --last 20
+              brados coach show 1eca1011 --full
+            """)
 
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
-        @Option(help: "Show only the last N messages.") var last: Int?
+        @Option(help: "Show only the last N messages (only they are read from the cache).") var last: Int?
+        @Flag(help: "Download every message again instead of what changed.") var full = false
         @OptionGroup var global: GlobalOptions
         public init() {}
 
@@ -20,9 +28,8 @@ extension CoachCommand {
             let env = try await AppEnvironment.live(global)
             let store = try CoachStore.live(env)
             let renderer = CoachRenderer(output: env.output)
-            try await env.reader.show(try store.thread(id)) { thread, source in
-                let shown = last.map { thread.messages.suffix($0) } ?? thread.messages[...]
-                try renderer.conversation(thread.conversation, messages: thread.messages, shown: shown, source: source)
+            try await env.reader.show(try store.thread(id, last: last, full: full)) { thread, source in
+                try renderer.conversation(thread, source: source)
             }
         }
     }
