@@ -23,15 +23,28 @@ struct AdminRoutes {
             await state.clearFaults()
             return Response(status: .noContent)
         }
-        // Changes the data behind the routes as another client would (tests and benchmarks:
-        // inserts, updates and deletes between two refreshes). One statement per call.
+        // Reads or changes the data behind the routes as another client would (tests and
+        // benchmarks: inserts, updates and deletes between two refreshes, and the server's
+        // rows to compare a copy with). One statement per call; its rows come back as arrays.
         router.post("/_admin/sql") { request, _ in
             let statement = try await JSON.decode(AdminStatement.self, from: request)
-            let changes = try await database.writer.write { db in
-                try db.execute(sql: statement.sql, arguments: StatementArguments((statement.arguments ?? []).map { $0 }))
-                return db.changesCount
+            let (rows, changes) = try await database.writer.write { db in
+                let rows = try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments((statement.arguments ?? []).map { $0 }))
+                return (rows, db.changesCount)
             }
-            return try JSON.response(["changes": changes])
+            let values: [[Any]] = rows.map { row in
+                row.databaseValues.map { value -> Any in
+                    switch value.storage {
+                    case .null: NSNull()
+                    case .int64(let number): number
+                    case .double(let number): number
+                    case .string(let text): text
+                    case .blob(let data): data.base64EncodedString()
+                    }
+                }
+            }
+            let body = try JSONSerialization.data(withJSONObject: ["changes": changes, "rows": values])
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
         }
         // Expires every access token now (refresh tokens stay valid), so tests see a 401 and a renewal without waiting.
         router.post("/_admin/expire-tokens") { _, _ in

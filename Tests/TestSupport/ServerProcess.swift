@@ -96,6 +96,27 @@ public final class ServerProcess: @unchecked Sendable {
         return try JSONDecoder().decode(User.self, from: response.body).authToken
     }
 
+    /// `POST /_admin/sql`: runs one statement on the server's database (another client's
+    /// change, or a read of what the server holds); returns its rows.
+    @discardableResult
+    public func sql(_ statement: String, _ arguments: [String?] = []) async throws -> [[Any]] {
+        let body = try JSONSerialization.data(withJSONObject: ["sql": statement, "arguments": arguments.map { $0 ?? NSNull() as Any }])
+        let response = try await transport.send(HTTPRequest(
+            method: "POST", url: url.appendingPathComponent("_admin/sql"), headers: [("Content-Type", "application/json")], body: body))
+        guard response.status == 200, let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {
+            throw CommandError("/_admin/sql answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return object["rows"] as? [[Any]] ?? []
+    }
+
+    /// `GET /_admin/stats` with response bytes.
+    public func traffic() async throws -> (requests: Int, bytes: Int) {
+        struct Stats: Decodable { var total: Int; var bytes: Int }
+        let response = try await transport.send(HTTPRequest(method: "GET", url: url.appendingPathComponent("_admin/stats")))
+        let stats = try JSONDecoder().decode(Stats.self, from: response.body)
+        return (stats.total, stats.bytes)
+    }
+
     /// `DELETE /_admin/faults`.
     public func clearFaults() async throws {
         _ = try await transport.send(HTTPRequest(method: "DELETE", url: url.appendingPathComponent("_admin/faults")))
