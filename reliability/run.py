@@ -23,6 +23,8 @@ Suites (issue 11):
   signals           issue 18: SIGTERM/SIGHUP during visits delete, cache export and cache import (undone,
                     exit 143/129, nothing left); SIGPIPE into `| head -1` (quiet)
   refresh_interval  issue 18: background revalidations per 100 scripted `visits list` / `library albums` calls
+  delta_equality    issue 31: 200 rounds of random server changes between coach delta refreshes: the copy
+                    equals the server after each (the randomized end-to-end test, 25 rounds in make test)
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -40,7 +42,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
-          "profile_lock", "signals", "refresh_interval", "fuzz"]
+          "profile_lock", "signals", "refresh_interval", "delta_equality", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -53,6 +55,7 @@ SMOKE = {
     "profile_lock": ["--rounds", "3"],
     "signals": ["--rounds", "3"],
     "refresh_interval": ["--calls", "50", "--spread", "6"],
+    "delta_equality": ["--rounds", "10"],
     "fuzz": ["--runs", "20000"],
 }
 
