@@ -17,6 +17,7 @@ Cases (script: workload vs peer, goal):
   coach_upsert         10,000 messages in one transaction vs python sqlite3 executemany: <= 1.2x
   cache_archive        export of a ~260 MB cache vs tar -czf / tar --zstd; import vs tar -xf
   startup              `brados --help` vs a Swift hello-world importing Foundation: <= 1.2x
+  scale                issue 31: refresh and read cost by size (coach 1k-100k messages, library 1k-100k albums)
 """
 import argparse
 import datetime
@@ -27,7 +28,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup"]
+CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale"]
 # Small workloads for the smoke run: it checks the harness works, its numbers mean nothing.
 SMOKE = {
     "mealplan_warm_read": ["--runs", "3", "--warmup", "1", "--latency-ms", "20"],
@@ -35,6 +36,7 @@ SMOKE = {
     "artwork_lru": ["--blobs", "200", "--reads", "400", "--cap-mb", "10", "--rounds", "1"],
     "coach_upsert": ["--rows", "500", "--rounds", "1"],
     "startup": ["--runs", "3", "--warmup", "1"],
+    "scale": ["--messages", "200,1000", "--conversations", "30", "--albums", "200,500", "--runs", "1"],
 }
 
 

@@ -20,7 +20,7 @@ public struct ReferenceServer: Sendable {
         self.configuration = configuration
         database = try ServerDatabase(directory: configuration.dataDirectory)
         admin = AdminState()
-        catalogue = PlexCatalogue(seed: configuration.seed)
+        catalogue = PlexCatalogue(seed: configuration.seed, size: configuration.plexAlbums)
         if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed, coachMessages: configuration.coachMessages,
                                                           coachConversations: configuration.coachConversations) }
     }

@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     /// ... and the demo user has this many conversations in all (8 by default; the extra ones are short).
     public var coachConversations: Int?
 
+    /// The music library's size in albums (benchmarks; a few hundred by default).
+    public var plexAlbums: Int?
+
     /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
     public var unixSocket: String?
 

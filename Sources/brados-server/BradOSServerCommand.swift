@@ -29,6 +29,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
     var seedMessages: Int?
     @Option(help: ArgumentHelp("Conversations of the demo user (default 8; benchmarks).", valueName: "n"))
     var seedConversations: Int?
+    @Option(help: ArgumentHelp("Albums in the music library (default a few hundred; benchmarks).", valueName: "n"))
+    var seedAlbums: Int?
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
     @Option(help: ArgumentHelp("Exit after this many seconds (so test servers stop by themselves).", valueName: "seconds"))
     var lifetime: Int?
@@ -40,6 +42,7 @@ struct BradOSServerCommand: AsyncParsableCommand {
         guard tokenTTL > 0 else { throw ValidationError("--token-ttl must be positive.") }
         guard plexPinLifetime > 0 else { throw ValidationError("--plex-pin-lifetime must be positive.") }
         if let seedMessages, seedMessages < 0 { throw ValidationError("--seed-messages must be 0 or more.") }
+        if let seedAlbums, seedAlbums < 0 { throw ValidationError("--seed-albums must be 0 or more.") }
         if let seedConversations, seedConversations < 1 { throw ValidationError("--seed-conversations must be at least 1.") }
     }
 
@@ -52,6 +55,7 @@ struct BradOSServerCommand: AsyncParsableCommand {
         configuration.plexPinLifetime = plexPinLifetime
         configuration.coachMessages = seedMessages
         configuration.coachConversations = seedConversations
+        configuration.plexAlbums = seedAlbums
         let server = try ReferenceServer(configuration: configuration)
         let host = self.host
         let app = server.makeApplication(logger: logger) { port in

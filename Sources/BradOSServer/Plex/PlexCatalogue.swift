@@ -56,16 +56,20 @@ struct PlexCatalogue: Sendable {
         "Vinyl Wishlist", "Lost Weekends", "Cold Mornings", "Golden Era", "Sleep", "Top Rated",
     ]
 
-    init(seed: Int) {
+    /// - Parameter size: how many albums (benchmarks: `--seed-albums`); a few hundred by
+    ///   default. Sized libraries number their titles ("… No. 12") so none are duplicates.
+    init(seed: Int, size: Int? = nil) {
         var random = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x5EED)
         let base = 1_600_000_000
         var albums: [Album] = []
         var key = 1000
+        let perArtist = size.map { total in (0..<Self.artists.count).map { total / Self.artists.count + ($0 < total % Self.artists.count ? 1 : 0) } }
         for (artistIndex, artist) in Self.artists.enumerated() {
-            let count = 5 + Int(random.next() % 4)
-            for _ in 0..<count {
+            let count = perArtist?[artistIndex] ?? 5 + Int(random.next() % 4)
+            for number in 0..<count {
                 key += 1
-                let title = "\(Self.words[Int(random.next() % UInt64(Self.words.count))]) \(Self.words[Int(random.next() % UInt64(Self.words.count))])"
+                var title = "\(Self.words[Int(random.next() % UInt64(Self.words.count))]) \(Self.words[Int(random.next() % UInt64(Self.words.count))])"
+                if size != nil { title += " No. \(number + 1)" }
                 let hasArt = random.next() % 40 != 0
                 albums.append(Album(
                     ratingKey: "\(key)", title: title, artist: artist, artistKey: "\(100 + artistIndex)",
@@ -78,7 +82,7 @@ struct PlexCatalogue: Sendable {
             }
         }
         // A few duplicates (the same album added twice), as real libraries have.
-        for index in stride(from: 7, to: albums.count, by: 37).prefix(8) {
+        for index in stride(from: 7, to: albums.count, by: 37).prefix(size == nil ? 8 : 0) {
             key += 1
             var duplicate = albums[index]
             duplicate.ratingKey = "\(key)"
@@ -88,7 +92,7 @@ struct PlexCatalogue: Sendable {
         var collections: [Collection] = []
         for (index, name) in Self.collectionNames.enumerated() {
             let size = 10 + Int(random.next() % 16)
-            let members = (0..<size).map { _ in albums[Int(random.next() % UInt64(albums.count))].ratingKey }
+            let members = albums.isEmpty ? [] : (0..<size).map { _ in albums[Int(random.next() % UInt64(albums.count))].ratingKey }
             let unique = members.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             collections.append(Collection(ratingKey: "\(5000 + index)", title: name, albumKeys: unique,
                                           thumb: "/library/collections/\(5000 + index)/composite/\(base)"))

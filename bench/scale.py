@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Scale (issue 31): what a refresh and a read cost as the data grow.
+
+For each size, a brados-server seeded at that size (`--seed-messages`, `--seed-conversations`,
+`--seed-albums`) and a fresh profile; for each case the server's requests and response bytes
+(/_admin/stats), the wall time and the peak RSS (ru_maxrss of the brados process):
+
+coach, one conversation of N messages (--messages) and one user with --conversations conversations:
+  - `coach show ID`: the first download; a refresh with nothing changed; with 10 changes
+    (4 new messages, 2 late ones with an older created_at, 4 deleted); and `--full`, which is
+    what every refresh cost before the delta path (all of it downloaded again)
+  - `coach conversations`: the same four, with 10 changes (4 new conversations, 3 renamed, 3 deleted)
+  - warm reads from the copy (--offline): `coach show ID --last 20` (the first screen) and all of it
+library, N albums (--albums):
+  - `library albums --refresh`: every refresh downloads the whole library (no delta path yet)
+  - warm reads from the snapshot (--offline): `library albums --rows 50` and `--json` of everything
+
+Growth is the largest size's figure over the smallest's. Goals (issue 31): nothing changed ->
+a constant number of requests (coach: <= 2 for the list, <= 2 per conversation) and <= 4 KB;
+k changes -> O(k) rows; a warm first screen at 100k <= 20 ms and <= 1.5x its time at 1k.
+
+    python3 bench/scale.py [--messages 1000,10000,100000] [--conversations 1000] [--albums 1000,10000,100000]
+                           [--runs 5] [--no-build] [--configuration release] [--build-dir .build]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+USER = "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11"
+
+
+class Server:
+    def __init__(self, binary, arguments):
+        self.process = subprocess.Popen([binary, "--port", "0", "--admin", "--lifetime", "1800"] + arguments,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"(http://\S+)", line)
+        if not match:
+            self.process.kill()
+            raise SystemExit(f"brados-server did not start: {line!r}")
+        self.url = match.group(1)
+
+    def admin(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            text = response.read()
+        return json.loads(text) if text else None
+
+    def sql(self, statement, *arguments):
+        return self.admin("POST", "/_admin/sql", {"sql": statement, "arguments": [None if a is None else str(a) for a in arguments]})["rows"]
+
+    def reset(self):
+        self.admin("DELETE", "/_admin/stats")
+
+    def traffic(self):
+        stats = self.admin("GET", "/_admin/stats")
+        return stats["total"], stats["bytes"]
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+class Brados:
+    def __init__(self, binary, server):
+        self.binary = binary
+        self.home = tempfile.mkdtemp(prefix="brados-scale-")
+        self.env = dict(os.environ, BRADOS_HOME=self.home, HOME=self.home, BRADOS_SERVER=server.url, NO_COLOR="1")
+        self.env.pop("BRADOS_OFFLINE", None)
+
+    def run(self, arguments, stdin=None):
+        """(exit code, stdout, seconds, peak RSS in MB)."""
+        started = time.perf_counter()
+        process = subprocess.Popen([self.binary] + arguments, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        if stdin is not None:
+            process.stdin.write(stdin.encode())
+        process.stdin.close()
+        out = process.stdout.read()
+        err = process.stderr.read()
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            raise SystemExit(f"brados {' '.join(arguments)} exited {process.returncode}: {err.decode()[-500:]}")
+        return out.decode(), seconds, usage.ru_maxrss / 1024
+
+
+def measure(server, brados, arguments, runs=1):
+    """requests, bytes, median ms, max RSS MB of `runs` runs (each from the same state)."""
+    times, rss, traffic = [], [], []
+    for _ in range(runs):
+        server.reset()
+        _, seconds, peak = brados.run(arguments)
+        traffic.append(server.traffic())
+        times.append(seconds * 1000)
+        rss.append(peak)
+    return {"requests": max(t[0] for t in traffic), "bytes": max(t[1] for t in traffic),
+            "ms": statistics.median(times), "rss": max(rss)}
+
+
+def coach(binaries, size, conversations, runs):
+    server = Server(binaries["server"], ["--seed-messages", str(size), "--seed-conversations", str(conversations)])
+    try:
+        brados = Brados(binaries["brados"], server)
+        brados.run(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], stdin="demo")
+        conversation = server.sql("SELECT conversation_id FROM messages WHERE user_id = ? GROUP BY conversation_id ORDER BY COUNT(*) DESC LIMIT 1",
+                                  USER)[0][0]
+        show = ["coach", "show", conversation, "--json"]
+        listing = ["coach", "conversations", "--json"]
+        figures = {}
+        figures["show: first download"] = measure(server, brados, show)
+        figures["show: nothing changed"] = measure(server, brados, show, runs)
+        newest = server.sql("SELECT MAX(created_at) FROM messages WHERE conversation_id = ?", conversation)[0][0]
+        for n in range(4):
+            server.sql("INSERT INTO messages (id, conversation_id, user_id, role, content, created_at) VALUES (?, ?, ?, 'assistant', ?, ?)",
+                       f"22222222-0000-4000-8000-{n:012d}", conversation, USER, f"new message {n}", newest + 60 + n)
+        for n in range(2):
+            server.sql("INSERT INTO messages (id, conversation_id, user_id, role, content, created_at) VALUES (?, ?, ?, 'user', ?, ?)",
+                       f"33333333-0000-4000-8000-{n:012d}", conversation, USER, f"late message {n}", newest - 3600 - n)
+        server.sql("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE conversation_id = ? ORDER BY created_at LIMIT 4 OFFSET 10)",
+                   conversation)
+        figures["show: 10 changes"] = measure(server, brados, show)
+        figures["show --full (every refresh before)"] = measure(server, brados, show + ["--full"], runs)
+        figures["list: first download"] = measure(server, brados, listing)
+        figures["list: nothing changed"] = measure(server, brados, listing, runs)
+        stamp = server.sql("SELECT MAX(updated_at) FROM conversations")[0][0]
+        for n in range(4):
+            server.sql("INSERT INTO conversations (id, user_id, title, domain, last_message_at, message_count, created_at, updated_at) "
+                       "VALUES (?, ?, ?, 'general', NULL, 0, ?, ?)", f"44444444-0000-4000-8000-{n:012d}", USER, f"new {n}", stamp + 1 + n, stamp + 1 + n)
+        server.sql("UPDATE conversations SET title = title || ' (renamed)', updated_at = ? WHERE id IN "
+                   "(SELECT id FROM conversations WHERE user_id = ? ORDER BY id LIMIT 3 OFFSET 5)", stamp + 10, USER)
+        server.sql("DELETE FROM conversations WHERE id IN (SELECT id FROM conversations WHERE user_id = ? AND id <> ? ORDER BY id DESC LIMIT 3)",
+                   USER, conversation)
+        figures["list: 10 changes"] = measure(server, brados, listing)
+        figures["list --full (every refresh before)"] = measure(server, brados, listing + ["--full"], runs)
+        figures["warm: show --last 20"] = measure(server, brados, ["--offline", "coach", "show", conversation, "--last", "20"], runs)
+        figures["warm: show (all)"] = measure(server, brados, ["--offline"] + show, runs)
+        return figures
+    finally:
+        server.stop()
+
+
+def library(binaries, size, runs):
+    server = Server(binaries["server"], ["--seed-albums", str(size)])
+    try:
+        brados = Brados(binaries["brados"], server)
+        brados.run(["auth", "login", "--user", "demo", "--password-stdin"], stdin="demo")
+        figures = {}
+        figures["albums: first download"] = measure(server, brados, ["library", "albums", "--refresh", "--json"])
+        figures["albums --refresh: nothing changed"] = measure(server, brados, ["library", "albums", "--refresh", "--json"], min(runs, 3))
+        figures["warm: albums --rows 50"] = measure(server, brados, ["--offline", "library", "albums", "--rows", "50"], runs)
+        figures["warm: albums --json (all)"] = measure(server, brados, ["--offline", "library", "albums", "--json"], runs)
+        return figures
+    finally:
+        server.stop()
+
+
+def table(title, sizes, results, unit):
+    cases = list(results[sizes[0]].keys())
+    lines = [f"### {title}", "", "| case | " + " | ".join(f"{size:,} {unit}" for size in sizes) + " | growth |",
+             "|---|" + "---|" * (len(sizes) + 1)]
+    for case in cases:
+        cells = []
+        for size in sizes:
+            figure = results[size][case]
+            cells.append(f"{figure['requests']} req, {figure['bytes'] / 1024:,.1f} KB, {figure['ms']:.0f} ms, {figure['rss']:.0f} MB")
+        first, last = results[sizes[0]][case], results[sizes[-1]][case]
+        growth = [f"req {last['requests'] / max(first['requests'], 1):.1f}x", f"time {last['ms'] / max(first['ms'], 0.001):.2f}x"]
+        lines.append(f"| {case} | " + " | ".join(cells) + " | " + ", ".join(growth) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", default="1000,10000,100000")
+    parser.add_argument("--conversations", type=int, default=1000)
+    parser.add_argument("--albums", default="1000,10000,100000")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release")
+    parser.add_argument("--build-dir", default=".build")
+    options = parser.parse_args()
+    if not options.no_build:
+        for product in ("brados", "brados-server"):
+            subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
+    directory = os.path.join(ROOT, options.build_dir, options.configuration)
+    binaries = {"brados": os.path.join(directory, "brados"), "server": os.path.join(directory, "brados-server")}
+
+    message_sizes = [int(size) for size in options.messages.split(",") if size]
+    album_sizes = [int(size) for size in options.albums.split(",") if size]
+    coach_results = {size: coach(binaries, size, options.conversations, options.runs) for size in message_sizes}
+    library_results = {size: library(binaries, size, options.runs) for size in album_sizes}
+
+    unchanged = [coach_results[size][case] for size in message_sizes for case in ("show: nothing changed", "list: nothing changed")]
+    goals = {
+        "coach refresh, nothing changed: <= 2 requests and <= 4 KB at every size":
+            all(figure["requests"] <= 2 and figure["bytes"] <= 4096 for figure in unchanged),
+        "coach refresh, 10 changes: O(10) rows (<= 16 KB)":
+            all(coach_results[size][case]["bytes"] <= 16384 for size in message_sizes for case in ("show: 10 changes", "list: 10 changes")),
+        "coach warm first screen: <= 20 ms at the largest size and <= 1.5x the smallest":
+            coach_results[message_sizes[-1]]["warm: show --last 20"]["ms"] <= 20
+            and coach_results[message_sizes[-1]]["warm: show --last 20"]["ms"] <= 1.5 * coach_results[message_sizes[0]]["warm: show --last 20"]["ms"],
+        "library refresh, nothing changed: <= 2 requests (not built yet: the library has no delta path)":
+            all(library_results[size]["albums --refresh: nothing changed"]["requests"] <= 2 for size in album_sizes),
+    }
+    print(f"# scale: requests, response bytes, median wall time and peak RSS by size ({options.configuration}, {options.runs} runs)\n")
+    print(table(f"coach: one conversation of N messages, {options.conversations:,} conversations", message_sizes, coach_results, "messages"))
+    print()
+    print(table("library: N albums", album_sizes, library_results, "albums"))
+    print()
+    for goal, met in goals.items():
+        print(f"- {goal}: {'met' if met else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
