@@ -31,8 +31,10 @@ public protocol CoachAPI: Sendable {
     func conversation(id: String) async throws -> RemoteConversation?
     /// A conversation's messages created at or after `since` (every one for `nil`), oldest first, ties by id.
     func messages(conversationID: String, createdSince since: Date?) async throws -> [Message]
-    /// The id of every message of a conversation.
-    func messageIDs(conversationID: String) async throws -> Set<String>
+    /// The ids of a conversation's messages created in `range` (every one for ``TimeRange/all``).
+    func messageIDs(conversationID: String, in range: TimeRange) async throws -> Set<String>
+    /// How many messages of a conversation were created in `range`.
+    func messageCount(conversationID: String, in range: TimeRange) async throws -> Int
     /// These messages (ids the server does not have are left out).
     func messages(ids: [String]) async throws -> [Message]
     /// Deletes a conversation (its messages go with it); `false` when the server has no such row.
@@ -104,8 +106,12 @@ public struct PostgRESTCoachClient: CoachAPI {
                           column: "created_at", since: since, key: \.createdAt)
     }
 
-    public func messageIDs(conversationID: String) async throws -> Set<String> {
-        try await ids("messages", [("conversation_id", "eq.\(conversationID)")])
+    public func messageIDs(conversationID: String, in range: TimeRange) async throws -> Set<String> {
+        try await ids("messages", [("conversation_id", "eq.\(conversationID)")] + range.filters(on: "created_at"))
+    }
+
+    public func messageCount(conversationID: String, in range: TimeRange) async throws -> Int {
+        try await count("messages", [("conversation_id", "eq.\(conversationID)")] + range.filters(on: "created_at"))
     }
 
     public func messages(ids: [String]) async throws -> [Message] {
@@ -217,6 +223,28 @@ public struct PostgRESTCoachClient: CoachAPI {
         do { return try SupabaseJSON.decoder().decode(T.self, from: body) } catch {
             throw NetworkError.undecodable(path: path, error)
         }
+    }
+}
+
+/// A span of time, `from` included and `to` excluded; `nil` bounds are open.
+public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
+    public var from: Date?
+    public var to: Date?
+
+    public init(from: Date? = nil, to: Date? = nil) {
+        self.from = from
+        self.to = to
+    }
+
+    public static let all = TimeRange()
+
+    /// PostgREST filters (`col=gte.A`, `col=lt.B`; one query may filter a column twice).
+    func filters(on column: String) -> [(name: String, value: String)] {
+        (from.map { [(column, "gte.\(SupabaseJSON.timestamp($0))")] } ?? []) + (to.map { [(column, "lt.\(SupabaseJSON.timestamp($0))")] } ?? [])
+    }
+
+    public var description: String {
+        "[\(from.map(SupabaseJSON.timestamp) ?? "…"), \(to.map(SupabaseJSON.timestamp) ?? "…"))"
     }
 }
 

@@ -23,7 +23,7 @@ extension CoachDatabase {
         try write { db in
             try db.execute(sql: "DELETE FROM conversation WHERE remoteId = ?", arguments: [id])
             let deleted = db.changesCount > 0
-            try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?)", arguments: ["messages:\(id)", Self.cursorKey(messagesOf: id)])
+            try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?, ?)", arguments: StatementArguments(Self.keys(of: id)))
             return deleted
         }
     }

@@ -14,7 +14,13 @@ extension CoachDatabase {
     /// Upserts messages in one transaction (their conversations must be stored).
     /// - Throws: ``StorageError``.
     public func upsertMessages(_ messages: [Message], at now: Date) throws {
-        try write { db in try Self.upsert(messages, cachedAt: now, db) }
+        try write { db in
+            try Self.upsert(messages, cachedAt: now, db)
+            // The kept counts of these conversations no longer hold: reads count the rows.
+            for conversation in Set(messages.map(\.conversationId)) {
+                try db.execute(sql: "DELETE FROM sync WHERE key = ?", arguments: [Self.countKey(messagesOf: conversation)])
+            }
+        }
     }
 
     /// A conversation's cached messages in order of creation (ties by remote id), and when they were fetched.

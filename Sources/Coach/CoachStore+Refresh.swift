@@ -12,7 +12,10 @@ import Foundation
 ///    conversation's `messages(count)`, in the same request as the conversation) against the
 ///    local number after step 1.
 /// 3. *The sweep,* only when the counts differ: an id-only listing; local rows the server does
-///    not list are deleted, ids it lists that are not held are fetched by id.
+///    not list are deleted, ids it lists that are not held are fetched by id. A conversation
+///    of more than ``SweepLimits/wholeSweep`` messages is not listed whole: halves of it
+///    are counted until the few ranges that differ are small enough to list
+///    (``CoachStore/differences(_:id:database:in:serverCount:)``).
 ///
 /// **Why a delete cannot be missed.** A delete lowers the server's count; step 1 cannot raise
 /// the local count for a deleted row, so after it the local count is higher than the server's
@@ -69,27 +72,70 @@ extension CoachStore {
         let changes: CoachDatabase.Changes<Message>
         if let state = full ? nil : try database.messagesState(conversationID: id) {
             let changed = try await api.messages(conversationID: id, createdSince: state.cursor)
-            let due = now().timeIntervalSince(state.checkedAt) >= Self.fullCheckInterval
             let held = try database.messageCount(conversationID: id, adding: changed)
-            if due || held != remote.messageCount {
+            if now().timeIntervalSince(state.checkedAt) >= Self.fullCheckInterval || (held != remote.messageCount && held <= sweepLimits.wholeSweep) {
                 changes = try await sweep(api, id: id, database: database, changed: changed)
+            } else if held != remote.messageCount {
+                // Write what came first, so the counts by range below compare like with like.
+                try database.apply(.init(upserted: changed, serverIDs: nil), of: remote.conversation, at: now())
+                let found = try await differences(api, id: id, database: database, in: .all, serverCount: remote.messageCount)
+                changes = .init(upserted: try await api.messages(ids: found.missing.sorted()), deleted: found.extra, serverIDs: nil)
             } else {
-                changes = CoachDatabase.Changes(upserted: changed, serverIDs: nil)
+                changes = .init(upserted: changed, serverIDs: nil)
             }
         } else {
             let all = try await api.messages(conversationID: id, createdSince: nil)
-            changes = CoachDatabase.Changes(upserted: all, serverIDs: Set(all.map(\.id)))
+            changes = .init(upserted: all, serverIDs: Set(all.map(\.id)))
         }
         try database.apply(changes, of: remote.conversation, at: now())
         return remote.conversation
     }
 
+
     /// The id-only sweep of a conversation's messages: what the server lists and the local
     /// copy lacks is fetched by id; what the copy holds and the server does not list goes.
     func sweep(_ api: any CoachAPI, id: String, database: CoachDatabase, changed: [Message]) async throws -> CoachDatabase.Changes<Message> {
-        let ids = try await api.messageIDs(conversationID: id)
+        let ids = try await api.messageIDs(conversationID: id, in: .all)
         let held = try database.messageIDs(conversationID: id).union(changed.map(\.id))
         let missing = try await api.messages(ids: ids.subtracting(held).sorted())
         return CoachDatabase.Changes(upserted: changed + missing, serverIDs: ids)
+    }
+
+    /// Where a large copy and the server differ, found by halving: the local messages of a
+    /// range are split at their middle time, the server counts one half (one request, no
+    /// rows), and only halves whose counts differ are looked into; a range the server holds
+    /// at most ``SweepLimits/rangeList`` of is compared by id. With k differences among n messages
+    /// that is about k·log₂(n/500) counts and k small id pages, instead of n ids. (Halves
+    /// whose counts agree are not looked into: a delete and a late arrival in the same half
+    /// wait for the daily whole check, as in the count rule itself.)
+    /// - Returns: ids the server has and the copy lacks, and ids the copy has and the server lacks.
+    func differences(_ api: any CoachAPI, id: String, database: CoachDatabase, in range: TimeRange,
+                     serverCount: Int) async throws -> (missing: Set<String>, extra: Set<String>) {
+        let local = try database.messageCount(conversationID: id, in: range)
+        if local == serverCount { return ([], []) }
+        guard serverCount > sweepLimits.rangeList, let middle = try database.middleTime(conversationID: id, in: range) else {
+            let remote = try await api.messageIDs(conversationID: id, in: range)
+            let held = try database.messageIDs(conversationID: id, in: range)
+            return (remote.subtracting(held), held.subtracting(remote))
+        }
+        let lower = TimeRange(from: range.from, to: middle), upper = TimeRange(from: middle, to: range.to)
+        let lowerCount = try await api.messageCount(conversationID: id, in: lower)
+        let below = try await differences(api, id: id, database: database, in: lower, serverCount: lowerCount)
+        let above = try await differences(api, id: id, database: database, in: upper, serverCount: serverCount - lowerCount)
+        return (below.missing.union(above.missing), below.extra.union(above.extra))
+    }
+}
+
+/// When a count that differs is settled by listing ids, and when by counting halves.
+public struct SweepLimits: Sendable {
+    /// Up to this many messages, one id-only sweep of the whole conversation (two pages);
+    /// above it, ``CoachStore/differences(_:id:database:in:serverCount:)``.
+    public var wholeSweep = 1000
+    /// A range whose server count is at most this is listed by id (one page).
+    public var rangeList = 500
+
+    public init(wholeSweep: Int = 1000, rangeList: Int = 500) {
+        self.wholeSweep = wholeSweep
+        self.rangeList = rangeList
     }
 }

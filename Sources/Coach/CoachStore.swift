@@ -31,6 +31,8 @@ public struct CoachStore: Sendable {
     let logger: Logger
     /// One-line notices on stderr (a cached copy shown instead of the network).
     let notice: @Sendable (String) -> Void
+    /// How a differing count is settled (tests make the halving run on small conversations).
+    public var sweepLimits = SweepLimits()
 
     public init(database: @escaping @Sendable () throws -> CoachDatabase, offline: Bool, contextTTL: Duration = defaultContextTTL,
                 profile: String = "default", now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "brados.coach"),

@@ -94,9 +94,18 @@ final class FakeCoachAPI: CoachAPI, @unchecked Sendable {
         }
     }
 
-    func messageIDs(conversationID: String) async throws -> Set<String> {
-        try record("message ids")
-        return lock.withLock { Set((messagesByConversation[conversationID] ?? []).map(\.id)) }
+    func inRange(_ message: Message, _ range: TimeRange) -> Bool {
+        message.createdAt >= (range.from ?? .distantPast) && message.createdAt < (range.to ?? .distantFuture)
+    }
+
+    func messageIDs(conversationID: String, in range: TimeRange) async throws -> Set<String> {
+        try record(range == .all ? "message ids" : "message ids in range")
+        return lock.withLock { Set((messagesByConversation[conversationID] ?? []).filter { inRange($0, range) }.map(\.id)) }
+    }
+
+    func messageCount(conversationID: String, in range: TimeRange) async throws -> Int {
+        try record("message count")
+        return lock.withLock { (messagesByConversation[conversationID] ?? []).filter { inRange($0, range) }.count }
     }
 
     func messages(ids: [String]) async throws -> [Message] {

@@ -91,7 +91,7 @@ struct PostgRESTClientTests {
         let rows = (0..<11).map { (id: String(format: "m%02d", $0), second: 0) }
         let transport = Self.server(rows)
         let client = client(transport, pageSize: 4)
-        #expect(try await client.messageIDs(conversationID: "c1") == Set(rows.map(\.id)))
+        #expect(try await client.messageIDs(conversationID: "c1", in: .all) == Set(rows.map(\.id)))
         #expect(filters(transport, "select").allSatisfy { $0 == "id" })
         #expect(filters(transport, "id") == [nil, "gt.m03", "gt.m07"])
         #expect(try await client.conversationCount(userID: "u") == 11)

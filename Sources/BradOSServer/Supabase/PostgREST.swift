@@ -71,9 +71,18 @@ struct PostgRESTTable: Sendable {
                 let sqlOp = ["eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="][op]!
                 if type == .timestamp {
                     // Postgres keeps microseconds; the REAL column holds float noise below them, so
-                    // compare whole microseconds (else `gte` a value the server itself sent can miss that row).
-                    clause = "CAST(ROUND(\(column) * 1000000) AS INTEGER) \(sqlOp) ?"
-                    arguments += [try Self.bind(operand, type, column: key).map { Int64(((($0 as? Double) ?? 0) * 1_000_000).rounded()) }]
+                    // compare whole microseconds (else `gte` a value the server itself sent can miss
+                    // that row): round(c·10⁶) ≥ M ⟺ c ≥ (M − ½)/10⁶, and so on, which keeps the index usable.
+                    let micros = Double(Int64(((try Self.bind(operand, type, column: key) as? Double ?? 0) * 1_000_000).rounded()))
+                    let below = (micros - 0.5) / 1_000_000, above = (micros + 0.5) / 1_000_000
+                    switch op {
+                    case "eq": clause = "(\(column) >= ? AND \(column) < ?)"; arguments += [below, above]
+                    case "neq": clause = "(\(column) < ? OR \(column) >= ?)"; arguments += [below, above]
+                    case "gt": clause = "\(column) >= ?"; arguments += [above]
+                    case "gte": clause = "\(column) >= ?"; arguments += [below]
+                    case "lt": clause = "\(column) < ?"; arguments += [below]
+                    default: clause = "\(column) < ?"; arguments += [above] // lte
+                    }
                 } else {
                     clause = "\(column) \(sqlOp) ?"
                     arguments += [try Self.bind(operand, type, column: key)]

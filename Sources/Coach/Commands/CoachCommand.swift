@@ -8,7 +8,8 @@ public struct CoachCommand: AsyncParsableCommand {
         abstract: "Coach conversations and messages, kept in SQLite for offline browsing.",
         discussion: """
         Conversations, messages and your context profile come from the coach's Supabase \
-        backend and are saved locally on every fetch. With --offline, or when the server \
+        backend and are saved locally on every fetch. A refresh downloads only what changed \
+        since the local copy (--full: everything). With --offline, or when the server \
         cannot be reached, the same commands read the local copy and say how old it is. \
         The context profile counts as fresh for `coach.context-ttl` (1 hour): no request \
         is made within it.
