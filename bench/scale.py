@@ -14,7 +14,9 @@ coach, one conversation of N messages (--messages) and one user with --conversat
   - `coach conversations`: the same four, with 10 changes (4 new conversations, 3 renamed, 3 deleted)
   - warm reads from the copy (--offline): `coach show ID --last 20` (the first screen) and all of it
 library, N albums (--albums):
-  - `library albums --refresh`: every refresh downloads the whole library (no delta path yet)
+  - `library albums --refresh`: the first download; nothing changed; 10 changes (4 added,
+    2 retitled, 3 deleted, 1 touched by Plex with nothing changed); and `--full`, which is
+    what every refresh cost before
   - warm reads from the snapshot (--offline): `library albums --rows 50` and `--json` of everything
 
 Growth is the largest size's figure over the smallest's. Goals (issue 31): nothing changed ->
@@ -173,7 +175,18 @@ def library(binaries, size, runs):
         brados.run(["auth", "login", "--user", "demo", "--password-stdin"], stdin="demo")
         figures = {}
         figures["albums: first download"] = measure(server, brados, ["library", "albums", "--refresh", "--json"])
-        figures["albums --refresh: nothing changed"] = measure(server, brados, ["library", "albums", "--refresh", "--json"], min(runs, 3))
+        figures["albums --refresh: nothing changed"] = measure(server, brados, ["library", "albums", "--refresh", "--json"], runs)
+        keys = [album["ratingKey"] for album in json.loads(brados.run(["--offline", "library", "albums", "--json"])[0])["albums"]]
+        server.admin("POST", "/_admin/plex", {
+            "at": 1_900_000_000,
+            "add": [{"ratingKey": str(990_000 + n), "title": f"Added {n}", "artist": "Air", "year": 2024, "addedAt": 1_650_000_000 + n * 1_000_000}
+                    for n in range(4)],
+            "retitle": {keys[len(keys) // 3]: "Retitled", keys[len(keys) // 2]: "Retitled too"},
+            "delete": [keys[5], keys[len(keys) // 4], keys[-7]],
+            "touch": [keys[len(keys) // 5]],
+        })
+        figures["albums --refresh: 10 changes (3 deleted)"] = measure(server, brados, ["library", "albums", "--refresh", "--json"])
+        figures["albums --refresh --full (every refresh before)"] = measure(server, brados, ["library", "albums", "--refresh", "--full", "--json"], min(runs, 3))
         figures["warm: albums --rows 50"] = measure(server, brados, ["--offline", "library", "albums", "--rows", "50"], runs)
         figures["warm: albums --json (all)"] = measure(server, brados, ["--offline", "library", "albums", "--json"], runs)
         return figures
@@ -227,8 +240,12 @@ def main():
         "coach warm first screen: <= 20 ms at the largest size and <= 1.5x the smallest":
             coach_results[message_sizes[-1]]["warm: show --last 20"]["ms"] <= 20
             and coach_results[message_sizes[-1]]["warm: show --last 20"]["ms"] <= 1.5 * coach_results[message_sizes[0]]["warm: show --last 20"]["ms"],
-        "library refresh, nothing changed: <= 2 requests (not built yet: the library has no delta path)":
-            all(library_results[size]["albums --refresh: nothing changed"]["requests"] <= 2 for size in album_sizes),
+        "library refresh, nothing changed: <= 2 requests and <= 4 KB at every size":
+            all(library_results[size]["albums --refresh: nothing changed"]["requests"] <= 2
+                and library_results[size]["albums --refresh: nothing changed"]["bytes"] <= 4096 for size in album_sizes),
+        "library refresh, 10 changes: bytes grow with the changes, not the size (largest <= 3x smallest)":
+            library_results[album_sizes[-1]]["albums --refresh: 10 changes (3 deleted)"]["bytes"]
+            <= 3 * library_results[album_sizes[0]]["albums --refresh: 10 changes (3 deleted)"]["bytes"],
     }
     print(f"# scale: requests, response bytes, median wall time and peak RSS by size ({options.configuration}, {options.runs} runs)\n")
     print(table(f"coach: one conversation of N messages, {options.conversations:,} conversations", message_sizes, coach_results, "messages"))

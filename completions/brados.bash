@@ -1157,7 +1157,7 @@ _brados_library() {
 
 _brados_library_albums() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --prefetch --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--refresh --full --prefetch --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --rows --columns --profile --server)
     __brados_offer_flags_options 0

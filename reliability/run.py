@@ -23,8 +23,8 @@ Suites (issue 11):
   signals           issue 18: SIGTERM/SIGHUP during visits delete, cache export and cache import (undone,
                     exit 143/129, nothing left); SIGPIPE into `| head -1` (quiet)
   refresh_interval  issue 18: background revalidations per 100 scripted `visits list` / `library albums` calls
-  delta_equality    issue 31: 200 rounds of random server changes between coach delta refreshes: the copy
-                    equals the server after each (the randomized end-to-end test, 25 rounds in make test)
+  delta_equality    issue 31: 200 rounds of random server changes between coach and library delta refreshes:
+                    the copy equals the server after each (the randomized end-to-end tests, 25 rounds in make test)
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 

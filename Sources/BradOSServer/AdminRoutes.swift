@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import Hummingbird
 
-/// `/_admin/stats`, `/_admin/faults`, `/_admin/sql` and `/_admin/expire-tokens`, served only with `--admin`.
+/// `/_admin/stats`, `/_admin/faults`, `/_admin/sql`, `/_admin/plex` and `/_admin/expire-tokens`, served only with `--admin`.
 struct AdminRoutes {
     let state: AdminState
     let database: ServerDatabase
+    let library: PlexLibrary
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/_admin/stats") { _, _ in try JSON.response(await state.stats()) }
@@ -45,6 +46,11 @@ struct AdminRoutes {
             }
             let body = try JSONSerialization.data(withJSONObject: ["changes": changes, "rows": values])
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(data: body)))
+        }
+        // Changes the music library as Plex would (``PlexCatalogue/Change``).
+        router.post("/_admin/plex") { request, _ in
+            library.apply(try await JSON.decode(PlexCatalogue.Change.self, from: request))
+            return try JSON.response(["contentChangedAt": library.current.contentChangedAt, "albums": library.current.albums.count])
         }
         // Expires every access token now (refresh tokens stay valid), so tests see a 401 and a renewal without waiting.
         router.post("/_admin/expire-tokens") { _, _ in

@@ -13,6 +13,8 @@ public struct ReferenceServer: Sendable {
     public let database: ServerDatabase
     public let admin: AdminState
     let catalogue: PlexCatalogue
+    /// The music library the Plex routes serve, changed by `/_admin/plex`.
+    let library: PlexLibrary
 
     /// Opens the database and seeds the demo data each domain lacks.
     /// - Throws: database errors.
@@ -21,6 +23,7 @@ public struct ReferenceServer: Sendable {
         database = try ServerDatabase(directory: configuration.dataDirectory)
         admin = AdminState()
         catalogue = PlexCatalogue(seed: configuration.seed, size: configuration.plexAlbums)
+        library = PlexLibrary(catalogue)
         if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed, coachMessages: configuration.coachMessages,
                                                           coachConversations: configuration.coachConversations) }
     }
@@ -43,14 +46,14 @@ public struct ReferenceServer: Sendable {
                                         sharedWith: ["demo"], prefix: "/shared/alice", hasLocalAndRelay: false, takesBradOSTokens: false)
         let plexTV = PlexTVRoutes(database: database, servers: [owned, shared], pinLifetime: configuration.plexPinLifetime)
         plexTV.register(on: router, admin: configuration.admin)
-        PlexRoutes(catalogue: catalogue, database: database, server: owned, plexTV: plexTV).register(on: router)
-        PlexRoutes(catalogue: catalogue, database: database, server: owned, plexTV: plexTV).register(on: router.group("relay"))
-        PlexRoutes(catalogue: catalogue, database: database, server: shared, plexTV: plexTV).register(on: router.group("shared/alice"))
+        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV).register(on: router)
+        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV).register(on: router.group("relay"))
+        PlexRoutes(library: library, database: database, server: shared, plexTV: plexTV).register(on: router.group("shared/alice"))
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)
         PlanRoutes(database: database, auth: auth).register(on: router)
-        if configuration.admin { AdminRoutes(state: admin, database: database).register(on: router) }
+        if configuration.admin { AdminRoutes(state: admin, database: database, library: library).register(on: router) }
         return router
     }
 

@@ -226,25 +226,13 @@ public struct PostgRESTCoachClient: CoachAPI {
     }
 }
 
-/// A span of time, `from` included and `to` excluded; `nil` bounds are open.
-public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
-    public var from: Date?
-    public var to: Date?
+/// A span of creation times, `lower` included and `upper` excluded (the core's ``KeyRange``).
+public typealias TimeRange = KeyRange<Date>
 
-    public init(from: Date? = nil, to: Date? = nil) {
-        self.from = from
-        self.to = to
-    }
-
-    public static let all = TimeRange()
-
+extension KeyRange where Bound == Date {
     /// PostgREST filters (`col=gte.A`, `col=lt.B`; one query may filter a column twice).
     func filters(on column: String) -> [(name: String, value: String)] {
-        (from.map { [(column, "gte.\(SupabaseJSON.timestamp($0))")] } ?? []) + (to.map { [(column, "lt.\(SupabaseJSON.timestamp($0))")] } ?? [])
-    }
-
-    public var description: String {
-        "[\(from.map(SupabaseJSON.timestamp) ?? "…"), \(to.map(SupabaseJSON.timestamp) ?? "…"))"
+        (lower.map { [(column, "gte.\(SupabaseJSON.timestamp($0))")] } ?? []) + (upper.map { [(column, "lt.\(SupabaseJSON.timestamp($0))")] } ?? [])
     }
 }
 

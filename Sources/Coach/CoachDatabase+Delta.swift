@@ -1,3 +1,4 @@
+import BradOSCore
 import Foundation
 import GRDB
 
@@ -75,7 +76,7 @@ extension CoachDatabase {
     /// `createdAt` within a range, for SQL (the arguments: from, from, to, to).
     static let inRange = "(? IS NULL OR createdAt >= ?) AND (? IS NULL OR createdAt < ?)"
     static func bounds(_ range: TimeRange) -> StatementArguments {
-        let from = range.from?.timeIntervalSince1970, to = range.to?.timeIntervalSince1970
+        let from = range.lower?.timeIntervalSince1970, to = range.upper?.timeIntervalSince1970
         return [from, from, to, to]
     }
 

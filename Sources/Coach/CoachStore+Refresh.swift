@@ -101,28 +101,20 @@ extension CoachStore {
         return CoachDatabase.Changes(upserted: changed + missing, serverIDs: ids)
     }
 
-    /// Where a large copy and the server differ, found by halving: the local messages of a
-    /// range are split at their middle time, the server counts one half (one request, no
-    /// rows), and only halves whose counts differ are looked into; a range the server holds
-    /// at most ``SweepLimits/rangeList`` of is compared by id. With k differences among n messages
-    /// that is about k·log₂(n/500) counts and k small id pages, instead of n ids. (Halves
-    /// whose counts agree are not looked into: a delete and a late arrival in the same half
-    /// wait for the daily whole check, as in the count rule itself.)
+    /// Where a large copy and the server differ, found by counting halves of the
+    /// conversation by creation time (``CountBisection``; a delete and a late arrival in the
+    /// same half wait for the daily whole check, as in the count rule itself).
     /// - Returns: ids the server has and the copy lacks, and ids the copy has and the server lacks.
     func differences(_ api: any CoachAPI, id: String, database: CoachDatabase, in range: TimeRange,
                      serverCount: Int) async throws -> (missing: Set<String>, extra: Set<String>) {
-        let local = try database.messageCount(conversationID: id, in: range)
-        if local == serverCount { return ([], []) }
-        guard serverCount > sweepLimits.rangeList, let middle = try database.middleTime(conversationID: id, in: range) else {
-            let remote = try await api.messageIDs(conversationID: id, in: range)
-            let held = try database.messageIDs(conversationID: id, in: range)
-            return (remote.subtracting(held), held.subtracting(remote))
-        }
-        let lower = TimeRange(from: range.from, to: middle), upper = TimeRange(from: middle, to: range.to)
-        let lowerCount = try await api.messageCount(conversationID: id, in: lower)
-        let below = try await differences(api, id: id, database: database, in: lower, serverCount: lowerCount)
-        let above = try await differences(api, id: id, database: database, in: upper, serverCount: serverCount - lowerCount)
-        return (below.missing.union(above.missing), below.extra.union(above.extra))
+        let bisection = CountBisection<Date>(
+            listLimit: sweepLimits.rangeList,
+            localCount: { try database.messageCount(conversationID: id, in: $0) },
+            middle: { try database.middleTime(conversationID: id, in: $0) },
+            localIDs: { try database.messageIDs(conversationID: id, in: $0) },
+            serverCount: { try await api.messageCount(conversationID: id, in: $0) },
+            serverIDs: { try await api.messageIDs(conversationID: id, in: $0) })
+        return try await bisection.differences(in: range, serverCount: serverCount)
     }
 }
 

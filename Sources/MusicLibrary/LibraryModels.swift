@@ -6,6 +6,16 @@ public struct PlexSection: Codable, Sendable, Equatable {
     public var key: String
     public var type: String
     public var title: String
+    /// A counter Plex moves whenever the section's content changes: unchanged since a
+    /// snapshot means there is nothing to fetch.
+    public var contentChangedAt: Int?
+
+    public init(key: String, type: String, title: String, contentChangedAt: Int? = nil) {
+        self.key = key
+        self.type = type
+        self.title = title
+        self.contentChangedAt = contentChangedAt
+    }
 
     /// Whether it is a music library (Plex's type for one is `artist`).
     public var isMusic: Bool { type == "artist" }
@@ -126,6 +136,7 @@ struct PlexMetadata: Decodable {
     var thumb: String?
     var art: String?
     var addedAt: Int?
+    var updatedAt: Int?
     var childCount: FlexibleInt?
     var leafCount: Int?
     var summary: String?
@@ -133,7 +144,7 @@ struct PlexMetadata: Decodable {
     var Genre: [Tag]?
 
     enum CodingKeys: String, CodingKey {
-        case ratingKey, title, type, parentTitle, year, thumb, art, addedAt, childCount, leafCount, summary, studio, Genre
+        case ratingKey, title, type, parentTitle, year, thumb, art, addedAt, updatedAt, childCount, leafCount, summary, studio, Genre
     }
 
     init(from decoder: any Decoder) throws {
@@ -146,6 +157,7 @@ struct PlexMetadata: Decodable {
         thumb = try container.decodeIfPresent(String.self, forKey: .thumb)
         art = try container.decodeIfPresent(String.self, forKey: .art)
         addedAt = try container.decodeIfPresent(Int.self, forKey: .addedAt)
+        updatedAt = try container.decodeIfPresent(Int.self, forKey: .updatedAt)
         childCount = try container.decodeIfPresent(FlexibleInt.self, forKey: .childCount)
         leafCount = try container.decodeIfPresent(Int.self, forKey: .leafCount)
         summary = try container.decodeIfPresent(String.self, forKey: .summary)

@@ -60,7 +60,7 @@ public struct LibraryPlugin: DomainPlugin {
 
     /// An imported artwork index is rebuilt (never trusted as a file); any other database is refused.
     /// The snapshot must decode as brados writes it (rating keys are digits): a hostile one is
-    /// refused (exit 8) rather than imported and then ignored.
+    /// refused (exit 8) rather than imported and then ignored. Its refresh state is dropped.
     public func prepareImport(cache: URL, data: URL) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
                                       databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) }])
@@ -71,6 +71,8 @@ public struct LibraryPlugin: DomainPlugin {
                 throw ArchiveError.unsafeEntry(path: "data/library/snapshot.json", reason: "it is not a snapshot brados reads (\(reason))")
             }
         }
+        // The refresh state is another machine's: the next refresh is a full one.
+        try? FileSystem.remove(data.appendingPathComponent("snapshot-state.json"))
     }
 
     /// `<profile cache>/library/artwork` (buckets `1024/` and `2048/`, and `index.sqlite`).

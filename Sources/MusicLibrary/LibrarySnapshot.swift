@@ -17,8 +17,13 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
     /// The media server it was read from (its machine identifier; `nil` for the BradOS
     /// server's Plex routes): a snapshot of another server reads as missing.
     public var origin: String?
+    /// Albums the server lists that are not shown, being duplicates of shown ones (same
+    /// title, artist and year): kept so the snapshot holds what the server counts. `nil` in
+    /// snapshots of older brados.
+    public var duplicates: [Album]?
 
-    public init(savedAt: Date, sectionKey: String, sectionTitle: String, albums: [Album], collections: [PlexCollection], origin: String? = nil) {
+    public init(savedAt: Date, sectionKey: String, sectionTitle: String, albums: [Album], collections: [PlexCollection], origin: String? = nil,
+                duplicates: [Album]? = nil) {
         formatVersion = Self.currentFormatVersion
         self.origin = origin
         self.savedAt = savedAt
@@ -26,11 +31,44 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
         self.sectionTitle = sectionTitle
         self.albums = albums
         self.collections = collections
+        self.duplicates = duplicates
     }
+
+    /// A snapshot of everything a section lists: in brados's order (title in any case, then
+    /// rating key; the same whether it came whole or by changes), duplicates set apart.
+    public init(savedAt: Date, sectionKey: String, sectionTitle: String, listing: [Album], collections: [PlexCollection], origin: String?) {
+        let ordered = listing.sorted { ($0.title.lowercased(), $0.ratingKey) < ($1.title.lowercased(), $1.ratingKey) }
+        let shown = deduplicated(ordered)
+        let shownKeys = Set(shown.map(\.ratingKey))
+        self.init(savedAt: savedAt, sectionKey: sectionKey, sectionTitle: sectionTitle, albums: shown, collections: collections, origin: origin,
+                  duplicates: ordered.filter { !shownKeys.contains($0.ratingKey) })
+    }
+
+    /// Every album the server listed, shown or not.
+    public var listing: [Album] { albums + (duplicates ?? []) }
 
     /// Whether the parts people see differ (the save time aside).
     func sameContent(as other: LibrarySnapshot) -> Bool {
-        albums == other.albums && collections == other.collections && sectionKey == other.sectionKey
+        albums == other.albums && collections == other.collections && sectionKey == other.sectionKey && (duplicates ?? []) == (other.duplicates ?? [])
+    }
+}
+
+/// What a delta refresh starts from, kept beside the snapshot (`snapshot-state.json`) so that
+/// a refresh that finds nothing new writes a few bytes, not the whole library: the section's
+/// `contentChangedAt` and the newest `updatedAt` the snapshot holds, for that snapshot (its
+/// section, server and size). Written after the snapshot; one that does not match it is
+/// ignored (the next refresh is a full one), and `cache import` drops it.
+public struct LibraryRefreshState: Codable, Sendable, Equatable {
+    public var sectionKey: String
+    public var origin: String?
+    public var albumCount: Int
+    public var contentChangedAt: Int?
+    public var updatedThrough: Int?
+    /// When the server last confirmed the snapshot (the age a read shows).
+    public var checkedAt: Date
+
+    func matches(_ snapshot: LibrarySnapshot) -> Bool {
+        sectionKey == snapshot.sectionKey && origin == snapshot.origin && albumCount == snapshot.listing.count
     }
 }
 
@@ -50,4 +88,24 @@ public struct LibrarySnapshotCache: Sendable {
     public func save(_ snapshot: LibrarySnapshot) throws { try document.save(snapshot) }
 
     public var url: URL { document.url }
+
+    /// `snapshot-state.json`, beside the snapshot.
+    public var stateURL: URL { document.url.deletingLastPathComponent().appendingPathComponent("snapshot-state.json") }
+
+    /// The refresh state, if it is that of `snapshot`.
+    public func state(of snapshot: LibrarySnapshot) -> LibraryRefreshState? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        guard let bytes = try? AtomicFile.readIfPresent(stateURL),
+              let state = try? decoder.decode(LibraryRefreshState.self, from: bytes), state.matches(snapshot) else { return nil }
+        return state
+    }
+
+    /// Writes the refresh state (after the snapshot it describes).
+    /// - Throws: ``StorageError``.
+    public func saveState(_ state: LibraryRefreshState) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        try AtomicFile.write(try encoder.encode(state), to: stateURL)
+    }
 }

@@ -1,6 +1,7 @@
 import BradOSCore
 import Foundation
 import Logging
+import Synchronization
 
 /// Library logic behind `brados library …`: live fetches that refresh the snapshot,
 /// snapshot-first reads, album detail, artwork.
@@ -109,19 +110,47 @@ public struct LibraryStore: Sendable {
         return found
     }
 
-    /// Fetches sections, albums (deduplicated) and collections live, and saves the snapshot.
-    /// - Parameter section: a section key or title; `library.section`, else the first music section, when `nil`.
-    public func refresh(section: String? = nil, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
+    /// Brings the snapshot of a section up to date, by what changed (see ``LibraryStore/Refresh``).
+    /// - Parameters:
+    ///   - section: a section key or title; `library.section`, else the first music section, when `nil`.
+    ///   - full: download every album again (`--full`), as when there is no snapshot.
+    public func refresh(section: String? = nil, full: Bool = false, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
         let api = try await api()
         let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
-        let albums = deduplicated(try await api.albums(section: chosen.key, progress: progress))
+        let previous = full ? nil : snapshot().flatMap { $0.sectionKey == chosen.key ? $0 : nil }
+        let state = previous.flatMap { snapshots.state(of: $0) }
+        if let previous, let state, let changedAt = chosen.contentChangedAt, state.contentChangedAt == changedAt {
+            // Nothing changed since the snapshot (one request): only the time it was confirmed moves.
+            var confirmed = state
+            confirmed.checkedAt = now()
+            remember(confirmed)
+            return previous.confirmed(at: confirmed.checkedAt)
+        }
+        let listing: [Album], newest: Int?
+        if let previous, let state, let cursor = state.updatedThrough, chosen.contentChangedAt != nil {
+            (listing, newest) = try await Refresh.changes(api, section: chosen.key, since: cursor, previous: previous.listing, progress: progress)
+        } else {
+            let all = try await api.albums(section: chosen.key, updatedAfter: nil, progress: progress)
+            (listing, newest) = (all.albums, all.newestUpdate)
+        }
         let collections = try await api.collections(section: chosen.key)
-        let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, albums: albums, collections: collections,
+        let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, listing: listing, collections: collections,
                                        origin: origin())
-        do { try snapshots.save(snapshot) } catch {
+        let unchanged = previous.map { snapshot.sameContent(as: $0) } ?? false
+        do {
+            // The same albums (Plex also moves updatedAt when its own scans change nothing): the
+            // snapshot is not rewritten, and no artwork is touched.
+            if !unchanged { try snapshots.save(snapshot) }
+            remember(LibraryRefreshState(sectionKey: chosen.key, origin: snapshot.origin, albumCount: listing.count, contentChangedAt: chosen.contentChangedAt,
+                                         updatedThrough: max(newest ?? 0, state?.updatedThrough ?? 0), checkedAt: snapshot.savedAt))
+        } catch {
             logger.warning("could not save the library snapshot: \(error.summaryText)")
         }
-        return snapshot
+        return unchanged ? previous!.confirmed(at: snapshot.savedAt) : snapshot
+    }
+
+    func remember(_ state: LibraryRefreshState) {
+        do { try snapshots.saveState(state) } catch { logger.warning("could not save the library's refresh state: \(error.summaryText)") }
     }
 
     /// The snapshot of a section, for ``Snapshot``. A snapshot of another section counts as missing.
@@ -133,10 +162,10 @@ public struct LibraryStore: Sendable {
         return .init(snapshot, savedAt: snapshot.savedAt)
     }
 
-    /// The snapshot, if it is of the server in use.
+    /// The snapshot, if it is of the server in use, dated when the server last confirmed it.
     public func snapshot() -> LibrarySnapshot? {
         guard let snapshot = snapshots.load(), snapshot.origin == origin() else { return nil }
-        return snapshot
+        return snapshots.state(of: snapshot).map { snapshot.confirmed(at: $0.checkedAt) } ?? snapshot
     }
 
     public func sections() async throws -> [PlexSection] { try await api().sections() }
@@ -166,9 +195,10 @@ extension LibraryStore {
     /// - Parameters:
     ///   - section: a key or title; `library.section`, else the first music section, when `nil`.
     ///   - noun: what the command shows, for notices and progress ("albums", "collections").
+    ///   - full: download every album rather than what changed (`--full`).
     /// - Throws: ``ConfigError`` for an invalid `library.min-refresh-interval`.
-    public func library(section: String?, noun: String = "albums") throws -> Snapshot {
-        Snapshot(store: self, section: section, noun: noun, minRefreshInterval: try minRefreshInterval())
+    public func library(section: String?, noun: String = "albums", full: Bool = false) throws -> Snapshot {
+        Snapshot(store: self, section: section, noun: noun, full: full, minRefreshInterval: try minRefreshInterval())
     }
 
     /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
@@ -180,11 +210,12 @@ extension LibraryStore {
         let store: LibraryStore
         let section: String?
         public let noun: String
+        let full: Bool
         let minRefreshInterval: Duration
         public var policy: CachePolicy { LibraryPlugin.cachePolicy(minRefreshInterval: minRefreshInterval) }
         public func stored() -> CachedEntry<LibrarySnapshot>? { store.cached(section: section) }
         public func fetch(progress: @escaping FetchProgress) async throws -> LibrarySnapshot {
-            try await store.refresh(section: section, progress: progress)
+            try await store.refresh(section: section, full: full, progress: progress)
         }
 
         public var backgroundRefresh: BackgroundRefresh? {
@@ -277,6 +308,84 @@ public enum LibraryError: BradOSError {
         case .serverUnreachable: .offline
         case .chooseServer, .signedInToServer, .notMusic, .wouldReplace: .usage
         default: .notFound
+        }
+    }
+}
+
+extension LibrarySnapshot {
+    /// The same snapshot, confirmed by the server at `time` (its age counts from then).
+    func confirmed(at time: Date) -> LibrarySnapshot {
+        var confirmed = self
+        confirmed.savedAt = max(savedAt, time)
+        return confirmed
+    }
+}
+
+extension LibraryStore {
+    /// How the library's snapshot is brought up to date, by what changed:
+    /// 1. `/library/sections` (always asked, to choose the section): its `contentChangedAt`
+    ///    has not moved since the snapshot → nothing else is asked.
+    /// 2. Otherwise the albums updated since the newest `updatedAt` the snapshot holds
+    ///    (`updatedAt>>=T-1`: Plex's "after" is strict and counts whole seconds, so the
+    ///    cursor's own second is asked again), and the section's count (a page of size 0).
+    /// 3. An album deleted on the server shows only as a count that no longer matches. Plex
+    ///    has no id-only listing, but it counts and lists by `addedAt`: the section is halved
+    ///    by when albums were added (``CountBisection``) until the ranges whose counts differ
+    ///    are small, and only those are listed. (A delete and an add in the same half cancel
+    ///    out there; `--full`, and the next change of the section's count, settle it.)
+    /// The collections (a few, one request) are read again whenever the content moved.
+    public enum Refresh {
+        static func changes(_ api: any PlexAPI, section: String, since cursor: Int, previous: [Album],
+                            progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> (listing: [Album], newest: Int?) {
+            let changed = try await api.albums(section: section, updatedAfter: cursor - 1, progress: progress)
+            var byKey = Dictionary(previous.map { ($0.ratingKey, $0) }, uniquingKeysWith: { first, _ in first })
+            for album in changed.albums { byKey[album.ratingKey] = album }
+            let total = try await api.albumCount(section: section, addedIn: .all)
+            if byKey.count != total {
+                let listed = Listed()
+                let found = try await bisection(api, section: section, local: Array(byKey.values), listed: listed).differences(serverCount: total)
+                for key in found.extra { byKey[key] = nil }
+                for key in found.missing { byKey[key] = listed.albums.withLock { $0[key] } }
+            }
+            return (Array(byKey.values), changed.newestUpdate)
+        }
+
+        /// The albums the ranges' listings brought, by rating key.
+        final class Listed: Sendable {
+            let albums = Mutex<[String: Album]>([:])
+        }
+
+        /// Counting halves of the section by `addedAt`; the albums of the ranges it lists go to `listed`.
+        static func bisection(_ api: any PlexAPI, section: String, local: [Album], listed: Listed) -> CountBisection<Int> {
+            let sorted = local.map { (added: $0.addedAt ?? 0, key: $0.ratingKey) }.sorted { $0.added < $1.added }
+            let times = sorted.map(\.added)
+            /// The indices of `sorted` within a range (binary search on the sorted times).
+            @Sendable func span(_ range: KeyRange<Int>) -> Swift.Range<Int> {
+                func firstIndex(atLeast bound: Int?) -> Int {
+                    guard let bound else { return 0 }
+                    var low = 0, high = times.count
+                    while low < high { let mid = (low + high) / 2; if times[mid] < bound { low = mid + 1 } else { high = mid } }
+                    return low
+                }
+                return firstIndex(atLeast: range.lower)..<(range.upper.map { firstIndex(atLeast: $0) } ?? times.count)
+            }
+            return CountBisection(
+                listLimit: 100, // an album row is ~330 bytes: a range of 100 is ~33 KB
+                localCount: { span($0).count },
+                middle: { range in
+                    let indices = span(range)
+                    guard indices.count > 1 else { return nil }
+                    let median = times[indices.lowerBound + indices.count / 2], lowest = times[indices.lowerBound]
+                    if median > lowest { return median }
+                    return times[indices].first { $0 > lowest }
+                },
+                localIDs: { Set(sorted[span($0)].map(\.key)) },
+                serverCount: { try await api.albumCount(section: section, addedIn: $0) },
+                serverIDs: { range in
+                    let albums = try await api.albums(section: section, addedIn: range)
+                    listed.albums.withLock { for album in albums { $0[album.ratingKey] = album } }
+                    return Set(albums.map(\.ratingKey))
+                })
         }
     }
 }

@@ -6,6 +6,13 @@ public protocol PlexAPI: Sendable {
     func sections() async throws -> [PlexSection]
     /// Every album of a section, page by page; `progress(loaded, total)` after each page.
     func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album]
+    /// The albums of a section updated after `time` (`updatedAt>>=`; every album for `nil`),
+    /// and the newest `updatedAt` among them.
+    func albums(section: String, updatedAfter time: Int?, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> AlbumChanges
+    /// How many albums of a section were added in `range` (a page of size 0: only `totalSize`).
+    func albumCount(section: String, addedIn range: KeyRange<Int>) async throws -> Int
+    /// The albums of a section added in `range`.
+    func albums(section: String, addedIn range: KeyRange<Int>) async throws -> [Album]
     func collections(section: String) async throws -> [PlexCollection]
     func collectionAlbums(_ ratingKey: String) async throws -> [Album]
     func album(_ ratingKey: String) async throws -> AlbumDetail
@@ -39,7 +46,34 @@ public struct PlexRESTClient: PlexAPI {
     }
 
     public func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] {
-        try await pages("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")], progress: progress).map(\.album)
+        try await albums(section: section, updatedAfter: nil, progress: progress).albums
+    }
+
+    /// Plex's date filter `updatedAt>>=SECONDS` ("after"), as python-plexapi's
+    /// `LibrarySection.search(filters={"updatedAt>>": …})` sends it.
+    public func albums(section: String, updatedAfter time: Int?, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> AlbumChanges {
+        let filter = time.map { [("updatedAt>>", "\($0)")] } ?? []
+        let items = try await pages("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")] + filter, progress: progress)
+        return AlbumChanges(albums: items.map(\.album), newestUpdate: items.compactMap(\.updatedAt).max())
+    }
+
+    public func albumCount(section: String, addedIn range: KeyRange<Int>) async throws -> Int {
+        var request = APIRequest.get("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")] + Self.filters(range))
+        request.headers = [("X-Plex-Container-Start", "0"), ("X-Plex-Container-Size", "0")]
+        let container = try await client.decode(MediaContainerEnvelope<PlexMetadata>.self, request).MediaContainer
+        guard let total = container.totalSize else {
+            throw NetworkError.undecodable(path: request.path, MissingTotal())
+        }
+        return total
+    }
+
+    public func albums(section: String, addedIn range: KeyRange<Int>) async throws -> [Album] {
+        try await pages("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")] + Self.filters(range), progress: { _, _ in }).map(\.album)
+    }
+
+    /// Plex's date filters for `[lower, upper)`: `addedAt>>=` is strictly after, `addedAt<<=` strictly before.
+    static func filters(_ range: KeyRange<Int>) -> [(name: String, value: String)] {
+        (range.lower.map { [("addedAt>>", "\($0 - 1)")] } ?? []) + (range.upper.map { [("addedAt<<", "\($0)")] } ?? [])
     }
 
     public func collections(section: String) async throws -> [PlexCollection] {
@@ -83,4 +117,20 @@ public struct PlexRESTClient: PlexAPI {
             if container.items.isEmpty || container.totalSize == nil || start >= total ?? 0 { return items }
         }
     }
+}
+
+/// Albums listed by a refresh, and the newest `updatedAt` among them (the next refresh's cursor).
+public struct AlbumChanges: Sendable, Equatable {
+    public var albums: [Album]
+    public var newestUpdate: Int?
+
+    public init(albums: [Album], newestUpdate: Int?) {
+        self.albums = albums
+        self.newestUpdate = newestUpdate
+    }
+}
+
+/// A count asked for (a page of size 0) that the answer's `totalSize` does not carry.
+struct MissingTotal: Error, CustomStringConvertible {
+    var description: String { "the answer has no totalSize" }
 }

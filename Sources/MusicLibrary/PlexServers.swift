@@ -243,6 +243,15 @@ final class ReconnectingPlexAPI: PlexAPI, Sendable {
     func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] {
         try await again { try await $0.albums(section: section, progress: progress) }
     }
+    func albums(section: String, updatedAfter time: Int?, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> AlbumChanges {
+        try await again { try await $0.albums(section: section, updatedAfter: time, progress: progress) }
+    }
+    func albumCount(section: String, addedIn range: KeyRange<Int>) async throws -> Int {
+        try await again { try await $0.albumCount(section: section, addedIn: range) }
+    }
+    func albums(section: String, addedIn range: KeyRange<Int>) async throws -> [Album] {
+        try await again { try await $0.albums(section: section, addedIn: range) }
+    }
     func collections(section: String) async throws -> [PlexCollection] { try await again { try await $0.collections(section: section) } }
     func collectionAlbums(_ ratingKey: String) async throws -> [Album] { try await again { try await $0.collectionAlbums(ratingKey) } }
     func album(_ ratingKey: String) async throws -> AlbumDetail { try await again { try await $0.album(ratingKey) } }

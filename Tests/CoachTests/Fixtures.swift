@@ -95,7 +95,7 @@ final class FakeCoachAPI: CoachAPI, @unchecked Sendable {
     }
 
     func inRange(_ message: Message, _ range: TimeRange) -> Bool {
-        message.createdAt >= (range.from ?? .distantPast) && message.createdAt < (range.to ?? .distantFuture)
+        range.contains(message.createdAt)
     }
 
     func messageIDs(conversationID: String, in range: TimeRange) async throws -> Set<String> {

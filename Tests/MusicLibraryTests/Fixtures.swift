@@ -23,6 +23,11 @@ final class FakePlex: PlexAPI {
     let maxInFlight = Locked(0)
     func sections() async throws -> [PlexSection] { [PlexSection(key: "1", type: "artist", title: "Music")] }
     func albums(section: String, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [Album] { [] }
+    func albums(section: String, updatedAfter time: Int?, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> AlbumChanges {
+        AlbumChanges(albums: [], newestUpdate: nil)
+    }
+    func albumCount(section: String, addedIn range: KeyRange<Int>) async throws -> Int { 0 }
+    func albums(section: String, addedIn range: KeyRange<Int>) async throws -> [Album] { [] }
     func collections(section: String) async throws -> [PlexCollection] { [] }
     func collectionAlbums(_ ratingKey: String) async throws -> [Album] { [] }
     func album(_ ratingKey: String) async throws -> AlbumDetail { AlbumDetail(album: makeAlbum(ratingKey), summary: nil, studio: nil, genres: [], trackCount: nil) }

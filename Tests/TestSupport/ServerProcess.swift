@@ -76,9 +76,10 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Any request to the server (plex.tv routes, admin routes): a second client, as a test drives it.
-    public func request(_ method: String, _ pathAndQuery: String, headers: [(name: String, value: String)] = [], form: [String: String]? = nil) async throws -> HTTPResponse {
+    public func request(_ method: String, _ pathAndQuery: String, headers: [(name: String, value: String)] = [], form: [String: String]? = nil,
+                        body: Data? = nil) async throws -> HTTPResponse {
         var headers = headers
-        var body: Data?
+        var body = body
         if let form {
             var components = URLComponents()
             components.queryItems = form.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }

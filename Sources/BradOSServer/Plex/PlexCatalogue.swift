@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The reference server's music library: one section, a few hundred albums by realistic
 /// artists (some duplicated, as real libraries are), about twenty collections.
@@ -11,6 +12,8 @@ struct PlexCatalogue: Sendable {
         var artistKey: String
         var year: Int
         var addedAt: Int
+        /// When the album's metadata last changed (Plex bumps it on its own refreshes too).
+        var updatedAt: Int
         var trackCount: Int
         var genre: String
         var studio: String
@@ -31,9 +34,12 @@ struct PlexCatalogue: Sendable {
     let sectionKey = "1"
     let sectionUUID: String
     let machineIdentifier: String
-    let albums: [Album]
-    let collections: [Collection]
-    let albumsByKey: [String: Album]
+    private(set) var albums: [Album]
+    private(set) var collections: [Collection]
+    private(set) var albumsByKey: [String: Album]
+    /// The music section's change counter, as `/library/sections` reports it: it moves on
+    /// every change of the section's content.
+    private(set) var contentChangedAt: Int = 1_700_000_000
 
     static let artists = [
         "Miles Davis", "Nina Simone", "Radiohead", "Björk", "Fleetwood Mac", "Kendrick Lamar", "Joni Mitchell",
@@ -73,7 +79,7 @@ struct PlexCatalogue: Sendable {
                 let hasArt = random.next() % 40 != 0
                 albums.append(Album(
                     ratingKey: "\(key)", title: title, artist: artist, artistKey: "\(100 + artistIndex)",
-                    year: 1958 + Int(random.next() % 66), addedAt: base + Int(random.next() % 90_000_000),
+                    year: 1958 + Int(random.next() % 66), addedAt: base + Int(random.next() % 90_000_000), updatedAt: 0,
                     trackCount: 6 + Int(random.next() % 10), genre: Self.genres[Int(random.next() % UInt64(Self.genres.count))],
                     studio: ["Blue Note", "XL", "Warp", "Atlantic", "Sub Pop", "4AD", "Impulse!"][Int(random.next() % 7)],
                     thumb: hasArt ? "/library/metadata/\(key)/thumb/\(base + key)" : nil,
@@ -81,6 +87,8 @@ struct PlexCatalogue: Sendable {
                     detail: Double(random.next() % 1000) / 1000))
             }
         }
+        // Last updated when added, as albums nobody has edited since.
+        for index in albums.indices { albums[index].updatedAt = albums[index].addedAt }
         // A few duplicates (the same album added twice), as real libraries have.
         for index in stride(from: 7, to: albums.count, by: 37).prefix(size == nil ? 8 : 0) {
             key += 1
@@ -97,11 +105,58 @@ struct PlexCatalogue: Sendable {
             collections.append(Collection(ratingKey: "\(5000 + index)", title: name, albumKeys: unique,
                                           thumb: "/library/collections/\(5000 + index)/composite/\(base)"))
         }
-        self.albums = albums.sorted { ($0.title.lowercased(), $0.ratingKey) < ($1.title.lowercased(), $1.ratingKey) }
+        self.albums = albums.sorted(by: Self.order)
         self.collections = collections
         albumsByKey = Dictionary(albums.map { ($0.ratingKey, $0) }, uniquingKeysWith: { first, _ in first })
         sectionUUID = String(format: "%08x-0000-4000-8000-%012x", seed & 0xFFFF_FFFF, 0x1234 + seed)
         machineIdentifier = String(format: "%016llx%016llx", UInt64(bitPattern: Int64(seed)) &* 0x9E37_79B9_7F4A_7C15, 0xB7AD05)
+    }
+
+    /// The listing order: title in any case, then rating key.
+    static func order(_ a: Album, _ b: Album) -> Bool { (a.title.lowercased(), a.ratingKey) < (b.title.lowercased(), b.ratingKey) }
+
+    /// Changes to the music section, as another Plex client or the server's own scans make
+    /// them (`POST /_admin/plex`): new albums, retitled ones, deleted ones, and `touch`, which
+    /// bumps `updatedAt` with nothing changed, as Plex's background refreshes do. Every change
+    /// moves `updatedAt` to `at` and `contentChangedAt` forward.
+    struct Change: Codable, Sendable {
+        var add: [NewAlbum]?
+        var retitle: [String: String]?
+        var delete: [String]?
+        var touch: [String]?
+        /// The server time of the change (Unix seconds).
+        var at: Int
+
+        struct NewAlbum: Codable, Sendable {
+            var ratingKey: String
+            var title: String
+            var artist: String
+            var year: Int
+            var addedAt: Int?
+        }
+    }
+
+    mutating func apply(_ change: Change) {
+        var byKey = albumsByKey
+        for new in change.add ?? [] {
+            byKey[new.ratingKey] = Album(ratingKey: new.ratingKey, title: new.title, artist: new.artist, artistKey: "100", year: new.year,
+                                         addedAt: new.addedAt ?? change.at, updatedAt: change.at, trackCount: 10, genre: "Jazz", studio: "Blue Note",
+                                         thumb: nil, art: nil, detail: 0.5)
+        }
+        for (key, title) in change.retitle ?? [:] where byKey[key] != nil {
+            byKey[key]?.title = title
+            byKey[key]?.updatedAt = change.at
+        }
+        for key in change.touch ?? [] where byKey[key] != nil { byKey[key]?.updatedAt = change.at }
+        for key in change.delete ?? [] { byKey[key] = nil }
+        albumsByKey = byKey
+        albums = byKey.values.sorted(by: Self.order)
+        collections = collections.map { collection in
+            var kept = collection
+            kept.albumKeys = collection.albumKeys.filter { byKey[$0] != nil }
+            return kept
+        }
+        contentChangedAt = max(contentChangedAt + 1, change.at)
     }
 
     /// The album whose thumb or art path is `path` (or whose rating key the path names).
@@ -188,3 +243,14 @@ struct PlexCatalogue: Sendable {
     }
 }
 
+/// The reference server's music library, shared by its Plex routes and changed by `/_admin/plex`.
+final class PlexLibrary: Sendable {
+    private let state: Mutex<PlexCatalogue>
+
+    init(_ catalogue: PlexCatalogue) { state = Mutex(catalogue) }
+
+    /// The library as it is now (a copy: later changes do not reach it).
+    var current: PlexCatalogue { state.withLock { $0 } }
+
+    func apply(_ change: PlexCatalogue.Change) { state.withLock { $0.apply(change) } }
+}

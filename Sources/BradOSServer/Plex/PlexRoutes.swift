@@ -6,7 +6,9 @@ import Synchronization
 /// query), XML by default and JSON on request, paging with `X-Plex-Container-Start/Size`
 /// (header or query) answered with `offset`, `size` and `totalSize`.
 struct PlexRoutes {
-    let catalogue: PlexCatalogue
+    let library: PlexLibrary
+    /// The library as it is now: each handler reads one consistent copy.
+    var catalogue: PlexCatalogue { library.current }
     let database: ServerDatabase
     /// Which server this is (name, machine identifier, owner) and the plex.tv tokens it takes.
     let server: PlexServerIdentity
@@ -105,6 +107,8 @@ struct PlexRoutes {
                 ("scanner", section.type == "artist" ? "Plex Music" : "Plex Movie"), ("language", "en-US"),
                 ("uuid", index == 0 ? catalogue.sectionUUID : String(catalogue.sectionUUID.dropLast()) + "\(index)"),
                 ("updatedAt", 1_700_000_000), ("createdAt", 1_600_000_000),
+                // Moves whenever the section's content changes: a client that saw this value has nothing to fetch.
+                ("contentChangedAt", section.type == "artist" ? catalogue.contentChangedAt : 1_600_000_000),
             ])
         }
         return MediaContainer(attributes: [("size", elements.count), ("allowSync", false), ("title1", "Plex Library")], elements: elements)
@@ -125,8 +129,24 @@ struct PlexRoutes {
         }
     }
 
+    /// Albums, filtered as Plex filters a listing by date: `updatedAt>>=T` and `addedAt>>=T`
+    /// (after T, in Unix seconds), `updatedAt<<=T` and `addedAt<<=T` (before T), as
+    /// python-plexapi's search builds them (`Library.search(filters={"updatedAt>>": …})`).
     func albums(_ albums: [PlexCatalogue.Album], request: Request) throws -> Response {
-        try page(albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
+        var albums = albums
+        for (rawKey, rawValue) in request.uri.queryParameters {
+            let key = String(rawKey).removingPercentEncoding ?? String(rawKey)
+            guard let field = ["updatedAt", "addedAt"].first(where: { key.hasPrefix($0) }) else { continue }
+            let op = key.dropFirst(field.count)
+            guard let bound = Int(String(rawValue)), op == ">>" || op == "<<" else {
+                throw HTTPError(.badRequest, message: "\(key)=\(rawValue): a date filter is \(field)>>=SECONDS or \(field)<<=SECONDS.")
+            }
+            albums = albums.filter { album in
+                let value = field == "updatedAt" ? album.updatedAt : album.addedAt
+                return op == ">>" ? value > bound : value < bound
+            }
+        }
+        return try page(albums, request: request, container: [("librarySectionID", 1), ("viewGroup", "album")], element: albumElement)
     }
 
     /// The collections: all in the main music section, none elsewhere.
@@ -187,7 +207,7 @@ struct PlexRoutes {
         var attributes: [(String, Any)] = [
             ("ratingKey", album.ratingKey), ("key", "/library/metadata/\(album.ratingKey)/children"),
             ("parentRatingKey", album.artistKey), ("type", "album"), ("title", album.title), ("parentTitle", album.artist),
-            ("year", album.year), ("addedAt", album.addedAt), ("leafCount", album.trackCount), ("librarySectionID", 1),
+            ("year", album.year), ("addedAt", album.addedAt), ("updatedAt", album.updatedAt), ("leafCount", album.trackCount), ("librarySectionID", 1),
         ]
         if let thumb = album.thumb { attributes.append(("thumb", thumb)) }
         if let art = album.art { attributes.append(("art", art)) }

@@ -5,11 +5,20 @@ import Foundation
 extension LibraryCommand {
     /// Lists albums: the snapshot first, then the live library.
     public struct Albums: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "albums", abstract: "List albums (from the snapshot first, then refreshed live).", discussion: "Examples:\n  brados library albums\n  brados library albums --prefetch\n  brados library albums --section \"Live Recordings\" --json")
+        public static let configuration = CommandConfiguration(commandName: "albums", abstract: "List albums (from the snapshot first, then refreshed live).", discussion: """
+            A refresh asks Plex whether the section changed since the snapshot (one request), \
+            then only for the albums updated since; --full downloads every album again.
+            Examples:
+              brados library albums
+              brados library albums --prefetch
+              brados library albums --refresh --full
+              brados library albums --section "Live Recordings" --json
+            """)
 
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
         var section: String?
         @Flag(help: "Ignore the snapshot and ask Plex.") var refresh = false
+        @Flag(help: "Download every album again instead of what changed.") var full = false
         @Flag(help: "Then fetch the first screen's 1024 px artwork (output never waits on it).") var prefetch = false
         @OptionGroup var screen: ScreenOptions
         @OptionGroup var global: GlobalOptions
@@ -18,7 +27,7 @@ extension LibraryCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
-            let shown = try await env.reader.show(try store.library(section: section), with: LibraryRenderer(output: env.output).albumsView,
+            let shown = try await env.reader.show(try store.library(section: section, full: full), with: LibraryRenderer(output: env.output).albumsView,
                                                   refresh: refresh).shown
             guard prefetch, !env.isOffline else { return }
             let firstScreen = Array(shown.albums.prefix(screen.firstScreen(env.io)))
