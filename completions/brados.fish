@@ -619,7 +619,7 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brado
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados library" -eq 1' -fa 'cache' -d 'Inspect and prune the artwork cache.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" section' -l 'section' -d 'A music section, by key or title (default: library.section, else the first music section).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" refresh' -l 'refresh' -d 'Ignore the snapshot and ask Plex.'
-complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" full' -l 'full' -d 'Download every album again instead of what changed.'
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" full' -l 'full' -d 'Download every album again now, instead of what changed (implies --refresh).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" prefetch' -l 'prefetch' -d 'Then fetch the first screen\'s 1024 px artwork (output never waits on it).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" rows' -l 'rows' -d 'Rows on screen (default: the terminal\'s height, else 24).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" columns' -l 'columns' -d 'Albums per row (default: 1, a list).' -rfka ''

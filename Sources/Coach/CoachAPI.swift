@@ -15,7 +15,7 @@ public struct RemoteConversation: Sendable, Equatable {
 
 /// The coach's remote data, as PostgREST offers it: rows changed since a time (a filter on
 /// `updated_at` / `created_at`), row counts (`Prefer: count=exact`), id-only listings and
-/// rows by id. ``CoachStore`` builds the delta refresh from these (see ``CoachStore/Refresh``).
+/// rows by id. ``CoachStore`` builds the delta refresh from these (`CoachStore+Refresh.swift`).
 /// The default is ``PostgRESTCoachClient``; tests inject doubles.
 public protocol CoachAPI: Sendable {
     /// The user's conversations updated at or after `since` (every one for `nil`), oldest
@@ -140,30 +140,49 @@ public struct PostgRESTCoachClient: CoachAPI {
 
     /// The rows whose `column` is at or after `since` (all rows for `nil`), in key order.
     ///
-    /// Pages go by key: the next page starts at the last row's time (`gte`). A page whose rows
-    /// all share one time (more rows at one instant than a page holds) cannot move the key
-    /// forward; that instant is then read whole by id (`column=eq.T`, `id=gt.`) and the listing
-    /// goes on after it (`gt`).
+    /// Pages go by key: the next page starts at the last row's time (`gte`). The first page is
+    /// counted (`Prefer: count=exact`) and the listing ends once that many rows are in, or at
+    /// an empty page; a short page is not the end, as a server may cap every answer below the
+    /// page size asked for (`db-max-rows`). A row read twice (it changed meanwhile and moved to
+    /// a later key) keeps its later copy. A page whose rows all share one time cannot move the
+    /// key forward; that instant is then read whole by id (`column=eq.T`) and the listing goes
+    /// on after it (`gt`).
     func changed<Row: Decodable & Identifiable & Sendable>(
         _ table: String, select: String, _ filters: [(name: String, value: String)], column: String, since: Date?, key: (Row) -> Date
     ) async throws -> [Row] where Row.ID == String {
         var rows: [Row] = []
-        var seen = Set<String>()
+        var positions: [String: Int] = [:]
+        /// Adds or replaces a row; whether it was new.
+        func keep(_ row: Row) -> Bool {
+            if let position = positions[row.id] {
+                rows[position] = row
+                return false
+            }
+            positions[row.id] = rows.count
+            rows.append(row)
+            return true
+        }
         var bound = since.map { (op: "gte", time: $0) }
+        var total: Int?
+        var counted = false
         while true {
             var query = filters + [("select", select), ("order", "\(column).asc,id.asc"), ("limit", "\(pageSize)")]
             if let bound { query.append((column, "\(bound.op).\(SupabaseJSON.timestamp(bound.time))")) }
-            let page: [Row] = try await get(table, query)
-            for row in page where seen.insert(row.id).inserted { rows.append(row) }
-            guard page.count >= pageSize, let last = page.last else { return rows }
+            let (page, pageTotal): ([Row], Int?) = try await get(table, query, counted: !counted)
+            if !counted { (total, counted) = (pageTotal, true) }
+            let added = page.reduce(0) { $0 + (keep($1) ? 1 : 0) }
+            guard let first = page.first, let last = page.last else { return rows }
+            if let total, rows.count >= total { return rows }
+            if total == nil, page.count < pageSize { return rows } // a server that does not count
             let time = key(last)
-            if let first = page.first, key(first) == time {
+            if key(first) == time {
                 // One instant fills the page: read it by id, then go on after it.
-                for row in try await pagedByID(table, filters + [(column, "eq.\(SupabaseJSON.timestamp(time))")], select: select) as [Row]
-                where seen.insert(row.id).inserted {
-                    rows.append(row)
+                for row in try await pagedByID(table, filters + [(column, "eq.\(SupabaseJSON.timestamp(time))")], select: select) as [Row] {
+                    _ = keep(row)
                 }
                 bound = (op: "gt", time: time)
+            } else if added == 0 {
+                return rows // nothing new at a moving key: a server ignoring the filter
             } else {
                 bound = (op: "gte", time: time)
             }
@@ -175,28 +194,36 @@ public struct PostgRESTCoachClient: CoachAPI {
         Set(try await pagedByID(table, filters, select: "id").map { (row: IDRow) in row.id })
     }
 
-    /// Every row a filter matches, paged by id (`id=gt.LAST`).
+    /// Every row a filter matches, paged by id (`id=gt.LAST`). The first page is counted; the
+    /// listing ends once that many rows are in, or at an empty page (never at a short one).
+    /// Rows deleted meanwhile are simply not listed; as the key only moves forward, no row that
+    /// exists throughout is skipped.
     func pagedByID<Row: Decodable & Identifiable & Sendable>(
         _ table: String, _ filters: [(name: String, value: String)], select: String
     ) async throws -> [Row] where Row.ID == String {
         var rows: [Row] = []
         var after: String?
+        var total: Int?
         while true {
             var query = filters + [("select", select), ("order", "id.asc"), ("limit", "\(pageSize)")]
             if let after { query.append(("id", "gt.\(after)")) }
-            let page: [Row] = try await get(table, query)
+            let (page, pageTotal): ([Row], Int?) = try await get(table, query, counted: after == nil)
+            if after == nil { total = pageTotal }
+            guard let last = page.last else { return rows }
+            if let after, last.id <= after { return rows } // the key did not move: a server ignoring `id=gt.`
             rows += page
-            guard page.count >= pageSize, let last = page.last else { return rows }
+            if let total, rows.count >= total { return rows }
+            if total == nil, page.count < pageSize { return rows }
             after = last.id
         }
     }
 
-    /// These rows, `idsPerRequest` ids per request.
-    func byID<Row: Decodable & Sendable>(_ table: String, select: String, _ ids: [String]) async throws -> [Row] {
+    /// These rows (`id=in.(…)`, `idsPerRequest` ids at a time, each paged like any listing).
+    func byID<Row: Decodable & Identifiable & Sendable>(_ table: String, select: String, _ ids: [String]) async throws -> [Row] where Row.ID == String {
         var rows: [Row] = []
         for start in stride(from: 0, to: ids.count, by: Self.idsPerRequest) {
             let chunk = ids[start..<min(start + Self.idsPerRequest, ids.count)]
-            rows += try await get(table, [("select", select), ("id", "in.(\(chunk.joined(separator: ",")))")]) as [Row]
+            rows += try await pagedByID(table, [("id", "in.(\(chunk.joined(separator: ",")))")], select: select) as [Row]
         }
         return rows
     }
@@ -213,10 +240,12 @@ public struct PostgRESTCoachClient: CoachAPI {
         return total
     }
 
-    func get<Row: Decodable>(_ table: String, _ query: [(name: String, value: String)]) async throws -> [Row] {
+    /// One page of rows, and the filter's total when `counted` (`Prefer: count=exact`, read from `Content-Range`).
+    func get<Row: Decodable>(_ table: String, _ query: [(name: String, value: String)], counted: Bool) async throws -> ([Row], Int?) {
         let path = "/rest/v1/\(table)"
-        let response = try await client.send(APIRequest(method: "GET", path: path, query: query, retry: readPolicy))
-        return try decode([Row].self, response.body, path: path)
+        let response = try await client.send(APIRequest(method: "GET", path: path, query: query,
+                                                        headers: counted ? [("Prefer", "count=exact")] : [], retry: readPolicy))
+        return (try decode([Row].self, response.body, path: path), counted ? ContentRange(response.header("Content-Range"))?.total : nil)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ body: Data, path: String) throws -> T {

@@ -7,7 +7,7 @@ extension CoachDatabase {
     /// removes the user's conversations the server no longer has (their messages go by the cascade).
     /// - Throws: ``StorageError``.
     public func saveConversations(_ conversations: [Conversation], userID: String, at now: Date, complete: Bool = true) throws {
-        try apply(Changes(upserted: conversations, serverIDs: complete ? Set(conversations.map(\.id)) : nil), userID: userID, at: now)
+        try apply(Changes(upserted: conversations, serverIDs: complete ? Set(conversations.map(\.id)) : nil, checkedWhole: complete), userID: userID, at: now)
     }
 
     /// Upserts conversations in one transaction.

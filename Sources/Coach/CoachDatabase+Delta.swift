@@ -2,36 +2,40 @@ import BradOSCore
 import Foundation
 import GRDB
 
-// What a delta refresh needs from the local copy: its newest key (the cursor), its counts and
-// ids, one transaction that applies what changed, and reads of only the rows shown.
+// What a delta refresh needs from the local copy: its cursor, its counts and ids, one
+// transaction that applies what a refresh found, and reads of only the rows shown.
 //
-// The cursor is not stored apart from the rows: it is the newest `updatedAt` of the user's
-// cached conversations, or the newest `createdAt` of a conversation's cached messages. A
-// refresh reads everything at or after it, so the rows below it are exactly the server's as
-// of that refresh, and the next one can only move it forward. What the `sync` table keeps is
-// whether that holds: a `cursor:` key, written by every full pass (a full listing, or an
-// id-only sweep), says when the copy was last checked whole. Without it (first run, after
-// `cache import`, which drops these keys, or `cache clear`) a refresh downloads everything.
+// The `sync` table keeps, besides when each list was last fetched:
+// - `cursor:conversations:<user>`: the newest `updated_at` a *list* refresh has read. It is
+//   kept apart from the rows because `coach show` also writes the one conversation it shows,
+//   and that row's newer time must not move the list's cursor past changes of others.
+// - `checked:conversations:<user>`, `checked:messages:<id>`: when the copy was last checked
+//   whole (the whole list downloaded; a conversation's messages swept by id). Without it
+//   (first run, after `cache import`, which drops these keys, or `cache clear`) a refresh
+//   downloads everything.
+// - `count:messages:<id>`: how many messages a conversation holds.
+// A conversation's messages never change once written, so their cursor is simply the newest
+// `createdAt` held.
 extension CoachDatabase {
-    /// The state a delta refresh of the user's conversation list starts from; `nil` when
-    /// there is no trusted copy (then the refresh is a full one).
+    /// What a delta refresh starts from; `nil` when there is no trusted copy (then the
+    /// refresh is a full one).
     public struct DeltaState: Sendable, Equatable {
-        /// The newest key held (`updatedAt` or `createdAt`); `nil` when the copy is empty.
+        /// The newest key read (`updated_at` for the list, `created_at` for messages); `nil`
+        /// when the copy is empty.
         public var cursor: Date?
-        /// The rows held.
-        public var count: Int
-        /// When the copy was last checked whole (a full listing or an id sweep).
+        /// When the copy was last checked whole.
         public var checkedAt: Date
     }
 
     static func cursorKey(conversationsOf userID: String) -> String { "cursor:conversations:\(userID)" }
-    static func cursorKey(messagesOf conversationID: String) -> String { "cursor:messages:\(conversationID)" }
+    static func checkedKey(conversationsOf userID: String) -> String { "checked:conversations:\(userID)" }
+    static func checkedKey(messagesOf conversationID: String) -> String { "checked:messages:\(conversationID)" }
     /// How many messages a conversation holds, kept by every refresh so that showing the last
     /// N never counts them all (`COUNT(*)` walks the whole index: 6 ms at 100,000).
     static func countKey(messagesOf conversationID: String) -> String { "count:messages:\(conversationID)" }
     /// Every `sync` key that belongs to one conversation.
     static func keys(of conversationID: String) -> [String] {
-        ["messages:\(conversationID)", cursorKey(messagesOf: conversationID), countKey(messagesOf: conversationID)]
+        ["messages:\(conversationID)", checkedKey(messagesOf: conversationID), countKey(messagesOf: conversationID)]
     }
 
     /// The messages a conversation holds: the kept count, else counted.
@@ -51,9 +55,8 @@ extension CoachDatabase {
     /// - Throws: ``StorageError``.
     public func conversationsState(userID: String) throws -> DeltaState? {
         try read { db in
-            guard let checked = try Self.syncedAt(Self.cursorKey(conversationsOf: userID), db) else { return nil }
-            let row = try Row.fetchOne(db, sql: "SELECT MAX(updatedAt) AS newest, COUNT(*) AS count FROM conversation WHERE userId = ?", arguments: [userID])
-            return DeltaState(cursor: (row?["newest"] as Double?).map(Date.init(timeIntervalSince1970:)), count: row?["count"] ?? 0, checkedAt: checked)
+            guard let checked = try Self.syncedAt(Self.checkedKey(conversationsOf: userID), db) else { return nil }
+            return DeltaState(cursor: try Self.syncedAt(Self.cursorKey(conversationsOf: userID), db), checkedAt: checked)
         }
     }
 
@@ -61,9 +64,9 @@ extension CoachDatabase {
     /// - Throws: ``StorageError``.
     public func messagesState(conversationID: String) throws -> DeltaState? {
         try read { db in
-            guard let checked = try Self.syncedAt(Self.cursorKey(messagesOf: conversationID), db) else { return nil }
+            guard let checked = try Self.syncedAt(Self.checkedKey(messagesOf: conversationID), db) else { return nil }
             let newest = try Double.fetchOne(db, sql: "SELECT MAX(createdAt) FROM message WHERE conversationId = ?", arguments: [conversationID])
-            return DeltaState(cursor: newest.map(Date.init(timeIntervalSince1970:)), count: try Self.heldCount(of: conversationID, db), checkedAt: checked)
+            return DeltaState(cursor: newest.map(Date.init(timeIntervalSince1970:)), checkedAt: checked)
         }
     }
 
@@ -156,14 +159,18 @@ extension CoachDatabase {
         public var upserted: [Row]
         /// Ids the refresh found the server no longer has.
         public var deleted: Set<String>
-        /// Every id the server has, when the refresh listed them all: every other row goes,
-        /// and the copy is marked as checked whole. `nil` for a delta.
+        /// Every id the server has, when the refresh listed them all: every other row goes.
+        /// `nil` for a delta.
         public var serverIDs: Set<String>?
+        /// Whether the refresh checked the copy whole (the list downloaded whole; a
+        /// conversation's messages swept by id): the daily whole check is then done.
+        public var checkedWhole: Bool
 
-        public init(upserted: [Row], deleted: Set<String> = [], serverIDs: Set<String>?) {
+        public init(upserted: [Row], deleted: Set<String> = [], serverIDs: Set<String>?, checkedWhole: Bool = false) {
             self.upserted = upserted
             self.deleted = deleted
             self.serverIDs = serverIDs
+            self.checkedWhole = checkedWhole
         }
     }
 
@@ -177,13 +184,15 @@ extension CoachDatabase {
             if let kept = changes.serverIDs {
                 stale.formUnion(try String.fetchAll(db, sql: "SELECT remoteId FROM conversation WHERE userId = ?", arguments: [userID]).filter { !kept.contains($0) })
             }
-            do {
-                for id in stale {
-                    try delete.execute(arguments: [id])
-                    try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?, ?)", arguments: StatementArguments(Self.keys(of: id)))
-                }
+            for id in stale {
+                try delete.execute(arguments: [id])
+                try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?, ?)", arguments: StatementArguments(Self.keys(of: id)))
             }
-            if changes.serverIDs != nil { try Self.markSynced(Self.cursorKey(conversationsOf: userID), at: now, db) }
+            // The list's cursor moves only here, to the newest time this list refresh read.
+            if let newest = changes.upserted.map(\.updatedAt).max(), newest > (try Self.syncedAt(Self.cursorKey(conversationsOf: userID), db) ?? .distantPast) {
+                try Self.markSynced(Self.cursorKey(conversationsOf: userID), at: newest, db)
+            }
+            if changes.checkedWhole { try Self.markSynced(Self.checkedKey(conversationsOf: userID), at: now, db) }
             try Self.markSynced("conversations:\(userID)", at: now, db)
         }
     }
@@ -200,8 +209,8 @@ extension CoachDatabase {
                 let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversation.id])
                     .filter { !kept.contains($0) }
                 for id in stale { try delete.execute(arguments: [id, conversation.id]) }
-                try Self.markSynced(Self.cursorKey(messagesOf: conversation.id), at: now, db)
             }
+            if changes.checkedWhole { try Self.markSynced(Self.checkedKey(messagesOf: conversation.id), at: now, db) }
             try Self.rememberCount(of: conversation.id, db)
             try Self.markSynced("messages:\(conversation.id)", at: now, db)
         }
@@ -230,11 +239,10 @@ extension CoachDatabase {
         }
     }
 
-    /// Drops every `cursor:` and `count:` key: the next refresh of each list is a full one (an
-    /// imported copy was checked whole by someone else, at another time), and counts are
-    /// taken from the rows until then (an archive's numbers are not trusted).
-    /// - Throws: ``StorageError``.
-    public func forgetCursors() throws { try write(Self.forgetCursors) }
-
-    static func forgetCursors(_ db: Database) throws { try db.execute(sql: "DELETE FROM sync WHERE key LIKE 'cursor:%' OR key LIKE 'count:%'") }
+    /// Drops every `cursor:`, `checked:` and `count:` key: the next refresh of each list is a
+    /// full one (an imported copy was checked whole by someone else, at another time), and
+    /// counts are taken from the rows until then (an archive's numbers are not trusted).
+    static func forgetCursors(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM sync WHERE key LIKE 'cursor:%' OR key LIKE 'checked:%' OR key LIKE 'count:%'")
+    }
 }

@@ -8,7 +8,7 @@ extension CoachDatabase {
     /// removes the conversation's messages the server no longer has.
     /// - Throws: ``StorageError``.
     public func saveMessages(_ messages: [Message], of conversation: Conversation, at now: Date, complete: Bool = true) throws {
-        try apply(Changes(upserted: messages, serverIDs: complete ? Set(messages.map(\.id)) : nil), of: conversation, at: now)
+        try apply(Changes(upserted: messages, serverIDs: complete ? Set(messages.map(\.id)) : nil, checkedWhole: complete), of: conversation, at: now)
     }
 
     /// Upserts messages in one transaction (their conversations must be stored).

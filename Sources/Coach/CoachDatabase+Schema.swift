@@ -8,7 +8,7 @@ extension CoachDatabase {
     /// what ``migrator`` creates, and every row is checked as the decoders check it (ids in
     /// their character sets, numbers, the context profile's JSON).
     /// - Throws: ``ArchiveError/unsafeEntry(path:reason:)``.
-    /// The refresh cursors and kept counts are dropped (``forgetCursors()``): the next refresh of an imported copy is a full one.
+    /// The refresh cursors and kept counts are dropped (`forgetCursors`): the next refresh of an imported copy is a full one.
     public static func rebuildImported(_ url: URL, label: String) throws {
         typealias Problem = SQLiteRebuild.RowProblem
         let user = IdentifierRule.token("user id")

@@ -43,7 +43,7 @@ extension CoachStore {
         let state = full ? nil : try database.conversationsState(userID: userID)
         guard let state, now().timeIntervalSince(state.checkedAt) < Self.fullCheckInterval else {
             let all = try await api.conversations(userID: userID, updatedSince: nil)
-            try database.apply(.init(upserted: all, serverIDs: Set(all.map(\.id))), userID: userID, at: now())
+            try database.apply(.init(upserted: all, serverIDs: Set(all.map(\.id)), checkedWhole: true), userID: userID, at: now())
             return try database.conversations(userID: userID).conversations
         }
         let changed = try await api.conversations(userID: userID, updatedSince: state.cursor)
@@ -79,13 +79,14 @@ extension CoachStore {
                 // Write what came first, so the counts by range below compare like with like.
                 try database.apply(.init(upserted: changed, serverIDs: nil), of: remote.conversation, at: now())
                 let found = try await differences(api, id: id, database: database, in: .all, serverCount: remote.messageCount)
-                changes = .init(upserted: try await api.messages(ids: found.missing.sorted()), deleted: found.extra, serverIDs: nil)
+                // An id in both (its time differs here and there) is refreshed, not deleted.
+                changes = .init(upserted: try await api.messages(ids: found.missing.sorted()), deleted: found.extra.subtracting(found.missing), serverIDs: nil)
             } else {
                 changes = .init(upserted: changed, serverIDs: nil)
             }
         } else {
             let all = try await api.messages(conversationID: id, createdSince: nil)
-            changes = .init(upserted: all, serverIDs: Set(all.map(\.id)))
+            changes = .init(upserted: all, serverIDs: Set(all.map(\.id)), checkedWhole: true)
         }
         try database.apply(changes, of: remote.conversation, at: now())
         return remote.conversation
@@ -98,7 +99,7 @@ extension CoachStore {
         let ids = try await api.messageIDs(conversationID: id, in: .all)
         let held = try database.messageIDs(conversationID: id).union(changed.map(\.id))
         let missing = try await api.messages(ids: ids.subtracting(held).sorted())
-        return CoachDatabase.Changes(upserted: changed + missing, serverIDs: ids)
+        return CoachDatabase.Changes(upserted: changed + missing, serverIDs: ids, checkedWhole: true)
     }
 
     /// Where a large copy and the server differ, found by counting halves of the

@@ -21,6 +21,9 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
     /// title, artist and year): kept so the snapshot holds what the server counts. `nil` in
     /// snapshots of older brados.
     public var duplicates: [Album]?
+    /// A new value on every save, copied into the refresh state: a state written beside
+    /// another snapshot (two refreshes at once) does not match it.
+    public var generation: String?
 
     public init(savedAt: Date, sectionKey: String, sectionTitle: String, albums: [Album], collections: [PlexCollection], origin: String? = nil,
                 duplicates: [Album]? = nil) {
@@ -32,6 +35,7 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
         self.albums = albums
         self.collections = collections
         self.duplicates = duplicates
+        generation = UUID().uuidString
     }
 
     /// A snapshot of everything a section lists: in brados's order (title in any case, then
@@ -49,26 +53,30 @@ public struct LibrarySnapshot: VersionedDocument, Equatable {
 
     /// Whether the parts people see differ (the save time aside).
     func sameContent(as other: LibrarySnapshot) -> Bool {
-        albums == other.albums && collections == other.collections && sectionKey == other.sectionKey && (duplicates ?? []) == (other.duplicates ?? [])
+        albums == other.albums && collections == other.collections && sectionKey == other.sectionKey && sectionTitle == other.sectionTitle
+            && (duplicates ?? []) == (other.duplicates ?? [])
     }
 }
 
 /// What a delta refresh starts from, kept beside the snapshot (`snapshot-state.json`) so that
 /// a refresh that finds nothing new writes a few bytes, not the whole library: the section's
-/// `contentChangedAt` and the newest `updatedAt` the snapshot holds, for that snapshot (its
-/// section, server and size). Written after the snapshot; one that does not match it is
-/// ignored (the next refresh is a full one), and `cache import` drops it.
+/// `contentChangedAt` and the newest `updatedAt` read, for one snapshot (its generation,
+/// section and server). Written after the snapshot; one that does not match it is ignored
+/// (the next refresh is a full one), and `cache import` drops it.
 public struct LibraryRefreshState: Codable, Sendable, Equatable {
+    public var generation: String?
     public var sectionKey: String
     public var origin: String?
-    public var albumCount: Int
     public var contentChangedAt: Int?
     public var updatedThrough: Int?
     /// When the server last confirmed the snapshot (the age a read shows).
     public var checkedAt: Date
+    /// When every album was last downloaded: a refresh downloads everything again once this
+    /// is a day old, which bounds any change the delta path could not see.
+    public var wholeAt: Date
 
     func matches(_ snapshot: LibrarySnapshot) -> Bool {
-        sectionKey == snapshot.sectionKey && origin == snapshot.origin && albumCount == snapshot.listing.count
+        generation != nil && generation == snapshot.generation && sectionKey == snapshot.sectionKey && origin == snapshot.origin
     }
 }
 

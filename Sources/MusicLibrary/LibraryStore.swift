@@ -127,26 +127,30 @@ public struct LibraryStore: Sendable {
             return previous.confirmed(at: confirmed.checkedAt)
         }
         let listing: [Album], newest: Int?
-        if let previous, let state, let cursor = state.updatedThrough, chosen.contentChangedAt != nil {
+        var wholeAt = state?.wholeAt ?? now()
+        if let previous, let state, let cursor = state.updatedThrough, chosen.contentChangedAt != nil,
+           now().timeIntervalSince(state.wholeAt) < Refresh.wholeInterval {
             (listing, newest) = try await Refresh.changes(api, section: chosen.key, since: cursor, previous: previous.listing, progress: progress)
         } else {
             let all = try await api.albums(section: chosen.key, updatedAfter: nil, progress: progress)
-            (listing, newest) = (all.albums, all.newestUpdate)
+            (listing, newest, wholeAt) = (all.albums, all.newestUpdate, now())
         }
         let collections = try await api.collections(section: chosen.key)
-        let snapshot = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, listing: listing, collections: collections,
-                                       origin: origin())
-        let unchanged = previous.map { snapshot.sameContent(as: $0) } ?? false
+        let fresh = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, listing: listing, collections: collections,
+                                    origin: origin())
+        // The same albums (Plex also moves updatedAt when its own scans change nothing): the
+        // snapshot is not rewritten, and no artwork is touched.
+        let unchanged = previous.map { fresh.sameContent(as: $0) } ?? false
+        let snapshot = unchanged ? previous!.confirmed(at: fresh.savedAt) : fresh
         do {
-            // The same albums (Plex also moves updatedAt when its own scans change nothing): the
-            // snapshot is not rewritten, and no artwork is touched.
             if !unchanged { try snapshots.save(snapshot) }
-            remember(LibraryRefreshState(sectionKey: chosen.key, origin: snapshot.origin, albumCount: listing.count, contentChangedAt: chosen.contentChangedAt,
-                                         updatedThrough: max(newest ?? 0, state?.updatedThrough ?? 0), checkedAt: snapshot.savedAt))
+            remember(LibraryRefreshState(generation: snapshot.generation, sectionKey: chosen.key, origin: snapshot.origin,
+                                         contentChangedAt: chosen.contentChangedAt, updatedThrough: max(newest ?? 0, state?.updatedThrough ?? 0),
+                                         checkedAt: fresh.savedAt, wholeAt: wholeAt))
         } catch {
             logger.warning("could not save the library snapshot: \(error.summaryText)")
         }
-        return unchanged ? previous!.confirmed(at: snapshot.savedAt) : snapshot
+        return snapshot
     }
 
     func remember(_ state: LibraryRefreshState) {
@@ -331,10 +335,16 @@ extension LibraryStore {
     /// 3. An album deleted on the server shows only as a count that no longer matches. Plex
     ///    has no id-only listing, but it counts and lists by `addedAt`: the section is halved
     ///    by when albums were added (``CountBisection``) until the ranges whose counts differ
-    ///    are small, and only those are listed. (A delete and an add in the same half cancel
-    ///    out there; `--full`, and the next change of the section's count, settle it.)
+    ///    are small, and only those are listed. Every added album was read in step 2, so a
+    ///    delete cannot be cancelled out by an add.
+    /// Once a day (``wholeInterval``) a refresh downloads every album instead, which bounds
+    /// what the delta path cannot see (a change that does not move `updatedAt`, if Plex has
+    /// any); `--full` does it at once.
     /// The collections (a few, one request) are read again whenever the content moved.
     public enum Refresh {
+        /// How old the last download of every album may be before a refresh downloads them all again.
+        public static let wholeInterval: TimeInterval = 24 * 3600
+
         static func changes(_ api: any PlexAPI, section: String, since cursor: Int, previous: [Album],
                             progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> (listing: [Album], newest: Int?) {
             let changed = try await api.albums(section: section, updatedAfter: cursor - 1, progress: progress)
@@ -347,7 +357,9 @@ extension LibraryStore {
                 for key in found.extra { byKey[key] = nil }
                 for key in found.missing { byKey[key] = listed.albums.withLock { $0[key] } }
             }
-            return (Array(byKey.values), changed.newestUpdate)
+            // A listing of several answers may have missed an album updated meanwhile on a page
+            // already read: the cursor stays where it was, and the next refresh asks again.
+            return (Array(byKey.values), changed.inOneAnswer ? changed.newestUpdate : nil)
         }
 
         /// The albums the ranges' listings brought, by rating key.

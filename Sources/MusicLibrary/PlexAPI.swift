@@ -54,7 +54,7 @@ public struct PlexRESTClient: PlexAPI {
     public func albums(section: String, updatedAfter time: Int?, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> AlbumChanges {
         let filter = time.map { [("updatedAt>>", "\($0)")] } ?? []
         let items = try await pages("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")] + filter, progress: progress)
-        return AlbumChanges(albums: items.map(\.album), newestUpdate: items.compactMap(\.updatedAt).max())
+        return AlbumChanges(albums: items.map(\.album), newestUpdate: items.compactMap(\.updatedAt).max(), inOneAnswer: items.count < pageSize)
     }
 
     public func albumCount(section: String, addedIn range: KeyRange<Int>) async throws -> Int {
@@ -123,10 +123,15 @@ public struct PlexRESTClient: PlexAPI {
 public struct AlbumChanges: Sendable, Equatable {
     public var albums: [Album]
     public var newestUpdate: Int?
+    /// Whether the listing came in one answer. Plex pages by offset in title order, so an
+    /// album updated while a longer listing is read may be missed on a page already read:
+    /// then the cursor must not move past it.
+    public var inOneAnswer: Bool
 
-    public init(albums: [Album], newestUpdate: Int?) {
+    public init(albums: [Album], newestUpdate: Int?, inOneAnswer: Bool = true) {
         self.albums = albums
         self.newestUpdate = newestUpdate
+        self.inOneAnswer = inOneAnswer
     }
 }
 

@@ -53,6 +53,39 @@ struct CoachDeltaTests {
         #expect(Array(setup.api.calls[last...]) == ["conversations"])
     }
 
+    @Test("showing one conversation never moves the list's cursor past another's change")
+    func showDoesNotMoveListCursor() async throws {
+        let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1, updated: 10), Fixtures.conversation(2, updated: 20)],
+                                                messages: [Fixtures.conversationID(1): [], Fixtures.conversationID(2): []]))
+        let store = setup.store()
+        let api = try await store.api()
+        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        setup.api.lock.withLock {
+            setup.api.conversationList[0].title = "renamed"
+            setup.api.conversationList[0].updatedAt = Fixtures.base.addingTimeInterval(30)
+            setup.api.conversationList[1].updatedAt = Fixtures.base.addingTimeInterval(40)
+        }
+        _ = try await store.refreshThread(api, id: Fixtures.conversationID(2), full: false)
+        let list = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        #expect(list.first { $0.id == Fixtures.conversationID(1) }?.title == "renamed")
+    }
+
+    @Test("an id sweep of the list is not the daily whole check: only a whole download resets it")
+    func sweepIsNotWholeCheck() async throws {
+        let setup = try Setup(api: FakeCoachAPI(conversations: (1...3).map { Fixtures.conversation($0, updated: Double($0)) }))
+        let store = setup.store()
+        let api = try await store.api()
+        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval / 2))
+        setup.api.lock.withLock { setup.api.conversationList.removeLast() } // a count that differs: a sweep
+        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        #expect(setup.api.calls.suffix(3) == ["conversation count", "conversation ids", "conversations by id"])
+        setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval / 2 + 1))
+        let before = setup.api.calls.count
+        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        #expect(Array(setup.api.calls[before...]) == ["conversations"]) // a day after the last whole download
+    }
+
     @Test("a late message (older than the cursor) and a delete are found by the count; both together wait for the daily check")
     func lateArrivalAndDelete() async throws {
         let id = Fixtures.conversationID(1)

@@ -22,7 +22,7 @@ struct PostgRESTClientTests {
 
     /// A PostgREST double over message rows: `created_at` filters (`gte`, `gt`, `eq`), `id=gt.`,
     /// `id=in.()`, the two orders the client asks for, `limit`, and `Content-Range` counts.
-    static func server(_ rows: [(id: String, second: Int)]) -> StubTransport {
+    static func server(_ rows: [(id: String, second: Int)], cap: Int = .max) -> StubTransport {
         StubTransport { request, _ in
             let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
             func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
@@ -39,12 +39,12 @@ struct PostgRESTClientTests {
                     }
                 }
             }
-            if let filter = items.first(where: { $0.name == "id" })?.value {
+            for filter in items.filter({ $0.name == "id" }).compactMap(\.value) {
                 if filter.hasPrefix("gt.") { matched = matched.filter { $0.id > filter.dropFirst(3) } }
                 if filter.hasPrefix("in.(") { let ids = filter.dropFirst(4).dropLast().split(separator: ",").map(String.init); matched = matched.filter { ids.contains($0.id) } }
             }
             if value("order") == "id.asc" { matched.sort { $0.id < $1.id } }
-            let limit = value("limit").flatMap(Int.init) ?? matched.count
+            let limit = min(value("limit").flatMap(Int.init) ?? matched.count, cap) // `db-max-rows`
             let page = matched.prefix(limit)
             let body = page.map { row in
                 #"{"id":"\#(row.id)","conversation_id":"c1","role":"user","content":"x","created_at":"\#(SupabaseJSON.timestamp(time(row.second)))"}"#
@@ -74,6 +74,17 @@ struct PostgRESTClientTests {
         let since = Date(timeIntervalSince1970: 1_800_000_000 + 10)
         let newer = try await client(Self.server(rows), pageSize: 5).messages(conversationID: "c1", createdSince: since)
         #expect(newer.map(\.id) == ["m0020", "m0021", "m0022"])
+    }
+
+    @Test("a server that caps every answer below the page size asked for: short pages are not the end, every row comes")
+    func cappedServer() async throws {
+        let rows = (0..<23).map { (id: String(format: "m%04d", $0), second: $0 / 2) }
+        let messages = try await client(Self.server(rows, cap: 3), pageSize: 10).messages(conversationID: "c1", createdSince: nil)
+        #expect(messages.map(\.id) == rows.map(\.id))
+        let ids = try await client(Self.server(rows, cap: 4), pageSize: 10).messageIDs(conversationID: "c1", in: .all)
+        #expect(ids == Set(rows.map(\.id)))
+        let byID = try await client(Self.server(rows, cap: 2), pageSize: 10).messages(ids: rows.map(\.id))
+        #expect(Set(byID.map(\.id)) == Set(rows.map(\.id)))
     }
 
     @Test("a page whose rows all share one instant is read whole by id, then the listing goes on after it")

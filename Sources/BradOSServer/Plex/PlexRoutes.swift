@@ -7,7 +7,8 @@ import Synchronization
 /// (header or query) answered with `offset`, `size` and `totalSize`.
 struct PlexRoutes {
     let library: PlexLibrary
-    /// The library as it is now: each handler reads one consistent copy.
+    /// The library as it is now (each access takes a fresh copy; a change between two
+    /// accesses of one handler can show, which the test server's callers accept).
     var catalogue: PlexCatalogue { library.current }
     let database: ServerDatabase
     /// Which server this is (name, machine identifier, owner) and the plex.tv tokens it takes.

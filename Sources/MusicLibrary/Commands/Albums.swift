@@ -18,7 +18,7 @@ extension LibraryCommand {
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
         var section: String?
         @Flag(help: "Ignore the snapshot and ask Plex.") var refresh = false
-        @Flag(help: "Download every album again instead of what changed.") var full = false
+        @Flag(help: "Download every album again now, instead of what changed (implies --refresh).") var full = false
         @Flag(help: "Then fetch the first screen's 1024 px artwork (output never waits on it).") var prefetch = false
         @OptionGroup var screen: ScreenOptions
         @OptionGroup var global: GlobalOptions
@@ -28,7 +28,7 @@ extension LibraryCommand {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let shown = try await env.reader.show(try store.library(section: section, full: full), with: LibraryRenderer(output: env.output).albumsView,
-                                                  refresh: refresh).shown
+                                                  refresh: refresh || full).shown
             guard prefetch, !env.isOffline else { return }
             let firstScreen = Array(shown.albums.prefix(screen.firstScreen(env.io)))
             if env.isInteractive {
