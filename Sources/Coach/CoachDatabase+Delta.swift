@@ -125,11 +125,7 @@ extension CoachDatabase {
     /// - Throws: ``StorageError``.
     public func messageCount(conversationID: String, adding pending: [Message]) throws -> Int {
         try read { db in
-            let held = try Self.heldCount(of: conversationID, db)
-            let ids = Set(pending.map(\.id))
-            guard !ids.isEmpty else { return held }
-            let known = try Self.existing(ids, table: "message", db)
-            return held + ids.count - known
+            try Self.count(try Self.heldCount(of: conversationID, db), adding: Set(pending.map(\.id)), table: "message", db)
         }
     }
 
@@ -138,18 +134,17 @@ extension CoachDatabase {
     public func conversationCount(userID: String, adding pending: [Conversation]) throws -> Int {
         try read { db in
             let held = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM conversation WHERE userId = ?", arguments: [userID]) ?? 0
-            let ids = Set(pending.map(\.id))
-            guard !ids.isEmpty else { return held }
-            return held + ids.count - (try Self.existing(ids, table: "conversation", db))
+            return try Self.count(held, adding: Set(pending.map(\.id)), table: "conversation", db)
         }
     }
 
-    /// How many of `ids` a table holds.
-    static func existing(_ ids: Set<String>, table: String, _ db: Database) throws -> Int {
+    /// `held` rows, plus those of `pending` the table does not hold yet: the count once they are upserted.
+    static func count(_ held: Int, adding pending: Set<String>, table: String, _ db: Database) throws -> Int {
+        guard !pending.isEmpty else { return held }
         let statement = try db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE remoteId = ?")
-        var count = 0
-        for id in ids where try Int.fetchOne(statement, arguments: [id]) != nil { count += 1 }
-        return count
+        var known = 0
+        for id in pending where try Int.fetchOne(statement, arguments: [id]) != nil { known += 1 }
+        return held + pending.count - known
     }
 
     /// What one refresh found, applied in one transaction: the changed rows upserted, and,

@@ -117,8 +117,8 @@ public struct LibraryStore: Sendable {
     public func refresh(section: String? = nil, full: Bool = false, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
         let api = try await api()
         let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
-        let previous = full ? nil : snapshot().flatMap { $0.sectionKey == chosen.key ? $0 : nil }
-        let state = previous.flatMap { snapshots.state(of: $0) }
+        let current = full ? nil : stored().flatMap { $0.snapshot.sectionKey == chosen.key ? $0 : nil }
+        let previous = current?.snapshot, state = current?.state
         if let previous, let state, let changedAt = chosen.contentChangedAt, state.contentChangedAt == changedAt {
             // Nothing changed since the snapshot (one request): only the time it was confirmed moves.
             var confirmed = state
@@ -167,9 +167,13 @@ public struct LibraryStore: Sendable {
     }
 
     /// The snapshot, if it is of the server in use, dated when the server last confirmed it.
-    public func snapshot() -> LibrarySnapshot? {
+    public func snapshot() -> LibrarySnapshot? { stored()?.snapshot }
+
+    /// The snapshot of the server in use (dated when last confirmed) and its refresh state, each read once.
+    func stored() -> (snapshot: LibrarySnapshot, state: LibraryRefreshState?)? {
         guard let snapshot = snapshots.load(), snapshot.origin == origin() else { return nil }
-        return snapshots.state(of: snapshot).map { snapshot.confirmed(at: $0.checkedAt) } ?? snapshot
+        let state = snapshots.state(of: snapshot)
+        return (state.map { snapshot.confirmed(at: $0.checkedAt) } ?? snapshot, state)
     }
 
     public func sections() async throws -> [PlexSection] { try await api().sections() }

@@ -77,7 +77,7 @@ struct CoachDeltaTests {
         let api = try await store.api()
         _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
         setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval / 2))
-        setup.api.lock.withLock { setup.api.conversationList.removeLast() } // a count that differs: a sweep
+        _ = setup.api.lock.withLock { setup.api.conversationList.removeLast() } // a count that differs: a sweep
         _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(setup.api.calls.suffix(3) == ["conversation count", "conversation ids", "conversations by id"])
         setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval / 2 + 1))

@@ -105,11 +105,11 @@ struct CoachDeltaEndToEndTests {
         _ = try localMessages(shownID, server)
         try await server.resetStats()
         _ = try localList(server)
-        let list = try await server.traffic()
-        #expect(list.requests == 2 && list.bytes <= 4096, "\(list)")
+        let list = try await server.stats()
+        #expect(list.total == 2 && list.bytes <= 4096, "\(list)")
         try await server.resetStats()
         _ = try localMessages(shownID, server)
-        let shown = try await server.traffic()
-        #expect(shown.requests == 2 && shown.bytes <= 4096, "\(shown)")
+        let shown = try await server.stats()
+        #expect(shown.total == 2 && shown.bytes <= 4096, "\(shown)")
     }
 }

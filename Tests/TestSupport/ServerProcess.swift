@@ -50,12 +50,12 @@ public final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// `GET /_admin/stats`.
-    public func stats() async throws -> (total: Int, byRoute: [String: Int]) {
-        struct Stats: Decodable { var total: Int; var byRoute: [String: Int] }
+    /// `GET /_admin/stats`: requests, in all and by route, and response body bytes.
+    public func stats() async throws -> (total: Int, byRoute: [String: Int], bytes: Int) {
+        struct Stats: Decodable { var total: Int; var byRoute: [String: Int]; var bytes: Int }
         let response = try await transport.send(HTTPRequest(method: "GET", url: url.appendingPathComponent("_admin/stats")))
         let stats = try JSONDecoder().decode(Stats.self, from: response.body)
-        return (stats.total, stats.byRoute)
+        return (stats.total, stats.byRoute, stats.bytes)
     }
 
     /// `DELETE /_admin/stats`.
@@ -108,14 +108,6 @@ public final class ServerProcess: @unchecked Sendable {
             throw CommandError("/_admin/sql answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
         }
         return object["rows"] as? [[Any]] ?? []
-    }
-
-    /// `GET /_admin/stats` with response bytes.
-    public func traffic() async throws -> (requests: Int, bytes: Int) {
-        struct Stats: Decodable { var total: Int; var bytes: Int }
-        let response = try await transport.send(HTTPRequest(method: "GET", url: url.appendingPathComponent("_admin/stats")))
-        let stats = try JSONDecoder().decode(Stats.self, from: response.body)
-        return (stats.total, stats.bytes)
     }
 
     /// `DELETE /_admin/faults`.

@@ -25,7 +25,7 @@ public struct Composition: Sendable {
     public let embedded: (any EmbeddedBackend)?
     private let builtIns: @Sendable () -> Set<String>
 
-    /// - Parameter builtInCommands: the names `brados` runs itself, computed when first asked
+    /// - Parameter builtInCommands: the names `brados` runs itself, computed each time they are asked for
     ///   (they come from the command tree, whose help reads this composition's plugins).
     public init(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)? = nil,
                 builtInCommands: @escaping @Sendable () -> Set<String> = { [] }) {
