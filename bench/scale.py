@@ -17,7 +17,9 @@ library, N albums (--albums):
   - `library albums --refresh`: the first download; nothing changed; 10 changes (4 added,
     2 retitled, 3 deleted, 1 touched by Plex with nothing changed); and `--full`, which is
     what every refresh cost before
-  - warm reads from the snapshot (--offline): `library albums --rows 50` and `--json` of everything
+  - warm reads from the store (--offline): `library albums --limit 50` (the first screen), a page
+    in the middle (`--offset N/2`), and everything (`--json` and the table), with the time until
+    the first album of `--json` is out (a whole listing is printed as it is read)
 
 Growth is the largest size's figure over the smallest's. Goals (issue 31): nothing changed ->
 a constant number of requests (coach: <= 2 for the list, <= 2 per conversation) and <= 4 KB;
@@ -125,6 +127,21 @@ def measure(server, brados, arguments, runs=1):
             "ms": statistics.median(times), "rss": max(rss)}
 
 
+def first_album(brados, arguments, runs):
+    """Median ms until a listing's first album is out (its first line holding a rating key)."""
+    times = []
+    for _ in range(runs):
+        started = time.monotonic()
+        process = subprocess.Popen([brados.binary] + arguments, env=brados.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        first = None
+        for line in process.stdout:
+            if first is None and b"ratingKey" in line:
+                first = time.monotonic() - started
+        process.wait()
+        times.append((first if first is not None else time.monotonic() - started) * 1000)
+    return {"requests": 0, "bytes": 0, "ms": statistics.median(times), "rss": 0}
+
+
 def coach(binaries, size, conversations, runs):
     server = Server(binaries["server"], ["--seed-messages", str(size), "--seed-conversations", str(conversations)])
     try:
@@ -187,8 +204,12 @@ def library(binaries, size, runs):
         })
         figures["albums --refresh: 10 changes (3 deleted)"] = measure(server, brados, ["library", "albums", "--refresh", "--json"])
         figures["albums --refresh --full (every refresh before)"] = measure(server, brados, ["library", "albums", "--refresh", "--full", "--json"], min(runs, 3))
-        figures["warm: albums --rows 50"] = measure(server, brados, ["--offline", "library", "albums", "--rows", "50"], runs)
+        figures["warm: albums --limit 50 (first screen)"] = measure(server, brados, ["--offline", "library", "albums", "--limit", "50"], runs)
+        figures["warm: albums --limit 50, a page in the middle"] = measure(
+            server, brados, ["--offline", "library", "albums", "--limit", "50", "--offset", str(size // 2)], runs)
         figures["warm: albums --json (all)"] = measure(server, brados, ["--offline", "library", "albums", "--json"], runs)
+        figures["warm: albums --json (all), first album out"] = first_album(brados, ["--offline", "library", "albums", "--json"], runs)
+        figures["warm: albums (all, table)"] = measure(server, brados, ["--offline", "library", "albums"], runs)
         return figures
     finally:
         server.stop()
@@ -246,6 +267,13 @@ def main():
         "library refresh, 10 changes: bytes grow with the changes, not the size (largest <= 3x smallest)":
             library_results[album_sizes[-1]]["albums --refresh: 10 changes (3 deleted)"]["bytes"]
             <= 3 * library_results[album_sizes[0]]["albums --refresh: 10 changes (3 deleted)"]["bytes"],
+        "library warm first screen: <= 20 ms at the largest size and <= 1.5x the smallest":
+            library_results[album_sizes[-1]]["warm: albums --limit 50 (first screen)"]["ms"] <= 20
+            and library_results[album_sizes[-1]]["warm: albums --limit 50 (first screen)"]["ms"]
+            <= 1.5 * library_results[album_sizes[0]]["warm: albums --limit 50 (first screen)"]["ms"],
+        "library full listing streams: its first album is out in under a tenth of the whole listing's time at the largest size":
+            library_results[album_sizes[-1]]["warm: albums --json (all), first album out"]["ms"]
+            < 0.1 * library_results[album_sizes[-1]]["warm: albums --json (all)"]["ms"],
     }
     print(f"# scale: requests, response bytes, median wall time and peak RSS by size ({options.configuration}, {options.runs} runs)\n")
     print(table(f"coach: one conversation of N messages, {options.conversations:,} conversations", message_sizes, coach_results, "messages"))

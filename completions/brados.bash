@@ -1159,12 +1159,18 @@ _brados_library_albums() {
     repeating_flags=()
     non_repeating_flags=(--refresh --full --prefetch --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --rows --columns --profile --server)
+    non_repeating_options=(--section --limit --offset --rows --columns --profile --server)
     __brados_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--section')
+        return
+        ;;
+    '--limit')
+        return
+        ;;
+    '--offset')
         return
         ;;
     '--rows')

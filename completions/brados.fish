@@ -120,7 +120,7 @@ function __brados_parse_tokens -S
             __brados_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'albums'
-                __brados_parse_subcommand 0 'section=' 'refresh' 'full' 'prefetch' 'rows=' 'columns=' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'version' 'h/help'
+                __brados_parse_subcommand 0 'section=' 'refresh' 'full' 'limit=' 'offset=' 'prefetch' 'rows=' 'columns=' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'version' 'h/help'
             case 'collections'
                 __brados_parse_subcommand 1 'section=' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'version' 'h/help'
             case 'sections'
@@ -620,6 +620,8 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brado
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" section' -l 'section' -d 'A music section, by key or title (default: library.section, else the first music section).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" refresh' -l 'refresh' -d 'Ignore the snapshot and ask Plex.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" full' -l 'full' -d 'Download every album again now, instead of what changed (implies --refresh).'
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" limit' -l 'limit' -d 'Show at most this many albums.' -rfka ''
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" offset' -l 'offset' -d 'Skip this many albums first (in the listing\'s order).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" prefetch' -l 'prefetch' -d 'Then fetch the first screen\'s 1024 px artwork (output never waits on it).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" rows' -l 'rows' -d 'Rows on screen (default: the terminal\'s height, else 24).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados library albums" columns' -l 'columns' -d 'Albums per row (default: 1, a list).' -rfka ''

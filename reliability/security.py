@@ -84,12 +84,11 @@ def plant(profile, marker):
     values["cached_visits"][0]["id"] = f"$(touch {marker}-visit)"
     with open(defaults, "w") as handle:
         json.dump(values, handle)
-    snapshot = os.path.join(profile.home, "data", "users", "default", "library", "snapshot.json")
-    with open(snapshot) as handle:
-        document = json.load(handle)
-    document["albums"][0]["ratingKey"] = f"`touch {marker}-album`"
-    with open(snapshot, "w") as handle:
-        json.dump(document, handle)
+    library = sqlite3.connect(os.path.join(profile.home, "data", "users", "default", "library", "library.sqlite"))
+    library.execute("UPDATE album SET ratingKey = ? WHERE id = (SELECT id FROM album WHERE shown = 1 ORDER BY sortTitle, ratingKey LIMIT 1)",
+                    (f"`touch {marker}-album`",))
+    library.commit()
+    library.close()
     database = sqlite3.connect(os.path.join(profile.home, "data", "users", "default", "coach", "coach.sqlite"))
     database.execute("UPDATE conversation SET remoteId = ? WHERE rowid = (SELECT MIN(rowid) FROM conversation)",
                      (f"x;touch {marker}-coach",))
@@ -199,17 +198,20 @@ def schema(path):
 
 COACH = "data/coach/coach.sqlite"
 ARTWORK = "cache/library/artwork/index.sqlite"
-def hostile_snapshot(work):
-    path = os.path.join(work, "data/library/snapshot.json")
-    with open(path) as handle:
-        document = json.load(handle)
-    document["albums"][0]["ratingKey"] = "$(touch /tmp/brados-owned)"
-    with open(path, "w") as handle:
-        json.dump(document, handle)
+LIBRARY = "data/library/library.sqlite"
+
+
+def hostile_legacy_snapshot(work):
+    """A JSON snapshot as older brados wrote it, with a hostile rating key."""
+    with open(os.path.join(work, "data/library/snapshot.json"), "w") as handle:
+        json.dump({"formatVersion": 1, "savedAt": "2027-01-15T08:00:00Z", "sectionKey": "1", "sectionTitle": "Music",
+                   "albums": [{"ratingKey": "$(touch /tmp/brados-owned)", "title": "A", "artist": "B"}], "collections": []}, handle)
 
 
 HOSTILE_DATABASES = [
-    ("library: a hostile rating key in the snapshot", hostile_snapshot),
+    ("library: a hostile rating key in the store", sql(LIBRARY, "UPDATE album SET ratingKey = '$(touch /tmp/brados-owned)' WHERE id = (SELECT MIN(id) FROM album);")),
+    ("library: a trigger hiding new albums", sql(LIBRARY, "CREATE TRIGGER hide AFTER INSERT ON album BEGIN UPDATE album SET shown = 0; END;")),
+    ("library: a hostile JSON snapshot of an older brados", hostile_legacy_snapshot),
     ("coach: a trigger rewriting every message", sql(COACH, "CREATE TRIGGER evil AFTER INSERT ON message BEGIN UPDATE message SET content = 'owned'; END;")),
     ("coach: a trigger ignoring deletes", sql(COACH, "CREATE TRIGGER keep BEFORE DELETE ON conversation BEGIN SELECT RAISE(IGNORE); END;")),
     ("coach: a view", sql(COACH, "CREATE VIEW peek AS SELECT * FROM message;")),
@@ -263,7 +265,7 @@ def databases(tally, binaries, server):
             fresh.login(supabase_email="demo@example.com")
             fresh.must("coach", "list")
             fresh.must("library", "prefetch", "--rows", "1")
-            paths = {"coach": COACH, "artwork": ARTWORK}
+            paths = {"coach": COACH, "artwork": ARTWORK, "library": LIBRARY}
             for label, relative in paths.items():
                 imported = os.path.join(target.home, relative.replace("data/", "data/users/default/", 1).replace("cache/", "cache/users/default/", 1))
                 expected = os.path.join(fresh.home, relative.replace("data/", "data/users/default/", 1).replace("cache/", "cache/users/default/", 1))

@@ -2,9 +2,6 @@ import BradOSCore
 import Foundation
 import GRDB
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The coach's local store: one SQLite database per profile (`<data>/coach/coach.sqlite`,
 /// WAL), migrated with `DatabaseMigrator`.
@@ -31,21 +28,12 @@ public final class CoachDatabase: Sendable {
     public init(url: URL, logger: Logger = Logger(label: "brados.coach")) throws {
         self.url = url
         do {
-            pool = try Self.openPool(url)
-        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode.primaryResultCode) {
-            logger.warning("the coach cache \(url.path) is damaged; it was moved to \(url.lastPathComponent).corrupt and is rebuilt from the server")
-            let aside = url.appendingPathExtension("corrupt")
-            try? FileSystem.remove(aside)
-            rename(url.path, aside.path)
-            for suffix in ["-wal", "-shm"] { unlink(url.path + suffix) }
-            do { pool = try Self.openPool(url) } catch { throw Self.storageError(error, url) }
+            pool = try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) }) { aside in
+                logger.warning("the coach cache \(url.path) is damaged; it was moved to \(aside.lastPathComponent) and is rebuilt from the server")
+            }
         } catch {
             throw Self.storageError(error, url)
         }
-    }
-
-    private static func openPool(_ url: URL) throws -> DatabasePool {
-        try SQLiteStore.open(url, migrator: migrator)
     }
 
     /// Removes every row (the file stays; `auth logout` removes the whole folder).

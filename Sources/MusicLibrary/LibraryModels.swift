@@ -57,7 +57,7 @@ public struct Album: Codable, Sendable, Equatable, Identifiable {
         addedAt = try container.decodeIfPresent(Int.self, forKey: .addedAt)
     }
 
-    /// The identity used to drop duplicates: the same title, artist and year.
+    /// The identity used to set duplicates apart (``LibraryDatabase/chooseShown(_:among:)``): the same title, artist and year.
     var identity: String { "\(title.lowercased())|\(artist.lowercased())|\(year ?? 0)" }
 }
 
@@ -97,11 +97,6 @@ public struct AlbumDetail: Codable, Sendable, Equatable {
     public var trackCount: Int?
 }
 
-/// Drops duplicate albums (same title, artist and year), keeping the first seen.
-public func deduplicated(_ albums: [Album]) -> [Album] {
-    var seen = Set<String>()
-    return albums.filter { seen.insert($0.identity).inserted }
-}
 
 /// Plex's `MediaContainer` JSON envelope.
 struct MediaContainerEnvelope<Item: Decodable>: Decodable {

@@ -7,7 +7,7 @@ extension Service {
     public static let plex = Service(rawValue: "plex")
 }
 
-/// The library domain: a Plex music client with an artwork cache and a metadata snapshot.
+/// The library domain: a Plex music client with an artwork cache and a metadata store read in part.
 public struct LibraryPlugin: DomainPlugin {
     public static let domainName = "library"
     public static let capKey = "library.artwork-cap"
@@ -58,15 +58,18 @@ public struct LibraryPlugin: DomainPlugin {
         return stats
     }
 
-    /// An imported artwork index is rebuilt (never trusted as a file); any other database is refused.
-    /// The snapshot must decode as brados writes it (rating keys are digits): a hostile one is
-    /// refused (exit 8) rather than imported and then ignored. Its refresh state is dropped.
+    /// An imported artwork index and library store are rebuilt (never trusted as files); any
+    /// other database is refused. The store's refresh state is dropped (its next refresh
+    /// downloads every album). A JSON snapshot of an older brados must decode as it wrote it
+    /// (rating keys are digits): a hostile one is refused (exit 8) rather than imported and
+    /// then ignored; a sound one is moved into the store when the profile next opens it.
     public func prepareImport(cache: URL, data: URL) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
-                                      databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) }])
+                                      databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) },
+                                                  "data/library.sqlite": { try LibraryDatabase.rebuildImported($0, label: $1) }])
         let snapshot = data.appendingPathComponent("snapshot.json")
         if let bytes = try AtomicFile.readIfPresent(snapshot) {
-            do { _ = try JSONCoding.decode(LibrarySnapshot.self, from: bytes) } catch {
+            do { _ = try JSONCoding.decode(LegacyLibrarySnapshot.self, from: bytes) } catch {
                 let reason = InvalidIdentifier.found(in: error)?.description ?? APIClient.describe(error)
                 throw ArchiveError.unsafeEntry(path: "data/library/snapshot.json", reason: "it is not a snapshot brados reads (\(reason))")
             }
@@ -80,21 +83,23 @@ public struct LibraryPlugin: DomainPlugin {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)
     }
 
-    /// Refreshes the snapshot and prefetches the first screen's artwork (24 rows).
+    /// Refreshes the store and prefetches the first screen's artwork (25 albums).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let store = try LibraryStore.live(env)
         let snapshot = try await store.refresh()
-        let report = try await store.artwork.prefetch(Array(snapshot.albums.prefix(25)))
-        return "\(snapshot.albums.count) albums, \(report.fetched) artwork fetched"
+        let report = try await store.artwork.prefetch(try snapshot.albums(limit: 25))
+        return "\(snapshot.albumCount) albums, \(report.fetched) artwork fetched"
     }
 
-    /// Album rating keys from the snapshot, for shell completion (local files only).
+    /// Album rating keys from the store, for shell completion (local files only; keys that
+    /// are not digits are left out).
     public static func cachedRatingKeys() -> [String] {
-        LibrarySnapshotCache(url: snapshotURL(CompletionValues.scope().profile)).load()?.albums.map(\.ratingKey) ?? []
+        CompletionValues.strings("SELECT ratingKey FROM album WHERE shown = 1 ORDER BY sortTitle, ratingKey",
+                                 in: databaseURL(CompletionValues.scope().profile)).filter(IdentifierRule.ratingKey.isValid)
     }
 
-    /// `<profile data>/library/snapshot.json`.
-    public static func snapshotURL(_ profile: ProfileScope) -> URL {
-        profile.dataDirectory(for: domainName).appendingPathComponent("snapshot.json")
+    /// `<profile data>/library/library.sqlite`.
+    public static func databaseURL(_ profile: ProfileScope) -> URL {
+        profile.dataDirectory(for: domainName).appendingPathComponent("library.sqlite")
     }
 }

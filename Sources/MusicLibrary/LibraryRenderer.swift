@@ -1,48 +1,85 @@
 import BradOSCore
 import Foundation
 
+/// Which shown albums a listing prints: from `offset`, at most `limit` (all when `nil`).
+public struct AlbumPage: Sendable, Equatable {
+    public var limit: Int?
+    public var offset: Int
+
+    public init(limit: Int? = nil, offset: Int = 0) {
+        self.limit = limit
+        self.offset = offset
+    }
+
+    public static let all = AlbumPage()
+    var isAll: Bool { limit == nil && offset == 0 }
+}
+
 /// Human and JSON output of the library.
 public struct LibraryRenderer: Sendable {
     let output: Output
 
     public init(output: Output) { self.output = output }
 
-    public func albums(_ snapshot: LibrarySnapshot, source: DataSource) throws {
+    /// The shown albums of `page`: a page is read alone; a whole listing is printed as it is
+    /// read (table or `--json`), its first line out before the last album is read.
+    public func albums(_ snapshot: LibrarySnapshot, source: DataSource, page: AlbumPage = .all) throws {
+        let total = snapshot.albumCount
         if output.format == .json {
-            struct Document: Encodable { var source: DataSource; var section: String; var albums: [Album] }
-            return try output.json(Document(source: source, section: snapshot.sectionKey, albums: snapshot.albums))
+            let fields: [String: any Encodable] = ["source": source, "section": snapshot.sectionKey, "total": total, "offset": page.offset]
+            return try output.jsonStream(arrayKey: "albums", of: Album.self, fields: fields) { emit in
+                if page.isAll { try snapshot.forEachAlbum(emit) } else { try emit(try snapshot.albums(limit: page.limit, offset: page.offset)) }
+            }
         }
-        output.line(output.styled("\(snapshot.albums.count) albums", .bold) + " · \(snapshot.sectionTitle) · " + output.styled(source.origin, .dim))
-        albumTable(snapshot.albums)
+        guard !page.isAll else {
+            output.line(output.styled("\(total) albums", .bold) + " · \(snapshot.sectionTitle) · " + output.styled(source.origin, .dim))
+            let widths = try snapshot.database.shownWidths()
+            let table = output.tableStream(headers: Self.albumHeaders, widths: [widths.key, widths.title, widths.artist, 4, 3], rightAligned: [3])
+            try snapshot.forEachAlbum { table.rows($0.map(Self.row)) }
+            return
+        }
+        let albums = try snapshot.albums(limit: page.limit, offset: page.offset)
+        let range = albums.isEmpty ? "no albums" : "albums \(page.offset + 1)–\(page.offset + albums.count)"
+        output.line(output.styled("\(range) of \(total)", .bold) + " · \(snapshot.sectionTitle) · " + output.styled(source.origin, .dim))
+        albumTable(albums)
+        let next = page.offset + albums.count
+        if output.io.isOutputTerminal, next < total, page.limit != nil {
+            output.notice("\(total - next) more: `--offset \(next)` shows the next page.")
+        }
+    }
+
+    static let albumHeaders = ["KEY", "TITLE", "ARTIST", "YEAR", "ART"]
+
+    static func row(_ album: Album) -> [String] {
+        [album.ratingKey, album.title, album.artist, album.year.map(String.init) ?? "", album.thumb == nil ? "-" : "✓"]
     }
 
     func albumTable(_ albums: [Album]) {
-        output.table(Table(headers: ["KEY", "TITLE", "ARTIST", "YEAR", "ART"],
-                           rows: albums.map { [$0.ratingKey, $0.title, $0.artist, $0.year.map(String.init) ?? "", $0.thumb == nil ? "-" : "✓"] },
-                           rightAligned: [3]))
+        output.table(Table(headers: Self.albumHeaders, rows: albums.map(Self.row), rightAligned: [3]))
     }
 
-    /// After a live refresh found changes.
-    public func rerenderAlbums(old: LibrarySnapshot, new: LibrarySnapshot) throws -> Bool {
-        guard !old.sameContent(as: new) else { return false }
-        let before = Set(old.albums.map(\.ratingKey)), after = Set(new.albums.map(\.ratingKey))
-        let added = after.subtracting(before).count, removed = before.subtracting(after).count
+    /// After a live refresh found changes: what changed, then the same page again.
+    public func rerenderAlbums(old: LibrarySnapshot, new: LibrarySnapshot, page: AlbumPage = .all) throws -> Bool {
+        guard new.differs(from: old) else { return false }
+        let changes = new.changes ?? LibraryChanges()
         output.line()
-        output.line(output.styled("↻ \(added) added, \(removed) removed, \(new.albums.count) albums", .cyan) + " · " + output.styled("from the network", .dim))
-        albumTable(new.albums)
+        output.line(output.styled("↻ \(changes.added) added, \(changes.updated) changed, \(changes.removed) removed, \(new.albumCount) albums", .cyan)
+                    + " · " + output.styled("from the network", .dim))
+        try albums(new, source: .network, page: page)
         return true
     }
 
-    /// A snapshot shown as its albums (`library albums`).
-    public var albumsView: AlbumsView { AlbumsView(renderer: self) }
+    /// A snapshot shown as its albums (`library albums`), one page of them or all.
+    public func albumsView(page: AlbumPage = .all) -> AlbumsView { AlbumsView(renderer: self, page: page) }
 
     /// A snapshot shown as its collections (`library collections`).
     public var collectionsView: CollectionsView { CollectionsView(renderer: self) }
 
     public struct AlbumsView: CachePresenter, Sendable {
         let renderer: LibraryRenderer
-        public func render(_ value: LibrarySnapshot, source: DataSource) throws { try renderer.albums(value, source: source) }
-        public func rerender(old: LibrarySnapshot, new: LibrarySnapshot) throws -> Bool { try renderer.rerenderAlbums(old: old, new: new) }
+        let page: AlbumPage
+        public func render(_ value: LibrarySnapshot, source: DataSource) throws { try renderer.albums(value, source: source, page: page) }
+        public func rerender(old: LibrarySnapshot, new: LibrarySnapshot) throws -> Bool { try renderer.rerenderAlbums(old: old, new: new, page: page) }
     }
 
     public struct CollectionsView: CachePresenter, Sendable {

@@ -3,10 +3,10 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Library logic behind `brados library …`: live fetches that refresh the snapshot,
-/// snapshot-first reads, album detail, artwork.
+/// Library logic behind `brados library …`: refreshes that bring the store up to date by
+/// what changed, store-first reads of what is shown, album detail, artwork.
 public struct LibraryStore: Sendable {
-    public let snapshots: LibrarySnapshotCache
+    public let storage: LibraryStorage
     public let artwork: ArtworkStore
     let api: @Sendable () async throws -> any PlexAPI
     let now: @Sendable () -> Date
@@ -25,12 +25,12 @@ public struct LibraryStore: Sendable {
     /// server, so `library use` of another never shows the last one's albums or images.
     let origin: @Sendable () -> String?
 
-    public init(snapshots: LibrarySnapshotCache, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
+    public init(storage: LibraryStorage, artwork: ArtworkStore, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
                 minRefreshInterval: @escaping @Sendable () throws -> Duration = { .zero }, refreshStamp: RefreshStamp? = nil,
                 origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
         self.origin = origin
-        self.snapshots = snapshots
+        self.storage = storage
         self.artwork = artwork
         self.api = api
         self.now = now
@@ -75,7 +75,7 @@ public struct LibraryStore: Sendable {
         } }
         let origin: @Sendable () -> String? = { PlexServers(env).origin }
         return LibraryStore(
-            snapshots: LibrarySnapshotCache(url: LibraryPlugin.snapshotURL(env.profile), logger: env.logger),
+            storage: LibraryStorage(profile: env.profile, logger: env.logger),
             artwork: ArtworkStore(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
             minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
@@ -110,54 +110,64 @@ public struct LibraryStore: Sendable {
         return found
     }
 
-    /// Brings the snapshot of a section up to date, by what changed (see ``LibraryStore/Refresh``).
+    /// Brings the store up to date with a section, by what changed (see ``LibraryStore/Refresh``).
     /// - Parameters:
     ///   - section: a section key or title; `library.section`, else the first music section, when `nil`.
-    ///   - full: download every album again (`--full`), as when there is no snapshot.
+    ///   - full: download every album again (`--full`), as when nothing is stored.
+    /// - Throws: ``LibraryError``, ``NetworkError``, ``AuthError``, ``StorageError`` (nothing stored is lost then).
     public func refresh(section: String? = nil, full: Bool = false, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
         let api = try await api()
         let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
-        let current = full ? nil : stored().flatMap { $0.snapshot.sectionKey == chosen.key ? $0 : nil }
-        let previous = current?.snapshot, state = current?.state
-        if let previous, let state, let changedAt = chosen.contentChangedAt, state.contentChangedAt == changedAt {
-            // Nothing changed since the snapshot (one request): only the time it was confirmed moves.
-            var confirmed = state
-            confirmed.checkedAt = now()
-            remember(confirmed)
-            return previous.confirmed(at: confirmed.checkedAt)
+        let stored = try storedForRefresh()
+        let origin = origin()
+        let current = full ? nil : try stored?.header().flatMap { $0.sectionKey == chosen.key && $0.origin == origin ? $0 : nil }
+        if let stored, let current, let changedAt = chosen.contentChangedAt, current.contentChangedAt == changedAt {
+            // Nothing changed since the last refresh (one request): only the time it was confirmed moves.
+            do {
+                if let confirmed = try stored.confirm(at: now()) { return LibrarySnapshot(header: confirmed, changes: LibraryChanges(), database: stored) }
+            } catch where (error as? any BradOSError)?.kind == .diskFull {
+                logger.warning("could not note the library's check: \(error.summaryText)")
+                return LibrarySnapshot(header: current, changes: LibraryChanges(), database: stored)
+            }
         }
-        let listing: [Album], newest: Int?
-        var wholeAt = state?.wholeAt ?? now()
-        if let previous, let state, let cursor = state.updatedThrough, chosen.contentChangedAt != nil,
-           now().timeIntervalSince(state.wholeAt) < Refresh.wholeInterval {
-            (listing, newest) = try await Refresh.changes(api, section: chosen.key, since: cursor, previous: previous.listing, progress: progress)
+        var update: LibraryDatabase.Update
+        if let stored, let current, let cursor = current.updatedThrough, let wholeAt = current.wholeAt, chosen.contentChangedAt != nil,
+           now().timeIntervalSince(wholeAt) < Refresh.wholeInterval {
+            let found = try await Refresh.changes(api, section: chosen.key, since: cursor, database: stored, progress: progress)
+            update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: found.albums, deletions: found.deletions,
+                           whole: false, collections: [], contentChangedAt: chosen.contentChangedAt, updatedThrough: found.newest, at: now())
         } else {
             let all = try await api.albums(section: chosen.key, updatedAfter: nil, progress: progress)
-            (listing, newest, wholeAt) = (all.albums, all.newestUpdate, now())
+            update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: all.albums, whole: true, collections: [],
+                           contentChangedAt: chosen.contentChangedAt, updatedThrough: all.newestUpdate, at: now())
         }
-        let collections = try await api.collections(section: chosen.key)
-        let fresh = LibrarySnapshot(savedAt: now(), sectionKey: chosen.key, sectionTitle: chosen.title, listing: listing, collections: collections,
-                                    origin: origin())
-        // The same albums (Plex also moves updatedAt when its own scans change nothing): the
-        // snapshot is not rewritten, and no artwork is touched.
-        let unchanged = previous.map { fresh.sameContent(as: $0) } ?? false
-        let snapshot = unchanged ? previous!.confirmed(at: fresh.savedAt) : fresh
+        update.collections = try await api.collections(section: chosen.key)
+        update.at = now()
+        // Plex also moves updatedAt when its own scans change nothing: such albums are not
+        // rewritten, and no artwork is touched.
         do {
-            if !unchanged { try snapshots.save(snapshot) }
-            remember(LibraryRefreshState(generation: snapshot.generation, sectionKey: chosen.key, origin: snapshot.origin,
-                                         contentChangedAt: chosen.contentChangedAt, updatedThrough: max(newest ?? 0, state?.updatedThrough ?? 0),
-                                         checkedAt: fresh.savedAt, wholeAt: wholeAt))
-        } catch {
-            logger.warning("could not save the library snapshot: \(error.summaryText)")
+            guard let stored else { throw StorageError.io(operation: "write", path: storage.url.path, errno: ENOSPC) }
+            let applied = try stored.apply(update)
+            return LibrarySnapshot(header: applied.header, changes: applied.changes, database: stored)
+        } catch where (error as? any BradOSError)?.kind == .diskFull {
+            // What Plex answered is shown all the same, from a copy in memory; the stored copy stays as it was.
+            logger.warning("could not store the library: \(error.summaryText)")
+            let memory = try LibraryDatabase.inMemory(copying: stored, url: storage.url)
+            let applied = try memory.apply(update)
+            return LibrarySnapshot(header: applied.header, changes: applied.changes, database: memory)
         }
-        return snapshot
     }
 
-    func remember(_ state: LibraryRefreshState) {
-        do { try snapshots.saveState(state) } catch { logger.warning("could not save the library's refresh state: \(error.summaryText)") }
+    /// The store a refresh starts from: `nil` when a full disk leaves no room to create it
+    /// (the refresh is then shown from memory).
+    func storedForRefresh() throws -> LibraryDatabase? {
+        do { return try storage.database() } catch where (error as? any BradOSError)?.kind == .diskFull {
+            logger.warning("could not open the library store: \(error.summaryText)")
+            return nil
+        }
     }
 
-    /// The snapshot of a section, for ``Snapshot``. A snapshot of another section counts as missing.
+    /// The stored snapshot of a section, for ``Snapshot``. A snapshot of another section counts as missing.
     public func cached(section: String?) -> CachedEntry<LibrarySnapshot>? {
         let wanted = section ?? defaultSection
         guard let snapshot = snapshot(),
@@ -166,14 +176,16 @@ public struct LibraryStore: Sendable {
         return .init(snapshot, savedAt: snapshot.savedAt)
     }
 
-    /// The snapshot, if it is of the server in use, dated when the server last confirmed it.
-    public func snapshot() -> LibrarySnapshot? { stored()?.snapshot }
-
-    /// The snapshot of the server in use (dated when last confirmed) and its refresh state, each read once.
-    func stored() -> (snapshot: LibrarySnapshot, state: LibraryRefreshState?)? {
-        guard let snapshot = snapshots.load(), snapshot.origin == origin() else { return nil }
-        let state = snapshots.state(of: snapshot)
-        return (state.map { snapshot.confirmed(at: $0.checkedAt) } ?? snapshot, state)
+    /// The stored snapshot, if it is of the server in use (`nil` too when the store cannot be read:
+    /// a read then goes to the server).
+    public func snapshot() -> LibrarySnapshot? {
+        do {
+            guard let database = try storage.existingDatabase(), let header = try database.header(), header.origin == origin() else { return nil }
+            return LibrarySnapshot(header: header, database: database)
+        } catch {
+            logger.warning("could not read the library store: \(error.summaryText)")
+            return nil
+        }
     }
 
     public func sections() async throws -> [PlexSection] { try await api().sections() }
@@ -183,7 +195,7 @@ public struct LibraryStore: Sendable {
     /// The album for a rating key: from the snapshot, else live.
     /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
     public func album(_ ratingKey: String) async throws -> Album {
-        if let album = snapshot()?.albums.first(where: { $0.ratingKey == ratingKey }) { return album }
+        if let album = try? snapshot()?.database.album(ratingKey) { return album }
         return try await fetchDetail(ratingKey).album
     }
 
@@ -239,7 +251,7 @@ extension LibraryStore {
         public var policy: CachePolicy { LibraryPlugin.detailPolicy }
         public func stored() -> CachedEntry<AlbumDetail>? {
             store.snapshot().flatMap { snapshot in
-                snapshot.albums.first { $0.ratingKey == ratingKey }.map {
+                (try? snapshot.database.album(ratingKey)).flatMap { $0 }.map {
                     CachedEntry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
                 }
             }
@@ -320,15 +332,6 @@ public enum LibraryError: BradOSError {
     }
 }
 
-extension LibrarySnapshot {
-    /// The same snapshot, confirmed by the server at `time` (its age counts from then).
-    func confirmed(at time: Date) -> LibrarySnapshot {
-        var confirmed = self
-        confirmed.savedAt = max(savedAt, time)
-        return confirmed
-    }
-}
-
 extension LibraryStore {
     /// How the library's snapshot is brought up to date, by what changed:
     /// 1. `/library/sections` (always asked, to choose the section): its `contentChangedAt`
@@ -349,21 +352,28 @@ extension LibraryStore {
         /// How old the last download of every album may be before a refresh downloads them all again.
         public static let wholeInterval: TimeInterval = 24 * 3600
 
-        static func changes(_ api: any PlexAPI, section: String, since cursor: Int, previous: [Album],
-                            progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> (listing: [Album], newest: Int?) {
+        /// What changed since `cursor`: the albums updated since (and any the halving found
+        /// missing here), the rating keys the server no longer lists, and the new cursor.
+        static func changes(_ api: any PlexAPI, section: String, since cursor: Int, database: LibraryDatabase,
+                            progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> (albums: [Album], deletions: Set<String>, newest: Int?) {
             let changed = try await api.albums(section: section, updatedAfter: cursor - 1, progress: progress)
-            var byKey = Dictionary(previous.map { ($0.ratingKey, $0) }, uniquingKeysWith: { first, _ in first })
-            for album in changed.albums { byKey[album.ratingKey] = album }
             let total = try await api.albumCount(section: section, addedIn: .all)
-            if byKey.count != total {
+            let held = try database.count(holding: changed.albums.map(\.ratingKey))
+            let changedKeys = Set(changed.albums.map(\.ratingKey))
+            var albums = changed.albums, deletions = Set<String>()
+            if held.total + changedKeys.subtracting(held.held).count != total {
+                // The local side as it will be: what is held, with the changed albums' new addedAt.
+                var added = Dictionary(try database.addedIndex().map { ($0.key, $0.added) }, uniquingKeysWith: { first, _ in first })
+                for album in changed.albums { added[album.ratingKey] = album.addedAt ?? 0 }
                 let listed = Listed()
-                let found = try await bisection(api, section: section, local: Array(byKey.values), listed: listed).differences(serverCount: total)
-                for key in found.extra { byKey[key] = nil }
-                for key in found.missing { byKey[key] = listed.albums.withLock { $0[key] } }
+                let found = try await bisection(api, section: section, local: added.map { (added: $0.value, key: $0.key) }, listed: listed)
+                    .differences(serverCount: total)
+                deletions = found.extra
+                albums += found.missing.compactMap { key in listed.albums.withLock { $0[key] } }
             }
             // A listing of several answers may have missed an album updated meanwhile on a page
             // already read: the cursor stays where it was, and the next refresh asks again.
-            return (Array(byKey.values), changed.inOneAnswer ? changed.newestUpdate : nil)
+            return (albums, deletions, changed.inOneAnswer ? changed.newestUpdate : nil)
         }
 
         /// The albums the ranges' listings brought, by rating key.
@@ -372,8 +382,8 @@ extension LibraryStore {
         }
 
         /// Counting halves of the section by `addedAt`; the albums of the ranges it lists go to `listed`.
-        static func bisection(_ api: any PlexAPI, section: String, local: [Album], listed: Listed) -> CountBisection<Int> {
-            let sorted = local.map { (added: $0.addedAt ?? 0, key: $0.ratingKey) }.sorted { $0.added < $1.added }
+        static func bisection(_ api: any PlexAPI, section: String, local: [(added: Int, key: String)], listed: Listed) -> CountBisection<Int> {
+            let sorted = local.sorted { $0.added < $1.added }
             let times = sorted.map(\.added)
             /// The indices of `sorted` within a range (binary search on the sorted times).
             @Sendable func span(_ range: KeyRange<Int>) -> Swift.Range<Int> {

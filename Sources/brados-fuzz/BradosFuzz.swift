@@ -39,7 +39,8 @@ enum FuzzTarget: String, CaseIterable {
         case .mealplan:
             _ = try? JSONCoding.decode(CachedMealPlan.self, from: data)
         case .library:
-            _ = try? JSONCoding.decode(LibrarySnapshot.self, from: data)
+            // The JSON snapshot older brados wrote, read once to move it into the store.
+            _ = try? JSONCoding.decode(LegacyLibrarySnapshot.self, from: data)
         case .plan:
             if let cached = try? JSONCoding.decode(CachedPlan.self, from: data) { try? cached.data.validate() }
         case .server:

@@ -1,3 +1,4 @@
+import Foundation
 @testable import BradOSCore
 import Testing
 import TestSupport
@@ -19,6 +20,32 @@ struct OutputTests {
     func table() {
         let text = Table(headers: ["A", "N"], rows: [["long", "5"], ["x", "123"]], rightAligned: [1]).render()
         #expect(text == "A       N\nlong    5\nx     123\n")
+    }
+
+    @Test("a streamed JSON document is the document json() prints, whatever the batches", arguments: [0, 1, 2, 7])
+    func jsonStream(count: Int) throws {
+        struct Item: Codable, Equatable { var name: String; var tags: [String]; var note: String? }
+        struct Document: Encodable { var items: [Item]; var section: String; var total: Int; var source: [String: Bool] }
+        let items = (0..<count).map { Item(name: "item \($0) \u{202E}", tags: ["a", "b\n"], note: $0 % 2 == 0 ? nil : "x") }
+        for batch in [1, 2, 5] {
+            let whole = CapturingIO(environment: [:]), streamed = CapturingIO(environment: [:])
+            try Output(io: whole, format: .json).json(Document(items: items, section: "1", total: count, source: ["live": true]))
+            try Output(io: streamed, format: .json).jsonStream(arrayKey: "items", of: Item.self,
+                                                                fields: ["section": "1", "total": count, "source": ["live": true]]) { emit in
+                for start in stride(from: 0, to: items.count, by: batch) { try emit(Array(items[start..<min(start + batch, items.count)])) }
+            }
+            let decoded = try JSONSerialization.jsonObject(with: Data(streamed.stdout.utf8)) as? [String: Any]
+            #expect((decoded?["items"] as? [Any])?.count == count)
+            if count > 0 { #expect(streamed.stdout == whole.stdout, "batches of \(batch)") }
+        }
+    }
+
+    @Test("a streamed table pads to the widths given and never cuts a wider cell")
+    func tableStream() {
+        let io = CapturingIO(environment: [:])
+        let table = Output(io: io, format: .human).tableStream(headers: ["KEY", "TITLE", "N"], widths: [2, 5, 1], rightAligned: [2])
+        table.rows([["1", "Blue", "5"], ["12345", "Longer than five", "10"]])
+        #expect(io.stdout == "KEY  TITLE  N\n1    Blue   5\n12345  Longer than five  10\n")
     }
 
     @Test("colors only on a terminal without NO_COLOR; CLICOLOR_FORCE forces them")

@@ -202,19 +202,6 @@ struct CoachDeltaTests {
     }
 }
 
-/// SplitMix64: the same sequence for the same seed, so a failing round can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension CoachDeltaTests {
     /// (A delete and a late arrival in the same half cancel out there, as in the count rule
     /// itself; `lateArrivalAndDelete` shows the daily whole check settling that.)

@@ -186,11 +186,14 @@ struct CompletionsEndToEndTests {
         visits[0]["id"] = hostile
         document["cached_visits"] = visits
         try JSONSerialization.data(withJSONObject: document).write(to: defaults)
-        // library: the first album's rating key in the snapshot.
-        let snapshot = home.url.appendingPathComponent("data/users/default/library/snapshot.json")
-        let text = try String(contentsOf: snapshot, encoding: .utf8)
-        let firstKey = try #require(text.firstMatch(of: #/"ratingKey"\s*:\s*"(\d+)"/#)?.output.1)
-        try text.replacingOccurrences(of: "\"\(firstKey)\"", with: "\"\\u0060touch \(marker)\\u0060\"").write(to: snapshot, atomically: true, encoding: .utf8)
+        // library: the first album's rating key in the store.
+        let library = Process()
+        library.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        library.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE album SET ratingKey=? WHERE id=(SELECT id FROM album WHERE shown=1 ORDER BY sortTitle, ratingKey LIMIT 1)', (sys.argv[2],)); c.commit()",
+                             home.url.appendingPathComponent("data/users/default/library/library.sqlite").path, "`touch \(marker)`"]
+        try library.run()
+        library.waitUntilExit()
+        #expect(library.terminationStatus == 0)
         // coach: a conversation's remote id in SQLite.
         let database = home.url.appendingPathComponent("data/users/default/coach/coach.sqlite")
         let python = Process()

@@ -29,6 +29,19 @@ struct LibraryDeltaEndToEndTests {
         return (container["Metadata"] as? [[String: Any]] ?? []).map { [$0["ratingKey"] as? String ?? "", $0["title"] as? String ?? ""] }
     }
 
+    /// A query's rows from the profile's library store, as `a|b` lines.
+    func store(_ sql: String) throws -> String {
+        let python = Process(), pipe = Pipe()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", "import sqlite3,sys; print('\\n'.join('|'.join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))",
+                            home.url.appendingPathComponent("data/users/default/library/library.sqlite").path, sql]
+        python.standardOutput = pipe
+        try python.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        python.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     func change(_ server: ServerProcess, _ body: [String: Any]) async throws {
         _ = try await server.request("POST", "/_admin/plex", headers: [("Content-Type", "application/json")],
                                      body: try JSONSerialization.data(withJSONObject: body))
@@ -67,14 +80,17 @@ struct LibraryDeltaEndToEndTests {
             #expect(try local(server) == (try await remote(server, token: token)), "round \(round): \(body)")
         }
 
-        // Nothing changed: one request. A touch (Plex's own no-op update): the snapshot file is not rewritten.
+        // Nothing changed: one request. A touch (Plex's own no-op update): no album row is
+        // rewritten (SQLite's change counter of the album table stays), the generation stays.
         try await server.resetStats()
         _ = try local(server)
         #expect(try await server.stats().total == 1)
-        let snapshot = home.url.appendingPathComponent("data/users/default/library/snapshot.json")
-        let before = try FileManager.default.attributesOfItem(atPath: snapshot.path)[.modificationDate] as? Date
+        let before = try store("SELECT generation, savedAt FROM snapshot")
         try await change(server, ["at": at + 10, "touch": [try #require(try await remote(server, token: token).first?[0])]])
+        try await server.resetStats()
         _ = try local(server)
-        #expect(try FileManager.default.attributesOfItem(atPath: snapshot.path)[.modificationDate] as? Date == before)
+        #expect(try await server.stats().total > 1, "the touch moved contentChangedAt: the changes were asked for")
+        #expect(try store("SELECT generation, savedAt FROM snapshot") == before)
+        #expect(try store("SELECT count(*) FROM album WHERE shown = 1") == "\(try await remote(server, token: token).count)")
     }
 }

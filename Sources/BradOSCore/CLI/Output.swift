@@ -78,20 +78,23 @@ public struct Table: Sendable {
         for row in rows {
             for (index, cell) in row.prefix(columns).enumerated() { widths[index] = max(widths[index], cell.count) }
         }
-        func format(_ cells: [String]) -> String {
-            cells.prefix(columns).enumerated().map { index, cell in
-                let pad = String(repeating: " ", count: widths[index] - cell.count)
-                if index == columns - 1 && !rightAligned.contains(index) { return cell }
-                return rightAligned.contains(index) ? pad + cell : cell + pad
-            }.joined(separator: "  ")
-        }
-        var lines = headers.isEmpty ? [] : [style.map { $0.styled(format(headers), .bold) } ?? format(headers)]
-        lines += rows.map(format)
+        var lines = headers.isEmpty ? [] : [style.map { $0.styled(Self.format(headers, widths: widths, rightAligned: rightAligned), .bold) }
+                                                ?? Self.format(headers, widths: widths, rightAligned: rightAligned)]
+        lines += rows.map { Self.format($0, widths: widths, rightAligned: rightAligned) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line of cells padded to `widths` (a wider cell is not cut), trailing spaces trimmed.
+    static func format(_ cells: [String], widths: [Int], rightAligned: Set<Int>) -> String {
+        let columns = widths.count
+        let line = cells.prefix(columns).enumerated().map { index, cell in
+            let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+            if index == columns - 1 && !rightAligned.contains(index) { return cell }
+            return rightAligned.contains(index) ? pad + cell : cell + pad
+        }.joined(separator: "  ")
         // Trim trailing spaces by hand: a regular expression would load ICU on every command.
-        return lines.map { line in
-            var end = line.endIndex
-            while end > line.startIndex, line[line.index(before: end)] == " " { end = line.index(before: end) }
-            return String(line[..<end])
-        }.joined(separator: "\n") + "\n"
+        var end = line.endIndex
+        while end > line.startIndex, line[line.index(before: end)] == " " { end = line.index(before: end) }
+        return String(line[..<end])
     }
 }

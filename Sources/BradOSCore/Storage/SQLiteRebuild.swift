@@ -182,8 +182,10 @@ public enum ColumnCheck {
     }
 
     /// An integer in `range`.
-    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not an integer in `range`.
-    public static func integer(_ value: DatabaseValue, _ column: String, in range: ClosedRange<Int64> = 0...Int64.max) throws(Problem) {
+    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not an integer in `range` (NULL allowed
+    ///   with `nullable`).
+    public static func integer(_ value: DatabaseValue, _ column: String, in range: ClosedRange<Int64> = 0...Int64.max, nullable: Bool = false) throws(Problem) {
+        if nullable, value.isNull { return }
         guard case let .int64(number) = value.storage, range.contains(number) else { throw Problem("\(column) is not an integer in \(range)") }
     }
 

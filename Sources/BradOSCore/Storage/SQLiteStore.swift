@@ -1,27 +1,50 @@
 import Foundation
 import GRDB
 
-/// The one way brados opens a database it owns (the artwork index, the coach store): the
-/// same pragmas, file mode and migration rule everywhere.
+/// The one way brados opens a database it owns (the artwork index, the coach store, the
+/// library store): the same pragmas, file mode and migration rule everywhere.
 ///
-/// - The folder is created private (0700), the file 0600 before SQLite opens it (its `-wal`
-///   and `-shm` files take the database file's mode).
-/// - WAL (a ``DatabasePool``), `synchronous = NORMAL`, `trusted_schema = OFF`, and a 30 s
-///   busy timeout, so processes that share a profile wait for each other instead of failing.
+/// - The folder is created private (0700), the file 0600 before SQLite opens it (its `-wal`,
+///   `-shm` and `-journal` files take the database file's mode).
+/// - `synchronous = NORMAL`, `trusted_schema = OFF`, and a 30 s busy timeout, so processes
+///   that share a profile wait for each other instead of failing.
+/// - A journal of one of two kinds (``Journal``): WAL (a ``DatabasePool``: readers and a
+///   writer at once), or a rollback journal for a store read far more than written that must
+///   still answer on a full disk (a read writes nothing, where WAL needs room for its `-wal`
+///   and `-shm` files even to read).
 /// - Opening (the switch to WAL) and migrations run under `<folder>/.migrate.lock`: two
 ///   processes opening a new database at once never both run them.
 public enum SQLiteStore {
+    /// How a database keeps its transactions.
+    public enum Journal: Sendable {
+        /// Write-ahead log: readers never wait for the writer.
+        case wal
+        /// A rollback journal (`DELETE`): a read needs no file beside the database.
+        case rollback
+    }
+
     /// The configuration of a database brados owns.
-    public static func configuration() -> Configuration {
+    public static func configuration(journal: Journal = .wal) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(30)
-        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF") }
+        let pragmas = "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF" + (journal == .rollback ? "; PRAGMA journal_mode = DELETE" : "")
+        config.prepareDatabase { db in try db.execute(sql: pragmas) }
         return config
     }
 
-    /// Opens (creating if needed) the database at `url` and migrates it.
+    /// Opens (creating if needed) the database at `url` in WAL mode and migrates it.
     /// - Throws: GRDB's `DatabaseError` as it is (callers map it to their ``StorageError``), ``StorageError``.
     public static func open(_ url: URL, migrator: DatabaseMigrator) throws -> DatabasePool {
+        try open(url, migrator: migrator) { try DatabasePool(path: url.path, configuration: configuration()) }
+    }
+
+    /// Opens (creating if needed) the database at `url` with a rollback journal and migrates it.
+    /// - Throws: GRDB's `DatabaseError` as it is (callers map it to their ``StorageError``), ``StorageError``.
+    public static func openWithRollbackJournal(_ url: URL, migrator: DatabaseMigrator) throws -> DatabaseQueue {
+        try open(url, migrator: migrator) { try DatabaseQueue(path: url.path, configuration: configuration(journal: .rollback)) }
+    }
+
+    static func open<Writer: DatabaseWriter>(_ url: URL, migrator: DatabaseMigrator, connect: () throws -> Writer) throws -> Writer {
         try FileSystem.createDirectory(url.deletingLastPathComponent())
         if !FileManager.default.fileExists(atPath: url.path) {
             close(Glibc.open(url.path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600))
@@ -29,9 +52,27 @@ public enum SQLiteStore {
         // Opening switches a new file to WAL, which SQLite answers with "database is locked"
         // (without waiting) while another process opens it too: open and migrate under the lock.
         return try FileLock.withExclusiveLock(at: url.deletingLastPathComponent().appendingPathComponent(".migrate.lock")) {
-            let pool = try DatabasePool(path: url.path, configuration: configuration())
-            try migrator.migrate(pool)
-            return pool
+            let writer = try connect()
+            try migrator.migrate(writer)
+            return writer
+        }
+    }
+
+    /// Opens a database with `open`; a file that is not a readable SQLite database is moved
+    /// aside to `<name>.corrupt` (replacing an older one) and a new database is started. For
+    /// stores whose every row a fetch brings back.
+    /// - Parameter damaged: called with the damaged file's new place, before the new database opens.
+    /// - Throws: what `open` throws, when even a new database cannot be opened.
+    public static func openReplacingDamaged<Writer>(_ url: URL, open: (URL) throws -> Writer, damaged: (URL) -> Void) throws -> Writer {
+        do {
+            return try open(url)
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode.primaryResultCode) {
+            let aside = url.appendingPathExtension("corrupt")
+            try? FileSystem.remove(aside)
+            rename(url.path, aside.path)
+            for suffix in ["-wal", "-shm", "-journal"] { unlink(url.path + suffix) }
+            damaged(aside)
+            return try open(url)
         }
     }
 }

@@ -15,12 +15,12 @@ extension LibraryCommand.Cache {
             let snapshot = store.snapshot()
             if env.output.format == .json {
                 struct Document: Encodable { var artwork: BlobCacheStats; var snapshotAlbums: Int?; var snapshotSavedAt: Date? }
-                return try env.output.json(Document(artwork: stats, snapshotAlbums: snapshot?.albums.count, snapshotSavedAt: snapshot?.savedAt))
+                return try env.output.json(Document(artwork: stats, snapshotAlbums: snapshot?.albumCount, snapshotSavedAt: snapshot?.savedAt))
             }
             var rows = stats.buckets.map { ["\($0.bucket) px", "\($0.entries)", Format.bytes($0.bytes)] }
             rows.append(["total", "\(stats.entries)", "\(Format.bytes(stats.bytes)) of \(Format.bytes(stats.capacity))"])
             env.output.table(Table(headers: ["ARTWORK", "ENTRIES", "SIZE"], rows: rows, rightAligned: [1]))
-            env.output.line(snapshot.map { "Snapshot: \($0.albums.count) albums, saved \(Format.ago(env.now().timeIntervalSince($0.savedAt)))." } ?? "No snapshot yet.")
+            env.output.line(snapshot.map { "Snapshot: \($0.albumCount) albums, saved \(Format.ago(env.now().timeIntervalSince($0.savedAt)))." } ?? "No snapshot yet.")
         }
     }
 }

@@ -16,7 +16,7 @@ extension LibraryCommand {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section) }
-            try await Self.prefetch(Array(snapshot.albums.prefix(screen.firstScreen(env.io))), store: store, env: env)
+            try await Self.prefetch(try snapshot.albums(limit: screen.firstScreen(env.io)), store: store, env: env)
         }
 
         static func prefetch(_ albums: [Album], store: LibraryStore, env: AppEnvironment) async throws {

@@ -1,0 +1,62 @@
+import Foundation
+
+// Output printed as it is read: a listing's first line is out before its last row is read.
+extension Output {
+    /// Starts a table whose column widths are known before its rows (e.g. from the store's
+    /// longest values), printing its header line now; rows follow with ``TableStream/rows(_:)``.
+    public func tableStream(headers: [String], widths: [Int], rightAligned: Set<Int> = []) -> TableStream {
+        let stream = TableStream(output: self, widths: zip(headers, widths).map { max($0.count, $1) }, rightAligned: rightAligned)
+        io.write(styled(Table.format(headers, widths: stream.widths, rightAligned: rightAligned), .bold) + "\n")
+        return stream
+    }
+
+    /// Prints one JSON document whose `arrayKey` holds a long array, written a batch at a time
+    /// as `body` hands batches over; `fields` are the document's other members. The document is
+    /// the one ``json(_:)`` prints for the same members (keys sorted, pretty-printed).
+    /// - Throws: ``StorageError/coding(path:detail:)`` if a value cannot be encoded, or what `body` throws.
+    public func jsonStream<Element: Encodable>(arrayKey: String, of: Element.Type, fields: [String: any Encodable],
+                                               _ body: (_ emit: ([Element]) throws -> Void) throws -> Void) throws {
+        func encoded(_ value: some Encodable) throws -> String {
+            do { return String(decoding: try JSONCoding.encode(value, pretty: true), as: UTF8.self) } catch {
+                throw StorageError.coding(path: "<output>", detail: "\(error)")
+            }
+        }
+        /// Each line after the first indented by `spaces` more.
+        func indented(_ text: String, by spaces: String) -> String { text.replacingOccurrences(of: "\n", with: "\n" + spaces) }
+        var members = try fields.map { key, value in (key, "  " + (try encoded(key)) + " : " + indented(try encoded(value), by: "  ")) }
+        members.append((arrayKey, ""))
+        members.sort { $0.0 < $1.0 }
+        io.write("{\n")
+        for (index, (key, text)) in members.enumerated() {
+            let end = index == members.count - 1 ? "\n" : ",\n"
+            guard key == arrayKey else { io.write(SafeText.escapingJSON(text) + end); continue }
+            io.write("  " + (try encoded(key)) + " : [")
+            var first = true
+            try body { batch in
+                guard !batch.isEmpty else { return }
+                // `[` and `]` dropped from the batch's own array; its lines moved in by two.
+                let array = try encoded(batch)
+                let inner = array.dropFirst(2).dropLast(2)
+                io.write(SafeText.escapingJSON((first ? "\n  " : ",\n  ") + indented(String(inner), by: "  ")))
+                first = false
+            }
+            io.write((first ? "]" : "\n  ]") + end)
+        }
+        io.write("}\n")
+    }
+}
+
+/// A table printed a batch of rows at a time, with column widths fixed up front.
+public struct TableStream: Sendable {
+    let output: Output
+    let widths: [Int]
+    let rightAligned: Set<Int>
+
+    /// Prints rows (each cell one line, control characters made visible).
+    public func rows(_ rows: [[String]]) {
+        guard !rows.isEmpty else { return }
+        output.io.write(rows.map { row in
+            Table.format(row.map { SafeText.visibleKeepingStyles($0, keepLines: false) }, widths: widths, rightAligned: rightAligned)
+        }.joined(separator: "\n") + "\n")
+    }
+}

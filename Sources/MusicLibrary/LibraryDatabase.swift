@@ -1,0 +1,212 @@
+import BradOSCore
+import Foundation
+import GRDB
+import Logging
+
+/// The library's local store: one SQLite database per profile
+/// (`<data>/library/library.sqlite`, opened through ``SQLiteStore``), read in part. It keeps
+/// a rollback journal, not WAL: every listing reads it, a refresh alone writes it, and a
+/// read then writes nothing, so the albums still show on a full disk.
+///
+/// - `snapshot`: one row, the section it holds (key, title, server) and the refresh state
+///   (`contentChangedAt`, the `updatedAt` cursor, when the server last confirmed it, when
+///   every album was last downloaded), its generation and its count of shown albums.
+/// - `album`: every album the section lists, by rating key, with `sortTitle` (the title in
+///   lower case) and `shown` (0 for a duplicate of a shown album: same title, artist and
+///   year). The index `album_shown_order` (shown, sortTitle, ratingKey) is brados's order and
+///   serves a page, a first screen or a streamed listing without reading the rest.
+/// - `collection`: the section's collections, in the server's order.
+///
+/// Writes are one transaction each and touch only rows whose content differs (``apply(_:)``):
+/// a refresh that finds Plex's own no-op updates writes the `snapshot` row alone. A damaged
+/// file is moved aside and a new one started (the server holds everything it held).
+public final class LibraryDatabase: Sendable {
+    public let url: URL
+    let writer: any DatabaseWriter
+
+    /// Opens (creating and migrating) the database.
+    /// - Throws: ``StorageError``.
+    public init(url: URL, logger: Logger = Logger(label: "brados.library")) throws {
+        self.url = url
+        do {
+            writer = try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.openWithRollbackJournal($0, migrator: Self.migrator) }) { aside in
+                logger.warning("the library store \(url.path) is damaged; it was moved to \(aside.lastPathComponent) and is refetched from Plex")
+            }
+        } catch {
+            throw Self.storageError(error, url)
+        }
+    }
+
+    private init(url: URL, writer: any DatabaseWriter) {
+        self.url = url
+        self.writer = writer
+    }
+
+    /// A store in memory holding a copy of `source` (empty without one): where a refresh
+    /// that the disk has no room to store is applied, to show it.
+    /// - Throws: ``StorageError``.
+    static func inMemory(copying source: LibraryDatabase?, url: URL) throws -> LibraryDatabase {
+        do {
+            let memory = try DatabaseQueue()
+            if let source { try source.writer.backup(to: memory) } else { try migrator.migrate(memory) }
+            return LibraryDatabase(url: url, writer: memory)
+        } catch {
+            throw storageError(error, url)
+        }
+    }
+
+    /// What the `snapshot` row says, or `nil` before the first refresh.
+    public func header() throws -> LibraryHeader? {
+        try read { db in try Self.header(db) }
+    }
+
+    /// The snapshot as a value to show, or `nil` before the first refresh.
+    public func snapshot() throws -> LibrarySnapshot? {
+        try header().map { LibrarySnapshot(header: $0, database: self) }
+    }
+
+    /// Shown albums in brados's order, from `offset`, at most `limit` (all when `nil`).
+    public func albums(limit: Int? = nil, offset: Int = 0) throws -> [Album] {
+        try read { db in
+            try Self.albums(db, sql: "SELECT \(Self.albumColumns) FROM album WHERE shown = 1 ORDER BY sortTitle, ratingKey LIMIT ? OFFSET ?",
+                            arguments: [limit ?? -1, offset])
+        }
+    }
+
+    /// Every shown album in brados's order, `batchSize` at a time, in one read transaction (a
+    /// write by another process waits neither for it nor changes what it reads).
+    public func forEachShownAlbum(batchSize: Int = 512, _ body: ([Album]) throws -> Void) throws {
+        try read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.albumColumns) FROM album WHERE shown = 1 ORDER BY sortTitle, ratingKey")
+            var batch: [Album] = []
+            batch.reserveCapacity(batchSize)
+            while let row = try cursor.next() {
+                batch.append(Self.album(row))
+                if batch.count == batchSize { try body(batch); batch.removeAll(keepingCapacity: true) }
+            }
+            if !batch.isEmpty { try body(batch) }
+        }
+    }
+
+    /// The widest rating key, title and artist among the shown albums (in characters), for a
+    /// table printed as it is read.
+    public func shownWidths() throws -> (key: Int, title: Int, artist: Int) {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT max(length(ratingKey)), max(length(title)), max(length(artist)) FROM album WHERE shown = 1")
+            return (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
+        }
+    }
+
+    /// A shown album, by rating key.
+    public func album(_ ratingKey: String) throws -> Album? {
+        try read { db in
+            try Self.albums(db, sql: "SELECT \(Self.albumColumns) FROM album WHERE ratingKey = ? AND shown = 1", arguments: [ratingKey]).first
+        }
+    }
+
+    /// The section's collections, in the server's order.
+    public func collections() throws -> [PlexCollection] {
+        try read { db in try Self.collections(db) }
+    }
+
+    /// Every album's rating key and `addedAt` (shown or not), for finding deletes.
+    func addedIndex() throws -> [(added: Int, key: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT coalesce(addedAt, 0), ratingKey FROM album").map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// How many albums it holds (shown or not), and which of `keys` it holds.
+    func count(holding keys: [String]) throws -> (total: Int, held: Set<String>) {
+        try read { db in
+            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM album") ?? 0
+            var held = Set<String>()
+            let statement = try db.cachedStatement(sql: "SELECT 1 FROM album WHERE ratingKey = ?")
+            for key in keys where try Int.fetchOne(statement, arguments: [key]) != nil { held.insert(key) }
+            return (total, held)
+        }
+    }
+
+    /// Moves only the time the server last confirmed the snapshot.
+    /// - Throws: ``StorageError``.
+    func confirm(at time: Date) throws -> LibraryHeader? {
+        try write { db in
+            try db.execute(sql: "UPDATE snapshot SET checkedAt = max(checkedAt, ?)", arguments: [time.timeIntervalSince1970])
+            return try Self.header(db)
+        }
+    }
+
+    /// Removes everything (`cache clear` removes the file itself).
+    /// - Throws: ``StorageError``.
+    public func removeAll() throws {
+        try write { db in for table in ["album", "collection", "snapshot"] { try db.execute(sql: "DELETE FROM \(table)") } }
+    }
+
+    // MARK: - Rows
+
+    static let albumColumns = "ratingKey, title, artist, year, thumb, art, addedAt"
+
+    static func album(_ row: Row) -> Album {
+        Album(ratingKey: row[0], title: row[1], artist: row[2], year: row[3], thumb: row[4], art: row[5], addedAt: row[6])
+    }
+
+    static func albums(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Album] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map(album)
+    }
+
+    static func collections(_ db: Database) throws -> [PlexCollection] {
+        try Row.fetchAll(db, sql: "SELECT ratingKey, title, childCount, thumb FROM collection ORDER BY position").map {
+            PlexCollection(ratingKey: $0[0], title: $0[1], childCount: $0[2], thumb: $0[3])
+        }
+    }
+
+    static func header(_ db: Database) throws -> LibraryHeader? {
+        try Row.fetchOne(db, sql: """
+            SELECT sectionKey, sectionTitle, origin, generation, savedAt, checkedAt, wholeAt, contentChangedAt, updatedThrough, shownCount
+            FROM snapshot
+            """).map { row in
+            LibraryHeader(sectionKey: row[0], sectionTitle: row[1], origin: row[2], generation: row[3],
+                          savedAt: Date(timeIntervalSince1970: row[4]), checkedAt: Date(timeIntervalSince1970: row[5]),
+                          wholeAt: (row[6] as Double?).map(Date.init(timeIntervalSince1970:)), contentChangedAt: row[7], updatedThrough: row[8],
+                          shownCount: row[9], collections: try collections(db))
+        }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.write(body) } catch { throw Self.storageError(error, url) }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.read(body) } catch { throw Self.storageError(error, url) }
+    }
+
+    static func storageError(_ error: any Error, _ url: URL) -> any Error {
+        if let error = error as? DatabaseError { return StorageError.database(error, path: url.path) }
+        return error
+    }
+}
+
+/// The `snapshot` row: which section the store holds, and where its refresh stands.
+public struct LibraryHeader: Sendable, Equatable {
+    public var sectionKey: String
+    public var sectionTitle: String
+    /// The media server it was read from (its machine identifier; `nil` for the BradOS
+    /// server's Plex routes): a store of another server reads as missing.
+    public var origin: String?
+    /// A new value whenever the content people see changes (albums, collections, section).
+    public var generation: String
+    /// When the content last changed.
+    public var savedAt: Date
+    /// When the server last confirmed it (the age a read shows).
+    public var checkedAt: Date
+    /// When every album was last downloaded (`nil`: never here, e.g. migrated or imported):
+    /// a refresh downloads everything again once this is a day old.
+    public var wholeAt: Date?
+    /// The section's `contentChangedAt` at the last refresh.
+    public var contentChangedAt: Int?
+    /// The newest `updatedAt` read: the next refresh asks for what was updated since.
+    public var updatedThrough: Int?
+    /// Shown albums (duplicates aside).
+    public var shownCount: Int
+    public var collections: [PlexCollection]
+}
