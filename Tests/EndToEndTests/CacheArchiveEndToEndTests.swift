@@ -42,7 +42,8 @@ struct CacheArchiveEndToEndTests {
 
         let imported = try brados(["cache", "import", archive.path, "--as", "laptop"], server)
         #expect(imported.status == 0, "\(imported.stderr)")
-        for command in [["mealplan", "show", "--json"], ["visits", "list", "--json"], ["coach", "--json"], ["coach", "show", conversation, "--json"], ["plan", "--json"]] {
+        for command in [["mealplan", "show", "--json"], ["visits", "list", "--json"], ["coach", "--json"], ["coach", "show", conversation, "--json"], ["plan", "--json"],
+                        ["library", "albums", "--json"], ["library", "albums", "--limit", "3", "--offset", "2", "--json"]] {
             let original = try brados(["--offline"] + command, server)
             let copy = try brados(["--offline", "--profile", "laptop"] + command, server)
             #expect(copy.status == 0, "\(command): \(copy.stderr)")
