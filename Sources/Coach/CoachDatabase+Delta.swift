@@ -234,6 +234,31 @@ extension CoachDatabase {
         }
     }
 
+    /// How many messages of a conversation are held, and when they were fetched.
+    /// - Throws: ``StorageError``.
+    public func messageCount(conversationID: String) throws -> (total: Int, syncedAt: Date?) {
+        try read { db in (try Self.heldCount(of: conversationID, db), try Self.syncedAt("messages:\(conversationID)", db)) }
+    }
+
+    /// Every cached message of a conversation in order of creation, `batchSize` at a time, in
+    /// one read transaction.
+    /// - Throws: ``StorageError``, or what `body` throws.
+    public func forEachMessage(conversationID: String, batchSize: Int = 512, _ body: ([Message]) throws -> Void) throws {
+        try read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT remoteId, conversationId, role, content, createdAt FROM message
+                WHERE conversationId = ? ORDER BY createdAt, remoteId
+                """, arguments: [conversationID])
+            var batch: [Message] = []
+            batch.reserveCapacity(batchSize)
+            while let row = try rows.next() {
+                batch.append(Self.message(row))
+                if batch.count == batchSize { try body(batch); batch.removeAll(keepingCapacity: true) }
+            }
+            if !batch.isEmpty { try body(batch) }
+        }
+    }
+
     /// Drops every `cursor:`, `checked:` and `count:` key: the next refresh of each list is a
     /// full one (an imported copy was checked whole by someone else, at another time), and
     /// counts are taken from the rows until then (an archive's numbers are not trusted).

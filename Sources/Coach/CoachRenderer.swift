@@ -30,12 +30,13 @@ public struct CoachRenderer: Sendable {
     }
 
     /// A conversation and the messages shown (all, or the last N of ``ConversationThread/total``).
+    /// A whole conversation is printed as the store is read.
     public func conversation(_ thread: ConversationThread, source: DataSource) throws {
         let conversation = thread.conversation
-        let shown = thread.messages
         if output.format == .json {
-            struct Document: Encodable { var source: DataSource; var conversation: Conversation; var messages: [Message] }
-            return try output.json(Document(source: source, conversation: conversation, messages: shown))
+            return try output.jsonStream(arrayKey: "messages", of: Message.self, fields: ["source": source, "conversation": conversation]) { emit in
+                try thread.forEachBatch(emit)
+            }
         }
         var headline = [output.styled(conversation.title ?? "(untitled)", .bold)]
         if let domain = conversation.domain { headline.append(domain) }
@@ -43,17 +44,20 @@ public struct CoachRenderer: Sendable {
         headline.append(output.styled(source.origin, .dim))
         output.line(headline.joined(separator: " · "))
         output.line(output.styled("id \(conversation.id)", .dim))
-        if shown.count < thread.total {
-            output.line(output.styled("… \(thread.total - shown.count) earlier messages (show all without --last)", .dim))
+        if thread.stored == nil, thread.messages.count < thread.total {
+            output.line(output.styled("… \(thread.total - thread.messages.count) earlier messages (show all without --last)", .dim))
         }
-        for message in shown {
-            let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
-            let prefix = "\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
-            let lines = message.content.split(separator: "\n", omittingEmptySubsequences: false)
-            output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + (lines.first.map(String.init) ?? ""))
-            let indent = String(repeating: " ", count: prefix.count)
-            for line in lines.dropFirst() { output.line(indent + line) }
-        }
+        try thread.forEachBatch { batch in batch.forEach(show) }
+    }
+
+    /// One message: its time and author, then its text (continuation lines indented).
+    func show(_ message: Message) {
+        let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
+        let prefix = "\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
+        let lines = message.content.split(separator: "\n", omittingEmptySubsequences: false)
+        output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + (lines.first.map(String.init) ?? ""))
+        let indent = String(repeating: " ", count: prefix.count)
+        for line in lines.dropFirst() { output.line(indent + line) }
     }
 
     public func context(_ profile: ContextProfile?, source: DataSource) throws {

@@ -5,10 +5,46 @@ import Logging
 /// A conversation with the messages shown by `coach show`: all of them, or the last N.
 public struct ConversationThread: Sendable, Equatable {
     public var conversation: Conversation
-    /// The messages shown, in order of creation.
+    /// The messages shown, in order of creation, when read as a whole (the last N, or a
+    /// conversation fetched without the store); empty when ``stored`` reads them.
     public var messages: [Message]
-    /// How many messages the conversation has (more than ``messages`` holds with `--last`).
+    /// How many messages the conversation has (more than are shown with `--last`).
     public var total: Int
+    /// Every message, read from the store a batch at a time when shown (`nil`: ``messages`` holds them).
+    public var stored: StoredMessages?
+
+    public init(conversation: Conversation, messages: [Message], total: Int, stored: StoredMessages? = nil) {
+        self.conversation = conversation
+        self.messages = messages
+        self.total = total
+        self.stored = stored
+    }
+
+    /// The messages shown, a batch at a time: from the store as it is read, or ``messages`` in one batch.
+    /// - Throws: ``StorageError``, or what `body` throws.
+    public func forEachBatch(_ body: ([Message]) throws -> Void) throws {
+        guard let stored else { return try body(messages) }
+        try stored.database.forEachMessage(conversationID: stored.conversationID, body)
+    }
+
+    /// The messages shown, read whole.
+    /// - Throws: ``StorageError``.
+    public func allMessages() throws -> [Message] {
+        var all: [Message] = []
+        try forEachBatch { all += $0 }
+        return all
+    }
+}
+
+/// Where a conversation's messages are read from when shown: a long conversation is printed
+/// as it is read, never decoded whole first.
+public struct StoredMessages: Sendable, Equatable {
+    let database: CoachDatabase
+    let conversationID: String
+
+    public static func == (lhs: StoredMessages, rhs: StoredMessages) -> Bool {
+        lhs.database === rhs.database && lhs.conversationID == rhs.conversationID
+    }
 }
 
 /// Coach logic: remote first (``CoachPlugin/cachePolicy``), declared as ``CachedResource``s
@@ -82,7 +118,7 @@ public struct CoachStore: Sendable {
     ///   ``CoachError/notCached(what:reason:)``.
     public func conversation(_ id: String) async throws -> (conversation: Conversation, messages: [Message], source: DataSource) {
         let (thread, source) = try await reader.answer(try self.thread(id))
-        return (thread.conversation, thread.messages, source)
+        return (thread.conversation, try thread.allMessages(), source)
     }
 
     /// Deletes a conversation on the server; only after the server confirmed, the cached
@@ -213,9 +249,20 @@ extension CoachStore {
 
         public func stored() -> CachedEntry<ConversationThread>? {
             guard let database = try? store.database(), let conversation = try? database.conversation(id: id),
-                  let messages = try? database.messages(conversationID: id, last: last), messages.syncedAt != nil
+                  let thread = try? read(conversation, from: database), let syncedAt = thread.syncedAt
             else { return nil }
-            return CachedEntry(ConversationThread(conversation: conversation, messages: messages.messages, total: messages.total), savedAt: messages.syncedAt)
+            return CachedEntry(thread.thread, savedAt: syncedAt)
+        }
+
+        /// What is shown, from the store: the last N messages read, or a handle that reads them all as they are shown.
+        func read(_ conversation: Conversation, from database: CoachDatabase) throws -> (thread: ConversationThread, syncedAt: Date?) {
+            if let last {
+                let shown = try database.messages(conversationID: id, last: last)
+                return (ConversationThread(conversation: conversation, messages: shown.messages, total: shown.total), shown.syncedAt)
+            }
+            let held = try database.messageCount(conversationID: id)
+            return (ConversationThread(conversation: conversation, messages: [], total: held.total,
+                                       stored: StoredMessages(database: database, conversationID: id)), held.syncedAt)
         }
 
         /// Brings the conversation up to date by what changed (``CoachStore/refreshThread(_:id:full:)``),
@@ -227,8 +274,7 @@ extension CoachStore {
             _ = try store.requireUserID()
             do {
                 guard let conversation = try await store.refreshThread(api, id: id, full: full) else { throw CoachError.conversationNotFound(id: id) }
-                let shown = try store.database().messages(conversationID: id, last: last)
-                return ConversationThread(conversation: conversation, messages: shown.messages, total: shown.total)
+                return try read(conversation, from: store.database()).thread
             } catch let error as StorageError {
                 store.logger.warning("could not update the coach cache (messages): \(error.summaryText)")
                 guard let remote = try await api.conversation(id: id) else { throw CoachError.conversationNotFound(id: id) }

@@ -29,6 +29,22 @@ struct CoachStoreTests {
         }
     }
 
+    @Test("a whole conversation is printed from the store as it is read: the same text and JSON as from the messages in hand", arguments: [OutputFormat.human, .json])
+    func streamedThread(format: OutputFormat) async throws {
+        let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1, messages: 1_200, updated: 20)],
+                                                messages: [Fixtures.conversationID(1): Fixtures.messages(1, count: 1_200)], profile: Fixtures.profile))
+        _ = try await setup.store().conversation(Fixtures.conversationID(1))
+        let read = try #require(try setup.store(offline: true).thread(Fixtures.conversationID(1)).stored()).value
+        #expect(read.stored != nil && read.messages.isEmpty && read.total == 1_200, "read whole only as it is shown")
+        let inHand = ConversationThread(conversation: read.conversation, messages: Fixtures.messages(1, count: 1_200), total: 1_200)
+        let streamed = CapturingIO(environment: [:]), whole = CapturingIO(environment: [:])
+        try CoachRenderer(output: Output(io: streamed, format: format)).conversation(read, source: .network)
+        try CoachRenderer(output: Output(io: whole, format: format)).conversation(inHand, source: .network)
+        #expect(streamed.stdout == whole.stdout)
+        #expect(streamed.stdout.components(separatedBy: "message 1199").count == 2, "the last message is there once")
+        #expect(try read.allMessages() == Fixtures.messages(1, count: 1_200))
+    }
+
     @Test("a fetch updates the store; offline, the same models come from it, marked with their age")
     func offlineFallback() async throws {
         let setup = try Setup()
