@@ -211,26 +211,18 @@ extension CoachDatabase {
         }
     }
 
-    /// The last `last` cached messages of a conversation (all for `nil`) in order of creation,
-    /// how many it has, and when they were fetched: a read of what is shown, not of the whole thread.
+    /// The last `last` cached messages of a conversation in order of creation, how many it
+    /// has, and when they were fetched: a read of what is shown, not of the whole thread
+    /// (``forEachMessage(conversationID:batchSize:_:)`` reads all of them as they are shown).
     /// - Throws: ``StorageError``.
-    public func messages(conversationID: String, last: Int?) throws -> (messages: [Message], total: Int, syncedAt: Date?) {
+    public func messages(conversationID: String, last: Int) throws -> (messages: [Message], total: Int, syncedAt: Date?) {
         try read { db in
-            let total = try Self.heldCount(of: conversationID, db)
-            let rows: [Row]
-            if let last {
-                rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM (SELECT remoteId, conversationId, role, content, createdAt FROM message
-                                   WHERE conversationId = ? ORDER BY createdAt DESC, remoteId DESC LIMIT ?)
-                    ORDER BY createdAt, remoteId
-                    """, arguments: [conversationID, last])
-            } else {
-                rows = try Row.fetchAll(db, sql: """
-                    SELECT remoteId, conversationId, role, content, createdAt FROM message
-                    WHERE conversationId = ? ORDER BY createdAt, remoteId
-                    """, arguments: [conversationID])
-            }
-            return (rows.map(Self.message), total, try Self.syncedAt("messages:\(conversationID)", db))
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM (SELECT remoteId, conversationId, role, content, createdAt FROM message
+                               WHERE conversationId = ? ORDER BY createdAt DESC, remoteId DESC LIMIT ?)
+                ORDER BY createdAt, remoteId
+                """, arguments: [conversationID, last])
+            return (rows.map(Self.message), try Self.heldCount(of: conversationID, db), try Self.syncedAt("messages:\(conversationID)", db))
         }
     }
 

@@ -18,17 +18,17 @@ extension CoachDatabase {
                 try ColumnCheck.text(v[1], "userId", rule: user)
                 try ColumnCheck.text(v[2], "title", nullable: true)
                 try ColumnCheck.text(v[3], "domain", nullable: true)
-                try ColumnCheck.real(v[4], "lastMessageAt", nullable: true)
+                try ColumnCheck.time(v[4], "lastMessageAt", nullable: true)
                 try ColumnCheck.integer(v[5], "messageCount")
-                for index in 6...8 { try ColumnCheck.real(v[index], "a date") }
+                for index in 6...8 { try ColumnCheck.time(v[index], "a date") }
             },
             .init("message", columns: ["remoteId", "conversationId", "role", "content", "createdAt", "cachedAt"]) { v throws(Problem) in
                 try ColumnCheck.text(v[0], "remoteId", rule: Message.idRule)
                 try ColumnCheck.text(v[1], "conversationId", rule: Conversation.idRule)
                 try ColumnCheck.text(v[2], "role")
                 try ColumnCheck.text(v[3], "content")
-                try ColumnCheck.real(v[4], "createdAt")
-                try ColumnCheck.real(v[5], "cachedAt")
+                try ColumnCheck.time(v[4], "createdAt")
+                try ColumnCheck.time(v[5], "cachedAt")
             },
             .init("contextProfile", columns: ["remoteId", "userId", "valuesJSON", "goalsJSON", "situationJSON", "createdAt", "updatedAt", "cachedAt"]) { v throws(Problem) in
                 try ColumnCheck.text(v[0], "remoteId", rule: IdentifierRule.token("context profile id"))
@@ -36,13 +36,13 @@ extension CoachDatabase {
                 try ColumnCheck.json(v[2], "valuesJSON", as: [ContextProfile.Value].self)
                 try ColumnCheck.json(v[3], "goalsJSON", as: [ContextProfile.Goal].self)
                 try ColumnCheck.json(v[4], "situationJSON", as: ContextProfile.Situation.self)
-                try ColumnCheck.real(v[5], "createdAt", nullable: true)
-                try ColumnCheck.real(v[6], "updatedAt", nullable: true)
-                try ColumnCheck.real(v[7], "cachedAt")
+                try ColumnCheck.time(v[5], "createdAt", nullable: true)
+                try ColumnCheck.time(v[6], "updatedAt", nullable: true)
+                try ColumnCheck.time(v[7], "cachedAt")
             },
             .init("sync", columns: ["key", "syncedAt"]) { v throws(Problem) in
                 try ColumnCheck.text(v[0], "key")
-                try ColumnCheck.real(v[1], "syncedAt")
+                try ColumnCheck.time(v[1], "syncedAt")
             },
         ])
         do {

@@ -27,12 +27,10 @@ public final class CoachDatabase: Sendable {
     /// - Throws: ``StorageError``.
     public init(url: URL, logger: Logger = Logger(label: "brados.coach")) throws {
         self.url = url
-        do {
-            pool = try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) }) { aside in
+        pool = try SQLiteStore.mapErrors(at: url.path) {
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) }) { aside in
                 logger.warning("the coach cache \(url.path) is damaged; it was moved to \(aside.lastPathComponent) and is rebuilt from the server")
             }
-        } catch {
-            throw Self.storageError(error, url)
         }
     }
 
@@ -65,15 +63,11 @@ public final class CoachDatabase: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try pool.write(body) } catch { throw Self.storageError(error, url) }
+        try SQLiteStore.mapErrors(at: url.path) { try pool.write(body) }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try pool.read(body) } catch { throw Self.storageError(error, url) }
+        try SQLiteStore.mapErrors(at: url.path) { try pool.read(body) }
     }
 
-    static func storageError(_ error: any Error, _ url: URL) -> any Error {
-        if let error = error as? DatabaseError { return StorageError.database(error, path: url.path) }
-        return error
-    }
 }

@@ -17,20 +17,35 @@ extension LibraryDatabase {
         var whole: Bool
         var collections: [PlexCollection]
         var contentChangedAt: Int?
-        /// The newest `updatedAt` read (`nil`: the cursor stays where it was).
+        /// The newest `updatedAt` read (`nil`: a delta's cursor stays where it was).
         var updatedThrough: Int?
         var at: Date
+        /// The generation the refresh started from (`nil`: none stored). A delta applies only
+        /// to the store it was computed against.
+        var base: String?
+        /// Store no refresh state (the next refresh downloads every album): a copy moved in
+        /// from elsewhere, not read from the server here.
+        var forgetsState = false
+        /// Apply only into a store that holds nothing yet.
+        var intoEmptyOnly = false
     }
+
+    /// The store is not the one the update was computed against (another refresh, or a
+    /// section switch, committed meanwhile): nothing was written.
+    struct BaseMoved: Error {}
 
     /// Applies a refresh: albums whose fields differ are upserted, deleted ones removed, the
     /// duplicates of every title touched chosen again; the generation moves only when the
     /// content people see changed. The `snapshot` row's refresh state is always written.
     /// - Returns: the new header, and what changed.
-    /// - Throws: ``StorageError``; nothing is written then.
+    /// - Throws: ``BaseMoved`` for a delta whose base is gone (or a copy for an empty store
+    ///   that is not); ``StorageError``. Nothing is written then.
     func apply(_ update: Update) throws -> (header: LibraryHeader, changes: LibraryChanges) {
         try write { db in
             let old = try Self.header(db)
             let sameStore = old.map { $0.sectionKey == update.sectionKey && $0.origin == update.origin } ?? false
+            if update.intoEmptyOnly && old != nil { throw BaseMoved() }
+            if !update.whole && (!sameStore || old?.generation != update.base) { throw BaseMoved() }
             var changes = LibraryChanges()
             if !sameStore { try db.execute(sql: "DELETE FROM album") }
 
@@ -78,12 +93,14 @@ extension LibraryDatabase {
             }
             let changed = old == nil || !sameStore || old?.sectionTitle != update.sectionTitle || collectionsChanged
                 || changes.added + changes.updated + changes.removed > 0
-            let cursor = update.updatedThrough.map { max($0, sameStore ? old?.updatedThrough ?? $0 : $0) } ?? (sameStore ? old?.updatedThrough : nil)
+            // A whole listing sets the cursor to what it read (were another refresh's newer
+            // rows written over by an older listing, the next refresh asks for them again).
+            let cursor = update.whole ? update.updatedThrough : update.updatedThrough ?? old?.updatedThrough
             let header = LibraryHeader(
                 sectionKey: update.sectionKey, sectionTitle: update.sectionTitle, origin: update.origin,
                 generation: changed ? UUID().uuidString : old!.generation, savedAt: changed ? update.at : old!.savedAt,
-                checkedAt: update.at, wholeAt: update.whole ? update.at : (sameStore ? old?.wholeAt : nil),
-                contentChangedAt: update.contentChangedAt, updatedThrough: cursor,
+                checkedAt: update.at, wholeAt: update.forgetsState ? nil : update.whole ? update.at : old?.wholeAt,
+                contentChangedAt: update.forgetsState ? nil : update.contentChangedAt, updatedThrough: update.forgetsState ? nil : cursor,
                 shownCount: changed ? try Int.fetchOne(db, sql: "SELECT count(*) FROM album WHERE shown = 1") ?? 0 : old!.shownCount,
                 collections: update.collections)
             try Self.save(header, db)
@@ -125,6 +142,7 @@ public struct LibraryChanges: Sendable, Equatable {
 }
 
 extension Album {
-    /// The key of brados's order (then the rating key): the title in lower case.
-    var sortTitle: String { title.lowercased() }
+    /// The key of brados's order (then the rating key): the title in lower case, its accents
+    /// composed (NFC), so that the same title typed two ways sorts and matches as one.
+    var sortTitle: String { title.precomposedStringWithCanonicalMapping.lowercased() }
 }

@@ -66,9 +66,9 @@ extension LibraryDatabase {
                 try ColumnCheck.text(v[2], "sectionTitle")
                 try ColumnCheck.text(v[3], "origin", rule: IdentifierRule.token("server identifier"), nullable: true)
                 try ColumnCheck.text(v[4], "generation")
-                try ColumnCheck.real(v[5], "savedAt")
-                try ColumnCheck.real(v[6], "checkedAt")
-                try ColumnCheck.real(v[7], "wholeAt", nullable: true)
+                try ColumnCheck.time(v[5], "savedAt")
+                try ColumnCheck.time(v[6], "checkedAt")
+                try ColumnCheck.time(v[7], "wholeAt", nullable: true)
                 try ColumnCheck.integer(v[8], "contentChangedAt", in: Int64.min...Int64.max, nullable: true)
                 try ColumnCheck.integer(v[9], "updatedThrough", in: Int64.min...Int64.max, nullable: true)
                 try ColumnCheck.integer(v[10], "shownCount")
@@ -116,27 +116,37 @@ extension LibraryDatabase {
     /// Moves a JSON snapshot written by an older brados (`snapshot.json`, beside the
     /// database) into the database once, then removes it and its refresh state: a profile
     /// keeps its albums offline across the upgrade. Its refresh state is not carried over,
-    /// so the next refresh downloads every album. A snapshot that does not decode is removed
-    /// (the next refresh brings the albums back); nothing is moved into a database that
-    /// already holds a section.
+    /// so the next refresh downloads every album. The file is removed once moved, when it
+    /// does not decode (the next refresh brings the albums back), or when the database
+    /// already holds a section (which is newer); a move that fails (a full disk) leaves it
+    /// for the next run.
     /// - Returns: whether a snapshot was moved.
     @discardableResult
     func migrateLegacySnapshot(_ legacy: URL, logger: Logger) -> Bool {
-        let state = legacy.deletingLastPathComponent().appendingPathComponent("snapshot-state.json")
         guard let bytes = try? AtomicFile.readIfPresent(legacy) else { return false }
-        defer {
+        func remove() {
             try? FileSystem.remove(legacy)
-            try? FileSystem.remove(state)
+            try? FileSystem.remove(legacy.deletingLastPathComponent().appendingPathComponent("snapshot-state.json"))
         }
-        guard (try? header()) == .some(nil), let old = try? JSONCoding.decode(LegacyLibrarySnapshot.self, from: bytes),
-              old.formatVersion == LegacyLibrarySnapshot.formatVersion else { return false }
+        guard let old = try? JSONCoding.decode(LegacyLibrarySnapshot.self, from: bytes), old.formatVersion == LegacyLibrarySnapshot.formatVersion,
+              IdentifierRule.token("section key").isValid(old.sectionKey), old.origin.map(IdentifierRule.token("server identifier").isValid) ?? true
+        else {
+            remove()
+            return false
+        }
         do {
-            _ = try apply(Update(sectionKey: old.sectionKey, sectionTitle: old.sectionTitle, origin: old.origin, albums: old.albums + (old.duplicates ?? []),
-                                 whole: true, collections: old.collections, contentChangedAt: nil, updatedThrough: nil, at: old.savedAt))
-            try write { db in try db.execute(sql: "UPDATE snapshot SET wholeAt = NULL") }
+            var update = Update(sectionKey: old.sectionKey, sectionTitle: old.sectionTitle, origin: old.origin, albums: old.albums + (old.duplicates ?? []),
+                                whole: true, collections: old.collections, contentChangedAt: nil, updatedThrough: nil, at: old.savedAt)
+            update.forgetsState = true
+            update.intoEmptyOnly = true
+            _ = try apply(update)
+            remove()
             return true
+        } catch is BaseMoved {
+            remove()
+            return false
         } catch {
-            logger.warning("could not move the library snapshot into \(url.path): \(error.summaryText)")
+            logger.warning("could not move the library snapshot into \(url.path) (it is kept for the next run): \(error.summaryText)")
             return false
         }
     }

@@ -28,12 +28,10 @@ public final class LibraryDatabase: Sendable {
     /// - Throws: ``StorageError``.
     public init(url: URL, logger: Logger = Logger(label: "brados.library")) throws {
         self.url = url
-        do {
-            writer = try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.openWithRollbackJournal($0, migrator: Self.migrator) }) { aside in
+        writer = try SQLiteStore.mapErrors(at: url.path) {
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.openWithRollbackJournal($0, migrator: Self.migrator) }) { aside in
                 logger.warning("the library store \(url.path) is damaged; it was moved to \(aside.lastPathComponent) and is refetched from Plex")
             }
-        } catch {
-            throw Self.storageError(error, url)
         }
     }
 
@@ -46,23 +44,16 @@ public final class LibraryDatabase: Sendable {
     /// that the disk has no room to store is applied, to show it.
     /// - Throws: ``StorageError``.
     static func inMemory(copying source: LibraryDatabase?, url: URL) throws -> LibraryDatabase {
-        do {
+        try SQLiteStore.mapErrors(at: url.path) {
             let memory = try DatabaseQueue()
             if let source { try source.writer.backup(to: memory) } else { try migrator.migrate(memory) }
             return LibraryDatabase(url: url, writer: memory)
-        } catch {
-            throw storageError(error, url)
         }
     }
 
     /// What the `snapshot` row says, or `nil` before the first refresh.
     public func header() throws -> LibraryHeader? {
         try read { db in try Self.header(db) }
-    }
-
-    /// The snapshot as a value to show, or `nil` before the first refresh.
-    public func snapshot() throws -> LibrarySnapshot? {
-        try header().map { LibrarySnapshot(header: $0, database: self) }
     }
 
     /// Shown albums in brados's order, from `offset`, at most `limit` (all when `nil`).
@@ -73,18 +64,23 @@ public final class LibraryDatabase: Sendable {
         }
     }
 
-    /// Every shown album in brados's order, `batchSize` at a time, in one read transaction (a
-    /// write by another process waits neither for it nor changes what it reads).
+    /// Every shown album in brados's order, `batchSize` at a time. Each batch is its own short
+    /// read, resumed after the last album read (by the order's index): no lock is held while
+    /// `body` prints, so a refresh in another process never waits on a listing read slowly
+    /// (through a pager). A refresh committed between two batches shows in the later ones.
     public func forEachShownAlbum(batchSize: Int = 512, _ body: ([Album]) throws -> Void) throws {
-        try read { db in
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.albumColumns) FROM album WHERE shown = 1 ORDER BY sortTitle, ratingKey")
-            var batch: [Album] = []
-            batch.reserveCapacity(batchSize)
-            while let row = try cursor.next() {
-                batch.append(Self.album(row))
-                if batch.count == batchSize { try body(batch); batch.removeAll(keepingCapacity: true) }
+        var after: (sortTitle: String, ratingKey: String)?
+        while true {
+            let batch = try read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT \(Self.albumColumns), sortTitle FROM album
+                    WHERE shown = 1 AND (? IS NULL OR (sortTitle, ratingKey) > (?, ?)) ORDER BY sortTitle, ratingKey LIMIT ?
+                    """, arguments: [after?.sortTitle, after?.sortTitle, after?.ratingKey, batchSize])
             }
-            if !batch.isEmpty { try body(batch) }
+            guard let last = batch.last else { return }
+            try body(batch.map(Self.album))
+            after = (last[7], last[0])
+            if batch.count < batchSize { return }
         }
     }
 
@@ -92,7 +88,10 @@ public final class LibraryDatabase: Sendable {
     /// table printed as it is read.
     public func shownWidths() throws -> (key: Int, title: Int, artist: Int) {
         try read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT max(length(ratingKey)), max(length(title)), max(length(artist)) FROM album WHERE shown = 1")
+            let row = try Row.fetchOne(db, sql: """
+                SELECT coalesce(max(length(ratingKey)), 0), coalesce(max(length(title)), 0), coalesce(max(length(artist)), 0)
+                FROM album WHERE shown = 1
+                """)
             return (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
         }
     }
@@ -127,19 +126,14 @@ public final class LibraryDatabase: Sendable {
         }
     }
 
-    /// Moves only the time the server last confirmed the snapshot.
+    /// Moves only the time the server last confirmed the store, if it still holds `generation`.
+    /// - Returns: the header then, or `nil` when another refresh changed the store meanwhile.
     /// - Throws: ``StorageError``.
-    func confirm(at time: Date) throws -> LibraryHeader? {
+    func confirm(_ generation: String, at time: Date) throws -> LibraryHeader? {
         try write { db in
-            try db.execute(sql: "UPDATE snapshot SET checkedAt = max(checkedAt, ?)", arguments: [time.timeIntervalSince1970])
-            return try Self.header(db)
+            try db.execute(sql: "UPDATE snapshot SET checkedAt = max(checkedAt, ?) WHERE generation = ?", arguments: [time.timeIntervalSince1970, generation])
+            return db.changesCount == 1 ? try Self.header(db) : nil
         }
-    }
-
-    /// Removes everything (`cache clear` removes the file itself).
-    /// - Throws: ``StorageError``.
-    public func removeAll() throws {
-        try write { db in for table in ["album", "collection", "snapshot"] { try db.execute(sql: "DELETE FROM \(table)") } }
     }
 
     // MARK: - Rows
@@ -173,17 +167,13 @@ public final class LibraryDatabase: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try writer.write(body) } catch { throw Self.storageError(error, url) }
+        try SQLiteStore.mapErrors(at: url.path) { try writer.write(body) }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try writer.read(body) } catch { throw Self.storageError(error, url) }
+        try SQLiteStore.mapErrors(at: url.path) { try writer.read(body) }
     }
 
-    static func storageError(_ error: any Error, _ url: URL) -> any Error {
-        if let error = error as? DatabaseError { return StorageError.database(error, path: url.path) }
-        return error
-    }
 }
 
 /// The `snapshot` row: which section the store holds, and where its refresh stands.

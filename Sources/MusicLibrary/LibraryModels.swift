@@ -58,7 +58,7 @@ public struct Album: Codable, Sendable, Equatable, Identifiable {
     }
 
     /// The identity used to set duplicates apart (``LibraryDatabase/chooseShown(_:among:)``): the same title, artist and year.
-    var identity: String { "\(title.lowercased())|\(artist.lowercased())|\(year ?? 0)" }
+    var identity: String { "\(sortTitle)|\(artist.precomposedStringWithCanonicalMapping.lowercased())|\(year ?? 0)" }
 }
 
 /// A collection of albums.

@@ -118,15 +118,17 @@ public struct LibraryStore: Sendable {
     public func refresh(section: String? = nil, full: Bool = false, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
         let api = try await api()
         let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
-        let stored = try storedForRefresh()
+        let stored = storedForRefresh()
         let origin = origin()
-        let current = full ? nil : try stored?.header().flatMap { $0.sectionKey == chosen.key && $0.origin == origin ? $0 : nil }
+        let current = full ? nil : (try? stored?.header()).flatMap { $0.sectionKey == chosen.key && $0.origin == origin ? $0 : nil }
         if let stored, let current, let changedAt = chosen.contentChangedAt, current.contentChangedAt == changedAt {
             // Nothing changed since the last refresh (one request): only the time it was confirmed moves.
             do {
-                if let confirmed = try stored.confirm(at: now()) { return LibrarySnapshot(header: confirmed, changes: LibraryChanges(), database: stored) }
-            } catch where (error as? any BradOSError)?.kind == .diskFull {
-                logger.warning("could not note the library's check: \(error.summaryText)")
+                if let confirmed = try stored.confirm(current.generation, at: now()) {
+                    return LibrarySnapshot(header: confirmed, changes: LibraryChanges(), database: stored)
+                }
+            } catch is StorageError {
+                logger.warning("could not note the library's check in its store")
                 return LibrarySnapshot(header: current, changes: LibraryChanges(), database: stored)
             }
         }
@@ -135,7 +137,8 @@ public struct LibraryStore: Sendable {
            now().timeIntervalSince(wholeAt) < Refresh.wholeInterval {
             let found = try await Refresh.changes(api, section: chosen.key, since: cursor, database: stored, progress: progress)
             update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: found.albums, deletions: found.deletions,
-                           whole: false, collections: [], contentChangedAt: chosen.contentChangedAt, updatedThrough: found.newest, at: now())
+                           whole: false, collections: [], contentChangedAt: chosen.contentChangedAt, updatedThrough: found.newest, at: now(),
+                           base: current.generation)
         } else {
             let all = try await api.albums(section: chosen.key, updatedAfter: nil, progress: progress)
             update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: all.albums, whole: true, collections: [],
@@ -149,8 +152,13 @@ public struct LibraryStore: Sendable {
             guard let stored else { throw StorageError.io(operation: "write", path: storage.url.path, errno: ENOSPC) }
             let applied = try stored.apply(update)
             return LibrarySnapshot(header: applied.header, changes: applied.changes, database: stored)
-        } catch where (error as? any BradOSError)?.kind == .diskFull {
-            // What Plex answered is shown all the same, from a copy in memory; the stored copy stays as it was.
+        } catch is LibraryDatabase.BaseMoved {
+            // Another refresh changed the store while this one read its changes: these apply
+            // to a store that is gone, so every album is read again.
+            return try await refresh(section: section, full: true, progress: progress)
+        } catch let error as StorageError {
+            // What Plex answered is shown all the same, from a copy in memory; the stored copy
+            // stays as it was (a full disk, a store another process holds too long, a damaged file).
             logger.warning("could not store the library: \(error.summaryText)")
             let memory = try LibraryDatabase.inMemory(copying: stored, url: storage.url)
             let applied = try memory.apply(update)
@@ -158,10 +166,10 @@ public struct LibraryStore: Sendable {
         }
     }
 
-    /// The store a refresh starts from: `nil` when a full disk leaves no room to create it
-    /// (the refresh is then shown from memory).
-    func storedForRefresh() throws -> LibraryDatabase? {
-        do { return try storage.database() } catch where (error as? any BradOSError)?.kind == .diskFull {
+    /// The store a refresh starts from: `nil` when it cannot be opened (a full disk leaves no
+    /// room to create it, a damaged file): the refresh is then downloaded whole and shown from memory.
+    func storedForRefresh() -> LibraryDatabase? {
+        do { return try storage.database() } catch {
             logger.warning("could not open the library store: \(error.summaryText)")
             return nil
         }

@@ -36,7 +36,7 @@ struct OutputTests {
             }
             let decoded = try JSONSerialization.jsonObject(with: Data(streamed.stdout.utf8)) as? [String: Any]
             #expect((decoded?["items"] as? [Any])?.count == count)
-            if count > 0 { #expect(streamed.stdout == whole.stdout, "batches of \(batch)") }
+            #expect(streamed.stdout == whole.stdout, "batches of \(batch)")
         }
     }
 

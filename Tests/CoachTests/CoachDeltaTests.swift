@@ -15,8 +15,8 @@ struct CoachDeltaTests {
     static func local(_ setup: Setup) throws -> ([Conversation], [String: [Message]]) {
         let conversations = try setup.database.conversations(userID: Fixtures.user).conversations
         var messages: [String: [Message]] = [:]
-        for conversation in conversations where try setup.database.messages(conversationID: conversation.id, last: nil).syncedAt != nil {
-            messages[conversation.id] = try setup.database.messages(conversationID: conversation.id, last: nil).messages
+        for conversation in conversations where try setup.database.messages(conversationID: conversation.id).syncedAt != nil {
+            messages[conversation.id] = try setup.database.messages(conversationID: conversation.id).messages
         }
         return (conversations, messages)
     }

@@ -80,8 +80,8 @@ struct LibraryDeltaEndToEndTests {
             #expect(try local(server) == (try await remote(server, token: token)), "round \(round): \(body)")
         }
 
-        // Nothing changed: one request. A touch (Plex's own no-op update): no album row is
-        // rewritten (SQLite's change counter of the album table stays), the generation stays.
+        // Nothing changed: one request. A touch (Plex's own no-op update): the changes are asked
+        // for, but nothing people see changed, so the generation and the save time stay.
         try await server.resetStats()
         _ = try local(server)
         #expect(try await server.stats().total == 1)

@@ -11,10 +11,13 @@ struct LibraryDatabaseTests {
 
     func open() throws -> LibraryDatabase { try LibraryDatabase(url: dir.path("library.sqlite")) }
 
+    /// An update; a delta's base is the store's generation now unless given.
     func update(_ albums: [Album], deletions: Set<String> = [], whole: Bool, at seconds: Double = 1_800_000_000,
-                collections: [PlexCollection] = [], section: String = "1", origin: String? = nil) -> LibraryDatabase.Update {
+                collections: [PlexCollection] = [], section: String = "1", origin: String? = nil, base: String? = nil,
+                in database: LibraryDatabase? = nil) -> LibraryDatabase.Update {
         .init(sectionKey: section, sectionTitle: "Music", origin: origin, albums: albums, deletions: deletions, whole: whole, collections: collections,
-              contentChangedAt: 7, updatedThrough: 100, at: Date(timeIntervalSince1970: seconds))
+              contentChangedAt: 7, updatedThrough: 100, at: Date(timeIntervalSince1970: seconds),
+              base: base ?? (try? (database ?? (try? open()))?.header())??.generation)
     }
 
     /// What the store must show for a section listing: brados's order, the first of each title/artist/year.
@@ -100,15 +103,41 @@ struct LibraryDatabaseTests {
         }
     }
 
-    @Test("a store of another section or server is replaced whole")
+    @Test("a whole listing of another section or server replaces the store; a delta computed against another store is refused, writing nothing")
     func otherSection() throws {
         let database = try open()
         _ = try database.apply(update([makeAlbum("1"), makeAlbum("2")], whole: true))
-        _ = try database.apply(update([makeAlbum("3")], whole: false, section: "2"))
+        #expect(throws: LibraryDatabase.BaseMoved.self) { try database.apply(update([makeAlbum("3")], whole: false, section: "2")) }
+        #expect(try database.albums().map(\.ratingKey) == ["1", "2"])
+        _ = try database.apply(update([makeAlbum("3")], whole: true, section: "2"))
         #expect(try database.albums().map(\.ratingKey) == ["3"])
         #expect(try database.header()?.sectionKey == "2")
-        _ = try database.apply(update([makeAlbum("4")], whole: false, section: "2", origin: "abc123"))
+        _ = try database.apply(update([makeAlbum("4")], whole: true, section: "2", origin: "abc123"))
         #expect(try database.albums().map(\.ratingKey) == ["4"])
+    }
+
+    @Test("two refreshes at once: a delta whose base another refresh changed is refused (the refresh then reads everything)")
+    func baseMoved() throws {
+        let database = try open()
+        let first = try database.apply(update((1...5).map { makeAlbum("\($0)") }, whole: true)).header.generation
+        // Another process applies its changes...
+        _ = try database.apply(update([makeAlbum("6")], whole: false, base: first))
+        // ...then this one's delta, computed from the first generation, arrives.
+        #expect(throws: LibraryDatabase.BaseMoved.self) { try database.apply(update([makeAlbum("7")], deletions: ["6"], whole: false, base: first)) }
+        #expect(try database.albums().map(\.ratingKey) == ["1", "2", "3", "4", "5", "6"])
+        #expect(try database.confirm(first, at: Date()) == nil, "a confirmation of a generation that is gone writes nothing")
+    }
+
+    @Test("an empty section lists as a table and as JSON")
+    func emptySection() throws {
+        let database = try open()
+        _ = try database.apply(update([], whole: true))
+        let snapshot = try #require(try LibraryStorage(url: database.url).existingDatabase().flatMap { db in try db.header().map { LibrarySnapshot(header: $0, database: db) } })
+        for format in [OutputFormat.human, .json] {
+            let io = CapturingIO(environment: [:])
+            try LibraryRenderer(output: Output(io: io, format: format)).albums(snapshot, source: .network)
+            #expect(io.stdout.contains(format == .json ? "\"total\" : 0" : "0 albums"), "\(io.stdout)")
+        }
     }
 
     @Test("an older brados's JSON snapshot is moved in once (albums, duplicates, collections), without its refresh state")
@@ -146,15 +175,15 @@ struct LibraryDatabaseTests {
         _ = try database.apply(update([makeAlbum("1", title: "A"), makeAlbum("2", title: "a"), makeAlbum("3", title: "B")], whole: true))
         let url = database.url
         try database.writer.writeWithoutTransaction { db in
-            try db.execute(sql: "UPDATE album SET shown = 1, sortTitle = 'zzz' WHERE ratingKey = '2'")
-            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            try db.execute(sql: "UPDATE album SET shown = 1 WHERE ratingKey = '2'")
+            try db.execute(sql: "UPDATE album SET sortTitle = '0' WHERE ratingKey = '3'")
         }
         try database.writer.close()
         let staged = dir.path("staged.sqlite")
         try FileManager.default.copyItem(at: url, to: staged)
         try LibraryDatabase.rebuildImported(staged, label: "data/library/library.sqlite")
         let rebuilt = try LibraryDatabase(url: staged)
-        #expect(try rebuilt.albums().map(\.ratingKey) == ["1", "3"])
+        #expect(try rebuilt.albums().map(\.ratingKey) == ["1", "3"], "'2' repeats '1'; '3' (B) sorts after 'A' whatever its stored sort title")
         #expect(try rebuilt.header()?.updatedThrough == nil)
         #expect(try rebuilt.header()?.wholeAt == nil)
         try rebuilt.writer.close()

@@ -11,9 +11,11 @@ extension Output {
     }
 
     /// Prints one JSON document whose `arrayKey` holds a long array, written a batch at a time
-    /// as `body` hands batches over; `fields` are the document's other members. The document is
-    /// the one ``json(_:)`` prints for the same members (keys sorted, pretty-printed).
-    /// - Throws: ``StorageError/coding(path:detail:)`` if a value cannot be encoded, or what `body` throws.
+    /// as `body` hands batches over; `fields` are the document's other members (lower-case
+    /// ASCII keys other than `arrayKey`). The document is the one ``json(_:)`` prints for the
+    /// same members (keys sorted, pretty-printed).
+    /// - Throws: ``StorageError/coding(path:detail:)`` if a value cannot be encoded, or what
+    ///   `body` throws; what was printed before stays printed (an unfinished document).
     public func jsonStream<Element: Encodable>(arrayKey: String, of: Element.Type, fields: [String: any Encodable],
                                                _ body: (_ emit: ([Element]) throws -> Void) throws -> Void) throws {
         func encoded(_ value: some Encodable) throws -> Data {
@@ -22,14 +24,16 @@ extension Output {
             }
         }
         /// `prefix`, then `json` from `from` to `to` (byte offsets) with each line after the
-        /// first moved in by two spaces. Done on bytes: no string search over the text.
+        /// first moved in by two spaces (empty lines aside). Done on bytes: no string search over the text.
         func indented(_ json: Data, prefix: String, from: Int = 0, to: Int? = nil) -> String {
             var bytes = Array(prefix.utf8)
             bytes.reserveCapacity(json.count + json.count / 6 + bytes.count)
             json.withUnsafeBytes { raw in
-                for byte in raw[from..<(to ?? raw.count)] {
-                    bytes.append(byte)
-                    if byte == 0x0A { bytes.append(0x20); bytes.append(0x20) }
+                let end = to ?? raw.count
+                for index in from..<end {
+                    bytes.append(raw[index])
+                    // An empty line stays empty, as the encoder prints it.
+                    if raw[index] == 0x0A, index + 1 < end, raw[index + 1] != 0x0A { bytes.append(0x20); bytes.append(0x20) }
                 }
             }
             return String(decoding: bytes, as: UTF8.self)
@@ -41,16 +45,17 @@ extension Output {
         for (index, (key, text)) in members.enumerated() {
             let end = index == members.count - 1 ? "\n" : ",\n"
             guard key == arrayKey else { io.write(SafeText.escapingJSON(text) + end); continue }
-            io.write("  " + String(decoding: try encoded(key), as: UTF8.self) + " : [")
+            io.write("  " + String(decoding: try encoded(key), as: UTF8.self) + " : ")
             var first = true
             try body { batch in
                 guard !batch.isEmpty else { return }
                 // The batch's own array without its `[\n` and `\n]`, its lines moved in by two.
                 let array = try encoded(batch)
-                io.write(SafeText.escapingJSON(indented(array, prefix: first ? "\n  " : ",\n  ", from: 2, to: array.count - 2)))
+                io.write(SafeText.escapingJSON(indented(array, prefix: first ? "[\n  " : ",\n  ", from: 2, to: array.count - 2)))
                 first = false
             }
-            io.write((first ? "]" : "\n  ]") + end)
+            // An empty array as the encoder prints one.
+            io.write((first ? indented(try encoded([Element]()), prefix: "") : "\n  ]") + end)
         }
         io.write("}\n")
     }

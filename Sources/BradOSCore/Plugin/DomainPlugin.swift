@@ -262,7 +262,10 @@ extension DomainPlugin {
         return roots.flatMap { prefix, folder in
             FileSystem.regularFiles(under: folder).compactMap { file -> ExportFile? in
                 let path = file.relativePath
-                if path.hasSuffix(".lock") || path.hasSuffix("-wal") || path.hasSuffix("-shm") || path.contains("/.") || path.hasPrefix(".") { return nil }
+                // Locks, SQLite's sidecars (a journal left by a write in progress or a crash is
+                // SQLite's, never a backup's) and damaged databases set aside stay behind.
+                if path.hasSuffix(".lock") || CacheArchiveManifest.isSQLiteSidecar(path) || path.hasSuffix(".corrupt")
+                    || path.contains("/.") || path.hasPrefix(".") { return nil }
                 let kind: ExportFile.Kind = path.hasSuffix(".sqlite") || path.hasSuffix(".db") ? .sqlite : .file
                 return ExportFile(archivePath: "\(prefix)/\(name)/\(path)", url: file.url, kind: kind)
             }

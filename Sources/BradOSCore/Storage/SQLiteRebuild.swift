@@ -181,6 +181,15 @@ public enum ColumnCheck {
         }
     }
 
+    /// A time in Unix seconds between 1970 and the year 9999 (a date brados can show and count an age from).
+    /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not such a number (NULL allowed with `nullable`).
+    public static func time(_ value: DatabaseValue, _ column: String, nullable: Bool = false) throws(Problem) {
+        try real(value, column, nullable: nullable)
+        if let seconds = Double.fromDatabaseValue(value), !(0...253_402_300_799).contains(seconds) {
+            throw Problem("\(column) is not a time between 1970 and 9999")
+        }
+    }
+
     /// An integer in `range`.
     /// - Throws: ``SQLiteRebuild/RowProblem`` naming `column` when the value is not an integer in `range` (NULL allowed
     ///   with `nullable`).

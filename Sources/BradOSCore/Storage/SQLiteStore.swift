@@ -58,6 +58,15 @@ public enum SQLiteStore {
         }
     }
 
+    /// Runs `body` against a database at `path`: a GRDB failure becomes the
+    /// ``StorageError`` that names it (a full disk as such); other errors pass as they are.
+    /// - Throws: ``StorageError``, or what `body` throws.
+    public static func mapErrors<T>(at path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as DatabaseError {
+            throw StorageError.database(error, path: path)
+        }
+    }
+
     /// Opens a database with `open`; a file that is not a readable SQLite database is moved
     /// aside to `<name>.corrupt` (replacing an older one) and a new database is started. For
     /// stores whose every row a fetch brings back.

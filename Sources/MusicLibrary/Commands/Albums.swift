@@ -41,7 +41,7 @@ extension LibraryCommand {
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))
             let shown = try await env.reader.show(try store.library(section: section, full: full), with: view, refresh: refresh || full).shown
             guard prefetch, !env.isOffline else { return }
-            let firstScreen = try shown.albums(limit: screen.firstScreen(env.io), offset: offset)
+            let firstScreen = try shown.albums(limit: min(screen.firstScreen(env.io), limit ?? .max), offset: offset)
             if env.isInteractive {
                 try await Prefetch.prefetch(firstScreen, store: store, env: env)
             } else {

@@ -16,7 +16,7 @@ extension BlobCache {
                 try ColumnCheck.text(values[2], "identifier")
                 try ColumnCheck.integer(values[3], "size")
                 try ColumnCheck.text(values[4], "checksum")
-                try ColumnCheck.real(values[5], "accessedAt")
+                try ColumnCheck.time(values[5], "accessedAt")
             },
         ])
     }

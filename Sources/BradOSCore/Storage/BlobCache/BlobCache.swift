@@ -187,9 +187,5 @@ public final class BlobCache: BlobCaching {
 
     func wrap<T>(_ body: () throws -> T) throws -> T { try Self.wrap(directory.path, body) }
 
-    private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as DatabaseError {
-            throw StorageError.database(error, path: path)
-        }
-    }
+    private static func wrap<T>(_ path: String, _ body: () throws -> T) throws -> T { try SQLiteStore.mapErrors(at: path, body) }
 }
