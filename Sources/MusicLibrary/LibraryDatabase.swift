@@ -71,11 +71,18 @@ public final class LibraryDatabase: Sendable {
     public func forEachShownAlbum(batchSize: Int = 512, _ body: ([Album]) throws -> Void) throws {
         var after: (sortTitle: String, ratingKey: String)?
         while true {
+            // Two statements, not one with `? IS NULL OR …`: a disjunction keeps SQLite from
+            // seeking the index, and every batch would scan from the first album again.
             let batch = try read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT \(Self.albumColumns), sortTitle FROM album
-                    WHERE shown = 1 AND (? IS NULL OR (sortTitle, ratingKey) > (?, ?)) ORDER BY sortTitle, ratingKey LIMIT ?
-                    """, arguments: [after?.sortTitle, after?.sortTitle, after?.ratingKey, batchSize])
+                if let after {
+                    try Row.fetchAll(db, sql: """
+                        SELECT \(Self.albumColumns), sortTitle FROM album
+                        WHERE shown = 1 AND (sortTitle, ratingKey) > (?, ?) ORDER BY sortTitle, ratingKey LIMIT ?
+                        """, arguments: [after.sortTitle, after.ratingKey, batchSize])
+                } else {
+                    try Row.fetchAll(db, sql: "SELECT \(Self.albumColumns), sortTitle FROM album WHERE shown = 1 ORDER BY sortTitle, ratingKey LIMIT ?",
+                                     arguments: [batchSize])
+                }
             }
             guard let last = batch.last else { return }
             try body(batch.map(Self.album))
