@@ -277,6 +277,12 @@ def main():
         "coach full listing streams: its first message is out in under a tenth of the whole listing's time at the largest size":
             coach_results[message_sizes[-1]]["warm: show (all), first message out"]["ms"]
             < 0.1 * coach_results[message_sizes[-1]]["warm: show (all)"]["ms"],
+        "whole listings cost the same per row at every size (largest <= 1.5x the next size per row, coach and library)":
+            all(results[sizes[-1]][case]["ms"] / sizes[-1] <= 1.5 * results[sizes[-2]][case]["ms"] / sizes[-2]
+                for results, sizes, case in ((coach_results, message_sizes, "warm: show (all)"),
+                                             (library_results, album_sizes, "warm: albums --json (all)"),
+                                             (library_results, album_sizes, "warm: albums (all, table)"))
+                if len(sizes) > 1),
         "library full listing streams: its first album is out in under a tenth of the whole listing's time at the largest size":
             library_results[album_sizes[-1]]["warm: albums --json (all), first album out"]["ms"]
             < 0.1 * library_results[album_sizes[-1]]["warm: albums --json (all)"]["ms"],
