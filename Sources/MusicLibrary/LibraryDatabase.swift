@@ -110,11 +110,6 @@ public final class LibraryDatabase: Sendable {
         }
     }
 
-    /// The section's collections, in the server's order.
-    public func collections() throws -> [PlexCollection] {
-        try read { db in try Self.collections(db) }
-    }
-
     /// Every album's rating key and `addedAt` (shown or not), for finding deletes.
     func addedIndex() throws -> [(added: Int, key: String)] {
         try read { db in
