@@ -18,7 +18,7 @@ public struct Brados: AsyncParsableCommand {
 
         """ + ExitStatus.helpLine,
         version: BradOSVersion.current,
-        subcommands: [AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
+        subcommands: [TodayCommand.self, SearchCommand.self, AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
                       ExitCodesCommand.self],
         groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))]) }
 }

@@ -33,6 +33,10 @@ extension CacheImporter {
             try FileSystem.syncFileSystem(holding: target.cacheDirectory.deletingLastPathComponent())
             try FileSystem.syncFileSystem(holding: target.dataDirectory.deletingLastPathComponent())
             try journal.commit()
+            // The search index is derived: the imported domains' documents are read again from
+            // the imported caches by the next search (their stores are new ones, so it would
+            // anyway; this frees the old documents now).
+            try? SearchIndex(profile: target).forget(domains: changes.map(\.domain))
         } catch {
             if !journal.rollBack() {
                 // Something could not be put back: keep the staging folders (they hold the old data).

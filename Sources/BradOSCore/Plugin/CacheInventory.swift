@@ -31,7 +31,11 @@ public struct CacheInventory: Sendable {
     /// - Throws: ``StorageError``, ``ConfigError`` for an unknown domain.
     public func clear(domains: [String]? = nil) throws -> [Entry] {
         let before = try stats(domains: domains)
-        for plugin in try selected(domains) { try plugin.clear(in: env.profile) }
+        let plugins = try selected(domains)
+        for plugin in plugins { try plugin.clear(in: env.profile) }
+        // The search index holds nothing a cleared domain no longer has.
+        let index = SearchIndex(profile: env.profile)
+        if plugins.count == env.plugins.count { try index.remove() } else { try index.forget(domains: plugins.map(\.name)) }
         return before
     }
 

@@ -68,6 +68,19 @@ public protocol DomainPlugin: Sendable {
     /// back into the key-value store. Nothing by default.
     /// - Throws: ``StorageError``.
     func didImport(into profile: ProfileScope, replacing: Bool) throws
+    /// What `brados search` finds in the domain, for its `--help` ("message text and
+    /// conversation titles"); `nil` when the domain yields no documents.
+    var searchDescription: String? { get }
+    /// Sends the domain's documents to the search index (see ``SearchFeed`` for the protocol).
+    /// Called before every search, so it must cost nothing when the cache has not moved: read
+    /// the stamp first. Nothing by default (the domain has no documents).
+    /// - Throws: the domain's storage errors; ``SearchFeed``'s.
+    func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws
+    /// The domain's part of `brados today`, from its cache (``TodayContext/read(_:)``):
+    /// `nil` when the domain has nothing to say today (then it is left out).
+    /// Nothing by default.
+    /// - Throws: the domain's errors reading its cache (`brados today` shows the others).
+    func todaySection(_ context: TodayContext) async throws -> TodaySection?
 }
 
 /// The databases of a staged import (see ``SQLiteRebuild``).
@@ -217,6 +230,15 @@ extension DomainPlugin {
     public var syncFlags: [SyncFlag] { [] }
     public var syncDescription: String? { nil }
     public var importDescription: String? { nil }
+    public var searchDescription: String? { nil }
+
+    /// Sends nothing: the domain has no documents.
+    /// - Throws: nothing in this default.
+    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {}
+
+    /// No section.
+    /// - Throws: nothing in this default.
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? { nil }
 
     public func folders(in profile: ProfileScope) -> [URL] {
         [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]

@@ -75,16 +75,19 @@ public enum SQLiteRebuild {
             var configuration = Configuration()
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA trusted_schema = OFF") }
             let target = try DatabaseQueue(path: fresh.path, configuration: configuration)
-            try migrator.migrate(target)
+            // An archive from an older brados records the first migrations only: the fresh
+            // database is made up to the same one, compared and filled, then migrated the rest
+            // of the way (so older backups still import).
+            let applied = (try? archived.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }) ?? []
+            let known = Array(migrator.migrations.prefix(applied.count))
+            guard let last = known.last, Set(known) == Set(applied), known.count == applied.count else {
+                throw refuse("it records other migrations (\(applied.joined(separator: ", ")))")
+            }
+            try migrator.migrate(target, upTo: last)
 
             let expected = try schema(target)
             let found = try archived.read { try schema($0) }.filter { !isInternal($0.name) }
             if let difference = describe(expected: expected, found: found) { throw refuse("its schema is not the one brados creates (\(difference))") }
-            let migrations = "SELECT identifier FROM grdb_migrations ORDER BY identifier"
-            let applied = try archived.read { try String.fetchAll($0, sql: migrations) }
-            guard try target.read({ try String.fetchAll($0, sql: migrations) }) == applied else {
-                throw refuse("it records other migrations (\(applied.joined(separator: ", ")))")
-            }
 
             try archived.read { source in
                 try target.write { destination in
@@ -110,6 +113,7 @@ public enum SQLiteRebuild {
                     }
                 }
             }
+            try migrator.migrate(target)
             try target.close()
             try archived.close()
         } catch let error as ArchiveError {

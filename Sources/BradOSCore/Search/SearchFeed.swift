@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+
+/// Where a domain sends its documents when the search index brings itself up to date
+/// (``DomainPlugin/searchDocuments(in:into:)``). It runs inside the index's write
+/// transaction, so a domain's documents and the stamp they were read at are kept together
+/// or not at all.
+///
+/// The protocol, for a domain with a database (``SearchRevision``):
+/// 1. ``begin(_:)`` with where the cache stands; it says what the index needs.
+/// 2. ``add(_:)`` for each document it needs: every one, or those changed after a revision.
+/// 3. ``finish(count:keys:)`` with how many documents the cache holds now. The index then
+///    holds every one of them (each was either unchanged since it was indexed or just sent)
+///    and maybe some the cache deleted: when it holds more, ``finish(count:keys:)`` asks for
+///    every key and removes the others.
+///
+/// A domain whose documents are a small file sends them all whenever its stamp moves:
+/// ``replace(stamp:documents:)``. A domain that never calls ``begin(_:)`` holds nothing:
+/// the index removes what it had of it.
+public final class SearchFeed {
+    /// What the index needs of the domain.
+    public enum Wanted: Sendable, Equatable {
+        /// It is up to date: send nothing.
+        case nothing
+        /// Every document.
+        case all
+        /// The documents changed after this revision of the same store.
+        case changed(after: Int64)
+    }
+
+    let db: Database
+    let domain: String
+    let indexed: SearchStamp?
+    private(set) var stamp: SearchStamp?
+    private(set) var wanted: Wanted?
+    private(set) var finished = false
+    /// Documents written and removed, for the report.
+    private(set) var written = 0
+    private(set) var removed = 0
+    private var empty = false
+
+    init(db: Database, domain: String, indexed: SearchStamp?) {
+        self.db = db
+        self.domain = domain
+        self.indexed = indexed
+    }
+
+    /// Starts the feed with where the cache stands.
+    /// - Returns: what to send.
+    /// - Throws: GRDB's `DatabaseError` (the index's).
+    public func begin(_ stamp: SearchStamp) throws -> Wanted {
+        self.stamp = stamp
+        let wanted: Wanted
+        if indexed == stamp {
+            wanted = .nothing
+        } else if let indexed, indexed.store == stamp.store, indexed.revision < stamp.revision {
+            wanted = .changed(after: indexed.revision)
+        } else {
+            try removeAll()
+            empty = true
+            wanted = .all
+        }
+        self.wanted = wanted
+        return wanted
+    }
+
+    /// Adds or replaces one document (by its key).
+    /// - Throws: GRDB's `DatabaseError` (the index's).
+    public func add(_ document: SearchDocument) throws {
+        precondition(wanted != nil && wanted != .nothing, "SearchFeed.add before begin, or when nothing is wanted")
+        var id: Int64?
+        if !empty {
+            id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE domain = ? AND key = ?"), arguments: [domain, document.key])
+        }
+        if let id {
+            try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: "UPDATE document SET date = ?, command = ? WHERE id = ?")
+                .execute(arguments: [document.date?.timeIntervalSince1970, document.command, id])
+        } else {
+            try db.cachedStatement(sql: "INSERT INTO document (domain, key, date, command) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [domain, document.key, document.date?.timeIntervalSince1970, document.command])
+            id = db.lastInsertedRowID
+        }
+        try db.cachedStatement(sql: "INSERT INTO document_text (rowid, title, body) VALUES (?, ?, ?)")
+            .execute(arguments: [id, document.title, document.body])
+        written += 1
+    }
+
+    /// Ends the feed: `count` is how many documents the cache holds now; when the index holds
+    /// more (the cache deleted some), `keys` gives every key held and the others are removed.
+    /// The stamp given to ``begin(_:)`` is recorded.
+    /// - Throws: GRDB's `DatabaseError` (the index's), or what `keys` throws.
+    public func finish(count: Int, keys: () throws -> Set<String>) throws {
+        guard let stamp, wanted != .nothing else { return }
+        let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM document WHERE domain = ?", arguments: [domain]) ?? 0
+        if held != count {
+            let keep = try keys()
+            let rows = try Row.fetchAll(db, sql: "SELECT id, key FROM document WHERE domain = ?", arguments: [domain])
+            for row in rows where !keep.contains(row[1]) {
+                try remove(id: row[0])
+            }
+        }
+        try db.execute(sql: """
+            INSERT INTO source (domain, store, revision) VALUES (?, ?, ?)
+            ON CONFLICT(domain) DO UPDATE SET store = excluded.store, revision = excluded.revision
+            """, arguments: [domain, stamp.store, stamp.revision])
+        finished = true
+    }
+
+    /// For a domain whose documents are few: when `stamp` differs from the index's, every
+    /// document again (`documents` is only called then).
+    /// - Throws: GRDB's `DatabaseError` (the index's), or what `documents` throws.
+    public func replace(stamp: SearchStamp, documents: () throws -> [SearchDocument]) throws {
+        let wanted = try begin(stamp)
+        guard wanted != .nothing else { return }
+        if wanted != .all {
+            try removeAll()
+            empty = true
+        }
+        var keys = Set<String>()
+        for document in try documents() where keys.insert(document.key).inserted {
+            try add(document)
+        }
+        try finish(count: keys.count) { keys }
+    }
+
+    /// Removes every document of the domain and its stamp.
+    func removeAll() throws {
+        try db.execute(sql: "DELETE FROM document_text WHERE rowid IN (SELECT id FROM document WHERE domain = ?)", arguments: [domain])
+        removed += db.changesCount
+        try db.execute(sql: "DELETE FROM document WHERE domain = ?", arguments: [domain])
+        try db.execute(sql: "DELETE FROM source WHERE domain = ?", arguments: [domain])
+    }
+
+    private func remove(id: Int64) throws {
+        try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?").execute(arguments: [id])
+        removed += 1
+    }
+}

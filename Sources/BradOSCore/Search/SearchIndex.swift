@@ -1,0 +1,280 @@
+import Foundation
+import GRDB
+
+/// `brados search`'s index of one profile: an SQLite FTS5 table over every domain's
+/// documents, at `<profile cache>/search/index.sqlite`, opened through ``SQLiteStore``.
+///
+/// It is derived data: never exported, removed with the profile, rebuilt by `brados search
+/// --reindex`, and moved aside and rebuilt when damaged. It is never ahead of or behind the
+/// caches: a domain's cache marks what it changes in the same transaction or write as the
+/// change (``SearchRevision``, or a new stamp for a file), and every search first brings the
+/// index up to each domain's stamp (``update(_:in:)``), in one transaction per domain (a
+/// search killed half-way leaves the index at its last stamp, which the next run moves on).
+///
+/// The text is tokenized by `unicode61` with diacritics removed (`café` finds `cafe`); the
+/// title weighs five times the body in the ranking (bm25).
+public struct SearchIndex: Sendable {
+    public let url: URL
+
+    public init(profile: ProfileScope) {
+        url = profile.cacheDirectory.appendingPathComponent("search", isDirectory: true).appendingPathComponent("index.sqlite")
+    }
+
+    public init(url: URL) { self.url = url }
+
+    /// What one update did, per domain that changed.
+    public struct UpdateReport: Sendable, Equatable {
+        public var written: [String: Int] = [:]
+        public var removed: [String: Int] = [:]
+        public var isEmpty: Bool { written.values.allSatisfy { $0 == 0 } && removed.values.allSatisfy { $0 == 0 } }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE source (
+                    domain TEXT PRIMARY KEY,
+                    store TEXT NOT NULL,
+                    revision INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE document (
+                    id INTEGER PRIMARY KEY,
+                    domain TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    date REAL,
+                    command TEXT NOT NULL,
+                    UNIQUE (domain, key)
+                );
+                CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+                """)
+        }
+        return migrator
+    }
+
+    /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
+    func open() throws -> DatabasePool {
+        try SQLiteStore.mapErrors(at: url.path) {
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) }, damaged: { _ in })
+        }
+    }
+
+    /// Brings the index up to where each domain's cache stands: each plugin's documents, in
+    /// one transaction per domain; a domain that yields nothing (or is gone) is removed.
+    /// - Throws: ``StorageError``, or a plugin's errors reading its cache.
+    @discardableResult
+    public func update(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> UpdateReport {
+        let pool = try open()
+        var report = UpdateReport()
+        try SQLiteStore.mapErrors(at: url.path) {
+            try pool.writeWithoutTransaction { db in
+                var domains = Set(plugins.map(\.name))
+                for plugin in plugins {
+                    try db.inTransaction(.immediate) {
+                        let indexed = try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [plugin.name])
+                            .map { SearchStamp(store: $0[0], revision: $0[1]) }
+                        let feed = SearchFeed(db: db, domain: plugin.name, indexed: indexed)
+                        try plugin.searchDocuments(in: profile, into: feed)
+                        if feed.stamp == nil { try feed.removeAll() }
+                        if feed.written + feed.removed > 0 {
+                            report.written[plugin.name] = feed.written
+                            report.removed[plugin.name] = feed.removed
+                        }
+                        return .commit
+                    }
+                }
+                // Domains no longer registered.
+                domains.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM document UNION SELECT domain FROM source"))
+                for gone in domains.subtracting(plugins.map(\.name)) {
+                    try db.inTransaction(.immediate) {
+                        try SearchFeed(db: db, domain: gone, indexed: nil).removeAll()
+                        return .commit
+                    }
+                }
+            }
+        }
+        return report
+    }
+
+    /// Removes the named domains' documents (e.g. after `brados cache clear`); the next update
+    /// reads them again from whatever the caches hold. Nothing when there is no index.
+    /// - Throws: ``StorageError``.
+    public func forget(domains: [String]) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        let pool = try open()
+        try SQLiteStore.mapErrors(at: url.path) {
+            try pool.write { db in
+                for domain in domains { try SearchFeed(db: db, domain: domain, indexed: nil).removeAll() }
+            }
+        }
+    }
+
+    /// Deletes the index (`--reindex`, a profile erased): the next update builds it again.
+    /// - Throws: ``StorageError``.
+    public func remove() throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let path = url.path + suffix
+            if unlink(path) != 0 && errno != ENOENT { throw StorageError.io(operation: "unlink", path: path, errno: errno) }
+        }
+    }
+
+    /// The documents, best match first.
+    /// - Throws: ``SearchError`` for a query FTS5 cannot parse, ``StorageError``.
+    public func search(_ query: SearchQuery) throws -> [SearchHit] {
+        let text = query.literal ? SearchQuery.literal(query.text) : query.text
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SearchError.emptyQuery }
+        let pool = try open()
+        var sql = """
+            SELECT d.domain, d.key, d.date, d.command,
+                highlight(document_text, 0, char(1), char(2)) AS title,
+                snippet(document_text, 1, char(1), char(2), '…', 16) AS snippet,
+                bm25(document_text, 5.0, 1.0) AS score
+            FROM document_text JOIN document AS d ON d.id = document_text.rowid
+            WHERE document_text MATCH ?
+            """
+        var arguments: StatementArguments = [text]
+        if let domains = query.domains, !domains.isEmpty {
+            sql += " AND d.domain IN (\(domains.map { _ in "?" }.joined(separator: ", ")))"
+            arguments += StatementArguments(domains)
+        }
+        sql += " ORDER BY score LIMIT ?"
+        arguments += [query.limit]
+        do {
+            return try pool.read { db in
+                try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                    SearchHit(domain: row[0], id: row[1], date: (row[2] as Double?).map(Date.init(timeIntervalSince1970:)), command: row[3],
+                              markedTitle: row[4] ?? "", markedSnippet: row[5] ?? "", score: -(row[6] as Double))
+                }
+            }
+        } catch let error as DatabaseError where SearchError.isQueryError(error) {
+            throw SearchError.badQuery(query: query.text, reason: error.message ?? "\(error.resultCode)")
+        } catch let error as DatabaseError {
+            throw StorageError.database(error, path: url.path)
+        }
+    }
+
+    /// How many documents each domain has in the index.
+    /// - Throws: ``StorageError``.
+    public func counts() throws -> [String: Int] {
+        let pool = try open()
+        return try SQLiteStore.mapErrors(at: url.path) {
+            try pool.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
+            }
+        }
+    }
+}
+
+/// What to look for.
+public struct SearchQuery: Sendable, Equatable {
+    /// FTS5 query syntax (`protein AND breakfast`, `"blue train"`, `blu*`, `title:blue`), or
+    /// plain text when ``literal``.
+    public var text: String
+    /// Only these domains (all when `nil`).
+    public var domains: [String]?
+    public var limit: Int
+    /// Every word as it is, none an operator (`-F`).
+    public var literal: Bool
+
+    public init(text: String, domains: [String]? = nil, limit: Int = 20, literal: Bool = false) {
+        self.text = text
+        self.domains = domains
+        self.limit = limit
+        self.literal = literal
+    }
+
+    /// `text` as FTS5 phrases: each whitespace-separated word quoted (quotes doubled), all required.
+    public static func literal(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
+    }
+}
+
+/// One result.
+public struct SearchHit: Sendable, Equatable, Encodable {
+    public var domain: String
+    /// The document's key in its domain.
+    public var id: String
+    public var date: Date?
+    public var command: String
+    /// The title and the snippet with each match between U+0001 and U+0002.
+    public var markedTitle: String
+    public var markedSnippet: String
+    /// bm25, higher is better.
+    public var score: Double
+
+    public var title: String { Self.plain(markedTitle) }
+    public var snippet: String { Self.plain(markedSnippet) }
+
+    /// The text without its match marks.
+    public static func plain(_ marked: String) -> String { marked.filter { $0 != "\u{1}" && $0 != "\u{2}" } }
+
+    /// The text with each match passed through `mark` (and the rest made safe to print).
+    public static func styled(_ marked: String, mark: (String) -> String) -> String {
+        var result = ""
+        var inMatch = false
+        var part = ""
+        func flush() {
+            let safe = SafeText.visible(part)
+            result += inMatch ? mark(safe) : safe
+            part = ""
+        }
+        for character in marked {
+            switch character {
+            case "\u{1}": flush(); inMatch = true
+            case "\u{2}": flush(); inMatch = false
+            default: part.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    enum CodingKeys: String, CodingKey { case domain, id, title, snippet, date, command, score }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(snippet, forKey: .snippet)
+        try container.encode(date, forKey: .date)
+        try container.encode(command, forKey: .command)
+        try container.encode((score * 1000).rounded() / 1000, forKey: .score)
+    }
+}
+
+/// What can go wrong searching (beyond the storage's own errors).
+public enum SearchError: BradOSError, Equatable {
+    case emptyQuery
+    case badQuery(query: String, reason: String)
+
+    public var summary: String {
+        switch self {
+        case .emptyQuery: "the search query is empty"
+        case let .badQuery(query, reason):
+            "the search query \(Self.shown(query)) is not valid FTS5 query syntax (\(SafeText.visible(reason)))"
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .emptyQuery: "Give the words to look for: brados search protein"
+        case .badQuery:
+            "Quote words that hold punctuation (brados search '\"don't\"'), or search for the words as they are with -F (brados search -F \"don't\"). See `brados search --help` for the syntax."
+        }
+    }
+
+    public var kind: FailureKind { .usage }
+
+    /// A query in a message: quoted, and cut when long.
+    static func shown(_ query: String) -> String {
+        let visible = SafeText.visible(query)
+        return "'" + (visible.count > 60 ? String(visible.prefix(57)) + "…" : visible) + "'"
+    }
+
+    /// Whether SQLite refused the query itself (FTS5's parser: a plain SQL error, as the
+    /// statement around the query is fixed), not the database (I/O, corruption, a full disk).
+    static func isQueryError(_ error: DatabaseError) -> Bool {
+        error.resultCode.primaryResultCode == .SQLITE_ERROR
+    }
+}
