@@ -1,3 +1,4 @@
+import BradOSCore
 import Foundation
 import GRDB
 
@@ -21,6 +22,7 @@ extension CoachDatabase {
     @discardableResult
     public func deleteConversation(id: String) throws -> Bool {
         try write { db in
+            _ = try SearchRevision.next(db)
             try db.execute(sql: "DELETE FROM conversation WHERE remoteId = ?", arguments: [id])
             let deleted = db.changesCount > 0
             try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?, ?)", arguments: StatementArguments(Self.keys(of: id)))
@@ -61,19 +63,22 @@ extension CoachDatabase {
     }
 
     static func upsert(_ conversations: [Conversation], cachedAt: Date, _ db: Database) throws {
+        guard !conversations.isEmpty else { return }
+        let revision = try SearchRevision.next(db)
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO conversation (remoteId, userId, title, domain, lastMessageAt, messageCount, createdAt, updatedAt, cachedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO conversation (remoteId, userId, title, domain, lastMessageAt, messageCount, createdAt, updatedAt, cachedAt, revision)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(remoteId) DO UPDATE SET userId = excluded.userId, title = excluded.title, domain = excluded.domain,
                 lastMessageAt = excluded.lastMessageAt, messageCount = excluded.messageCount, createdAt = excluded.createdAt,
-                updatedAt = excluded.updatedAt, cachedAt = excluded.cachedAt
+                updatedAt = excluded.updatedAt, cachedAt = excluded.cachedAt,
+                revision = CASE WHEN title IS excluded.title AND updatedAt IS excluded.updatedAt THEN revision ELSE excluded.revision END
             """)
         let cached = cachedAt.timeIntervalSince1970
         for conversation in conversations {
             try statement.execute(arguments: [
                 conversation.id, conversation.userId, conversation.title, conversation.domain,
                 conversation.lastMessageAt?.timeIntervalSince1970, conversation.messageCount,
-                conversation.createdAt.timeIntervalSince1970, conversation.updatedAt.timeIntervalSince1970, cached,
+                conversation.createdAt.timeIntervalSince1970, conversation.updatedAt.timeIntervalSince1970, cached, revision,
             ])
         }
     }

@@ -179,6 +179,7 @@ extension CoachDatabase {
             if let kept = changes.serverIDs {
                 stale.formUnion(try String.fetchAll(db, sql: "SELECT remoteId FROM conversation WHERE userId = ?", arguments: [userID]).filter { !kept.contains($0) })
             }
+            if !stale.isEmpty { _ = try SearchRevision.next(db) }
             for id in stale {
                 try delete.execute(arguments: [id])
                 try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?, ?)", arguments: StatementArguments(Self.keys(of: id)))
@@ -199,10 +200,13 @@ extension CoachDatabase {
             try Self.upsert([conversation], cachedAt: now, db)
             try Self.upsert(changes.upserted, cachedAt: now, db)
             let delete = try db.cachedStatement(sql: "DELETE FROM message WHERE remoteId = ? AND conversationId = ?")
-            for id in changes.deleted { try delete.execute(arguments: [id, conversation.id]) }
+            var stale = changes.deleted
             if let kept = changes.serverIDs {
-                let stale = try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversation.id])
-                    .filter { !kept.contains($0) }
+                stale.formUnion(try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversation.id])
+                    .filter { !kept.contains($0) })
+            }
+            if !stale.isEmpty {
+                _ = try SearchRevision.next(db)
                 for id in stale { try delete.execute(arguments: [id, conversation.id]) }
             }
             if changes.checkedWhole { try Self.markSynced(Self.checkedKey(messagesOf: conversation.id), at: now, db) }

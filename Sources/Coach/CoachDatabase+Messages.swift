@@ -1,3 +1,4 @@
+import BradOSCore
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -38,10 +39,15 @@ extension CoachDatabase {
     /// (an array of `DatabaseValue` per row) was the difference between this and python's
     /// `executemany` in `bench/coach_upsert.py`.
     static func upsert(_ messages: [Message], cachedAt: Date, _ db: Database) throws {
+        guard !messages.isEmpty else { return }
+        // A row whose searchable fields change is marked with this transaction's revision.
+        let revision = try SearchRevision.next(db)
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO message (remoteId, conversationId, role, content, createdAt, cachedAt) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO message (remoteId, conversationId, role, content, createdAt, cachedAt, revision) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(remoteId) DO UPDATE SET conversationId = excluded.conversationId, role = excluded.role,
-                content = excluded.content, createdAt = excluded.createdAt, cachedAt = excluded.cachedAt
+                content = excluded.content, createdAt = excluded.createdAt, cachedAt = excluded.cachedAt,
+                revision = CASE WHEN content IS excluded.content AND conversationId IS excluded.conversationId
+                    AND createdAt IS excluded.createdAt AND role IS excluded.role THEN revision ELSE excluded.revision END
             """)
         let handle = statement.sqliteStatement
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -71,6 +77,7 @@ extension CoachDatabase {
             bind(4, message.content)
             sqlite3_bind_double(handle, 5, message.createdAt.timeIntervalSince1970)
             sqlite3_bind_double(handle, 6, cached)
+            sqlite3_bind_int64(handle, 7, revision)
             let code = sqlite3_step(handle)
             guard code == SQLITE_DONE else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),

@@ -96,6 +96,15 @@ extension CoachDatabase {
                 ) WITHOUT ROWID;
                 """)
         }
+        // Search documents: each row marked with the revision that last changed what it yields
+        // (see `SearchRevision`), in the same transaction as the change.
+        migrator.registerMigration("v2-search") { db in
+            try db.execute(sql: """
+                ALTER TABLE conversation ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE message ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                """)
+            try SearchRevision.createTable(db)
+        }
         return migrator
     }
 }

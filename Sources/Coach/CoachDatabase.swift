@@ -38,6 +38,7 @@ public final class CoachDatabase: Sendable {
     /// - Throws: ``StorageError``.
     public func removeAll() throws {
         try write { db in
+            _ = try SearchRevision.next(db)
             for table in ["message", "conversation", "contextProfile", "sync"] { try db.execute(sql: "DELETE FROM \(table)") }
         }
     }

@@ -61,6 +61,42 @@ public struct CoachPlugin: DomainPlugin {
 
     /// Upserts the conversation list (messages are fetched when a conversation is opened).
     /// A failure is the server's own error (a sync never settles for the cached copy).
+    public var searchDescription: String? { "message text and conversation titles" }
+
+    /// The cached conversations' titles and messages (nothing when no store exists yet).
+    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+        let url = Self.databaseURL(profile)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try CoachDatabase(url: url).feedSearch(feed)
+    }
+
+    /// The conversation updated last: its title, its last message's first line, its age.
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
+        let store = try CoachStore.live(context.env)
+        guard let read = await context.read(store.conversationList(full: false)), let latest = read.value.first else {
+            return .nothingCached("Coach", fill: "brados coach conversations")
+        }
+        let last = try? store.database().messages(conversationID: latest.id, last: 1).messages.last
+        let title = latest.title ?? "Untitled conversation"
+        var lines = [context.output.styled(title, .bold) + " · " + Format.count(latest.messageCount, "message") + " · "
+            + context.output.styled("updated \(Format.ago(context.now.timeIntervalSince(latest.updatedAt)))", .dim)]
+        if let last {
+            lines.append((last.role == .user ? "you: " : "coach: ") + Format.firstLine(last.content, 100))
+        }
+        lines.append(context.output.styled("brados coach show \(latest.id)", .cyan))
+        var json: [String: JSONValue] = ["conversation": .object([
+            "id": .string(latest.id), "title": .string(title), "updatedAt": .string(JSONCoding.string(from: latest.updatedAt)),
+            "conversations": .number(Double(read.value.count)),
+        ])]
+        if let last {
+            json["lastMessage"] = .object(["role": .string(last.role.rawValue), "firstLine": .string(Format.firstLine(last.content, 200)),
+                                           "createdAt": .string(JSONCoding.string(from: last.createdAt))])
+        }
+        if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
+        // Remote-first: every read asks the server, so a copy is never called stale here.
+        return TodaySection(title: "Coach", lines: lines, json: json)
+    }
+
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let conversations = try await CoachStore.live(env).fetchConversations()
         return "\(conversations.count) conversations"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import Foundation
 
 /// The meal plan domain: the latest finalized session, cached on disk and never re-fetched.
 public struct MealPlanPlugin: DomainPlugin {
@@ -24,5 +25,50 @@ public struct MealPlanPlugin: DomainPlugin {
         guard options.isSet(Self.refreshFlag) else { return nil }
         let loaded = try await MealPlanStore.live(env).refresh()
         return "meal plan \(loaded.session.id)"
+    }
+
+    public var searchDescription: String? { "the cached plan's recipe names, meal types and ingredients" }
+
+    /// Every meal of the cached finalized plan, sent again whenever the file is rewritten.
+    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+        let cache = MealPlanCache(directory: profile.cacheDirectory(for: name))
+        guard let stamp = SearchStamp.file(cache.fileURL) else { return }
+        try feed.replace(stamp: stamp) {
+            guard let session = cache.cached()?.session else { return [] }
+            return session.days.flatMap { day in
+                day.meals.enumerated().map { index, meal in
+                    SearchDocument(key: "meal:\(day.day):\(index)", title: meal.recipeName,
+                                   body: "\(meal.mealType), \(day.name): " + meal.ingredients.joined(separator: ", "),
+                                   date: session.finalizedAt ?? session.createdAt, command: "brados mealplan show")
+                }
+            }
+        }
+    }
+
+    /// Today's meals from the cached finalized plan.
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
+        guard let read = await context.read(MealPlanStore.live(context.env).latestPlan) else {
+            return .nothingCached("Meals", fill: "brados mealplan show")
+        }
+        let session = read.value
+        guard let day = session.day(for: context.now, timeZone: context.calendar.timeZone) else {
+            return TodaySection(title: "Meals", lines: [context.output.styled("the plan \(session.id) has no meals for today", .dim)],
+                                json: ["sessionId": .string(session.id), "meals": .array([])])
+        }
+        let width = day.meals.map(\.mealType.count).max() ?? 0
+        var lines = day.meals.map { meal in
+            meal.mealType + String(repeating: " ", count: width - meal.mealType.count) + "  " + meal.recipeName + "  "
+                + context.output.styled("\(meal.calories) kcal, \(meal.protein) g protein", .dim)
+        }
+        let calories = day.meals.reduce(0) { $0 + $1.calories }, protein = day.meals.reduce(0) { $0 + $1.protein }
+        lines.append("Total \(calories) kcal, \(protein) g protein · " + context.output.styled("brados mealplan today", .cyan))
+        let meals: [JSONValue] = day.meals.map { meal in
+            .object(["mealType": .string(meal.mealType), "recipeName": .string(meal.recipeName),
+                     "calories": .number(Double(meal.calories)), "protein": .number(Double(meal.protein))])
+        }
+        return TodaySection(title: "Meals · \(day.name)", lines: lines, json: [
+            "sessionId": .string(session.id), "day": .string(day.name), "meals": .array(meals),
+            "calories": .number(Double(calories)), "protein": .number(Double(protein)),
+        ])
     }
 }

@@ -47,7 +47,19 @@ extension LibraryDatabase {
             if update.intoEmptyOnly && old != nil { throw BaseMoved() }
             if !update.whole && (!sameStore || old?.generation != update.base) { throw BaseMoved() }
             var changes = LibraryChanges()
-            if !sameStore { try db.execute(sql: "DELETE FROM album") }
+            // Rows whose search documents change are marked with this revision (`SearchRevision`),
+            // taken only when something does.
+            var revision: Int64?
+            func changing() throws -> Int64 {
+                if let revision { return revision }
+                let next = try SearchRevision.next(db)
+                revision = next
+                return next
+            }
+            if !sameStore {
+                _ = try changing()
+                try db.execute(sql: "DELETE FROM album")
+            }
 
             var deletions = update.deletions
             var listed: [String: Album] = [:]
@@ -60,11 +72,11 @@ extension LibraryDatabase {
             var identities = Set<String>()
             let existing = try db.cachedStatement(sql: "SELECT \(Self.albumColumns), identity, shown FROM album WHERE ratingKey = ?")
             let upsert = try db.cachedStatement(sql: """
-                INSERT INTO album (ratingKey, title, artist, year, thumb, art, addedAt, sortTitle, identity, shown)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                INSERT INTO album (ratingKey, title, artist, year, thumb, art, addedAt, sortTitle, identity, shown, revision)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
                 ON CONFLICT(ratingKey) DO UPDATE SET title = excluded.title, artist = excluded.artist, year = excluded.year,
                     thumb = excluded.thumb, art = excluded.art, addedAt = excluded.addedAt, sortTitle = excluded.sortTitle,
-                    identity = excluded.identity
+                    identity = excluded.identity, revision = excluded.revision
                 """)
             for album in listed.values where !deletions.contains(album.ratingKey) {
                 let row = try Row.fetchOne(existing, arguments: [album.ratingKey])
@@ -72,23 +84,26 @@ extension LibraryDatabase {
                 if let row { identities.insert(row[7]); changes.updated += 1 } else { changes.added += 1 }
                 identities.insert(album.identity)
                 try upsert.execute(arguments: [album.ratingKey, album.title, album.artist, album.year, album.thumb, album.art, album.addedAt,
-                                               album.sortTitle, album.identity])
+                                               album.sortTitle, album.identity, try changing()])
             }
             let delete = try db.cachedStatement(sql: "DELETE FROM album WHERE ratingKey = ?")
             for key in deletions {
                 guard let row = try Row.fetchOne(existing, arguments: [key]) else { continue }
                 identities.insert(row[7])
                 if (row[8] as Int) == 1 { changes.removed += 1 }
+                _ = try changing()
                 try delete.execute(arguments: [key])
             }
             try Self.chooseShown(db, among: identities.count > 2_000 ? nil : identities)
 
             let collectionsChanged = try Self.collections(db) != update.collections
             if collectionsChanged {
+                let revision = try changing()
                 try db.execute(sql: "DELETE FROM collection")
-                let insert = try db.cachedStatement(sql: "INSERT INTO collection (position, ratingKey, title, childCount, thumb) VALUES (?, ?, ?, ?, ?)")
+                let insert = try db.cachedStatement(
+                    sql: "INSERT INTO collection (position, ratingKey, title, childCount, thumb, revision) VALUES (?, ?, ?, ?, ?, ?)")
                 for (position, collection) in update.collections.enumerated() {
-                    try insert.execute(arguments: [position, collection.ratingKey, collection.title, collection.childCount, collection.thumb])
+                    try insert.execute(arguments: [position, collection.ratingKey, collection.title, collection.childCount, collection.thumb, revision])
                 }
             }
             let changed = old == nil || !sameStore || old?.sectionTitle != update.sectionTitle || collectionsChanged

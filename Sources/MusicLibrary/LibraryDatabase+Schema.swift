@@ -47,6 +47,14 @@ extension LibraryDatabase {
                 );
                 """)
         }
+        // Search documents: each row marked with the revision that last changed it (see `SearchRevision`).
+        migrator.registerMigration("v2-search") { db in
+            try db.execute(sql: """
+                ALTER TABLE album ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE collection ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                """)
+            try SearchRevision.createTable(db)
+        }
         return migrator
     }
 

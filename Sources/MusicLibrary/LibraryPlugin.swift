@@ -84,6 +84,15 @@ public struct LibraryPlugin: DomainPlugin {
     }
 
     /// Refreshes the store and prefetches the first screen's artwork (25 albums).
+    public var searchDescription: String? { "album titles and artists, collection names" }
+
+    /// The stored albums and collections (nothing when no store exists yet).
+    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+        let url = Self.databaseURL(profile)
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try LibraryDatabase(url: url).feedSearch(feed)
+    }
+
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let store = try LibraryStore.live(env)
         let snapshot = try await store.refresh()

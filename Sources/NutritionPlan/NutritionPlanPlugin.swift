@@ -52,6 +52,41 @@ public struct NutritionPlanPlugin: DomainPlugin {
     /// staged change is marked imported (with its origin); with `--merge` the local changes
     /// are kept ahead of them; `--replace` refuses while local changes are queued unless
     /// `--discard-pending`.
+    /// The key of the targets `plan show` last showed.
+    static let shownTargetsKey = "plan.shown_targets"
+
+    /// Records the targets shown (only when they differ from those recorded).
+    static func rememberShown(_ targets: Targets, in env: AppEnvironment) {
+        guard env.defaults.value(Targets.self, forKey: shownTargetsKey) != targets else { return }
+        do { try env.defaults.set(targets, forKey: shownTargetsKey) } catch {
+            env.logger.debug("could not record the targets shown: \(error.summaryText)")
+        }
+    }
+
+    /// The targets, a significant change since `plan show` last showed them, queued changes.
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
+        let store = try PlanStore.live(context.env)
+        let queued = ((try? store.queue.all()) ?? []).map { "\($0.summary), queued \(Format.ago(context.now.timeIntervalSince($0.createdAt)))"
+            + ($0.isImported ? " (imported, paused: brados plan sync --include-imported)" : "") }
+        guard let read = await context.read(store.currentPlan) else {
+            return .nothingCached("Nutrition plan", fill: "brados plan show", queued: queued)
+        }
+        let targets = read.value.data.targets
+        var lines = ["\(targets.calorieTarget) kcal · \(targets.proteinTarget) g protein · \(targets.waterTarget) ml water · "
+            + context.output.styled("brados plan show", .cyan)]
+        var json: [String: JSONValue] = ["plan": .string(read.value.data.plan.name), "calorieTarget": .number(Double(targets.calorieTarget)),
+                                         "proteinTarget": .number(Double(targets.proteinTarget)), "waterTarget": .number(Double(targets.waterTarget))]
+        if let shown = context.env.defaults.value(Targets.self, forKey: Self.shownTargetsKey),
+           let change = PlanChange.significant(from: shown, to: targets) {
+            lines.append(context.output.styled("Changed since you last looked: \(change.previous.calorieTarget) → \(change.new.calorieTarget) kcal, "
+                + "\(change.previous.proteinTarget) → \(change.new.proteinTarget) g protein", .yellow))
+            json["changeSinceShown"] = .object(["calorieTarget": .number(Double(change.new.calorieTarget - change.previous.calorieTarget)),
+                                                "proteinTarget": .number(Double(change.new.proteinTarget - change.previous.proteinTarget))])
+        }
+        if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
+        return TodaySection(title: "Nutrition plan", lines: lines, json: json, queued: queued, staleAge: read.staleAge)
+    }
+
     public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try prepareImport(cache: cache, data: data)
         let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))

@@ -39,6 +39,43 @@ public struct VisitsPlugin: DomainPlugin {
         return "\(visits.count) visits"
     }
 
+    public var searchDescription: String? { "place names, addresses and notes" }
+
+    /// Every cached visit, sent again whenever the profile's key-value file is rewritten.
+    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+        guard let stamp = SearchStamp.file(profile.defaultsFile) else { return }
+        try feed.replace(stamp: stamp) {
+            (cache(in: profile).load()?.visits ?? []).map { visit in
+                SearchDocument(key: "visit:" + visit.id, title: visit.place,
+                               body: [visit.address, visit.notes].compactMap { $0 }.joined(separator: "\n"),
+                               date: visit.visitedAt, command: "brados visits show \(visit.id)")
+            }
+        }
+    }
+
+    /// The last visit, and how many this week (from Monday).
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
+        guard let read = await context.read(try VisitsStore.live(context.env).list) else {
+            return .nothingCached("Visits", fill: "brados visits list")
+        }
+        let visits = read.value
+        let weekStart = context.calendar.dateInterval(of: .weekOfYear, for: context.now)?.start ?? context.now
+        let thisWeek = visits.filter { $0.visitedAt >= weekStart && $0.visitedAt <= context.now }.count
+        var json: [String: JSONValue] = ["thisWeek": .number(Double(thisWeek)), "cached": .number(Double(visits.count))]
+        var lines: [String] = []
+        if let last = visits.filter({ $0.visitedAt <= context.now }).max(by: { $0.visitedAt < $1.visitedAt }) ?? visits.first {
+            lines.append("Last: " + context.output.styled(last.place, .bold) + " · " + Format.minute(last.visitedAt)
+                + " · \(last.durationMinutes) min " + context.output.styled("(\(Format.ago(context.now.timeIntervalSince(last.visitedAt))))", .dim))
+            json["last"] = .object(["id": .string(last.id), "place": .string(last.place), "visitedAt": .string(JSONCoding.string(from: last.visitedAt)),
+                                    "durationMinutes": .number(Double(last.durationMinutes))])
+        } else {
+            lines.append(context.output.styled("no visits yet · brados visits add", .dim))
+        }
+        lines.append("\(Format.count(thisWeek, "visit")) this week · " + context.output.styled("brados visits list", .cyan))
+        if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
+        return TodaySection(title: "Visits", lines: lines, json: json, staleAge: read.staleAge)
+    }
+
     func cache(in profile: ProfileScope) -> VisitsCache {
         VisitsCache(store: KeyValueStore(url: profile.defaultsFile))
     }

@@ -33,6 +33,8 @@ public struct PlanCommand: AsyncParsableCommand {
     /// is shown again; a script gets one document.
     static func present(_ view: PlanRenderer.View, global: GlobalOptions) async throws {
         let env = try await AppEnvironment.live(global)
-        try await env.reader.show(PlanStore.live(env).currentPlan, with: PlanRenderer(output: env.output).presenter(view))
+        let shown = try await env.reader.show(PlanStore.live(env).currentPlan, with: PlanRenderer(output: env.output).presenter(view)).shown
+        // `brados today` tells of a significant change since the targets last shown here.
+        NutritionPlanPlugin.rememberShown(shown.data.targets, in: env)
     }
 }

@@ -1,0 +1,37 @@
+import BradOSCore
+import Foundation
+import GRDB
+
+// Search documents: conversation titles and message text, sent by what changed after the
+// index's revision (`SearchRevision`).
+extension CoachDatabase {
+    /// Sends the documents the search index lacks (see ``SearchFeed``), from one read.
+    /// - Throws: ``StorageError``; the feed's errors.
+    public func feedSearch(_ feed: SearchFeed) throws {
+        try read { db in
+            guard let stamp = try SearchRevision.stamp(db) else { return }
+            let after: Int64
+            switch try feed.begin(stamp) {
+            case .nothing: return
+            case .all: after = Int64.min
+            case let .changed(revision): after = revision
+            }
+            let conversations = try Row.fetchCursor(db, sql: "SELECT remoteId, title, updatedAt FROM conversation WHERE revision > ?", arguments: [after])
+            while let row = try conversations.next() {
+                let id: String = row[0]
+                try feed.add(SearchDocument(key: "conversation:" + id, title: (row[1] as String?) ?? "Untitled conversation", body: "",
+                                            date: Date(timeIntervalSince1970: row[2]), command: "brados coach show \(id)"))
+            }
+            let messages = try Row.fetchCursor(db, sql: "SELECT remoteId, conversationId, content, createdAt FROM message WHERE revision > ?",
+                                               arguments: [after])
+            while let row = try messages.next() {
+                try feed.add(SearchDocument(key: "message:" + (row[0] as String), title: "", body: row[2],
+                                            date: Date(timeIntervalSince1970: row[3]), command: "brados coach show \(row[1] as String)"))
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM conversation) + (SELECT count(*) FROM message)") ?? 0
+            try feed.finish(count: count) {
+                try String.fetchSet(db, sql: "SELECT 'conversation:' || remoteId FROM conversation UNION ALL SELECT 'message:' || remoteId FROM message")
+            }
+        }
+    }
+}
