@@ -92,6 +92,9 @@ struct CoachDeltaEndToEndTests {
                 let local = try localMessages(id, server)
                 #expect(local == (try await serverMessages(id, server)), "round \(round), conversation \(id)")
             }
+            // The search index holds exactly what the store holds, after every kind of change.
+            #expect(try brados(["search", "zzzz", "--domain", "coach"], server).status == 0)
+            #expect(try SearchIndexCheck.indexed(home: home.url, domain: "coach") == (try SearchIndexCheck.coachCache(home: home.url)), "round \(round)")
             opened = opened.filter { id in conversations.contains(id) }
             if opened.count < 3, let another = try await serverList(server).map({ $0[0] }).first(where: { !opened.contains($0) }) {
                 opened.append(another)

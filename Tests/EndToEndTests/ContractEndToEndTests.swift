@@ -91,4 +91,27 @@ struct ContractEndToEndTests {
         #expect(try run(["auth", "logout"], server.url).status == 0)
         #expect(!FileManager.default.fileExists(atPath: placesFile.path))
     }
+
+    @Test("today and search: the sixth domain's section and documents appear through the two optional requirements; brados without it is unchanged")
+    func todayAndSearch() async throws {
+        let server = try ServerProcess()
+        #expect(try run(["auth", "login", "--user", "demo", "--password-stdin"], server.url, stdin: "demo").status == 0)
+        let empty = try run(["today"], server.url)
+        #expect(empty.status == 0 && empty.stdout.contains("Places  nothing cached · brados places"), "\(empty.stdout)")
+        let places = try #require((try json(try run(["places", "--json"], server.url)) as? [String: Any])?["places"] as? [[String: Any]])
+        let top = try #require(places.first?["name"] as? String)
+        let today = try #require(try json(try run(["today", "--json"], server.url)) as? [String: Any])
+        #expect(((today["places"] as? [String: Any])?["mostVisited"] as? [String: Any])?["name"] as? String == top, "\(today)")
+        let hits = try #require((try json(try run(["search", "\"\(top)\"", "--domain", "places", "--json"], server.url)) as? [String: Any])?["results"] as? [[String: Any]])
+        #expect(hits.first?["id"] as? String == "place:\(top)" && (hits.first?["command"] as? String)?.hasPrefix("brados places show") == true, "\(hits)")
+        let completion = try run(["---completion", "search", "--", "--domain", "2", "0", "brados-contract", "search", "--domain", ""], server.url)
+        let values = Set(completion.stdout.split(separator: "\n").map(String.init))
+        #expect(values.contains("places") && values.contains("coach") && !values.contains("plan"), "\(completion.stdout)")
+
+        // brados itself (no places plugin): no such section, no such domain.
+        let plain = try BuiltProducts.run("brados", ["today", "--json"], environment: ["BRADOS_HOME": home.url.path, "HOME": home.url.path,
+                                                                                          "BRADOS_SERVER": server.url.absoluteString])
+        #expect(plain.status == 0 && !plain.stdout.contains("\"places\""), "\(plain.stdout)")
+        #expect(try BuiltProducts.run("brados", ["search", "x", "--domain", "places"], environment: ["BRADOS_HOME": home.url.path, "HOME": home.url.path]).status == 64)
+    }
 }

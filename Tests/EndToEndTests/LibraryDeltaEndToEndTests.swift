@@ -78,6 +78,9 @@ struct LibraryDeltaEndToEndTests {
                 try await change(server, body)
             }
             #expect(try local(server) == (try await remote(server, token: token)), "round \(round): \(body)")
+            // The search index holds exactly what the store holds, after every kind of change.
+            #expect(try brados(["search", "zzzz", "--domain", "library"], server).status == 0)
+            #expect(try SearchIndexCheck.indexed(home: home.url, domain: "library") == (try SearchIndexCheck.libraryCache(home: home.url)), "round \(round)")
         }
 
         // Nothing changed: one request. A touch (Plex's own no-op update): the changes are asked

@@ -31,6 +31,28 @@ public struct PlacesPlugin: DomainPlugin {
         return "\(try await PlacesStore(env).fetch().count) places"
     }
 
+    /// `brados search` finds the cached place names (sent again whenever the file is rewritten).
+    public var searchDescription: String? { "place names" }
+
+    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+        let document = PlacesStore.document(profile)
+        guard let stamp = SearchStamp.file(document.url) else { return }
+        try feed.replace(stamp: stamp) {
+            (document.load()?.places ?? []).map { place in
+                SearchDocument(key: "place:" + place.name, title: place.name, body: "visited \(place.visits) times", date: nil,
+                               command: "brados places show '" + place.name.replacingOccurrences(of: "'", with: "'\\''") + "'")
+            }
+        }
+    }
+
+    /// `brados today` shows the most visited place.
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
+        guard let read = await context.read(try PlacesStore(context.env)) else { return .nothingCached("Places", fill: "brados places") }
+        guard let top = read.value.first else { return TodaySection(title: "Places", lines: ["no places yet"], json: ["mostVisited": .null]) }
+        return TodaySection(title: "Places", lines: ["Most visited: \(top.name) (\(top.visits) visits)"],
+                            json: ["mostVisited": .object(["name": .string(top.name), "visits": .number(Double(top.visits))])], staleAge: read.staleAge)
+    }
+
     /// Cached place names, for shell completion (local files only).
     public static func cachedNames() -> [String] {
         PlacesStore.document(CompletionValues.scope().profile).load()?.places.map(\.name) ?? []
