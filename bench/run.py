@@ -18,6 +18,8 @@ Cases (script: workload vs peer, goal):
   cache_archive        export of a ~260 MB cache vs tar -czf / tar --zstd; import vs tar -xf
   startup              `brados --help` vs a Swift hello-world importing Foundation: <= 1.2x
   scale                issue 31: refresh and read cost by size (coach 1k-100k messages, library 1k-100k albums)
+  today                warm `today` (every domain's section) vs warm `mealplan show`: <= 1.3x, 0 requests
+  search               `search` over 100k coach messages and 50k albums vs `rg -i` over the same text in files: <= 20 ms warm, >= 5x rg
 """
 import argparse
 import datetime
@@ -28,7 +30,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale"]
+CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale", "today", "search"]
 # Small workloads for the smoke run: it checks the harness works, its numbers mean nothing.
 SMOKE = {
     "mealplan_warm_read": ["--runs", "3", "--warmup", "1", "--latency-ms", "20"],
@@ -37,6 +39,8 @@ SMOKE = {
     "coach_upsert": ["--rows", "500", "--rounds", "1"],
     "startup": ["--runs", "3", "--warmup", "1"],
     "scale": ["--messages", "200,1000", "--conversations", "30", "--albums", "200,500", "--runs", "1"],
+    "today": ["--runs", "3", "--warmup", "1"],
+    "search": ["--messages", "2000", "--conversations", "20", "--albums", "1000", "--runs", "2", "--warmup", "1"],
 }
 
 

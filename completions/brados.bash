@@ -185,13 +185,58 @@ _brados() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    auth|config|cache|keys|plugins|sync|doctor|exit-codes|mealplan|visits|library|coach|plan|help)
+    today|search|auth|config|cache|keys|plugins|sync|doctor|exit-codes|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'auth config cache keys plugins sync doctor exit-codes mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'today search auth config cache keys plugins sync doctor exit-codes mealplan visits library coach plan help' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_today() {
+    repeating_flags=()
+    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion today -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_search() {
+    repeating_flags=()
+    non_repeating_flags=(-F --fixed-strings --reindex --offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=(--domain)
+    non_repeating_options=(--limit --profile --server)
+    __brados_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--domain')
+        __brados_add_custom_completions ---completion search -- --domain "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--limit')
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion search -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
         ;;
     esac
 }

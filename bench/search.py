@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Search: warm `brados search` over 100,000 coach messages and 50,000 albums vs `rg -i` over
+the same text exported to files.
+
+Starts a brados-server seeded with --messages messages in the demo user's first conversation,
+--conversations conversations in all and --albums albums (loopback, it stops by itself), signs
+a fresh profile in (api and supabase) and fills the caches as a user would: `coach
+conversations`, `coach show ID` for every conversation, `library albums --refresh` (albums
+and collections). The first `brados search` then builds the index from the caches: its time
+is reported. The same text, read from the caches with sqlite3, goes to files for rg: one per
+conversation (its title, then one message per line) and one of every album ("title -
+artist") and collection name.
+
+Three queries (chosen from what the seed writes, see Sources/BradOSServer/Coach/CoachSeed.swift
+and Plex/PlexCatalogue.swift): a rare word (one conversation's title, in its messages), a word
+of one line in sixteen of the generated messages, and two words (both must appear; rg looks
+for the first one: it has no "both words on a line, in any order"). Each round runs `brados
+search QUERY` and `rg -i -c WORD DIR` (whole processes, posix_spawn, output to /dev/null)
+for every query, alternating which goes first, after a warm-up; medians, min-max and rg /
+brados are reported. /_admin/stats checks that a search makes no request.
+Goals: brados median <= 20 ms for every query, and rg / brados >= 5x.
+
+    python3 bench/search.py [--messages 100000] [--conversations 100] [--albums 50000] [--runs 20] [--warmup 3]
+                            [--no-build] [--configuration release] [--build-dir .build]
+"""
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from scale import Brados, Server  # bench/scale.py: the seeded server and a fresh profile against it
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# (label, brados search's query, the word rg looks for)
+QUERIES = [
+    ("rare word", "sabbatical", "sabbatical"),
+    ("medium word", "breakfast", "breakfast"),
+    ("two words", "small step", "small"),
+]
+DEVNULL = os.open(os.devnull, os.O_WRONLY)
+
+
+def timed(args, env, accept=(0,)):
+    """Whole-process wall time: posix_spawn with output to /dev/null, then waitpid
+    (no pipes, no shell: as little harness overhead as hyperfine -N)."""
+    actions = [(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)]
+    start = time.perf_counter()
+    pid = os.posix_spawn(args[0], args, env, file_actions=actions)
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in accept:
+        sys.exit(f"{' '.join(args)} failed with {os.waitstatus_to_exitcode(status)}")
+    return elapsed
+
+
+def fill_caches(brados, conversations):
+    """Signs the profile in and reads every conversation and the whole library, as a user would."""
+    brados.run(["auth", "login", "--user", "demo", "--password-stdin"], stdin="demo")
+    brados.run(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], stdin="demo")
+    listed = json.loads(brados.run(["coach", "conversations", "--json"])[0])["conversations"]
+    if len(listed) != conversations:
+        sys.exit(f"`coach conversations` listed {len(listed)} conversations, the server was seeded with {conversations}")
+    for conversation in listed:
+        # The whole conversation is downloaded; --last 1 only keeps what is printed small.
+        brados.run(["coach", "show", conversation["id"], "--last", "1"])
+    brados.run(["library", "albums", "--refresh", "--limit", "1"])
+    return sum(conversation["messageCount"] for conversation in listed)
+
+
+def export(paths, directory):
+    """The caches' text in files for rg; returns (messages, albums, collections, files, bytes)."""
+    coach = sqlite3.connect(f"file:{paths['coach']}?mode=ro", uri=True)
+    messages = 0
+    for remote_id, title in coach.execute("SELECT remoteId, title FROM conversation").fetchall():
+        with open(os.path.join(directory, f"conversation-{remote_id}.txt"), "w") as handle:
+            handle.write((title or "") + "\n")
+            for (content,) in coach.execute("SELECT content FROM message WHERE conversationId = ? ORDER BY createdAt, id", (remote_id,)):
+                handle.write(content.replace("\n", " ") + "\n")
+                messages += 1
+    coach.close()
+    library = sqlite3.connect(f"file:{paths['library']}?mode=ro", uri=True)
+    albums = collections = 0
+    with open(os.path.join(directory, "library.txt"), "w") as handle:
+        for title, artist in library.execute("SELECT title, artist FROM album ORDER BY id"):
+            handle.write(f"{title} - {artist}\n")
+            albums += 1
+        for (title,) in library.execute("SELECT DISTINCT title FROM collection"):
+            handle.write(f"{title}\n")
+            collections += 1
+    library.close()
+    files = [os.path.join(directory, name) for name in os.listdir(directory)]
+    return messages, albums, collections, len(files), sum(os.path.getsize(name) for name in files)
+
+
+def index_hits(index, query):
+    """Documents the index holds that match the query (all of them, not the first --limit)."""
+    try:
+        connection = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+        try:
+            return connection.execute("SELECT count(*) FROM document_text WHERE document_text MATCH ?", (query,)).fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return None
+
+
+def rg_lines(rg, word, directory, env):
+    result = subprocess.run([rg, "-i", "-c", "--no-filename", word, directory], env=env, capture_output=True, text=True)
+    return sum(int(line) for line in result.stdout.split())
+
+
+def spread(values):
+    return f"{statistics.median(values) * 1000:.1f} ms ({min(values) * 1000:.1f} – {max(values) * 1000:.1f})"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=100_000, help="messages in the demo user's first conversation")
+    parser.add_argument("--conversations", type=int, default=100, help="conversations in all (the others are short)")
+    parser.add_argument("--albums", type=int, default=50_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
+    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
+    options = parser.parse_args()
+    if not options.no_build:
+        for product in ("brados", "brados-server"):
+            subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
+    directory = os.path.join(ROOT, options.build_dir, options.configuration)
+    binary = os.path.join(directory, "brados")
+    rg = shutil.which("rg")
+
+    server = Server(os.path.join(directory, "brados-server"), ["--seed-messages", str(options.messages),
+                                                               "--seed-conversations", str(options.conversations),
+                                                               "--seed-albums", str(options.albums)])
+    files_dir = tempfile.mkdtemp(prefix="brados-search-rg-")
+    try:
+        brados = Brados(binary, server)
+        listed_messages = fill_caches(brados, options.conversations)
+        where = json.loads(brados.run(["config", "path", "--json"])[0])
+        paths = {"coach": os.path.join(where["profile-data"], "coach", "coach.sqlite"),
+                 "library": os.path.join(where["profile-data"], "library", "library.sqlite"),
+                 "index": os.path.join(where["profile-cache"], "search", "index.sqlite")}
+        for name in ("coach", "library"):
+            if not os.path.exists(paths[name]):
+                sys.exit(f"no {name} cache at {paths[name]}")
+        if os.path.exists(paths["index"]):
+            sys.exit(f"an index exists before the first search: {paths['index']}")
+
+        # The first search builds the index from the caches.
+        server.reset()
+        build_seconds = timed([binary, "search", "x"], brados.env)
+        build_requests = server.traffic()[0]
+        indexed = json.loads(brados.run(["search", "x", "--json"])[0])["indexed"]
+        index_bytes = sum(os.path.getsize(paths["index"] + suffix) for suffix in ("", "-wal") if os.path.exists(paths["index"] + suffix))
+
+        messages, albums, collections, file_count, file_bytes = export(paths, files_dir)
+        if messages != listed_messages or albums != options.albums:
+            sys.exit(f"the caches hold {messages:,} messages and {albums:,} albums, the server {listed_messages:,} and {options.albums:,}")
+        rg_env = {"PATH": os.environ.get("PATH", ""), "HOME": brados.home}  # no RIPGREP_CONFIG_PATH
+
+        samples = {query: {"brados": [], "rg": []} for _, query, _ in QUERIES}
+        requests = []
+
+        def search(query):
+            server.reset()
+            elapsed = timed([binary, "search"] + query.split(), brados.env)
+            requests.append(server.traffic()[0])
+            return elapsed
+
+        def grep(word):
+            return timed([rg, "-i", "-c", word, files_dir], rg_env, accept=(0, 1))
+
+        for round_index in range(options.warmup + options.runs):
+            for _, query, word in QUERIES:
+                runs = [("brados", lambda: search(query))] + ([("rg", lambda: grep(word))] if rg else [])
+                if round_index % 2:
+                    runs.reverse()
+                for name, run in runs:
+                    elapsed = run()
+                    if round_index >= options.warmup:
+                        samples[query][name].append(elapsed)
+            if round_index == options.warmup - 1:
+                requests.clear()
+        hits = {query: index_hits(paths["index"], query) for _, query, _ in QUERIES}
+        lines = {word: rg_lines(rg, word, files_dir, rg_env) for _, _, word in QUERIES} if rg else {}
+    finally:
+        server.stop()
+        shutil.rmtree(files_dir, ignore_errors=True)
+
+    documents = sum(indexed.values())
+    print(f"# search: warm `brados search` vs `rg -i` over the same text ({options.configuration}, "
+          f"{options.runs} alternated runs after {options.warmup}, {os.cpu_count()} cores)\n")
+    print(f"- caches: {messages:,} messages in {options.conversations:,} conversations, {albums:,} albums, {collections} collections")
+    print(f"- index: built by the first search in {build_seconds:.2f} s ({build_requests} requests), "
+          f"{documents:,} documents ({', '.join(f'{domain} {count:,}' for domain, count in sorted(indexed.items()))}), "
+          f"{index_bytes / 1e6:.1f} MB")
+    print(f"- rg's files: {file_count} ({options.conversations} conversations, one line a message; the albums and collections), "
+          f"{file_bytes / 1e6:.1f} MB; `rg -i -c WORD DIR`" + ("" if rg else " (not installed)"))
+    print()
+    print("| query | documents matching | brados search: median (min – max) | rg -i: word, lines matching | rg: median (min – max) | rg / brados |")
+    print("|---|---|---|---|---|---|")
+    ratios = {}
+    for label, query, word in QUERIES:
+        brados_median = statistics.median(samples[query]["brados"])
+        hit = f"{hits[query]:,}" if hits[query] is not None else "?"
+        if rg:
+            ratios[query] = statistics.median(samples[query]["rg"]) / brados_median
+            peer = f"`{word}`{' (the first word)' if word != query else ''}, {lines[word]:,} | {spread(samples[query]['rg'])} | {ratios[query]:.1f}x"
+        else:
+            peer = "– | – | –"
+        print(f"| {label}: `{query}` | {hit} of {documents:,} | {spread(samples[query]['brados'])} | {peer} |")
+    print()
+    fast = all(statistics.median(samples[query]["brados"]) <= 0.020 for _, query, _ in QUERIES)
+    print(f"- brados search median <= 20 ms for every query: {'met' if fast else 'NOT met'}")
+    if rg:
+        print(f"- rg -i / brados search >= 5x for every query: {'met' if all(ratio >= 5 for ratio in ratios.values()) else 'NOT met'}")
+    else:
+        print("- rg -i / brados search >= 5x for every query: skipped (rg is not installed: apt-get install ripgrep)")
+    print(f"- requests per search: max {max(requests)} (goal 0): {'met' if max(requests) == 0 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
