@@ -39,10 +39,18 @@ public final class SearchFeed {
     private(set) var removed = 0
     private var empty = false
 
-    init(db: Database, domain: String, indexed: SearchStamp?) {
+    /// A feed that only asks whether the index is up to date (in a read): ``begin(_:)``
+    /// throws ``Behind`` when it is not.
+    let probing: Bool
+
+    /// Thrown by a probing feed's ``begin(_:)``: the domain has documents to send.
+    struct Behind: Error {}
+
+    init(db: Database, domain: String, indexed: SearchStamp?, probing: Bool = false) {
         self.db = db
         self.domain = domain
         self.indexed = indexed
+        self.probing = probing
     }
 
     /// Starts the feed with where the cache stands.
@@ -50,6 +58,7 @@ public final class SearchFeed {
     /// - Throws: GRDB's `DatabaseError` (the index's).
     public func begin(_ stamp: SearchStamp) throws -> Wanted {
         self.stamp = stamp
+        if probing && indexed != stamp { throw Behind() }
         let wanted: Wanted
         if indexed == stamp {
             wanted = .nothing

@@ -67,12 +67,24 @@ public struct SearchIndex: Sendable {
         let pool = try open()
         var report = UpdateReport()
         try SQLiteStore.mapErrors(at: url.path) {
+            // First a read: a domain whose cache has not moved costs no write (a warm search writes nothing).
+            let names = Set(plugins.map(\.name))
+            let behind = try pool.read { db -> [any DomainPlugin]? in
+                let held = try String.fetchSet(db, sql: "SELECT DISTINCT domain FROM document UNION SELECT domain FROM source")
+                if !held.subtracting(names).isEmpty { return nil }
+                return try plugins.filter { plugin in
+                    let indexed = try Self.stamp(of: plugin.name, db)
+                    let probe = SearchFeed(db: db, domain: plugin.name, indexed: indexed, probing: true)
+                    do { try plugin.searchDocuments(in: profile, into: probe) } catch is SearchFeed.Behind { return true }
+                    return probe.stamp == nil && held.contains(plugin.name)
+                }
+            }
+            if let behind, behind.isEmpty { return }
             try pool.writeWithoutTransaction { db in
-                var domains = Set(plugins.map(\.name))
-                for plugin in plugins {
+                var domains = names
+                for plugin in behind ?? plugins {
                     try db.inTransaction(.immediate) {
-                        let indexed = try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [plugin.name])
-                            .map { SearchStamp(store: $0[0], revision: $0[1]) }
+                        let indexed = try Self.stamp(of: plugin.name, db)
                         let feed = SearchFeed(db: db, domain: plugin.name, indexed: indexed)
                         try plugin.searchDocuments(in: profile, into: feed)
                         if feed.stamp == nil { try feed.removeAll() }
@@ -94,6 +106,10 @@ public struct SearchIndex: Sendable {
             }
         }
         return report
+    }
+
+    static func stamp(of domain: String, _ db: Database) throws -> SearchStamp? {
+        try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [domain]).map { SearchStamp(store: $0[0], revision: $0[1]) }
     }
 
     /// Removes the named domains' documents (e.g. after `brados cache clear`); the next update
