@@ -23,6 +23,12 @@ public struct Brados: AsyncParsableCommand {
         groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))]) }
 }
 
+extension Brados {
+    /// The names of the core's commands in ``configuration`` (a debug build checks they agree whenever it reads the command tree), for
+    /// telling them from an external `brados-NAME` without building every help text.
+    static let coreCommandNames: Set<String> = ["today", "search", "auth", "config", "cache", "keys", "plugins", "sync", "doctor", "exit-codes", "help"]
+}
+
 /// Starts the reference server inside this process when no server is configured.
 struct EmbeddedReferenceBackend: EmbeddedBackend {
     func start(dataDirectory: URL, socket: String, password: String) async throws -> URL {
@@ -42,13 +48,20 @@ public enum BradosMain {
         // this composition (bound as a task-local, never a global). The built-in names come
         // from the command tree, whose help reads the plugins, so they are computed when asked.
         let builtInNames: @Sendable () -> Set<String> = {
-            Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
+            // (`subcommands` lists the grouped domain commands too.)
+            assert(Set(Brados.configuration.subcommands.map { $0._commandName } + ["help"]).subtracting(plugins.map { $0.command._commandName })
+                   == Brados.coreCommandNames, "Brados.coreCommandNames must name the core's commands")
+            return Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
         }
         let composition = Composition(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
         composition.bind { () -> Never in
             // A domain's name is built in at once; any other word costs reading every command's
             // configuration (their help texts), so only such a word pays for it.
-            let isBuiltIn: (String) -> Bool = { name in plugins.contains { $0.name == name } || builtInNames().contains(name) }
+            // The core's own names are known without reading any configuration too (a name
+            // missing from this list is only slower: it is found in the command tree).
+            let isBuiltIn: (String) -> Bool = { name in
+                plugins.contains { $0.name == name } || Brados.coreCommandNames.contains(name) || builtInNames().contains(name)
+            }
             if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
                 io.write(answer + "\n")
                 exit(ExitStatus.success)

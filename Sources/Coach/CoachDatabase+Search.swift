@@ -35,3 +35,27 @@ extension CoachDatabase {
         }
     }
 }
+
+// `brados today`: the conversation updated last, read alone.
+extension CoachDatabase {
+    /// The user's conversation updated last (any user's when `userID` is `nil`), how many
+    /// conversations are cached, and its last message: one read-only query, no migration
+    /// (the store is only read).
+    /// - Throws: ``StorageError``.
+    public static func latest(at url: URL, userID: String?) throws -> (conversation: Conversation, conversations: Int, last: Message?)? {
+        try SQLiteStore.mapErrors(at: url.path) {
+            try SQLiteStore.openReadOnly(url).read { db in
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT * FROM conversation WHERE (? IS NULL OR userId = ?) ORDER BY updatedAt DESC, remoteId LIMIT 1
+                    """, arguments: [userID, userID]) else { return nil }
+                let conversation = Self.conversation(row)
+                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM conversation WHERE (? IS NULL OR userId = ?)", arguments: [userID, userID]) ?? 0
+                let last = try Row.fetchOne(db, sql: """
+                    SELECT remoteId, conversationId, role, content, createdAt FROM message
+                    WHERE conversationId = ? ORDER BY createdAt DESC, remoteId DESC LIMIT 1
+                    """, arguments: [conversation.id]).map(Self.message)
+                return (conversation, count, last)
+            }
+        }
+    }
+}

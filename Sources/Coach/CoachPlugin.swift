@@ -71,28 +71,37 @@ public struct CoachPlugin: DomainPlugin {
     }
 
     /// The conversation updated last: its title, its last message's first line, its age.
+    /// Read alone from the store (one query, nothing opened for writing); with `--refresh`,
+    /// the list is fetched first through its policy.
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
-        let store = try CoachStore.live(context.env)
-        guard let read = await context.read(store.conversationList(full: false)), let latest = read.value.first else {
+        let url = Self.databaseURL(context.env.profile)
+        var failure: String?
+        if context.refresh {
+            let list = try CoachStore.live(context.env).conversationList(full: false)
+            failure = await context.read(list)?.refreshFailure
+        }
+        let userID = context.env.credentials.load().credential(for: .supabase, dedicated: true)?.userID
+        // Nothing is created to say that nothing is cached.
+        guard FileManager.default.fileExists(atPath: url.path), let latest = try CoachDatabase.latest(at: url, userID: userID) else {
             return .nothingCached("Coach", fill: "brados coach conversations")
         }
-        let last = try? store.database().messages(conversationID: latest.id, last: 1).messages.last
-        let title = latest.title ?? "Untitled conversation"
-        var lines = [context.output.styled(title, .bold) + " · " + Format.count(latest.messageCount, "message") + " · "
-            + context.output.styled("updated \(Format.ago(context.now.timeIntervalSince(latest.updatedAt)))", .dim)]
+        let conversation = latest.conversation, last = latest.last
+        let title = conversation.title ?? "Untitled conversation"
+        var lines = [context.output.styled(title, .bold) + " · " + Format.count(conversation.messageCount, "message") + " · "
+            + context.output.styled("updated \(Format.ago(context.now.timeIntervalSince(conversation.updatedAt)))", .dim)]
         if let last {
             lines.append((last.role == .user ? "you: " : "coach: ") + Format.firstLine(last.content, 100))
         }
-        lines.append(context.output.styled("brados coach show \(latest.id)", .cyan))
+        lines.append(context.output.styled("brados coach show \(conversation.id)", .cyan))
         var json: [String: JSONValue] = ["conversation": .object([
-            "id": .string(latest.id), "title": .string(title), "updatedAt": .string(JSONCoding.string(from: latest.updatedAt)),
-            "conversations": .number(Double(read.value.count)),
-        ])]
+            "id": .string(conversation.id), "title": .string(title), "updatedAt": .string(JSONCoding.string(from: conversation.updatedAt)),
+            "messageCount": .number(Double(conversation.messageCount)),
+        ]), "conversations": .number(Double(latest.conversations))]
         if let last {
             json["lastMessage"] = .object(["role": .string(last.role.rawValue), "firstLine": .string(Format.firstLine(last.content, 200)),
                                            "createdAt": .string(JSONCoding.string(from: last.createdAt))])
         }
-        if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
+        if let failure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
         // Remote-first: every read asks the server, so a copy is never called stale here.
         return TodaySection(title: "Coach", lines: lines, json: json)
     }

@@ -52,13 +52,17 @@ public struct NutritionPlanPlugin: DomainPlugin {
     /// staged change is marked imported (with its origin); with `--merge` the local changes
     /// are kept ahead of them; `--replace` refuses while local changes are queued unless
     /// `--discard-pending`.
-    /// The key of the targets `plan show` last showed.
-    static let shownTargetsKey = "plan.shown_targets"
+    /// The targets `plan show` last showed: `<profile cache>/plan/shown-targets.json` (a
+    /// file of its own, so that reading it costs `brados today` one small decode).
+    static func shownTargets(_ profile: ProfileScope) -> JSONDocument<Targets> {
+        JSONDocument(url: cacheDirectory(profile).appendingPathComponent("shown-targets.json"))
+    }
 
     /// Records the targets shown (only when they differ from those recorded).
     static func rememberShown(_ targets: Targets, in env: AppEnvironment) {
-        guard env.defaults.value(Targets.self, forKey: shownTargetsKey) != targets else { return }
-        do { try env.defaults.set(targets, forKey: shownTargetsKey) } catch {
+        let document = shownTargets(env.profile)
+        guard document.load() != targets else { return }
+        do { try document.save(targets) } catch {
             env.logger.debug("could not record the targets shown: \(error.summaryText)")
         }
     }
@@ -76,7 +80,7 @@ public struct NutritionPlanPlugin: DomainPlugin {
             + context.output.styled("brados plan show", .cyan)]
         var json: [String: JSONValue] = ["plan": .string(read.value.data.plan.name), "calorieTarget": .number(Double(targets.calorieTarget)),
                                          "proteinTarget": .number(Double(targets.proteinTarget)), "waterTarget": .number(Double(targets.waterTarget))]
-        if let shown = context.env.defaults.value(Targets.self, forKey: Self.shownTargetsKey),
+        if let shown = Self.shownTargets(context.env.profile).load(),
            let change = PlanChange.significant(from: shown, to: targets) {
             lines.append(context.output.styled("Changed since you last looked: \(change.previous.calorieTarget) → \(change.new.calorieTarget) kcal, "
                 + "\(change.previous.proteinTarget) → \(change.new.proteinTarget) g protein", .yellow))

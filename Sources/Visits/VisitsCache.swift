@@ -53,7 +53,7 @@ public struct VisitsCache: Sendable {
 
     /// What `snapshot` holds for `account`, and whether it must go (corrupt, or another account's).
     static func entry(in snapshot: KeyValueSnapshot, account: String?) -> (entry: Entry?, remove: Bool, note: String) {
-        guard snapshot.values[visitsKey] != nil else { return (nil, false, "no cached visits found") }
+        guard snapshot.contains(visitsKey) else { return (nil, false, "no cached visits found") }
         guard let visits = snapshot.value([Visit].self, forKey: visitsKey), let savedAt = snapshot.value(Date.self, forKey: timestampKey) else {
             return (nil, true, "cached visits unreadable; removed")
         }

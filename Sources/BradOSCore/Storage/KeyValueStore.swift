@@ -19,6 +19,13 @@ public struct KeyValueStore: KeyValueStoring {
     /// Every value, for reading: an unreadable file reads as empty (nothing is written back).
     private func readAll() -> [String: JSONValue] { (try? readAllForUpdate()) ?? [:] }
 
+    /// The file's bytes, each value decoded when asked for (a file that is not a JSON object
+    /// of values reads as empty, key by key).
+    private func readSnapshot() throws -> KeyValueSnapshot {
+        guard let data = try AtomicFile.readIfPresent(url) else { return KeyValueSnapshot(values: [:]) }
+        return KeyValueSnapshot(source: data)
+    }
+
     /// Every value, before a change is written back: empty only when the file is absent or does
     /// not decode. An I/O error is thrown, so values that could not be read are never replaced.
     private func readAllForUpdate() throws -> [String: JSONValue] {
@@ -32,9 +39,8 @@ public struct KeyValueStore: KeyValueStoring {
     }
 
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
-        guard let raw = readAll()[key] else { return nil }
-        guard let data = try? JSONCoding.encode(raw) else { return nil }
-        return try? JSONCoding.decode(T.self, from: data)
+        guard let data = try? AtomicFile.readIfPresent(url) else { return nil }
+        return KeyedValue<T>.decode(key, from: data)
     }
 
     /// Stores `value` under `key`: under the file lock, re-reads the file, changes that key and writes it atomically.
@@ -60,15 +66,15 @@ public struct KeyValueStore: KeyValueStoring {
     public func keys() -> [String] { readAll().keys.sorted() }
 
     /// One read of the file, no lock (writes replace it atomically, so a read sees one whole version).
-    public func snapshot() -> KeyValueSnapshot { KeyValueSnapshot(values: readAll()) }
+    public func snapshot() -> KeyValueSnapshot { (try? readSnapshot()) ?? KeyValueSnapshot(values: [:]) }
 
     /// Runs `body` on the values under the file lock, and writes them back atomically if it changed any.
     /// - Throws: what `body` throws (nothing is written then), or ``StorageError`` when the file cannot be locked, read or
     ///   written.
     public func update<R>(_ body: (inout KeyValueSnapshot) throws -> R) throws -> R {
         try FileLock.withExclusiveLock(at: lockURL) {
-            let before = try readAllForUpdate()
-            var snapshot = KeyValueSnapshot(values: before)
+            var snapshot = try readSnapshot()
+            let before = snapshot.values
             let result = try body(&snapshot)
             if snapshot.values != before { try AtomicFile.write(try JSONCoding.encode(snapshot.values), to: url) }
             return result

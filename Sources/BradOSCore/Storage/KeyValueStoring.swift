@@ -1,3 +1,4 @@
+import Foundation
 /// A small per-profile key-value store: the terminal analogue of iOS `UserDefaults`
 /// (flags such as the in-progress meal plan id, small cached documents).
 public protocol KeyValueStoring: Sendable {
@@ -22,12 +23,34 @@ public protocol KeyValueStoring: Sendable {
 
 /// The keys of a ``KeyValueStoring`` inside ``KeyValueStoring/update(_:)``.
 public struct KeyValueSnapshot: Sendable {
-    public private(set) var values: [String: JSONValue]
+    /// The values, once decoded or changed (`nil` while only ``source`` is held).
+    private var decoded: [String: JSONValue]?
+    /// The file the values were read from, while no key has changed: a value is decoded from
+    /// it alone (the other keys are skipped, and no encoder runs).
+    private var source: Data?
 
-    public init(values: [String: JSONValue]) { self.values = values }
+    /// Every key's value (decoded from the file when first asked).
+    public var values: [String: JSONValue] {
+        if let decoded { return decoded }
+        guard let source else { return [:] }
+        return (try? JSONCoding.decode([String: JSONValue].self, from: source)) ?? [:]
+    }
+
+    public init(values: [String: JSONValue]) { decoded = values }
+
+    /// A snapshot of a file's bytes (not a JSON object of values: every key reads as absent).
+    init(source: Data) { self.source = source }
+
+    /// Whether `key` is present.
+    public func contains(_ key: String) -> Bool {
+        if let decoded { return decoded[key] != nil }
+        guard let source else { return false }
+        return KeyedValue<JSONValue>.contains(key, in: source)
+    }
 
     /// The value for `key`, or `nil` when absent or not decodable as `T`.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
+        if decoded == nil, let source { return KeyedValue<T>.decode(key, from: source) }
         guard let raw = values[key], let data = try? JSONCoding.encode(raw) else { return nil }
         return try? JSONCoding.decode(T.self, from: data)
     }
@@ -36,17 +59,67 @@ public struct KeyValueSnapshot: Sendable {
     /// - Throws: ``StorageError/coding(path:detail:)``.
     public mutating func set<T: Encodable>(_ value: T, forKey key: String) throws {
         do {
+            var values = self.values
             values[key] = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value))
+            decoded = values
+            source = nil
         } catch {
             throw StorageError.coding(path: key, detail: "\(error)")
         }
     }
 
     /// Removes `key`.
-    public mutating func removeValue(forKey key: String) { values[key] = nil }
+    public mutating func removeValue(forKey key: String) {
+        var values = self.values
+        values[key] = nil
+        decoded = values
+        source = nil
+    }
 }
 
 extension KeyValueStoring {
     /// By default, read through ``update(_:)`` (which takes the lock).
     public func snapshot() -> KeyValueSnapshot { (try? update { $0 }) ?? KeyValueSnapshot(values: [:]) }
+}
+
+/// One key of a JSON object, decoded alone from the object's bytes (the other keys are skipped).
+struct KeyedValue<T: Decodable>: Decodable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static var keyInfo: CodingUserInfoKey { CodingUserInfoKey(rawValue: "brados.key")! }
+
+    let value: T?
+
+    init(from decoder: any Decoder) throws {
+        guard let key = decoder.userInfo[Self.keyInfo] as? String else { value = nil; return }
+        value = try decoder.container(keyedBy: Key.self).decodeIfPresent(T.self, forKey: Key(stringValue: key))
+    }
+
+    /// Whether the JSON object `data` has `key`.
+    static func contains(_ key: String, in data: Data) -> Bool {
+        let decoder = JSONCoding.makeDecoder()
+        decoder.userInfo[keyInfo] = key
+        return (try? decoder.decode(KeyPresence.self, from: data))?.found ?? false
+    }
+
+    /// `key`'s value in the JSON object `data`, or `nil` when absent or not a `T`.
+    static func decode(_ key: String, from data: Data) -> T? {
+        let decoder = JSONCoding.makeDecoder()
+        decoder.userInfo[keyInfo] = key
+        return (try? decoder.decode(Self.self, from: data))?.value
+    }
+}
+
+/// Whether a JSON object has the key in the decoder's user info (``KeyedValue/contains(_:in:)``).
+struct KeyPresence: Decodable {
+    let found: Bool
+    init(from decoder: any Decoder) throws {
+        let key = decoder.userInfo[KeyedValue<JSONValue>.keyInfo] as? String ?? ""
+        found = try decoder.container(keyedBy: KeyedValue<JSONValue>.Key.self).contains(.init(stringValue: key))
+    }
 }

@@ -58,6 +58,11 @@ public enum SQLiteStore {
         }
     }
 
+    /// Opens an existing database for reading only: no migration, no lock, nothing written
+    /// (a screen that reads one row of a store it does not otherwise use, e.g. `brados today`).
+    /// - Throws: GRDB's `DatabaseError` as it is (callers map it to their ``StorageError``).
+    public static func openReadOnly(_ url: URL) throws -> DatabaseQueue { try GRDBReadOnly.open(url) }
+
     /// Runs `body` against a database at `path`: a GRDB failure becomes the
     /// ``StorageError`` that names it (a full disk as such); other errors pass as they are.
     /// - Throws: ``StorageError``, or what `body` throws.

@@ -3,7 +3,7 @@ import Foundation
 
 /// `brados today`: what is on today, across every domain, from the caches.
 public struct TodayCommand: AsyncParsableCommand {
-    public static var configuration: CommandConfiguration { CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "today",
         abstract: "Show what is on today across every domain, and the changes waiting to be sent. From the caches only.",
         discussion: """
@@ -19,7 +19,7 @@ public struct TodayCommand: AsyncParsableCommand {
               brados today
               brados today --refresh
               brados today --json | jq 'keys'
-            """) }
+            """)
 
     @Flag(help: "Refresh what is stale or missing first (uses the network).") var refresh = false
     @OptionGroup var global: GlobalOptions
