@@ -67,7 +67,7 @@ public struct CoachPlugin: DomainPlugin {
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
         let url = Self.databaseURL(profile)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
-        try CoachDatabase(url: url).feedSearch(feed)
+        try CoachDatabase.feedSearch(at: url, feed)
     }
 
     /// The conversation updated last: its title, its last message's first line, its age.

@@ -7,8 +7,10 @@ import GRDB
 extension LibraryDatabase {
     /// Sends the documents the search index lacks (see ``SearchFeed``), from one read.
     /// - Throws: ``StorageError``; the feed's errors.
-    public func feedSearch(_ feed: SearchFeed) throws {
-        try read { db in
+    /// Read-only (a search writes nothing to the store): a store of an older schema is
+    /// migrated first.
+    public static func feedSearch(at url: URL, _ feed: SearchFeed) throws {
+        try SQLiteStore.readExisting(url, migrate: { _ = try LibraryDatabase(url: url) }) { db in
             guard let stamp = try SearchRevision.stamp(db) else { return }
             let after: Int64
             switch try feed.begin(stamp) {

@@ -90,7 +90,7 @@ public struct LibraryPlugin: DomainPlugin {
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
         let url = Self.databaseURL(profile)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
-        try LibraryDatabase(url: url).feedSearch(feed)
+        try LibraryDatabase.feedSearch(at: url, feed)
     }
 
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {

@@ -64,22 +64,14 @@ public struct SearchIndex: Sendable {
     /// - Throws: ``StorageError``, or a plugin's errors reading its cache.
     @discardableResult
     public func update(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> UpdateReport {
-        let pool = try open()
         var report = UpdateReport()
+        let names = Set(plugins.map(\.name))
+        // First a read-only look: a domain whose cache has not moved costs no write, and a warm
+        // search opens nothing for writing.
+        let behind = try self.behind(plugins, in: profile)
+        if let behind, behind.isEmpty { return report }
+        let pool = try open()
         try SQLiteStore.mapErrors(at: url.path) {
-            // First a read: a domain whose cache has not moved costs no write (a warm search writes nothing).
-            let names = Set(plugins.map(\.name))
-            let behind = try pool.read { db -> [any DomainPlugin]? in
-                let held = try String.fetchSet(db, sql: "SELECT DISTINCT domain FROM document UNION SELECT domain FROM source")
-                if !held.subtracting(names).isEmpty { return nil }
-                return try plugins.filter { plugin in
-                    let indexed = try Self.stamp(of: plugin.name, db)
-                    let probe = SearchFeed(db: db, domain: plugin.name, indexed: indexed, probing: true)
-                    do { try plugin.searchDocuments(in: profile, into: probe) } catch is SearchFeed.Behind { return true }
-                    return probe.stamp == nil && held.contains(plugin.name)
-                }
-            }
-            if let behind, behind.isEmpty { return }
             try pool.writeWithoutTransaction { db in
                 var domains = names
                 for plugin in behind ?? plugins {
@@ -88,6 +80,10 @@ public struct SearchIndex: Sendable {
                         let feed = SearchFeed(db: db, domain: plugin.name, indexed: indexed)
                         try plugin.searchDocuments(in: profile, into: feed)
                         if feed.stamp == nil { try feed.removeAll() }
+                        // Documents without their stamp would never be checked again.
+                        if feed.stamp != nil, feed.wanted != .nothing, !feed.finished {
+                            preconditionFailure("\(plugin.name): searchDocuments(in:into:) began a feed and did not finish it")
+                        }
                         if feed.written + feed.removed > 0 {
                             report.written[plugin.name] = feed.written
                             report.removed[plugin.name] = feed.removed
@@ -96,7 +92,7 @@ public struct SearchIndex: Sendable {
                     }
                 }
                 // Domains no longer registered.
-                domains.formUnion(try String.fetchAll(db, sql: "SELECT DISTINCT domain FROM document UNION SELECT domain FROM source"))
+                domains.formUnion(try String.fetchAll(db, sql: "SELECT domain FROM source"))
                 for gone in domains.subtracting(plugins.map(\.name)) {
                     try db.inTransaction(.immediate) {
                         try SearchFeed(db: db, domain: gone, indexed: nil).removeAll()
@@ -110,6 +106,29 @@ public struct SearchIndex: Sendable {
 
     static func stamp(of domain: String, _ db: Database) throws -> SearchStamp? {
         try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [domain]).map { SearchStamp(store: $0[0], revision: $0[1]) }
+    }
+
+    /// The plugins whose caches moved since the index took their documents, read without
+    /// writing anything; `nil` when everything must be looked at (no index yet, one that
+    /// cannot be read, or documents of a domain no longer registered).
+    func behind(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> [any DomainPlugin]? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let names = Set(plugins.map(\.name))
+        do {
+            return try SQLiteStore.readExisting(url, migrate: { _ = try open() }) { db -> [any DomainPlugin]? in
+                // A domain with documents always has a stamp (documents and stamp are written together).
+                let held = try String.fetchSet(db, sql: "SELECT domain FROM source")
+                if !held.subtracting(names).isEmpty { return nil }
+                return try plugins.filter { plugin in
+                    let probe = SearchFeed(db: db, domain: plugin.name, indexed: try Self.stamp(of: plugin.name, db), probing: true)
+                    do { try plugin.searchDocuments(in: profile, into: probe) } catch is SearchFeed.Behind { return true }
+                    return probe.stamp == nil && held.contains(plugin.name)
+                }
+            }
+        } catch let StorageError.database(path, _) where path == url.path {
+            // An index that cannot be read (damaged): `open()` sets it aside and starts again.
+            return nil
+        }
     }
 
     /// Removes the named domains' documents (e.g. after `brados cache clear`); the next update
@@ -139,24 +158,31 @@ public struct SearchIndex: Sendable {
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
         let text = query.literal ? SearchQuery.literal(query.text) : query.text
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SearchError.emptyQuery }
-        let pool = try open()
-        var sql = """
+        if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
+        // The best `limit` first (bm25 alone), then the highlights of those only, each found by
+        // its rowid (CROSS JOIN keeps that order): a highlight, a snippet or a second pass over
+        // every match of a common word would cost more than the ranking.
+        var filter = ""
+        var arguments: StatementArguments = [text]
+        if let domains = query.domains, !domains.isEmpty {
+            filter = " AND rowid IN (SELECT id FROM document WHERE domain IN (\(domains.map { _ in "?" }.joined(separator: ", "))))"
+            arguments += StatementArguments(domains)
+        }
+        arguments += [query.limit, text]
+        let sql = """
+            WITH top AS (
+                SELECT rowid AS id, bm25(document_text, 5.0, 1.0) AS score FROM document_text
+                WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
             SELECT d.domain, d.key, d.date, d.command,
                 highlight(document_text, 0, char(1), char(2)) AS title,
                 snippet(document_text, 1, char(1), char(2), '…', 16) AS snippet,
-                bm25(document_text, 5.0, 1.0) AS score
-            FROM document_text JOIN document AS d ON d.id = document_text.rowid
-            WHERE document_text MATCH ?
+                top.score
+            FROM top CROSS JOIN document_text CROSS JOIN document AS d
+            WHERE document_text MATCH ? AND document_text.rowid = top.id AND d.id = top.id
+            ORDER BY top.score
             """
-        var arguments: StatementArguments = [text]
-        if let domains = query.domains, !domains.isEmpty {
-            sql += " AND d.domain IN (\(domains.map { _ in "?" }.joined(separator: ", ")))"
-            arguments += StatementArguments(domains)
-        }
-        sql += " ORDER BY score LIMIT ?"
-        arguments += [query.limit]
         do {
-            return try pool.read { db in
+            return try SQLiteStore.openReadOnly(url).read { db in
                 try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                     SearchHit(domain: row[0], id: row[1], date: (row[2] as Double?).map(Date.init(timeIntervalSince1970:)), command: row[3],
                               markedTitle: row[4] ?? "", markedSnippet: row[5] ?? "", score: -(row[6] as Double))
@@ -172,11 +198,9 @@ public struct SearchIndex: Sendable {
     /// How many documents each domain has in the index.
     /// - Throws: ``StorageError``.
     public func counts() throws -> [String: Int] {
-        let pool = try open()
-        return try SQLiteStore.mapErrors(at: url.path) {
-            try pool.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
-            }
+        if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
+        return try SQLiteStore.readExisting(url, migrate: { _ = try open() }) { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
         }
     }
 }

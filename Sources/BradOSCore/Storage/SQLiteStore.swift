@@ -63,6 +63,23 @@ public enum SQLiteStore {
     /// - Throws: GRDB's `DatabaseError` as it is (callers map it to their ``StorageError``).
     public static func openReadOnly(_ url: URL) throws -> DatabaseQueue { try GRDBReadOnly.open(url) }
 
+    /// Reads an existing database read-only (no migration, no lock, nothing written): `body`
+    /// runs in one read transaction. When the file is of an older schema (`body` meets a table
+    /// or column it lacks), `migrate` opens it the usual way (which migrates it) and the read
+    /// runs again.
+    /// - Throws: ``StorageError``, or what `body` and `migrate` throw.
+    public static func readExisting<T>(_ url: URL, migrate: () throws -> Void, _ body: (Database) throws -> T) throws -> T {
+        try mapErrors(at: url.path) {
+            do {
+                return try openReadOnly(url).read(body)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR
+                && (error.message ?? "").hasPrefix("no such") {
+                try migrate()
+                return try openReadOnly(url).read(body)
+            }
+        }
+    }
+
     /// Runs `body` against a database at `path`: a GRDB failure becomes the
     /// ``StorageError`` that names it (a full disk as such); other errors pass as they are.
     /// - Throws: ``StorageError``, or what `body` throws.
