@@ -44,15 +44,17 @@ def build(build_dir, configuration):
 class Server:
     """A brados-server on 127.0.0.1 with the admin routes; stops on exit (and by itself)."""
 
-    def __init__(self, binaries, lifetime=900, data=None):
+    def __init__(self, binaries, lifetime=900, data=None, arguments=()):
         self.binaries = binaries
         self.lifetime = lifetime
         self.data = data
+        self.arguments = list(arguments)  # more of brados-server's flags, e.g. --seed-messages N
 
     def __enter__(self):
         args = [self.binaries.server, "--port", "0", "--admin", "--lifetime", str(self.lifetime)]
         if self.data:
             args += ["--data-dir", self.data]
+        args += self.arguments
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
         self.url = line.strip().split(" ")[-1]

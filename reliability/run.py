@@ -25,6 +25,10 @@ Suites (issue 11):
   refresh_interval  issue 18: background revalidations per 100 scripted `visits list` / `library albums` calls
   delta_equality    issue 31: 200 rounds of random server changes between coach and library delta refreshes:
                     the copy equals the server after each (the randomized end-to-end tests, 25 rounds in make test)
+  search            SIGKILL while `brados search` builds or updates its FTS5 index over large caches
+                    (50 rounds), then the index equals the coach and library stores and passes integrity_check;
+                    hostile queries (10 KB of words and operators, control characters, invalid UTF-8, 200
+                    random FTS5 fragments) exit 0 or 64 within 10 s, never crash
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -42,7 +46,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
-          "profile_lock", "signals", "refresh_interval", "delta_equality", "fuzz"]
+          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -56,6 +60,7 @@ SMOKE = {
     "signals": ["--rounds", "3"],
     "refresh_interval": ["--calls", "50", "--spread", "6"],
     "delta_equality": ["--rounds", "10"],
+    "search": ["--rounds", "5", "--messages", "2000", "--conversations", "10", "--albums", "2000"],
     "fuzz": ["--runs", "20000"],
 }
 

@@ -12,7 +12,7 @@
 #   and a bind of the machine's /dev is what a later rm -rf would reach), unmounted before
 #   the folder is removed, whatever happens.
 # - `apt-get install ./brados_*.deb` resolves every dependency from Debian; as a new user:
-#   --version, mealplan show, visits list, cache export + import --as, doctor; man -w; a bash
+#   --version, mealplan show, visits list, today, search (FTS5), cache export + import --as, doctor; man -w; a bash
 #   login shell completes `brados lib<TAB>`; systemd-analyze --user verify takes the units.
 # - apt-get remove, then purge (after a reinstall): every file dpkg -L listed is gone and the
 #   user's ~/.config, ~/.cache and ~/.local/share/brados are byte for byte as they were.
@@ -160,6 +160,9 @@ check "brados --version is $upstream" version_is
 check "brados mealplan show (a new user, the embedded default)" shows breakfast brados mealplan show
 check "brados mealplan show again comes from the cache" shows '"kind" : "cache"' brados mealplan show --json
 check "brados visits list (the demo's visits)" shows '^[1-9][0-9]* visits' brados visits list
+check "brados today right after mealplan show shows the meals" shows 'breakfast' brados today
+# FTS5 comes from the package's libsqlite3 dependency (Debian builds it in): a real search proves it.
+check "brados search (SQLite FTS5 from the installed libsqlite3)" shows 'brados mealplan show' brados search breakfast
 exported() { as_user brados cache export -o /home/alice/backup.tar.zst >/dev/null && [ -s "$root/home/alice/backup.tar.zst" ]; }
 check "brados cache export" exported
 imported() { as_user brados cache import /home/alice/backup.tar.zst --as bob >/dev/null && shows breakfast brados --profile bob --offline mealplan show; }

@@ -165,6 +165,26 @@ struct SearchIndexTests {
         #expect(throws: SearchError.emptyQuery) { try index.search(SearchQuery(text: "  ")) }
     }
 
+    @Test("a query of too many terms is refused, a slow one stopped at the deadline")
+    func limits() throws {
+        let notes = try NotesPlugin()
+        try notes.put("a", "protein")
+        try index.update([notes], in: profile)
+        #expect(throws: SearchError.tooManyTerms(SearchQuery.maximumTerms + 1)) {
+            try index.search(SearchQuery(text: Array(repeating: "a*", count: SearchQuery.maximumTerms + 1).joined(separator: " ")))
+        }
+        #expect(try index.search(SearchQuery(text: Array(repeating: "protein", count: SearchQuery.maximumTerms).joined(separator: " "))).count == 1)
+        let queue = try DatabaseQueue()
+        #expect(throws: DatabaseError.self) {
+            try queue.read { db in
+                try SearchIndex.withDeadline(.milliseconds(20), db) {
+                    try Int.fetchOne(db, sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n")
+                }
+            }
+        }
+        #expect(SearchError.tooSlow(query: "x", seconds: 5).kind == .usage)
+    }
+
     @Test("a damaged index is set aside and built again")
     func damaged() throws {
         let notes = try NotesPlugin()

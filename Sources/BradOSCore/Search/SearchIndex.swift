@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// `brados search`'s index of one profile: an SQLite FTS5 table over every domain's
 /// documents, at `<profile cache>/search/index.sqlite`, opened through ``SQLiteStore``.
@@ -158,6 +159,10 @@ public struct SearchIndex: Sendable {
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
         let text = query.literal ? SearchQuery.literal(query.text) : query.text
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SearchError.emptyQuery }
+        // Ranking costs the terms times their matches: a query of hundreds of terms would run
+        // for minutes. Refused up front; anything still too slow is stopped at the deadline.
+        let terms = text.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" }).count
+        guard terms <= SearchQuery.maximumTerms else { throw SearchError.tooManyTerms(terms) }
         if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
         // The best `limit` first (bm25 alone), then the highlights of those only, each found by
         // its rowid (CROSS JOIN keeps that order): a highlight, a snippet or a second pass over
@@ -165,13 +170,16 @@ public struct SearchIndex: Sendable {
         var filter = ""
         var arguments: StatementArguments = [text]
         if let domains = query.domains, !domains.isEmpty {
-            filter = " AND rowid IN (SELECT id FROM document WHERE domain IN (\(domains.map { _ in "?" }.joined(separator: ", "))))"
+            // The match is read first and each match's domain looked up by its id (a
+            // `rowid IN (…)` filter would run the match once per document of the domain).
+            filter = " AND d.domain IN (\(domains.map { _ in "?" }.joined(separator: ", ")))"
             arguments += StatementArguments(domains)
         }
         arguments += [query.limit, text]
         let sql = """
             WITH top AS (
-                SELECT rowid AS id, bm25(document_text, 5.0, 1.0) AS score FROM document_text
+                SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score
+                FROM document_text CROSS JOIN document AS d ON d.id = document_text.rowid
                 WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
             SELECT d.domain, d.key, d.date, d.command,
                 highlight(document_text, 0, char(1), char(2)) AS title,
@@ -183,16 +191,36 @@ public struct SearchIndex: Sendable {
             """
         do {
             return try SQLiteStore.openReadOnly(url).read { db in
-                try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                try Self.withDeadline(SearchQuery.deadline, db) {
+                    try Row.fetchAll(db, sql: sql, arguments: arguments)
+                }.map { row in
                     SearchHit(domain: row[0], id: row[1], date: (row[2] as Double?).map(Date.init(timeIntervalSince1970:)), command: row[3],
                               markedTitle: row[4] ?? "", markedSnippet: row[5] ?? "", score: -(row[6] as Double))
                 }
             }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            throw SearchError.tooSlow(query: query.text, seconds: Int(SearchQuery.deadline.components.seconds))
         } catch let error as DatabaseError where SearchError.isQueryError(error) {
             throw SearchError.badQuery(query: query.text, reason: error.message ?? "\(error.resultCode)")
         } catch let error as DatabaseError {
             throw StorageError.database(error, path: url.path)
         }
+    }
+
+    /// Runs `body`, interrupting SQLite once `deadline` has passed (its statement then fails
+    /// with `SQLITE_INTERRUPT`).
+    static func withDeadline<T>(_ deadline: Duration, _ db: Database, _ body: () throws -> T) throws -> T {
+        let clock = DeadlineBox(ContinuousClock.now + deadline)
+        let context = Unmanaged.passRetained(clock)
+        defer {
+            sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
+            context.release()
+        }
+        sqlite3_progress_handler(db.sqliteConnection, 10_000, { context in
+            guard let context else { return 0 }
+            return ContinuousClock.now > Unmanaged<DeadlineBox>.fromOpaque(context).takeUnretainedValue().end ? 1 : 0
+        }, context.toOpaque())
+        return try body()
     }
 
     /// How many documents each domain has in the index.
@@ -203,6 +231,12 @@ public struct SearchIndex: Sendable {
             Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
         }
     }
+}
+
+/// The end of a query's time, handed to SQLite's progress handler.
+final class DeadlineBox {
+    let end: ContinuousClock.Instant
+    init(_ end: ContinuousClock.Instant) { self.end = end }
 }
 
 /// What to look for.
@@ -222,6 +256,11 @@ public struct SearchQuery: Sendable, Equatable {
         self.limit = limit
         self.literal = literal
     }
+
+    /// The most terms a query may have (words, phrases, operators).
+    public static let maximumTerms = 64
+    /// How long a query may run before it is stopped.
+    public static let deadline: Duration = .seconds(5)
 
     /// `text` as FTS5 phrases: each whitespace-separated word quoted (quotes doubled), all required.
     public static func literal(_ text: String) -> String {
@@ -287,12 +326,18 @@ public struct SearchHit: Sendable, Equatable, Encodable {
 public enum SearchError: BradOSError, Equatable {
     case emptyQuery
     case badQuery(query: String, reason: String)
+    case tooManyTerms(Int)
+    case tooSlow(query: String, seconds: Int)
 
     public var summary: String {
         switch self {
         case .emptyQuery: "the search query is empty"
         case let .badQuery(query, reason):
             "the search query \(Self.shown(query)) is not valid FTS5 query syntax (\(SafeText.visible(reason)))"
+        case let .tooManyTerms(count):
+            "the search query has \(count) terms; at most \(SearchQuery.maximumTerms) are searched"
+        case let .tooSlow(query, seconds):
+            "the search query \(Self.shown(query)) was stopped after \(seconds) s"
         }
     }
 
@@ -301,6 +346,10 @@ public enum SearchError: BradOSError, Equatable {
         case .emptyQuery: "Give the words to look for: brados search protein"
         case .badQuery:
             "Quote words that hold punctuation (brados search '\"don't\"'), or search for the words as they are with -F (brados search -F \"don't\"). See `brados search --help` for the syntax."
+        case .tooManyTerms:
+            "Keep the few words that matter most: every result must hold each of them."
+        case .tooSlow:
+            "Use fewer terms, fewer prefixes (blu*) and fewer OR/NEAR groups, or narrow it with --domain."
         }
     }
 
