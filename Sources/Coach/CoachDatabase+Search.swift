@@ -41,23 +41,31 @@ extension CoachDatabase {
 // `brados today`: the conversation updated last, read alone.
 extension CoachDatabase {
     /// The user's conversation updated last (any user's when `userID` is `nil`), how many
-    /// conversations are cached, and its last message: one read-only query, no migration
-    /// (the store is only read).
+    /// conversations are cached, and its last message: three small queries on one read-only
+    /// connection (no migration, nothing written).
     /// - Throws: ``StorageError``.
     public static func latest(at url: URL, userID: String?) throws -> (conversation: Conversation, conversations: Int, last: Message?)? {
-        try SQLiteStore.mapErrors(at: url.path) {
-            try SQLiteStore.openReadOnly(url).read { db in
-                guard let row = try Row.fetchOne(db, sql: """
-                    SELECT * FROM conversation WHERE (? IS NULL OR userId = ?) ORDER BY updatedAt DESC, remoteId LIMIT 1
-                    """, arguments: [userID, userID]) else { return nil }
-                let conversation = Self.conversation(row)
-                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM conversation WHERE (? IS NULL OR userId = ?)", arguments: [userID, userID]) ?? 0
-                let last = try Row.fetchOne(db, sql: """
-                    SELECT remoteId, conversationId, role, content, createdAt FROM message
-                    WHERE conversationId = ? ORDER BY createdAt DESC, remoteId DESC LIMIT 1
-                    """, arguments: [conversation.id]).map(Self.message)
-                return (conversation, count, last)
-            }
+        let user: [String?] = [userID, userID]
+        let found = try SQLiteQuery.rows(url, [
+            ("""
+             SELECT remoteId, userId, title, domain, lastMessageAt, messageCount, createdAt, updatedAt FROM conversation
+             WHERE (?1 IS NULL OR userId = ?2) ORDER BY updatedAt DESC, remoteId LIMIT 1
+             """, user),
+            ("SELECT count(*) FROM conversation WHERE (?1 IS NULL OR userId = ?2)", user),
+            ("""
+             SELECT remoteId, role, content, createdAt FROM message WHERE conversationId = (
+                 SELECT remoteId FROM conversation WHERE (?1 IS NULL OR userId = ?2) ORDER BY updatedAt DESC, remoteId LIMIT 1)
+             ORDER BY createdAt DESC, remoteId DESC LIMIT 1
+             """, user),
+        ])
+        guard let row = found[0].first, let id = row[0].text else { return nil }
+        let conversation = Conversation(id: id, userId: row[1].text ?? "", title: row[2].text, domain: row[3].text,
+                                        lastMessageAt: row[4].double.map(Date.init(timeIntervalSince1970:)), messageCount: row[5].integer ?? 0,
+                                        createdAt: Date(timeIntervalSince1970: row[6].double ?? 0), updatedAt: Date(timeIntervalSince1970: row[7].double ?? 0))
+        let last = found[2].first.map { message in
+            Message(id: message[0].text ?? "", conversationId: id, role: MessageRole(rawValue: message[1].text ?? ""),
+                    content: message[2].text ?? "", createdAt: Date(timeIntervalSince1970: message[3].double ?? 0))
         }
+        return (conversation, found[1].first?.first?.integer ?? 0, last)
     }
 }

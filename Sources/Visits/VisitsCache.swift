@@ -53,8 +53,10 @@ public struct VisitsCache: Sendable {
 
     /// What `snapshot` holds for `account`, and whether it must go (corrupt, or another account's).
     static func entry(in snapshot: KeyValueSnapshot, account: String?) -> (entry: Entry?, remove: Bool, note: String) {
-        guard snapshot.contains(visitsKey) else { return (nil, false, "no cached visits found") }
-        guard let visits = snapshot.value([Visit].self, forKey: visitsKey), let savedAt = snapshot.value(Date.self, forKey: timestampKey) else {
+        // The list first: only when it does not decode is its presence asked (absent: nothing to remove).
+        let visits = snapshot.value([Visit].self, forKey: visitsKey)
+        guard visits != nil || snapshot.contains(visitsKey) else { return (nil, false, "no cached visits found") }
+        guard let visits, let savedAt = snapshot.value(Date.self, forKey: timestampKey) else {
             return (nil, true, "cached visits unreadable; removed")
         }
         if let account, let owner = snapshot.value(String.self, forKey: accountKey), owner != account {

@@ -32,15 +32,26 @@ public enum Format {
 
     /// `2026-11-19` in the local time zone (ISO 8601: unambiguous, and no ICU start-up cost).
     public static func day(_ date: Date, timeZone: TimeZone = .current) -> String {
-        Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash).format(date)
+        let parts = components(date, timeZone)
+        return "\(parts.year)-\(padded(parts.month))-\(padded(parts.day))"
     }
 
     /// `2026-11-21 14:30` in the local time zone.
     public static func minute(_ date: Date, timeZone: TimeZone = .current) -> String {
-        let text = date.formatted(Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash)
-            .dateTimeSeparator(.space).time(includingFractionalSeconds: false).timeSeparator(.colon))
-        return String(text.prefix(16))
+        let parts = components(date, timeZone)
+        return "\(parts.year)-\(padded(parts.month))-\(padded(parts.day)) \(padded(parts.hour)):\(padded(parts.minute))"
     }
+
+    /// The date's fields in the time zone: the Gregorian calendar's arithmetic alone (no
+    /// format style, whose first use costs a screen like `brados today` more than its reads).
+    static func components(_ date: Date, _ timeZone: TimeZone) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    static func padded(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// `84`, `84.5`, `-0.25`: at most two decimals, no trailing zeros.
     public static func number(_ value: Double) -> String {

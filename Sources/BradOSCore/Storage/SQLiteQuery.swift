@@ -1,0 +1,74 @@
+import Foundation
+import GRDBSQLite
+
+/// One read-only query against an existing database through SQLite's C API alone: for a
+/// screen that reads a row or two of a store it does not otherwise touch (`brados today`),
+/// where opening a GRDB queue (its dispatch queue, authorizer and set-up) would cost more
+/// than the read.
+public enum SQLiteQuery {
+    /// A column's value.
+    public enum Value: Sendable, Equatable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+
+        public var text: String? { if case let .text(value) = self { value } else { nil } }
+        public var double: Double? {
+            switch self {
+            case let .real(value): value
+            case let .integer(value): Double(value)
+            default: nil
+            }
+        }
+        public var integer: Int? {
+            switch self {
+            case let .integer(value): Int(value)
+            case let .real(value): Int(value)
+            default: nil
+            }
+        }
+    }
+
+    /// Runs each statement with its text arguments (`nil`: NULL) on one read-only connection,
+    /// in one read transaction; returns each statement's rows.
+    /// - Throws: ``StorageError/database(path:detail:)``.
+    public static func rows(_ url: URL, _ statements: [(sql: String, arguments: [String?])]) throws -> [[[Value]]] {
+        var connection: OpaquePointer?
+        defer { sqlite3_close_v2(connection) }
+        func failure(_ code: Int32) -> StorageError {
+            let detail = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            return StorageError.database(path: url.path, detail: detail)
+        }
+        let opened = sqlite3_open_v2(url.path, &connection, SQLITE_OPEN_READONLY, nil)
+        guard opened == SQLITE_OK, let connection else { throw failure(opened) }
+        sqlite3_busy_timeout(connection, 1000)
+        guard sqlite3_exec(connection, "PRAGMA trusted_schema = OFF; BEGIN", nil, nil, nil) == SQLITE_OK else { throw failure(SQLITE_ERROR) }
+        defer { sqlite3_exec(connection, "COMMIT", nil, nil, nil) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        return try statements.map { sql, arguments in
+            var statement: OpaquePointer?
+            defer { sqlite3_finalize(statement) }
+            let prepared = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+            guard prepared == SQLITE_OK, let statement else { throw failure(prepared) }
+            for (index, argument) in arguments.enumerated() {
+                if let argument { sqlite3_bind_text(statement, Int32(index + 1), argument, -1, transient) } else { sqlite3_bind_null(statement, Int32(index + 1)) }
+            }
+            var rows: [[Value]] = []
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw failure(code) }
+                rows.append((0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_FLOAT: .real(sqlite3_column_double(statement, column))
+                    case SQLITE_NULL: .null
+                    default: sqlite3_column_text(statement, column).map { .text(String(cString: $0)) } ?? .null
+                    }
+                })
+            }
+            return rows
+        }
+    }
+}
