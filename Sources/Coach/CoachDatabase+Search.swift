@@ -10,6 +10,11 @@ extension CoachDatabase {
     /// Read-only (a search writes nothing to the store): a store of an older schema is
     /// migrated first.
     public static func feedSearch(at url: URL, _ feed: SearchFeed) throws {
+        // The common case, nothing changed since the index took the documents: the stamp alone.
+        if let stamp = try? SearchRevision.stamp(at: url), feed.holds(stamp) {
+            _ = try feed.begin(stamp)
+            return
+        }
         try SQLiteStore.readExisting(url, migrate: { _ = try CoachDatabase(url: url) }) { db in
             guard let stamp = try SearchRevision.stamp(db) else { return }
             let after: Int64

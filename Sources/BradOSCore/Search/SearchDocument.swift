@@ -66,6 +66,15 @@ public enum SearchRevision {
         return try Int64.fetchOne(db, sql: "SELECT revision FROM searchRevision WHERE id = 1") ?? 0
     }
 
+    /// Where the database at `url` stands, read through SQLite's C API on a read-only
+    /// connection (no GRDB queue: the common case of a search, nothing changed, costs one row).
+    /// - Throws: ``StorageError`` (no such table in a database of an older schema, among others).
+    public static func stamp(at url: URL) throws -> SearchStamp? {
+        let rows = try SQLiteQuery.rows(url, [("SELECT store, revision FROM searchRevision WHERE id = 1", [])])[0]
+        guard let row = rows.first, let store = row[0].text, case let .integer(revision) = row[1] else { return nil }
+        return SearchStamp(store: store, revision: revision)
+    }
+
     /// Where the database stands.
     /// - Throws: GRDB's `DatabaseError`.
     public static func stamp(_ db: Database) throws -> SearchStamp? {

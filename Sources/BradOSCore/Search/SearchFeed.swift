@@ -28,7 +28,9 @@ public final class SearchFeed {
         case changed(after: Int64)
     }
 
-    let db: Database
+    /// The index's write transaction (`nil` for a probing feed, which writes nothing).
+    private let transaction: Database?
+    private var db: Database { transaction! }
     let domain: String
     let indexed: SearchStamp?
     private(set) var stamp: SearchStamp?
@@ -46,12 +48,16 @@ public final class SearchFeed {
     /// Thrown by a probing feed's ``begin(_:)``: the domain has documents to send.
     struct Behind: Error {}
 
-    init(db: Database, domain: String, indexed: SearchStamp?, probing: Bool = false) {
-        self.db = db
+    init(db: Database?, domain: String, indexed: SearchStamp?, probing: Bool = false) {
+        transaction = db
         self.domain = domain
         self.indexed = indexed
         self.probing = probing
     }
+
+    /// Whether the index already holds the documents of this stamp (then ``begin(_:)`` wants
+    /// nothing): for a domain that can read its stamp more cheaply than its documents.
+    public func holds(_ stamp: SearchStamp) -> Bool { indexed == stamp }
 
     /// Starts the feed with where the cache stands.
     /// - Returns: what to send.

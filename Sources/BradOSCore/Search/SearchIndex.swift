@@ -115,20 +115,21 @@ public struct SearchIndex: Sendable {
     func behind(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> [any DomainPlugin]? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let names = Set(plugins.map(\.name))
-        do {
-            return try SQLiteStore.readExisting(url, migrate: { _ = try open() }) { db -> [any DomainPlugin]? in
-                // A domain with documents always has a stamp (documents and stamp are written together).
-                let held = try String.fetchSet(db, sql: "SELECT domain FROM source")
-                if !held.subtracting(names).isEmpty { return nil }
-                return try plugins.filter { plugin in
-                    let probe = SearchFeed(db: db, domain: plugin.name, indexed: try Self.stamp(of: plugin.name, db), probing: true)
-                    do { try plugin.searchDocuments(in: profile, into: probe) } catch is SearchFeed.Behind { return true }
-                    return probe.stamp == nil && held.contains(plugin.name)
-                }
-            }
-        } catch let StorageError.database(path, _) where path == url.path {
-            // An index that cannot be read (damaged): `open()` sets it aside and starts again.
-            return nil
+        // The stamps through SQLite's C API: a warm search opens no GRDB queue to learn that
+        // nothing moved. An index that cannot be read this way (damaged, another schema) is
+        // looked at the full way, which repairs it.
+        guard let rows = try? SQLiteQuery.rows(url, [("SELECT domain, store, revision FROM source", [])])[0] else { return nil }
+        var held: [String: SearchStamp] = [:]
+        for row in rows {
+            guard let domain = row[0].text, let store = row[1].text, case let .integer(revision) = row[2] else { return nil }
+            held[domain] = SearchStamp(store: store, revision: revision)
+        }
+        // A domain with documents always has a stamp (documents and stamp are written together).
+        if !Set(held.keys).subtracting(names).isEmpty { return nil }
+        return try plugins.filter { plugin in
+            let probe = SearchFeed(db: nil, domain: plugin.name, indexed: held[plugin.name], probing: true)
+            do { try plugin.searchDocuments(in: profile, into: probe) } catch is SearchFeed.Behind { return true }
+            return probe.stamp == nil && held[plugin.name] != nil
         }
     }
 
@@ -167,19 +168,20 @@ public struct SearchIndex: Sendable {
         // The best `limit` first (bm25 alone), then the highlights of those only, each found by
         // its rowid (CROSS JOIN keeps that order): a highlight, a snippet or a second pass over
         // every match of a common word would cost more than the ranking.
-        var filter = ""
-        var arguments: StatementArguments = [text]
+        var join = "", filter = ""
+        var arguments: [(any Sendable)?] = [text]
         if let domains = query.domains, !domains.isEmpty {
             // The match is read first and each match's domain looked up by its id (a
             // `rowid IN (…)` filter would run the match once per document of the domain).
+            join = " CROSS JOIN document AS d ON d.id = document_text.rowid"
             filter = " AND d.domain IN (\(domains.map { _ in "?" }.joined(separator: ", ")))"
-            arguments += StatementArguments(domains)
+            arguments += domains.map { $0 as (any Sendable)? }
         }
         arguments += [query.limit, text]
         let sql = """
             WITH top AS (
                 SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score
-                FROM document_text CROSS JOIN document AS d ON d.id = document_text.rowid
+                FROM document_text\(join)
                 WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
             SELECT d.domain, d.key, d.date, d.command,
                 highlight(document_text, 0, char(1), char(2)) AS title,
@@ -189,38 +191,19 @@ public struct SearchIndex: Sendable {
             WHERE document_text MATCH ? AND document_text.rowid = top.id AND d.id = top.id
             ORDER BY top.score
             """
+        // One read-only connection through SQLite's C API, stopped at the deadline.
         do {
-            return try SQLiteStore.openReadOnly(url).read { db in
-                try Self.withDeadline(SearchQuery.deadline, db) {
-                    try Row.fetchAll(db, sql: sql, arguments: arguments)
-                }.map { row in
-                    SearchHit(domain: row[0], id: row[1], date: (row[2] as Double?).map(Date.init(timeIntervalSince1970:)), command: row[3],
-                              markedTitle: row[4] ?? "", markedSnippet: row[5] ?? "", score: -(row[6] as Double))
-                }
+            return try SQLiteQuery.run(url, [(sql, arguments)], deadline: SearchQuery.deadline)[0].map { row in
+                SearchHit(domain: row[0].text ?? "", id: row[1].text ?? "", date: row[2].double.map(Date.init(timeIntervalSince1970:)),
+                          command: row[3].text ?? "", markedTitle: row[4].text ?? "", markedSnippet: row[5].text ?? "", score: -(row[6].double ?? 0))
             }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+        } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_INTERRUPT {
             throw SearchError.tooSlow(query: query.text, seconds: Int(SearchQuery.deadline.components.seconds))
-        } catch let error as DatabaseError where SearchError.isQueryError(error) {
-            throw SearchError.badQuery(query: query.text, reason: error.message ?? "\(error.resultCode)")
-        } catch let error as DatabaseError {
-            throw StorageError.database(error, path: url.path)
+        } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_ERROR {
+            throw SearchError.badQuery(query: query.text, reason: failure.message)
+        } catch let failure as SQLiteQuery.Failure {
+            throw StorageError.database(path: url.path, detail: failure.message)
         }
-    }
-
-    /// Runs `body`, interrupting SQLite once `deadline` has passed (its statement then fails
-    /// with `SQLITE_INTERRUPT`).
-    static func withDeadline<T>(_ deadline: Duration, _ db: Database, _ body: () throws -> T) throws -> T {
-        let clock = DeadlineBox(ContinuousClock.now + deadline)
-        let context = Unmanaged.passRetained(clock)
-        defer {
-            sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
-            context.release()
-        }
-        sqlite3_progress_handler(db.sqliteConnection, 10_000, { context in
-            guard let context else { return 0 }
-            return ContinuousClock.now > Unmanaged<DeadlineBox>.fromOpaque(context).takeUnretainedValue().end ? 1 : 0
-        }, context.toOpaque())
-        return try body()
     }
 
     /// How many documents each domain has in the index.
@@ -231,12 +214,6 @@ public struct SearchIndex: Sendable {
             Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
         }
     }
-}
-
-/// The end of a query's time, handed to SQLite's progress handler.
-final class DeadlineBox {
-    let end: ContinuousClock.Instant
-    init(_ end: ContinuousClock.Instant) { self.end = end }
 }
 
 /// What to look for.
@@ -359,11 +336,5 @@ public enum SearchError: BradOSError, Equatable {
     static func shown(_ query: String) -> String {
         let visible = SafeText.visible(query)
         return "'" + (visible.count > 60 ? String(visible.prefix(57)) + "…" : visible) + "'"
-    }
-
-    /// Whether SQLite refused the query itself (FTS5's parser: a plain SQL error, as the
-    /// statement around the query is fixed), not the database (I/O, corruption, a full disk).
-    static func isQueryError(_ error: DatabaseError) -> Bool {
-        error.resultCode.primaryResultCode == .SQLITE_ERROR
     }
 }

@@ -30,19 +30,46 @@ public enum SQLiteQuery {
         }
     }
 
+    /// A statement SQLite refused or stopped: its primary result code and message.
+    public struct Failure: Error, Sendable {
+        public var code: Int32
+        public var message: String
+    }
+
     /// Runs each statement with its text arguments (`nil`: NULL) on one read-only connection,
     /// in one read transaction; returns each statement's rows.
     /// - Throws: ``StorageError/database(path:detail:)``.
     public static func rows(_ url: URL, _ statements: [(sql: String, arguments: [String?])]) throws -> [[[Value]]] {
+        do {
+            return try run(url, statements.map { ($0.sql, $0.arguments.map { $0 as (any Sendable)? }) }, deadline: nil)
+        } catch let failure as Failure {
+            throw StorageError.database(path: url.path, detail: failure.message)
+        }
+    }
+
+    /// ``rows(_:_:)`` with arguments of any type (`Int`, `String`, `nil`), stopped with
+    /// `SQLITE_INTERRUPT` once `deadline` has passed.
+    /// - Throws: ``Failure``.
+    public static func run(_ url: URL, _ statements: [(sql: String, arguments: [(any Sendable)?])], deadline: Duration?) throws -> [[[Value]]] {
         var connection: OpaquePointer?
         defer { sqlite3_close_v2(connection) }
-        func failure(_ code: Int32) -> StorageError {
-            let detail = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
-            return StorageError.database(path: url.path, detail: detail)
+        func failure(_ code: Int32) -> Failure {
+            Failure(code: code & 0xff, message: connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code)))
         }
         let opened = sqlite3_open_v2(url.path, &connection, SQLITE_OPEN_READONLY, nil)
         guard opened == SQLITE_OK, let connection else { throw failure(opened) }
         sqlite3_busy_timeout(connection, 1000)
+        let end = Unmanaged.passRetained(DeadlineBox(ContinuousClock.now + (deadline ?? .seconds(86400))))
+        defer {
+            sqlite3_progress_handler(connection, 0, nil, nil)
+            end.release()
+        }
+        if deadline != nil {
+            sqlite3_progress_handler(connection, 10_000, { context in
+                guard let context else { return 0 }
+                return ContinuousClock.now > Unmanaged<DeadlineBox>.fromOpaque(context).takeUnretainedValue().end ? 1 : 0
+            }, end.toOpaque())
+        }
         guard sqlite3_exec(connection, "PRAGMA trusted_schema = OFF; BEGIN", nil, nil, nil) == SQLITE_OK else { throw failure(SQLITE_ERROR) }
         defer { sqlite3_exec(connection, "COMMIT", nil, nil, nil) }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -52,7 +79,11 @@ public enum SQLiteQuery {
             let prepared = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
             guard prepared == SQLITE_OK, let statement else { throw failure(prepared) }
             for (index, argument) in arguments.enumerated() {
-                if let argument { sqlite3_bind_text(statement, Int32(index + 1), argument, -1, transient) } else { sqlite3_bind_null(statement, Int32(index + 1)) }
+                switch argument {
+                case let text as String: sqlite3_bind_text(statement, Int32(index + 1), text, -1, transient)
+                case let number as Int: sqlite3_bind_int64(statement, Int32(index + 1), Int64(number))
+                default: sqlite3_bind_null(statement, Int32(index + 1))
+                }
             }
             var rows: [[Value]] = []
             while true {
@@ -71,4 +102,10 @@ public enum SQLiteQuery {
             return rows
         }
     }
+}
+
+/// The end of a query's time, handed to SQLite's progress handler.
+final class DeadlineBox {
+    let end: ContinuousClock.Instant
+    init(_ end: ContinuousClock.Instant) { self.end = end }
 }
