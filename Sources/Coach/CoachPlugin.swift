@@ -59,8 +59,6 @@ public struct CoachPlugin: DomainPlugin {
                                       databases: ["data/coach.sqlite": { try CoachDatabase.rebuildImported($0, label: $1) }])
     }
 
-    /// Upserts the conversation list (messages are fetched when a conversation is opened).
-    /// A failure is the server's own error (a sync never settles for the cached copy).
     public var searchDescription: String? { "message text and conversation titles" }
 
     /// The cached conversations' titles and messages (nothing when no store exists yet).
@@ -106,6 +104,8 @@ public struct CoachPlugin: DomainPlugin {
         return TodaySection(title: "Coach", lines: lines, json: json)
     }
 
+    /// Upserts the conversation list (messages are fetched when a conversation is opened).
+    /// A failure is the server's own error (a sync never settles for the cached copy).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let conversations = try await CoachStore.live(env).fetchConversations()
         return "\(conversations.count) conversations"

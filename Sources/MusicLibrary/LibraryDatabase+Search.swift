@@ -31,7 +31,7 @@ extension LibraryDatabase {
                                             date: (row[4] as Int?).map { Date(timeIntervalSince1970: TimeInterval($0)) },
                                             command: "brados library show \(key)"))
             }
-            let collections = try Row.fetchCursor(db, sql: "SELECT ratingKey, title, childCount FROM collection WHERE revision > ?", arguments: [after])
+            let collections = try Row.fetchCursor(db, sql: "SELECT ratingKey, title, childCount FROM collection WHERE revision > ? GROUP BY ratingKey", arguments: [after])
             while let row = try collections.next() {
                 try feed.add(SearchDocument(key: "collection:" + (row[0] as String), title: row[1], body: "collection of \(row[2] as Int) albums",
                                             date: nil, command: "brados library collections"))

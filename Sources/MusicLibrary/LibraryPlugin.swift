@@ -83,7 +83,6 @@ public struct LibraryPlugin: DomainPlugin {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)
     }
 
-    /// Refreshes the store and prefetches the first screen's artwork (25 albums).
     public var searchDescription: String? { "album titles and artists, collection names" }
 
     /// The stored albums and collections (nothing when no store exists yet).
@@ -93,6 +92,7 @@ public struct LibraryPlugin: DomainPlugin {
         try LibraryDatabase.feedSearch(at: url, feed)
     }
 
+    /// Refreshes the store and prefetches the first screen's artwork (25 albums).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         let store = try LibraryStore.live(env)
         let snapshot = try await store.refresh()

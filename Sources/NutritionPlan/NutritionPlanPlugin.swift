@@ -48,10 +48,6 @@ public struct NutritionPlanPlugin: DomainPlugin {
             + (paused > 0 ? ", \(paused) imported paused (`brados plan sync --include-imported`)" : "")
     }
 
-    /// An imported queue arrives paused, and the profile's own queue is never lost: each
-    /// staged change is marked imported (with its origin); with `--merge` the local changes
-    /// are kept ahead of them; `--replace` refuses while local changes are queued unless
-    /// `--discard-pending`.
     /// The targets `plan show` last showed: `<profile cache>/plan/shown-targets.json` (a
     /// file of its own, so that reading it costs `brados today` one small decode).
     static func shownTargets(_ profile: ProfileScope) -> JSONDocument<Targets> {
@@ -91,6 +87,10 @@ public struct NutritionPlanPlugin: DomainPlugin {
         return TodaySection(title: "Nutrition plan", lines: lines, json: json, queued: queued, staleAge: read.staleAge)
     }
 
+    /// An imported queue arrives paused, and the profile's own queue is never lost: each
+    /// staged change is marked imported (with its origin); with `--merge` the local changes
+    /// are kept ahead of them; `--replace` refuses while local changes are queued unless
+    /// `--discard-pending`.
     public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try prepareImport(cache: cache, data: data)
         let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))

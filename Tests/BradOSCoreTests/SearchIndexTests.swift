@@ -183,6 +183,42 @@ struct SearchIndexTests {
         #expect(SearchError.tooSlow(query: "x", seconds: 5).kind == .usage)
     }
 
+    /// A domain whose cache cannot be read.
+    struct FailingPlugin: DomainPlugin {
+        struct Command: ParsableCommand {}
+        var name: String { "broken" }
+        var summary: String { "broken" }
+        var command: any ParsableCommand.Type { Command.self }
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            throw StorageError.database(path: "/nowhere/broken.sqlite", detail: "database is locked")
+        }
+    }
+
+    /// A domain that sends one key twice in a full feed (a store with duplicate rows).
+    struct RepeatingPlugin: DomainPlugin {
+        struct Command: ParsableCommand {}
+        var name: String { "repeating" }
+        var summary: String { "repeating" }
+        var command: any ParsableCommand.Type { Command.self }
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            guard try feed.begin(SearchStamp(store: "s", revision: 1)) != .nothing else { return }
+            try feed.add(SearchDocument(key: "k", title: "blue train", body: "", date: nil, command: "x"))
+            try feed.add(SearchDocument(key: "k", title: "kind of blue", body: "", date: nil, command: "x"))
+            try feed.finish(count: 1) { ["k"] }
+        }
+    }
+
+    @Test("a key sent twice replaces itself; a domain that cannot be read keeps its documents and the others go on")
+    func duplicatesAndFailures() throws {
+        let notes = try NotesPlugin()
+        try notes.put("a", "protein")
+        let report = try index.update([RepeatingPlugin(), FailingPlugin(), notes], in: profile)
+        #expect(report.failed.keys.sorted() == ["broken"])
+        #expect(try keys("blue") == ["k"] && keys("kind") == ["k"] && keys("train").isEmpty)
+        #expect(try keys("protein") == ["a"])
+        #expect(try index.update([RepeatingPlugin(), FailingPlugin(), notes], in: profile).failed.keys.sorted() == ["broken"])
+    }
+
     @Test("a damaged index is set aside and built again")
     func damaged() throws {
         let notes = try NotesPlugin()

@@ -75,6 +75,20 @@ public enum SearchRevision {
         return SearchStamp(store: store, revision: revision)
     }
 
+    /// Gives a database rebuilt from an archive its store identity: another than the
+    /// exporting store's (the index reads all of it again), and the same for every import of
+    /// the same archive (an import, interrupted and finished by recovery, gives the same bytes).
+    /// - Parameter archived: the archive copy's stamp, read before the rebuild (`nil` for an
+    ///   archive from before search).
+    /// - Throws: GRDB's `DatabaseError`.
+    public static func markImported(_ db: Database, archived: SearchStamp?) throws {
+        let store = "imported:" + (archived.map { "\($0.store.prefix(64)):\($0.revision)" } ?? "none")
+        // The random identity the migration wrote is zeroed, not left in the page's free space:
+        // two imports of one archive must give the same bytes.
+        try db.execute(sql: "PRAGMA secure_delete = ON")
+        try db.execute(sql: "UPDATE searchRevision SET store = ?, revision = 1 WHERE id = 1", arguments: [store])
+    }
+
     /// Where the database stands.
     /// - Throws: GRDB's `DatabaseError`.
     public static func stamp(_ db: Database) throws -> SearchStamp? {

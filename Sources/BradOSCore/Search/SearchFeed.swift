@@ -40,6 +40,8 @@ public final class SearchFeed {
     private(set) var written = 0
     private(set) var removed = 0
     private var empty = false
+    /// Keys added since the domain's documents were all removed (a key sent twice is replaced).
+    private var sent = Set<String>()
 
     /// A feed that only asks whether the index is up to date (in a read): ``begin(_:)``
     /// throws ``Behind`` when it is not.
@@ -73,6 +75,7 @@ public final class SearchFeed {
         } else {
             try removeAll()
             empty = true
+            sent = []
             wanted = .all
         }
         self.wanted = wanted
@@ -84,7 +87,7 @@ public final class SearchFeed {
     public func add(_ document: SearchDocument) throws {
         precondition(wanted != nil && wanted != .nothing, "SearchFeed.add before begin, or when nothing is wanted")
         var id: Int64?
-        if !empty {
+        if !empty || !sent.insert(document.key).inserted {
             id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE domain = ? AND key = ?"), arguments: [domain, document.key])
         }
         if let id {
@@ -131,6 +134,7 @@ public final class SearchFeed {
         if wanted != .all {
             try removeAll()
             empty = true
+            sent = []
         }
         var keys = Set<String>()
         for document in try documents() where keys.insert(document.key).inserted {

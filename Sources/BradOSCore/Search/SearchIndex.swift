@@ -27,6 +27,8 @@ public struct SearchIndex: Sendable {
     public struct UpdateReport: Sendable, Equatable {
         public var written: [String: Int] = [:]
         public var removed: [String: Int] = [:]
+        /// Domains whose cache could not be read (their documents stay as they were), and why.
+        public var failed: [String: String] = [:]
         public var isEmpty: Bool { written.values.allSatisfy { $0 == 0 } && removed.values.allSatisfy { $0 == 0 } }
     }
 
@@ -56,7 +58,8 @@ public struct SearchIndex: Sendable {
     /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
     func open() throws -> DatabasePool {
         try SQLiteStore.mapErrors(at: url.path) {
-            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) }, damaged: { _ in })
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) },
+                                                 damaged: { try? FileSystem.remove($0) })
         }
     }
 
@@ -69,27 +72,21 @@ public struct SearchIndex: Sendable {
         let names = Set(plugins.map(\.name))
         // First a read-only look: a domain whose cache has not moved costs no write, and a warm
         // search opens nothing for writing.
-        let behind = try self.behind(plugins, in: profile)
+        let behind = try self.behind(plugins, in: profile, failed: &report.failed)
         if let behind, behind.isEmpty { return report }
         let pool = try open()
         try SQLiteStore.mapErrors(at: url.path) {
             try pool.writeWithoutTransaction { db in
                 var domains = names
-                for plugin in behind ?? plugins {
-                    try db.inTransaction(.immediate) {
-                        let indexed = try Self.stamp(of: plugin.name, db)
-                        let feed = SearchFeed(db: db, domain: plugin.name, indexed: indexed)
-                        try plugin.searchDocuments(in: profile, into: feed)
-                        if feed.stamp == nil { try feed.removeAll() }
-                        // Documents without their stamp would never be checked again.
-                        if feed.stamp != nil, feed.wanted != .nothing, !feed.finished {
-                            preconditionFailure("\(plugin.name): searchDocuments(in:into:) began a feed and did not finish it")
-                        }
-                        if feed.written + feed.removed > 0 {
-                            report.written[plugin.name] = feed.written
-                            report.removed[plugin.name] = feed.removed
-                        }
-                        return .commit
+                for plugin in behind ?? plugins where report.failed[plugin.name] == nil {
+                    do {
+                        try Self.feed(plugin, in: profile, db, report: &report)
+                    } catch let error as DatabaseError {
+                        throw error // the index's own
+                    } catch {
+                        // The domain's cache could not be read: its documents stay as they were
+                        // (rolled back together with their stamp), the other domains go on.
+                        report.failed[plugin.name] = error.summaryText
                     }
                 }
                 // Domains no longer registered.
@@ -105,6 +102,24 @@ public struct SearchIndex: Sendable {
         return report
     }
 
+    /// One domain's documents brought up to date, in one transaction of the index.
+    static func feed(_ plugin: any DomainPlugin, in profile: ProfileScope, _ db: Database, report: inout UpdateReport) throws {
+        try db.inTransaction(.immediate) {
+            let feed = SearchFeed(db: db, domain: plugin.name, indexed: try stamp(of: plugin.name, db))
+            try plugin.searchDocuments(in: profile, into: feed)
+            if feed.stamp == nil { try feed.removeAll() }
+            // Documents without their stamp would never be checked again.
+            if feed.stamp != nil, feed.wanted != .nothing, !feed.finished {
+                preconditionFailure("\(plugin.name): searchDocuments(in:into:) began a feed and did not finish it")
+            }
+            if feed.written + feed.removed > 0 {
+                report.written[plugin.name] = feed.written
+                report.removed[plugin.name] = feed.removed
+            }
+            return .commit
+        }
+    }
+
     static func stamp(of domain: String, _ db: Database) throws -> SearchStamp? {
         try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [domain]).map { SearchStamp(store: $0[0], revision: $0[1]) }
     }
@@ -112,7 +127,7 @@ public struct SearchIndex: Sendable {
     /// The plugins whose caches moved since the index took their documents, read without
     /// writing anything; `nil` when everything must be looked at (no index yet, one that
     /// cannot be read, or documents of a domain no longer registered).
-    func behind(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> [any DomainPlugin]? {
+    func behind(_ plugins: [any DomainPlugin], in profile: ProfileScope, failed: inout [String: String]) throws -> [any DomainPlugin]? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let names = Set(plugins.map(\.name))
         // The stamps through SQLite's C API: a warm search opens no GRDB queue to learn that
@@ -126,11 +141,19 @@ public struct SearchIndex: Sendable {
         }
         // A domain with documents always has a stamp (documents and stamp are written together).
         if !Set(held.keys).subtracting(names).isEmpty { return nil }
-        return try plugins.filter { plugin in
+        var behind: [any DomainPlugin] = []
+        for plugin in plugins {
             let probe = SearchFeed(db: nil, domain: plugin.name, indexed: held[plugin.name], probing: true)
-            do { try plugin.searchDocuments(in: profile, into: probe) } catch is SearchFeed.Behind { return true }
-            return probe.stamp == nil && held[plugin.name] != nil
+            do {
+                try plugin.searchDocuments(in: profile, into: probe)
+                if probe.stamp == nil && held[plugin.name] != nil { behind.append(plugin) }
+            } catch is SearchFeed.Behind {
+                behind.append(plugin)
+            } catch {
+                failed[plugin.name] = error.summaryText
+            }
         }
+        return behind
     }
 
     /// Removes the named domains' documents (e.g. after `brados cache clear`); the next update
@@ -199,7 +222,7 @@ public struct SearchIndex: Sendable {
             }
         } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_INTERRUPT {
             throw SearchError.tooSlow(query: query.text, seconds: Int(SearchQuery.deadline.components.seconds))
-        } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_ERROR {
+        } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_ERROR && !failure.message.hasPrefix("no such table") {
             throw SearchError.badQuery(query: query.text, reason: failure.message)
         } catch let failure as SQLiteQuery.Failure {
             throw StorageError.database(path: url.path, detail: failure.message)
@@ -295,7 +318,7 @@ public struct SearchHit: Sendable, Equatable, Encodable {
         try container.encode(snippet, forKey: .snippet)
         try container.encode(date, forKey: .date)
         try container.encode(command, forKey: .command)
-        try container.encode((score * 1000).rounded() / 1000, forKey: .score)
+        try container.encode(score, forKey: .score)
     }
 }
 

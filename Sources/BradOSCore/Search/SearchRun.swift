@@ -21,11 +21,25 @@ public struct SearchRun: Sendable {
     public func run(_ query: SearchQuery, reindex: Bool) throws -> Results {
         let index = SearchIndex(profile: env.profile)
         if reindex { try index.remove() }
-        let report = try index.update(env.plugins, in: env.profile)
+        func attempt() throws -> (SearchIndex.UpdateReport, [SearchHit]) {
+            let report = try index.update(env.plugins, in: env.profile)
+            return (report, query.text.isEmpty ? [] : try index.search(query))
+        }
+        let (report, hits): (SearchIndex.UpdateReport, [SearchHit])
+        do {
+            (report, hits) = try attempt()
+        } catch let StorageError.database(path, detail) where path == index.url.path {
+            // The index is derived: one that fails under us is built again from the caches, once.
+            env.logger.info("the search index failed (\(detail)); building it again")
+            try index.remove()
+            (report, hits) = try attempt()
+        }
         if !report.isEmpty {
             env.logger.debug("search index updated", metadata: ["written": "\(report.written)", "removed": "\(report.removed)"])
         }
-        let hits = query.text.isEmpty ? [] : try index.search(query)
+        for (domain, reason) in report.failed.sorted(by: { $0.key < $1.key }) {
+            env.output.notice("the \(domain) cache could not be read for search (\(reason)); its results may be out of date")
+        }
         return Results(query: query.text, results: hits, indexed: reindex || env.output.format == .json ? try index.counts() : [:], reindexed: reindex)
     }
 }

@@ -58,7 +58,8 @@ public enum SQLiteQuery {
         }
         let opened = sqlite3_open_v2(url.path, &connection, SQLITE_OPEN_READONLY, nil)
         guard opened == SQLITE_OK, let connection else { throw failure(opened) }
-        sqlite3_busy_timeout(connection, 1000)
+        // A writer's commit (a refresh of a rollback-journal store) is waited for.
+        sqlite3_busy_timeout(connection, 5000)
         let end = Unmanaged.passRetained(DeadlineBox(ContinuousClock.now + (deadline ?? .seconds(86400))))
         defer {
             sqlite3_progress_handler(connection, 0, nil, nil)
@@ -70,7 +71,8 @@ public enum SQLiteQuery {
                 return ContinuousClock.now > Unmanaged<DeadlineBox>.fromOpaque(context).takeUnretainedValue().end ? 1 : 0
             }, end.toOpaque())
         }
-        guard sqlite3_exec(connection, "PRAGMA trusted_schema = OFF; BEGIN", nil, nil, nil) == SQLITE_OK else { throw failure(SQLITE_ERROR) }
+        let began = sqlite3_exec(connection, "PRAGMA trusted_schema = OFF; BEGIN", nil, nil, nil)
+        guard began == SQLITE_OK else { throw failure(began) }
         defer { sqlite3_exec(connection, "COMMIT", nil, nil, nil) }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         return try statements.map { sql, arguments in
@@ -79,11 +81,16 @@ public enum SQLiteQuery {
             let prepared = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
             guard prepared == SQLITE_OK, let statement else { throw failure(prepared) }
             for (index, argument) in arguments.enumerated() {
-                switch argument {
-                case let text as String: sqlite3_bind_text(statement, Int32(index + 1), text, -1, transient)
-                case let number as Int: sqlite3_bind_int64(statement, Int32(index + 1), Int64(number))
-                default: sqlite3_bind_null(statement, Int32(index + 1))
+                let position = Int32(index + 1)
+                let bound = switch argument {
+                case nil: sqlite3_bind_null(statement, position)
+                case let text as String: sqlite3_bind_text(statement, position, text, -1, transient)
+                case let number as Int: sqlite3_bind_int64(statement, position, Int64(number))
+                case let number as Int64: sqlite3_bind_int64(statement, position, number)
+                case let number as Double: sqlite3_bind_double(statement, position, number)
+                case let .some(other): preconditionFailure("SQLiteQuery binds String, Int, Int64, Double and nil, not \(type(of: other))")
                 }
+                guard bound == SQLITE_OK else { throw failure(bound) }
             }
             var rows: [[Value]] = []
             while true {

@@ -114,6 +114,12 @@ public enum SQLiteRebuild {
                 }
             }
             try migrator.migrate(target)
+            // A store keeping search revisions gets an identity of its own (the index reads it
+            // all again), the same for every import of the same archive.
+            let archivedStamp = try? archived.read { try SearchRevision.stamp($0) }
+            try target.write { db in
+                if try db.tableExists("searchRevision") { try SearchRevision.markImported(db, archived: archivedStamp) }
+            }
             try target.close()
             try archived.close()
         } catch let error as ArchiveError {

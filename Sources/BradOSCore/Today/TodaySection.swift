@@ -90,6 +90,8 @@ public struct TodayContext: Sendable {
         return policy.state(age: age) == .stale ? (age ?? 0) : nil
     }
 
+    /// Where the presenter leaves the value: written and read on the one task that runs
+    /// ``read(_:)`` (the reader calls the presenter before it returns), hence unchecked.
     private final class Box<Value>: @unchecked Sendable { var value: Value? }
     private struct Capture<Value>: CachePresenter {
         let box = Box<Value>()

@@ -45,7 +45,9 @@ public struct SearchCommand: AsyncParsableCommand {
     /// - Throws: `ValidationError`.
     public func validate() throws {
         guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000 (got \(limit)).") }
-        if query.isEmpty && !reindex { throw ValidationError("Give the words to look for, e.g. brados search protein (see --help).") }
+        if query.joined().allSatisfy(\.isWhitespace) && !reindex {
+            throw ValidationError("Give the words to look for, e.g. brados search protein (see --help).")
+        }
         let known = Composition.current.plugins.filter { $0.searchDescription != nil }.map(\.name)
         for name in domain where !known.contains(name) {
             throw ValidationError("--domain \(name): no such searchable domain (\(known.joined(separator: ", "))).")
