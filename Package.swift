@@ -38,6 +38,12 @@ let package = Package(
             name: "CArchiveLoader",
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // Pictures in the terminal: Chafa draws (kitty, iTerm2, sixel, symbols), TurboJPEG and
+        // libpng decode. Headers of the decoders only: each library is opened on first use.
+        .target(
+            name: "CArtLoader",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // The age file format (age-encryption.org/v1): keys, header, STREAM, armor. Streams in,
         // streams out; it knows nothing of archives.
         .target(
@@ -52,7 +58,7 @@ let package = Package(
         .target(
             name: "BradOSCore",
             dependencies: [
-                "CArchive", "CArchiveLoader", "AgeEncryption",
+                "CArchive", "CArchiveLoader", "CArtLoader", "AgeEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -197,7 +203,9 @@ let package = Package(
             name: "BradOSCoreTests",
             dependencies: [
                 "BradOSCore", "TestSupport",
-            ]
+            ],
+            // Images and the drawings expected of them (ArtTests), read from the source tree.
+            exclude: ["Fixtures"]
         ),
         // C2SP's age test vectors (testdata/, read from the source tree) and round trips.
         .testTarget(

@@ -48,6 +48,7 @@ public final class ServerDatabase: Sendable {
         CoachRoutes.migrate(&migrator)
         PlanRoutes.migrate(&migrator)
         PlexTVRoutes.migrate(&migrator)
+        PlanRoutes.migrateWeights(&migrator)
         return migrator
     }
 

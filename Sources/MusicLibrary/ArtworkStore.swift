@@ -57,6 +57,14 @@ public struct ArtworkStore: Sendable {
         return (data, false, false)
     }
 
+    /// Drops an album's cached artwork that does not decode, so the next read fetches it again.
+    public func discard(_ album: Album, size: Size) {
+        guard let path = album.thumb else { return }
+        do { try cache.remove(key(album, path: path, size: size)) } catch {
+            logger.debug("could not drop undecodable artwork", metadata: ["album": "\(album.ratingKey)", "error": "\(error)"])
+        }
+    }
+
     /// The file holding an album's cached artwork (after ``artwork(for:size:)``), or the placeholder file.
     public func file(for album: Album, size: Size) throws -> URL {
         guard let path = album.thumb else {

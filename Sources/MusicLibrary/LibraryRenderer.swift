@@ -117,7 +117,9 @@ public struct LibraryRenderer: Sendable {
         output.table(Table(headers: ["KEY", "TYPE", "TITLE", "USED"], rows: sections.map { [$0.key, $0.type, $0.title, $0.key == used ? "*" : ""] }))
     }
 
-    public func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?) throws {
+    /// An album's details; with `cover`, its cover drawn beside or above them.
+    func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?,
+                cover: (art: CoverArt, data: Data?, area: (columns: Int, rows: Int))? = nil) throws {
         if output.format == .json {
             struct Document: Encodable { var source: DataSource; var album: AlbumDetail; var artwork: String? }
             return try output.json(Document(source: source, album: detail, artwork: artwork?.path))
@@ -130,6 +132,10 @@ public struct LibraryRenderer: Sendable {
         if let summary = detail.summary { rows.append(["summary", summary]) }
         rows.append(["artwork", artwork?.path ?? "(not available)"])
         rows.append(["source", source.origin])
+        if let cover {
+            let text = cover.art.detail(cover.data, album: detail.album, rows: rows.map { ($0[0], $0[1]) }, area: cover.area) { output.styled($0, .dim) }
+            return output.io.write(text)
+        }
         output.table(Table(headers: [], rows: rows))
     }
 }

@@ -83,6 +83,13 @@ public struct NutritionPlanPlugin: DomainPlugin {
             json["changeSinceShown"] = .object(["calorieTarget": .number(Double(change.new.calorieTarget - change.previous.calorieTarget)),
                                                 "proteinTarget": .number(Double(change.new.proteinTarget - change.previous.proteinTarget))])
         }
+        let log = WeightLog(history: read.value.weights, queued: (try? store.queue.all()) ?? [])
+        if let spark = log.sparkline(days: 30, now: context.now), let last = log.points.last {
+            lines.append("Weight " + context.output.styled(spark.line, .cyan) + " \(WeightLog.kilograms(last.weight))"
+                         + (last.queued ? " (queued)" : "") + context.output.styled(" · 30 days · brados plan history", .dim))
+            json["weights30Days"] = .array(spark.values.map { $0.map(JSONValue.number) ?? .null })
+            json["weight"] = .number(last.weight)
+        }
         if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
         return TodaySection(title: "Nutrition plan", lines: lines, json: json, queued: queued, staleAge: read.staleAge)
     }

@@ -9,6 +9,13 @@ public protocol PlanAPI: Sendable {
     func profile() async throws -> NutritionProfile
     /// `PUT /auth/profile`.
     func updateProfile(_ update: ProfileUpdate) async throws -> NutritionProfile
+    /// `GET /auth/profile/weights`: the logged weights; `nil` when the service keeps none.
+    func weights() async throws -> WeightHistory?
+}
+
+extension PlanAPI {
+    /// A service without a weight history.
+    public func weights() async throws -> WeightHistory? { nil }
 }
 
 /// The plan API over the core ``APIClient`` (bearer token, retries, renewal). Responses are
@@ -47,6 +54,18 @@ public struct PlanRESTClient: PlanAPI {
         var request = try APIRequest.json("PUT", "/auth/profile", body: update)
         request.retry = Self.policy
         return try await send(NutritionProfile.self, request)
+    }
+
+    public func weights() async throws -> WeightHistory? {
+        var request = APIRequest.get("/auth/profile/weights")
+        request.retry = Self.policy
+        do {
+            let history = try await send(WeightHistory.self, request)
+            try history.validate()
+            return history
+        } catch PlanError.notFound {
+            return nil
+        }
     }
 
     private func send<T: Decodable>(_ type: T.Type, _ request: APIRequest) async throws -> T {

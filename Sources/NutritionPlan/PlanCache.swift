@@ -9,11 +9,14 @@ public struct CachedPlan: VersionedDocument, Equatable {
     public var formatVersion: Int
     public var cachedAt: Date
     public var data: PlanData
+    /// The logged weights, fetched with the plan (absent in caches from before they were).
+    public var weights: WeightHistory?
 
-    public init(cachedAt: Date, data: PlanData) {
+    public init(cachedAt: Date, data: PlanData, weights: WeightHistory? = nil) {
         formatVersion = Self.currentFormatVersion
         self.cachedAt = cachedAt
         self.data = data
+        self.weights = weights
     }
 }
 

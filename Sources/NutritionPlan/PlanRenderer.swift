@@ -5,20 +5,50 @@ import Foundation
 /// PlanData, change: {previous, new}?}`.
 public struct PlanRenderer: Sendable {
     let output: Output
+    /// `plan show`'s weight trend: drawn under the targets.
+    let trend: Trend?
 
-    public init(output: Output) { self.output = output }
+    public init(output: Output) {
+        self.output = output
+        trend = nil
+    }
+
+    init(output: Output, trend: Trend?) {
+        self.output = output
+        self.trend = trend
+    }
+
+    /// What the weight trend is drawn with: the picture choice (no plot when it draws
+    /// nothing), the terminal's size, the weights still queued, and now.
+    struct Trend: Sendable {
+        var choice: ArtChoice
+        var area: (columns: Int, rows: Int)
+        var queued: [PendingOperation]
+        var now: Date
+    }
 
     struct Document: Encodable {
         var source: DataSource
         var plan: PlanData
         var change: PlanChange?
+        var weights: WeightsDocument?
+    }
+
+    /// The weights in `--json`: oldest first, queued ones last and marked.
+    struct WeightsDocument: Encodable {
+        var targetWeight: Double?
+        var points: [WeightLog.Point]
     }
 
     public enum View: Sendable { case summary, targets, why }
 
     /// Prints a plan in one of the views; a significant change is announced first.
     public func render(_ result: PlanResult, view: View) throws {
-        if output.format == .json { return try output.json(Document(source: result.source, plan: result.data, change: result.change)) }
+        let log = trend.map { WeightLog(history: result.weights, queued: $0.queued) }
+        if output.format == .json {
+            let weights = view == .summary ? log.map { WeightsDocument(targetWeight: $0.targetWeight, points: $0.points) } : nil
+            return try output.json(Document(source: result.source, plan: result.data, change: result.change, weights: weights))
+        }
         if let change = result.change { announce(change) }
         let data = result.data
         output.line(output.styled(data.plan.name, .bold) + " · \(Format.day(data.plan.startDate)) → \(Format.day(data.plan.endDate)) · "
@@ -27,6 +57,40 @@ public struct PlanRenderer: Sendable {
         case .summary, .targets: targets(data.targets, detailed: view == .targets)
         case .why: why(data.whyItWorks)
         }
+        if view == .summary, let trend, let log { weights(log, trend: trend) }
+    }
+
+    /// The weight line and, when pictures are drawn, the trend's plot under it.
+    func weights(_ log: WeightLog, trend: Trend) {
+        guard let summary = log.summary(now: trend.now) else { return }
+        output.line()
+        output.line(output.styled(summary, .bold) + output.styled(" · brados plan history", .dim))
+        guard trend.choice.drawing != nil else { return }
+        let width = max(20, min(64, trend.area.columns - 26))
+        let colours = output.colors && trend.choice.colours != .none
+        let plot = log.plot(width: width, height: 8, colours: colours)
+        for line in plot { output.line("  " + line) }
+        if log.points.contains(where: \.queued) {
+            output.line(output.styled("  ⠁⠄⠁ queued, not sent yet (`brados plan sync`)", .yellow))
+        }
+    }
+
+    /// `plan history`: the weights, newest first, with the change from the one before.
+    func history(_ log: WeightLog) throws {
+        if output.format == .json { return try output.json(WeightsDocument(targetWeight: log.targetWeight, points: log.points)) }
+        guard !log.points.isEmpty else {
+            return output.line("No weights logged yet: `brados plan weight KG` logs one.")
+        }
+        var rows: [[String]] = []
+        for (index, point) in log.points.enumerated().reversed() {
+            let change = index > 0 ? point.weight - log.points[index - 1].weight : nil
+            rows.append([point.date, String(format: "%.1f", point.weight),
+                         change.map { ($0 > 0 ? "+" : $0 < 0 ? "−" : "±") + String(format: "%.1f", abs($0)) } ?? "",
+                         point.queued ? "queued" : "sent"])
+        }
+        output.line(output.styled("\(log.points.count) weight\(log.points.count == 1 ? "" : "s")", .bold)
+                    + (log.targetWeight.map { " · target \(WeightLog.kilograms($0))" } ?? ""))
+        output.table(Table(headers: ["DATE", "KG", "CHANGE", "STATUS"], rows: rows, rightAligned: [1, 2]))
     }
 
     /// The plan shown in `view`, for ``CacheReader``: the plan's source is where it came from,

@@ -8,6 +8,8 @@ public struct PlanResult: Sendable, Equatable {
     public var source: DataSource
     /// Set when the new plan differs significantly from the one before.
     public var change: PlanChange?
+    /// The logged weights cached with the plan.
+    public var weights: WeightHistory? = nil
 }
 
 /// What `plan sync` (or `plan weight`) did with the queue.
@@ -82,7 +84,7 @@ public struct PlanStore: Sendable {
         public var noun: String { "plan" }
         public var policy: CachePolicy { store.policy }
         public func stored() -> CachedEntry<PlanResult>? {
-            store.cache.load().map { .init(PlanResult(data: $0.data, source: .network, change: nil), savedAt: $0.cachedAt) }
+            store.cache.load().map { .init(PlanResult(data: $0.data, source: .network, change: nil, weights: $0.weights), savedAt: $0.cachedAt) }
         }
 
         /// - Throws: ``PlanError``, ``NetworkError``, ``AuthError``.
@@ -113,7 +115,12 @@ public struct PlanStore: Sendable {
         let started = ContinuousClock.now
         let requestedAt = now()
         let data: PlanData
-        do { data = try await api().generate(forceRecompute: forceRecompute) } catch { throw PlanError.map(error) }
+        let api = try await api()
+        // The weights come with the plan, asked at the same time; without them (an older
+        // service, a failure) the cached ones stay.
+        async let history = fetchWeights(api)
+        do { data = try await api.generate(forceRecompute: forceRecompute) } catch { throw PlanError.map(error) }
+        let weights = await history ?? previous?.weights
         logger.debug("plan fetched in \(Format.duration(ContinuousClock.now - started))", metadata: ["recomputed": "\(data.recomputed)"])
         try data.validate()
         // Plans are numbered by the service. Another brados may have cached a newer one (a
@@ -122,12 +129,20 @@ public struct PlanStore: Sendable {
         if let stored = cache.storedOnDisk(), stored.cachedAt > requestedAt, stored.data.plan.id > data.plan.id {
             logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
         } else {
-            do { try cache.save(CachedPlan(cachedAt: now(), data: data)) } catch {
+            do { try cache.save(CachedPlan(cachedAt: now(), data: data, weights: weights)) } catch {
                 logger.warning("could not cache the plan: \(error.summaryText)")
             }
         }
         let before = data.previousTargets ?? previous?.data.targets
-        return PlanResult(data: data, source: .network, change: before.flatMap { PlanChange.significant(from: $0, to: data.targets) })
+        return PlanResult(data: data, source: .network, change: before.flatMap { PlanChange.significant(from: $0, to: data.targets) }, weights: weights)
+    }
+
+    /// The logged weights, or `nil` (logged at debug level) when they cannot be had.
+    func fetchWeights(_ api: any PlanAPI) async -> WeightHistory? {
+        do { return try await api.weights() } catch {
+            logger.debug("weights not fetched: \(error.summaryText)")
+            return nil
+        }
     }
 
     /// `plan weight KG`: validates, queues the change durably *before* anything is sent, then
@@ -184,7 +199,7 @@ public struct PlanStore: Sendable {
                         report.recomputeError = error
                         // The profile changed, so the cached plan is out of date: it expires (the
                         // next show fetches) but stays as the fallback.
-                        if let cached = cache.load() { try? cache.save(CachedPlan(cachedAt: .distantPast, data: cached.data)) }
+                        if let cached = cache.load() { try? cache.save(CachedPlan(cachedAt: .distantPast, data: cached.data, weights: cached.weights)) }
                     }
                 }
                 report.remaining = try queue.all()

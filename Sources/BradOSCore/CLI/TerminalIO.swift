@@ -27,6 +27,12 @@ public protocol TerminalIO: Sendable {
     /// Asks for a secret on the controlling terminal (`/dev/tty`), without echo, as `age`
     /// and `ssh` do (standard input may carry the archive); `nil` when there is no terminal.
     func readSecret(prompt: String) -> String?
+    /// Writes `request` to the controlling terminal and reads its answer until `complete`
+    /// says it is whole or `timeout` passes (what came is returned, `nil` when nothing did).
+    /// Used to ask which pictures the terminal shows; `nil` when there is no terminal.
+    func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String?
+    /// One character cell's size in pixels, when the terminal reports it.
+    var cellPixels: (width: Int, height: Int)? { get }
 }
 
 extension TerminalIO {
@@ -34,6 +40,8 @@ extension TerminalIO {
     public var isInputTerminal: Bool { false }
     public func readLine() -> String? { nil }
     public func readSecret(prompt: String) -> String? { nil }
+    public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? { nil }
+    public var cellPixels: (width: Int, height: Int)? { nil }
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -58,6 +66,10 @@ public struct QuietIO: TerminalIO {
     public var isInputTerminal: Bool { base.isInputTerminal }
     public func readLine() -> String? { base.readLine() }
     public func readSecret(prompt: String) -> String? { base.readSecret(prompt: prompt) }
+    public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? {
+        base.queryTerminal(request, until: complete, timeout: timeout)
+    }
+    public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
 }
 
 /// The real process streams.
@@ -100,6 +112,44 @@ public struct StandardIO: TerminalIO {
         if line.last == 0x0D { line.removeLast() }
         return String(decoding: line, as: UTF8.self)
     }
+    public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { return nil }
+        defer { close(tty) }
+        var saved = termios()
+        guard tcgetattr(tty, &saved) == 0 else { return nil }
+        // Raw for the answer: no echo of it, no waiting for a newline.
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
+        TerminalRestore.remember(saved)
+        tcsetattr(tty, TCSANOW, &raw)
+        defer { tcsetattr(tty, TCSANOW, &saved); TerminalRestore.forget() }
+        Self.writeAll(tty, request)
+        var answer: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            var poller = pollfd(fd: tty, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(max(1, left.milliseconds)))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { break }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = Glibc.read(tty, &buffer, buffer.count)
+            guard count > 0 else { break }
+            answer += buffer[..<count]
+            if complete(String(decoding: answer, as: UTF8.self)) { break }
+        }
+        return answer.isEmpty ? nil : String(decoding: answer, as: UTF8.self)
+    }
+
+    public var cellPixels: (width: Int, height: Int)? {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0,
+              size.ws_xpixel > 0, size.ws_ypixel > 0 else { return nil }
+        return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
+    }
+
     public var terminalSize: (rows: Int, columns: Int)? {
         var size = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }

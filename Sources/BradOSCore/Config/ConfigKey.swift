@@ -59,6 +59,7 @@ public struct ConfigKey: Sendable {
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
         Settings.networkTimeoutSetting.configKey,
         Settings.profileLockTimeoutSetting.configKey,
+        ArtMode.configKey,
         ConfigKey(name: "archive.max-bytes", summary: "Largest uncompressed size `cache import` accepts",
                   environmentVariable: "BRADOS_ARCHIVE_MAX_BYTES", defaultValue: "20GB", validate: sizeValidator),
         ConfigKey(name: "archive.max-entries", summary: "Most entries `cache import` accepts",

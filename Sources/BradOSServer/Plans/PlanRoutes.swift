@@ -73,7 +73,36 @@ struct PlanRoutes {
         }
     }
 
+    /// The weights a user logged, one a day (the last of the day wins): every `PUT
+    /// /auth/profile` with a `currentWeight` adds today's.
+    static func migrateWeights(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v8-plan-weights") { db in
+            try db.execute(sql: """
+                CREATE TABLE plan_weight (
+                    userId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    day TEXT NOT NULL,
+                    weight REAL NOT NULL,
+                    PRIMARY KEY (userId, day)
+                );
+                """)
+        }
+    }
+
+    /// `GET /auth/profile/weights`: the logged weights, oldest first, and the target.
+    struct WeightHistory: Encodable {
+        struct Entry: Encodable { var date: String; var weight: Double }
+        var targetWeight: Double?
+        var weights: [Entry]
+    }
+
+    /// How many days of weights the history holds at most.
+    static let weightHistoryDays = 365
+
     func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/auth/profile/weights") { request, _ in
+            let user = try auth.authenticate(request)
+            return try JSON.response(Envelope(data: try weights(user.id)))
+        }
         router.get("/auth/profile") { request, _ in
             let user = try auth.authenticate(request)
             guard let profile = try loadProfile(user.id) else { throw HTTPError(.notFound, message: "No profile yet: complete onboarding first.") }
@@ -90,6 +119,24 @@ struct PlanRoutes {
             let body = (try? await JSON.decode(GenerateBody.self, from: request)) ?? GenerateBody(forceRecompute: false)
             return try JSON.response(Envelope(data: try generate(user.id, force: body.forceRecompute ?? false)))
         }
+    }
+
+    func weights(_ userID: String) throws -> WeightHistory {
+        try database.writer.read { db in
+            let target = try Double.fetchOne(db, sql: "SELECT targetWeight FROM plan_profile WHERE userId = ?", arguments: [userID])
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT day, weight FROM (SELECT day, weight FROM plan_weight WHERE userId = ? ORDER BY day DESC LIMIT ?) ORDER BY day
+                """, arguments: [userID, Self.weightHistoryDays])
+            return WeightHistory(targetWeight: target, weights: rows.map { WeightHistory.Entry(date: $0["day"], weight: $0["weight"]) })
+        }
+    }
+
+    /// `2026-11-25` for `date`, in UTC.
+    static func day(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
     }
 
     func loadProfile(_ userID: String) throws -> PlanScience.Profile? {
@@ -135,6 +182,12 @@ struct PlanRoutes {
                     goal = excluded.goal, activityLevel = excluded.activityLevel, height = excluded.height, age = excluded.age,
                     sex = excluded.sex, onboardingCompleted = excluded.onboardingCompleted, updatedAt = excluded.updatedAt
                 """, arguments: [userID, current, target, goal, activity, height, age, sex, complete, now().timeIntervalSince1970])
+            if let weight = update.currentWeight {
+                try db.execute(sql: """
+                    INSERT INTO plan_weight (userId, day, weight) VALUES (?, ?, ?)
+                    ON CONFLICT(userId, day) DO UPDATE SET weight = excluded.weight
+                    """, arguments: [userID, Self.day(now()), weight])
+            }
             return Self.profile(try Row.fetchOne(db, sql: "SELECT * FROM plan_profile WHERE userId = ?", arguments: [userID])!)
         }
     }
@@ -199,6 +252,14 @@ struct PlanRoutes {
                     INSERT INTO plan_profile (userId, currentWeight, targetWeight, goal, activityLevel, height, age, sex, onboardingCompleted, updatedAt)
                     VALUES (?, 64, NULL, 'maintain', NULL, 168, 29, 'female', 0, ?)
                     """, arguments: [users[1], now.timeIntervalSince1970 - 86400])
+            }
+            // Eight weeks of weigh-ins, most mornings, from 89.4 kg down to today's 86 kg.
+            for daysAgo in stride(from: 56, through: 1, by: -1) where daysAgo % 7 != 3 {
+                let trend = 86.0 + 3.4 * Double(daysAgo) / 56
+                let wobble = 0.35 * sin(Double(daysAgo) * 1.7) + 0.2 * sin(Double(daysAgo) * 0.45)
+                let weight = daysAgo == 1 ? 86.0 : ((trend + wobble) * 10).rounded() / 10
+                try db.execute(sql: "INSERT INTO plan_weight (userId, day, weight) VALUES (?, ?, ?)",
+                               arguments: [users[0], Self.day(now.addingTimeInterval(-Double(daysAgo) * 86400)), weight])
             }
         }
     }

@@ -17,6 +17,10 @@ extension LibraryCommand {
               brados library albums --prefetch
               brados library albums --refresh --full
               brados library albums --section "Live Recordings" --json
+              brados library albums --covers
+            --covers draws the first screen's covers in a grid, titles under them, fetching \
+            their 1024 px artwork as --prefetch does (kitty, iTerm2, sixel or Unicode blocks: \
+            see --art). Through a pipe or with --json the listing is printed instead.
             """)
 
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
@@ -26,6 +30,8 @@ extension LibraryCommand {
         @Option(help: ArgumentHelp("Show at most this many albums.", valueName: "n")) var limit: Int?
         @Option(help: ArgumentHelp("Skip this many albums first (in the listing's order).", valueName: "n")) var offset: Int = 0
         @Flag(help: "Then fetch the first screen's 1024 px artwork (output never waits on it).") var prefetch = false
+        @Flag(help: "Draw the first screen's covers in a grid, titles under them.") var covers = false
+        @OptionGroup var art: ArtOptions
         @OptionGroup var screen: ScreenOptions
         @OptionGroup var global: GlobalOptions
         public init() {}
@@ -38,6 +44,7 @@ extension LibraryCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
+            if covers, try await drawCovers(env: env, store: store) { return }
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))
             let shown = try await env.reader.show(try store.library(section: section, full: full), with: view, refresh: refresh || full).shown
             guard prefetch, !env.isOffline else { return }
@@ -47,6 +54,34 @@ extension LibraryCommand {
             } else {
                 try? env.startInBackground(["library", "prefetch"] + screen.arguments + (section.map { ["--section", $0] } ?? []))
             }
+        }
+
+        /// `--covers`: the first screen's covers in a grid; `false` when no picture can be
+        /// drawn here (a pipe, `--json`, `--art none`), and the listing is printed instead.
+        func drawCovers(env: AppEnvironment, store: LibraryStore) async throws -> Bool {
+            let choice = try env.art(art)
+            guard choice.drawing != nil else {
+                if env.output.format == .human { env.output.notice("no covers: \(choice.reason); the listing instead.") }
+                return false
+            }
+            let found = try await env.reader.answer(try store.library(section: section, full: full), refresh: refresh || full)
+            let layout = CoverArt.firstScreen(area: env.artArea, choice: choice)
+            let albums = try found.value.albums(limit: min(layout.count, limit ?? .max), offset: offset)
+            if !env.isOffline, albums.contains(where: { $0.thumb != nil }) {
+                let indicator = Spinner(io: env.io, message: "fetching covers…")
+                _ = try? await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
+                indicator.stop()
+            }
+            var drawn: [(album: Album, data: Data?)] = []
+            for album in albums {
+                let image = try? await store.artwork.artwork(for: album, size: .list)
+                drawn.append((album, image.flatMap { $0.placeholder ? nil : $0.data }))
+            }
+            let snapshot = found.value
+            let range = albums.isEmpty ? "no albums" : "albums \(offset + 1)–\(offset + albums.count) of \(snapshot.albumCount)"
+            env.output.line(env.output.styled(range, .bold) + " · \(snapshot.sectionTitle) · " + env.output.styled(found.source.origin, .dim))
+            env.io.write(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger).grid(drawn, perRow: layout.perRow))
+            return true
         }
     }
 }

@@ -5,25 +5,41 @@ import Foundation
 extension LibraryCommand {
     /// One album in detail, with its 2048 px artwork cached.
     public struct Show: AsyncParsableCommand {
-        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an album in detail (and cache its 2048 px artwork).", discussion: "Examples:\n  brados library show 1006")
+        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an album in detail with its cover (and cache its 2048 px artwork).", discussion: """
+            On a terminal the cover is drawn beside the details (above them on a narrow \
+            terminal), sized to the terminal: with kitty's graphics protocol, iTerm2's inline \
+            images or sixel when the terminal shows them, else with Unicode blocks. `brados \
+            doctor` says which mode was chosen and why; --art (or config display.art) chooses. \
+            No picture is drawn through a pipe, with --json or with --art none; an album \
+            without a usable cover gets a placeholder.
+            Examples:
+              brados library show 1006
+              brados library show 1006 --art symbols
+              brados library show 1006 --art none
+            """)
         @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
+        @OptionGroup var art: ArtOptions
         @OptionGroup var global: GlobalOptions
         public init() {}
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
+            let choice = try env.art(art)
             let found = try await env.reader.answer(store.detail(ratingKey))
             var artwork: URL?
+            var cover: Data?
             do {
-                _ = try await store.artwork.artwork(for: found.value.album, size: .detail)
+                let image = try await store.artwork.artwork(for: found.value.album, size: .detail)
+                cover = image.placeholder ? nil : image.data
                 artwork = try store.artwork.file(for: found.value.album, size: .detail)
             } catch let error as any BradOSError {
                 // The detail is what was asked for; missing artwork is a note, not a failure.
                 env.output.notice("no artwork: \(error.summary)")
                 artwork = nil
             }
-            try LibraryRenderer(output: env.output).detail(found.value, source: found.source, artwork: artwork)
+            let drawn = choice.drawing == nil ? nil : (CoverArt(choice: choice, artwork: store.artwork, logger: env.logger), cover, env.artArea)
+            try LibraryRenderer(output: env.output).detail(found.value, source: found.source, artwork: artwork, cover: drawn)
         }
     }
 }

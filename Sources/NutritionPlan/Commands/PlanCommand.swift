@@ -19,11 +19,12 @@ public struct PlanCommand: AsyncParsableCommand {
           brados plan targets               the same with BMR and TDEE
           brados plan why                   why these numbers work
           brados plan weight 84.5           update your weight, then recompute
+          brados plan history               the weights logged, newest first
           brados --offline plan weight 84   queue it for later
           brados plan pending               what is queued
           brados plan sync                  send the queue, in order
         """,
-        subcommands: [Show.self, Targets.self, Why.self, Recompute.self, Refresh.self, Weight.self, Pending.self, Sync.self],
+        subcommands: [Show.self, Targets.self, Why.self, Recompute.self, Refresh.self, Weight.self, History.self, Pending.self, Sync.self],
         defaultSubcommand: Show.self)
 
     public init() {}
@@ -31,9 +32,12 @@ public struct PlanCommand: AsyncParsableCommand {
     /// Shows the current plan in a view (shared by show, targets and why), by the plan's
     /// cache policy: on a terminal a cached plan due a refresh shows at once and a changed one
     /// is shown again; a script gets one document.
-    static func present(_ view: PlanRenderer.View, global: GlobalOptions) async throws {
+    static func present(_ view: PlanRenderer.View, global: GlobalOptions, art: ArtOptions? = nil) async throws {
         let env = try await AppEnvironment.live(global)
-        let shown = try await env.reader.show(PlanStore.live(env).currentPlan, with: PlanRenderer(output: env.output).presenter(view)).shown
+        let store = try PlanStore.live(env)
+        let trend = try view == .summary
+            ? PlanRenderer.Trend(choice: env.art(art), area: env.artArea, queued: (try? store.queue.all()) ?? [], now: env.now()) : nil
+        let shown = try await env.reader.show(store.currentPlan, with: PlanRenderer(output: env.output, trend: trend).presenter(view)).shown
         // `brados today` tells of a significant change since the targets last shown here.
         NutritionPlanPlugin.rememberShown(shown.data.targets, in: env)
     }

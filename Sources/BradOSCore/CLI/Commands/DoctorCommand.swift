@@ -1,6 +1,7 @@
 import ArgumentParser
 import CArchive
 import CArchiveLoader
+import CArtLoader
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +45,7 @@ public struct Doctor {
     public init(_ env: AppEnvironment) { self.env = env }
 
     public func run() async -> [DoctorCheck] {
-        configuration() + (await servers()) + folders() + libarchive()
+        configuration() + (await servers()) + folders() + libarchive() + pictures()
     }
 
     /// Every setting, checked by the rule `config set` applies.
@@ -139,6 +140,36 @@ public struct Doctor {
         } else {
             add("libarchive", zstd ? .ok : .fail, version + (zstd ? "" : " (no built-in zstd; brados does not run an external zstd)"),
                 fix: zstd ? nil : "Install a libarchive built with zstd (Debian: apt-get install libarchive13 libzstd1), or export with --format tar.gz.")
+        }
+        return checks
+    }
+
+    /// The libraries pictures are drawn with, and the mode a picture would be drawn in here
+    /// and why (the same choice `library show` makes, without `--art`).
+    func pictures() -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
+        let libraries: [(cart_library, String)] = [
+            (CART_LIBRARY_CHAFA, "libchafa0"), (CART_LIBRARY_TURBOJPEG, "libturbojpeg0"), (CART_LIBRARY_PNG, "libpng16-16"),
+        ]
+        for (library, package) in libraries {
+            let soname = String(cString: cart_library_soname(library))
+            if let reason = cart_load_error(library) {
+                checks.append(DoctorCheck(name: "pictures \(soname)", status: .fail, detail: "not loaded: \(String(cString: reason))",
+                                          fix: "Install it (Debian: apt-get install \(package)); until then covers are drawn as placeholders."))
+            } else {
+                checks.append(DoctorCheck(name: "pictures \(soname)", status: .ok, detail: "loaded"))
+            }
+        }
+        do {
+            // doctor's own stdout may be a pipe (`brados doctor | less`): judge the terminal
+            // a command would draw on, the one doctor runs in.
+            var detector = try env.artDetector()
+            detector.json = false
+            if !detector.isTerminal, env.io.isErrorTerminal || env.io.isInputTerminal { detector.isTerminal = true; detector.query = nil }
+            let choice = detector.choose()
+            checks.append(DoctorCheck(name: "pictures mode", status: .ok, detail: "\(choice.modeName): \(choice.reason)"))
+        } catch {
+            checks.append(DoctorCheck(name: "pictures mode", status: .fail, detail: "\(error)", fix: "brados config set display.art auto"))
         }
         return checks
     }

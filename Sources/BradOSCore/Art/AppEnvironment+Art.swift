@@ -1,0 +1,46 @@
+import Foundation
+
+extension AppEnvironment {
+    /// How this command draws pictures: `--art` (when the command has it), else
+    /// `display.art` / `BRADOS_ART`, else asking the terminal (``ArtDetector``).
+    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` for a `display.art` that is not a mode.
+    public func art(_ options: ArtOptions? = nil) throws -> ArtChoice {
+        try artDetector(options).choose()
+    }
+
+    /// The detector ``art(_:)`` uses, for `doctor` to show its inputs.
+    public func artDetector(_ options: ArtOptions? = nil) throws -> ArtDetector {
+        var requested = ArtMode.auto
+        var requestedBy = "auto"
+        if let flag = options?.art {
+            requested = flag
+            requestedBy = "--art"
+        } else {
+            let setting = settings.resolve(ArtMode.configKey.name)
+            if setting.source != .default, let value = setting.value {
+                let name = setting.source == .environment ? (ArtMode.configKey.environmentVariable ?? ArtMode.configKey.name) : ArtMode.configKey.name
+                guard let mode = ArtMode(rawValue: value) else {
+                    throw ConfigError.invalidValue(key: name, value: value, expected: ArtMode.configKey.validate(value) ?? "a mode")
+                }
+                requested = mode
+                requestedBy = name
+            }
+        }
+        let io: any TerminalIO = self.io
+        let ask: @Sendable (String, @Sendable (String) -> Bool, Duration) -> String? = { request, complete, timeout in
+            io.queryTerminal(request, until: complete, timeout: timeout)
+        }
+        return ArtDetector(
+            requested: requested, requestedBy: requestedBy, environment: io.environment, isTerminal: io.isOutputTerminal,
+            json: output.format == .json, query: io.isOutputTerminal && io.isInputTerminal ? ask : nil, cellPixels: io.cellPixels)
+    }
+
+    /// The cells pictures may use: the terminal's size, else `COLUMNS` and `LINES`, else 80×24.
+    public var artArea: (columns: Int, rows: Int) {
+        if let size = io.terminalSize, size.columns > 0, size.rows > 0 { return (size.columns, size.rows) }
+        let environment = io.environment
+        let columns = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
+        let rows = environment["LINES"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 24
+        return (min(columns, 1000), min(rows, 1000))
+    }
+}

@@ -1,0 +1,78 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// Album covers in the terminal: one beside (or above) an album's details, or a grid of the
+/// first screen's. Drawn with the core's ``ArtPainter`` in the mode ``ArtChoice`` says; a
+/// cover that is missing or does not decode is the placeholder (a frame with a note in it),
+/// never an error, and an undecodable cached copy is dropped so the next read fetches it again.
+struct CoverArt: Sendable {
+    let choice: ArtChoice
+    let artwork: ArtworkStore
+    let logger: Logger
+
+    /// The placeholder's mark.
+    static let mark = "♪"
+    /// A grid cover's width in cells (a square cover is half as many rows).
+    static let gridWidth = 20
+    static let gap = 2
+    /// Beside the details when at least this many columns are left for them.
+    static let detailColumns = 40
+
+    /// Draws `data` (an album's artwork, `nil` when there is none) inside `box`.
+    func draw(_ data: Data?, album: Album, size: ArtworkStore.Size, box: (columns: Int, rows: Int)) -> ArtDrawing {
+        guard let data, album.thumb != nil else { return placeholder(box) }
+        do {
+            // Enough pixels for the cells, no more: a JPEG decodes at 1/2, 1/4 or 1/8 of its size.
+            let minSide = box.columns * max(8, choice.cellWidth ?? 10)
+            let picture = try Picture(decoding: data, minSide: minSide)
+            return try ArtPainter.draw(picture, in: box, choice: choice)
+        } catch {
+            logger.debug("cover drawn as the placeholder", metadata: ["album": "\(album.ratingKey)", "reason": "\(error.summary)"])
+            if case .missingLibrary = error {} else { artwork.discard(album, size: size) }
+            return placeholder(box)
+        }
+    }
+
+    func placeholder(_ box: (columns: Int, rows: Int)) -> ArtDrawing {
+        let size = ArtPainter.fit(width: 1, height: 1, in: box, choice: choice)
+        return ArtPainter.placeholder(columns: size.columns, rows: size.rows, mark: Self.mark)
+    }
+
+    /// An album's details with its cover: beside them when the terminal leaves
+    /// ``detailColumns`` for them, else above. `rows` are (label, value) pairs.
+    func detail(_ data: Data?, album: Album, rows: [(String, String)], area: (columns: Int, rows: Int), style: (String) -> String) -> String {
+        let coverRows = min(24, max(6, area.rows - 4))
+        let besideBox = (columns: coverRows * 2, rows: coverRows)
+        let beside = area.columns - besideBox.columns - Self.gap >= Self.detailColumns
+        let box = beside ? besideBox : (columns: area.columns, rows: max(6, min(area.rows - 4, area.columns)))
+        let drawing = draw(data, album: album, size: .detail, box: box)
+        let textWidth = beside ? area.columns - drawing.columns - Self.gap : area.columns
+        let labelWidth = rows.map(\.0.count).max() ?? 0
+        var lines: [String] = []
+        for (label, value) in rows {
+            let wrapped = ArtLayout.wrap(value, width: max(10, textWidth - labelWidth - 2))
+            for (index, part) in wrapped.enumerated() {
+                let head = index == 0 ? style(label) + String(repeating: " ", count: labelWidth - label.count) : String(repeating: " ", count: labelWidth)
+                lines.append(head + "  " + part)
+            }
+        }
+        return beside ? ArtLayout.beside(drawing, lines: lines, gap: Self.gap) : ArtLayout.above(drawing, lines: [""] + lines)
+    }
+
+    /// How many covers the first screen holds: rows of ``gridWidth``-wide covers with a caption each.
+    static func firstScreen(area: (columns: Int, rows: Int), choice: ArtChoice) -> (perRow: Int, count: Int) {
+        let perRow = max(1, (area.columns + gap) / (gridWidth + gap))
+        let coverRows = ArtPainter.fit(width: 1, height: 1, in: (gridWidth, gridWidth), choice: choice).rows
+        let gridRows = max(1, (area.rows - 2) / (coverRows + 1))
+        return (perRow, perRow * gridRows)
+    }
+
+    /// A grid of covers with their titles under them.
+    func grid(_ covers: [(album: Album, data: Data?)], perRow: Int) -> String {
+        let items = covers.map { cover in
+            (drawing: draw(cover.data, album: cover.album, size: .list, box: (Self.gridWidth, Self.gridWidth)), caption: cover.album.title)
+        }
+        return ArtLayout.grid(items, cell: Self.gridWidth, gap: Self.gap, perRow: perRow)
+    }
+}
