@@ -14,6 +14,8 @@ public struct FaultRule: Codable, Sendable, Equatable {
     public var retryAfter: Int?
     public var count: Int?
     public var body: String?
+    /// A binary body, base64 (wins over `body`): a picture that does not decode, for example.
+    public var bodyBase64: String?
     /// Extra response headers, as given (e.g. `Retry-After: inf`, a `Location`): for hostile-header tests.
     public var headers: [String: String]?
 

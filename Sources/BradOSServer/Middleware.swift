@@ -37,14 +37,16 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
                             body: ResponseBody { _ in throw InjectedDrop() })
         }
         var response: Response
-        if let status = rule.status ?? (rule.body == nil ? nil : 200) {
+        if let status = rule.status ?? (rule.body == nil && rule.bodyBase64 == nil ? nil : 200) {
             var headers: HTTPFields = [.contentType: "application/json"]
             if let retryAfter = rule.retryAfter { headers[.retryAfter] = "\(retryAfter)" }
             for (name, value) in rule.headers ?? [:] {
                 if let field = HTTPField.Name(name) { headers[field] = value }
             }
             let body = rule.body ?? #"{"error":{"message":"injected fault \#(status)"}}"#
-            response = Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+            let bytes = rule.bodyBase64.flatMap { Data(base64Encoded: $0) }.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: body)
+            if rule.bodyBase64 != nil { headers[.contentType] = "application/octet-stream" }
+            response = Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: bytes))
         } else {
             response = try await next(request, context)
         }

@@ -264,6 +264,9 @@ struct ArtTests {
         let silent = Self.detect(["TERM": "xterm"], answer: "")
         #expect(silent.drawing == .symbols && silent.reason.contains("did not answer"))
         #expect(Self.detect(["TERM": "xterm"]).drawing == .symbols, "no terminal to ask")
+        let console = Locked<[String]>([])
+        #expect(Self.detect(["TERM": "linux"], answer: "\u{1B}[?62;4c", asked: console).drawing == .symbols)
+        #expect(console.value.isEmpty, "the Linux console is not asked")
     }
 
     @Test("inside tmux or screen: symbols, and the terminal is not asked; a pixel mode asked by name goes through tmux's passthrough")

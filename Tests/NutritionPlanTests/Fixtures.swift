@@ -28,6 +28,9 @@ final class FakePlanAPI: PlanAPI, Sendable {
         var weights: [Double] = []
         var generateFailure: (any Error)?
         var updateFailures: [Double: any Error] = [:]
+        /// What `weights()` answers; `weightsFailure` wins.
+        var history: WeightHistory?
+        var weightsFailure: (any Error)?
     }
     let state: Mutex<State>
 
@@ -42,6 +45,13 @@ final class FakePlanAPI: PlanAPI, Sendable {
             state.calls.append(forceRecompute ? "generate(force)" : "generate")
             if let failure = state.generateFailure { throw failure }
             return state.plans.count > 1 ? state.plans.removeFirst() : state.plans[0]
+        }
+    }
+
+    func weights() async throws -> WeightHistory? {
+        try state.withLock { state in
+            if let failure = state.weightsFailure { throw failure }
+            return state.history
         }
     }
 

@@ -75,6 +75,8 @@ public struct ArtDetector: Sendable {
         }
         let term = environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" { return .none(term.isEmpty ? "TERM is not set" : "TERM is dumb") }
+        // The Linux console has no pixel graphics, and would print a query it does not know.
+        if term == "linux" { return choice(.symbols, "TERM is linux (the console shows no pixel graphics)") }
         if let value = environment["KITTY_WINDOW_ID"], !value.isEmpty { return choice(.kitty, "KITTY_WINDOW_ID is set (kitty)") }
         if term == "xterm-kitty" { return choice(.kitty, "TERM is xterm-kitty") }
         if term == "xterm-ghostty" || environment["TERM_PROGRAM"] == "ghostty" { return choice(.kitty, "Ghostty speaks kitty's graphics protocol") }

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Runs a command in a pseudo-terminal that answers terminal queries like a named terminal,
+and prints everything the command wrote to it (raw bytes) on stdout.
+
+    scripts/fake-terminal.py [--answers kitty|sixel|plain|silent] [--size ROWSxCOLS]
+                             [--cell WxH] [--timeout S] -- COMMAND [ARG...]
+
+The command's stdin, stdout and controlling terminal are the pseudo-terminal (so isatty is
+true and /dev/tty works); its stderr is passed through. The terminal answers kitty's
+graphics query (`ESC _G i=31 … a=q`) and DA1 (`ESC [ c`) as:
+    kitty   OK to kitty's query, then DA1 without sixel
+    sixel   DA1 listing attribute 4 (sixel), as xterm -ti vt340 does
+    plain   DA1 without sixel (a terminal with no pixel graphics)
+    silent  nothing at all
+The exit status is the command's. Used by the end-to-end tests and to try brados's
+pictures as a terminal would show them.
+"""
+import argparse
+import fcntl
+import os
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+KITTY_QUERY = b"\x1b_Gi=31"
+DA1 = b"\x1b[c"
+ANSWERS = {
+    "kitty": (b"\x1b_Gi=31;OK\x1b\\", b"\x1b[?62;22c"),
+    "sixel": (b"", b"\x1b[?63;1;2;4;6;9;15;22c"),
+    "plain": (b"", b"\x1b[?62;22c"),
+    "silent": (b"", b""),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--answers", choices=sorted(ANSWERS), default="plain")
+    parser.add_argument("--size", default="40x120", help="ROWSxCOLS")
+    parser.add_argument("--cell", default="10x20", help="a cell's pixels, WxH (0x0: not reported)")
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    options = parser.parse_args()
+    command = options.command[1:] if options.command[:1] == ["--"] else options.command
+    if not command:
+        parser.error("no command")
+    rows, columns = (int(x) for x in options.size.split("x"))
+    cell_width, cell_height = (int(x) for x in options.cell.split("x"))
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, columns * cell_width, rows * cell_height))
+
+    def controlling_terminal():
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    child = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=None, start_new_session=True,
+                             preexec_fn=controlling_terminal, close_fds=True)
+    os.close(slave)
+    kitty_answer, da1_answer = ANSWERS[options.answers]
+    output = bytearray()
+    scanned = 0
+    deadline = time.monotonic() + options.timeout
+    while True:
+        if time.monotonic() > deadline:
+            child.kill()
+            sys.stderr.write("fake-terminal: timed out\n")
+            break
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                if child.poll() is not None:
+                    break
+                continue
+            output += data
+            # Answer the queries seen since the last look, in order.
+            window = bytes(output[max(0, scanned - 16):])
+            if KITTY_QUERY in window and kitty_answer:
+                os.write(master, kitty_answer)
+            if DA1 in window and da1_answer:
+                os.write(master, da1_answer)
+            scanned = len(output)
+        elif child.poll() is not None:
+            # Drain what is left.
+            while True:
+                ready, _, _ = select.select([master], [], [], 0.05)
+                if not ready:
+                    break
+                try:
+                    data = os.read(master, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                output += data
+            break
+    os.close(master)
+    sys.stdout.buffer.write(bytes(output))
+    sys.stdout.flush()
+    return child.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
