@@ -17,33 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+from common import admin, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def admin(url, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        text = response.read()
-        return json.loads(text) if text else None
-
-
-DEVNULL = os.open(os.devnull, os.O_WRONLY)
-
-
-def timed(args, env):
-    """Whole-process wall time: posix_spawn with output to /dev/null, then waitpid
-    (no pipes, no shell: as little harness overhead as hyperfine -N)."""
-    actions = [(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)]
-    start = time.perf_counter()
-    pid = os.posix_spawn(args[0], args, env, file_actions=actions)
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(args)} failed with {os.waitstatus_to_exitcode(status)}")
-    return elapsed
 
 
 def main():

@@ -20,6 +20,7 @@ Cases (script: workload vs peer, goal):
   scale                issue 31: refresh and read cost by size (coach 1k-100k messages, library 1k-100k albums)
   today                warm `today` (every domain's section) vs warm `mealplan show`: <= 1.3x, 0 requests
   search               `search` over 100k coach messages and 50k albums vs `rg -i` over the same text in files: <= 20 ms warm, >= 5x rg
+  covers               a 1024 px cover in symbols at 80x40 cells: `library show` vs the `chafa` CLI on the same file: <= 30 ms
 """
 import argparse
 import datetime
@@ -30,7 +31,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale", "today", "search"]
+CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale", "today", "search",
+         "covers"]
 # Small workloads for the smoke run: it checks the harness works, its numbers mean nothing.
 SMOKE = {
     "mealplan_warm_read": ["--runs", "3", "--warmup", "1", "--latency-ms", "20"],
@@ -40,6 +42,7 @@ SMOKE = {
     "startup": ["--runs", "3", "--warmup", "1"],
     "scale": ["--messages", "200,1000", "--conversations", "30", "--albums", "200,500", "--runs", "1"],
     "today": ["--runs", "3", "--warmup", "1"],
+    "covers": ["--runs", "3", "--warmup", "1"],
     "search": ["--messages", "2000", "--conversations", "20", "--albums", "1000", "--runs", "2", "--warmup", "1"],
 }
 

@@ -35,6 +35,7 @@ import tempfile
 import time
 
 from scale import Brados, Server  # bench/scale.py: the seeded server and a fresh profile against it
+from common import timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (label, brados search's query, the word rg looks for)
@@ -43,20 +44,6 @@ QUERIES = [
     ("medium word", "breakfast", "breakfast"),
     ("two words", "small step", "small"),
 ]
-DEVNULL = os.open(os.devnull, os.O_WRONLY)
-
-
-def timed(args, env, accept=(0,)):
-    """Whole-process wall time: posix_spawn with output to /dev/null, then waitpid
-    (no pipes, no shell: as little harness overhead as hyperfine -N)."""
-    actions = [(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)]
-    start = time.perf_counter()
-    pid = os.posix_spawn(args[0], args, env, file_actions=actions)
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in accept:
-        sys.exit(f"{' '.join(args)} failed with {os.waitstatus_to_exitcode(status)}")
-    return elapsed
 
 
 def fill_caches(brados, conversations):

@@ -1202,9 +1202,9 @@ _brados_library() {
 
 _brados_library_albums() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --full --prefetch --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --limit --offset --rows --columns --profile --server)
+    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1216,6 +1216,10 @@ _brados_library_albums() {
         return
         ;;
     '--offset')
+        return
+        ;;
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
         return
         ;;
     '--rows')
@@ -1279,11 +1283,15 @@ _brados_library_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--art --profile --server)
     __brados_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
+        return
+        ;;
     '--profile')
         __brados_add_custom_completions ---completion library show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
@@ -1599,13 +1607,13 @@ _brados_plan() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    show|targets|why|recompute|refresh|weight|pending|sync)
+    show|targets|why|recompute|refresh|weight|history|pending|sync)
         # Offer subcommand argument completions
         "_brados_plan_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'show targets why recompute refresh weight pending sync' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'show targets why recompute refresh weight history pending sync' -- "${cur}"))
         ;;
     esac
 }
@@ -1614,11 +1622,15 @@ _brados_plan_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--art --profile --server)
     __brados_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
+        return
+        ;;
     '--profile')
         __brados_add_custom_completions ---completion plan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
@@ -1716,6 +1728,25 @@ _brados_plan_weight() {
     case "${prev}" in
     '--profile')
         __brados_add_custom_completions ---completion plan weight -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_history() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion plan history -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')

@@ -274,4 +274,15 @@ char *cart_render(const cart_image *image, const cart_render_options *options, s
     return text;
 }
 
+void cart_prepare(void) {
+    cart_load_error(CART_LIBRARY_TURBOJPEG);
+    cart_load_error(CART_LIBRARY_PNG);
+    uint8_t pixel[3] = {0, 0, 0};
+    cart_image image = {1, 1, 3, pixel};
+    static const char *const environment[] = {"TERM=xterm-256color", NULL};
+    cart_render_options options = {0, 0, 1, 1, 0, 0, (1u << 3) | (1u << 4) | (1u << 0), environment, 0.5f};
+    size_t length = 0;
+    cart_free(cart_render(&image, &options, &length));
+}
+
 void cart_free(char *text) { free(text); }

@@ -57,6 +57,18 @@ public struct ArtworkStore: Sendable {
         return (data, false, false)
     }
 
+    /// Whether the artwork is cached (nothing is read; see ``BlobCaching/contains(_:)``).
+    public func isCached(_ album: Album, size: Size) -> Bool {
+        guard let path = album.thumb else { return true }
+        return cache.contains(key(album, path: path, size: size))
+    }
+
+    /// The artwork if it is cached (never fetched); `nil` otherwise.
+    public func cached(_ album: Album, size: Size) -> Data? {
+        guard let path = album.thumb else { return nil }
+        return try? cache.data(for: key(album, path: path, size: size))
+    }
+
     /// Drops an album's cached artwork that does not decode, so the next read fetches it again.
     public func discard(_ album: Album, size: Size) {
         guard let path = album.thumb else { return }

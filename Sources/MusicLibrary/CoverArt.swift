@@ -11,6 +11,9 @@ struct CoverArt: Sendable {
     let artwork: ArtworkStore
     let logger: Logger
 
+    /// The image pixels one cell column shows: Chafa's 8 for symbols, else the cell's width.
+    static func pixelsPerColumn(_ choice: ArtChoice) -> Int { choice.drawing == .symbols ? 8 : (choice.cellWidth ?? 10) }
+
     /// The placeholder's mark.
     static let mark = "♪"
     /// A grid cover's width in cells (a square cover is half as many rows).
@@ -24,7 +27,7 @@ struct CoverArt: Sendable {
         guard let data, album.thumb != nil else { return placeholder(box) }
         do {
             // Enough pixels for the cells, no more: a JPEG decodes at 1/2, 1/4 or 1/8 of its size.
-            let minSide = box.columns * max(8, choice.cellWidth ?? 10)
+            let minSide = box.columns * Self.pixelsPerColumn(choice)
             let picture = try Picture(decoding: data, minSide: minSide)
             return try ArtPainter.draw(picture, in: box, choice: choice)
         } catch {
@@ -39,14 +42,28 @@ struct CoverArt: Sendable {
         return ArtPainter.placeholder(columns: size.columns, rows: size.rows, mark: Self.mark)
     }
 
-    /// An album's details with its cover: beside them when the terminal leaves
-    /// ``detailColumns`` for them, else above. `rows` are (label, value) pairs.
-    func detail(_ data: Data?, album: Album, rows: [(String, String)], area: (columns: Int, rows: Int), style: (String) -> String) -> String {
+    /// Where an album's cover goes in `area`: beside the details when the terminal leaves
+    /// ``detailColumns`` for them, else above; and the box it is drawn in.
+    static func detailLayout(area: (columns: Int, rows: Int)) -> (beside: Bool, box: (columns: Int, rows: Int)) {
         let coverRows = min(24, max(6, area.rows - 4))
         let besideBox = (columns: coverRows * 2, rows: coverRows)
-        let beside = area.columns - besideBox.columns - Self.gap >= Self.detailColumns
-        let box = beside ? besideBox : (columns: area.columns, rows: max(6, min(area.rows - 4, area.columns)))
-        let drawing = draw(data, album: album, size: .detail, box: box)
+        let beside = area.columns - besideBox.columns - gap >= detailColumns
+        return (beside, beside ? besideBox : (columns: area.columns, rows: max(6, min(area.rows - 4, area.columns))))
+    }
+
+    /// The artwork size that is enough for `box`: 1024 px unless the box needs more pixels
+    /// across (a pixel protocol on a large terminal), then 2048.
+    func sizeNeeded(for box: (columns: Int, rows: Int)) -> ArtworkStore.Size {
+        let pixels = box.columns * Self.pixelsPerColumn(choice)
+        return pixels <= ArtworkStore.Size.list.rawValue ? .list : .detail
+    }
+
+    /// An album's details with its cover, beside or above them (``detailLayout(area:)``).
+    /// `rows` are (label, value) pairs.
+    func detail(_ data: Data?, album: Album, size: ArtworkStore.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
+                style: (String) -> String) -> String {
+        let (beside, box) = Self.detailLayout(area: area)
+        let drawing = draw(data, album: album, size: size, box: box)
         let textWidth = beside ? area.columns - drawing.columns - Self.gap : area.columns
         let labelWidth = rows.map(\.0.count).max() ?? 0
         var lines: [String] = []

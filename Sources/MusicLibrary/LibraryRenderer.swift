@@ -119,7 +119,7 @@ public struct LibraryRenderer: Sendable {
 
     /// An album's details; with `cover`, its cover drawn beside or above them.
     func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?,
-                cover: (art: CoverArt, data: Data?, area: (columns: Int, rows: Int))? = nil) throws {
+                cover: (art: CoverArt, data: Data?, size: ArtworkStore.Size, area: (columns: Int, rows: Int))? = nil) throws {
         if output.format == .json {
             struct Document: Encodable { var source: DataSource; var album: AlbumDetail; var artwork: String? }
             return try output.json(Document(source: source, album: detail, artwork: artwork?.path))
@@ -133,7 +133,8 @@ public struct LibraryRenderer: Sendable {
         rows.append(["artwork", artwork?.path ?? "(not available)"])
         rows.append(["source", source.origin])
         if let cover {
-            let text = cover.art.detail(cover.data, album: detail.album, rows: rows.map { ($0[0], $0[1]) }, area: cover.area) { output.styled($0, .dim) }
+            let text = cover.art.detail(cover.data, album: detail.album, size: cover.size, rows: rows.map { ($0[0], $0[1]) },
+                                        area: cover.area) { output.styled($0, .dim) }
             return output.io.write(text)
         }
         output.table(Table(headers: [], rows: rows))

@@ -232,6 +232,8 @@ struct ArtTests {
         #expect(Self.detect(["TERM": "xterm-kitty"], requested: .kitty, terminal: false).drawing == nil)
         let piped = Self.detect(["TERM": "xterm-kitty"], requested: .symbols, terminal: false)
         #expect(piped.drawing == .symbols && piped.colours == .none && !piped.writesEscapes)
+        let forced = Self.detect(["TERM": "xterm-256color", "CLICOLOR_FORCE": "1"], requested: .symbols, terminal: false)
+        #expect(forced.drawing == .symbols && forced.colours == .indexed256, "CLICOLOR_FORCE colours a pipe")
         #expect(Self.detect(["TERM": "xterm-kitty"], requested: .none).drawing == nil)
         #expect(Self.detect(["TERM": "dumb"]).drawing == nil)
     }

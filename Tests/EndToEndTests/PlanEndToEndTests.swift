@@ -136,7 +136,7 @@ struct PlanEndToEndTests {
         let plain = try brados(["--profile", "new", "plan", "sync"], server)
         #expect(plain.status == 0 && plain.stderr.contains("paused"))
         #expect(try pending(server, profile: "new").count == 1)
-        let updates = try await server.stats().byRoute.filter { $0.key.contains("profile") }.values.reduce(0, +)
+        let updates = try await server.stats().byRoute.filter { $0.key.hasPrefix("PUT ") && $0.key.contains("profile") }.values.reduce(0, +)
         #expect(updates == 1, "only the local change was sent")
         // Only when asked.
         let explicit = try brados(["--profile", "new", "plan", "sync", "--include-imported"], server)

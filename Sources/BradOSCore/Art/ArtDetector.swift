@@ -44,6 +44,10 @@ public struct ArtDetector: Sendable {
         if requested == .none { return .none("\(requestedBy) is none") }
         guard isTerminal else {
             if requested == .symbols {
+                // Without colour, unless CLICOLOR_FORCE asks for colours in a pipe too.
+                if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" {
+                    return ArtChoice(drawing: .symbols, colours: colours, reason: "\(requestedBy) is symbols; CLICOLOR_FORCE colours them through a pipe")
+                }
                 return ArtChoice(drawing: .symbols, colours: .none, reason: "\(requestedBy) is symbols; standard output is not a terminal, so without colour")
             }
             return .none("standard output is not a terminal")

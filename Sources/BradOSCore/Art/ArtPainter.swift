@@ -25,6 +25,13 @@ public enum ArtPainter {
     /// Blocks, borders (the eighths) and space: what Chafa itself draws with by default.
     static let symbolTags: UInt32 = (1 << 3) | (1 << 4) | (1 << 0)
 
+    /// Opens the libraries and primes Chafa on another thread, so a command that will draw
+    /// does it while it reads its caches. Drawing before it finishes is safe (it waits on the
+    /// same one-time initialisation).
+    public static func prepare() {
+        Thread.detachNewThread { cart_prepare() }
+    }
+
     /// The cells a `width`×`height` picture covers inside `box`, keeping its shape.
     public static func fit(width: Int, height: Int, in box: (columns: Int, rows: Int), choice: ArtChoice) -> (columns: Int, rows: Int) {
         var columns = Int32(max(1, box.columns)), rows = Int32(max(1, box.rows))

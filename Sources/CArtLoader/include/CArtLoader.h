@@ -81,6 +81,10 @@ char *cart_render(const cart_image *image, const cart_render_options *options, s
 /// when Chafa is missing.
 int cart_fit(int width, int height, int *width_cells, int *height_cells, float font_ratio);
 
+/// Opens the libraries and draws one pixel, so Chafa's tables exist before the first real
+/// picture (called on another thread while the caller reads its caches).
+void cart_prepare(void);
+
 /// Frees what ``cart_render`` returned.
 void cart_free(char *text);
 

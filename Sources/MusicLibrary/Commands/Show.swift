@@ -26,19 +26,33 @@ extension LibraryCommand {
             let env = try await AppEnvironment.live(global)
             let store = try LibraryStore.live(env)
             let choice = try env.art(art)
+            if choice.drawing != nil { ArtPainter.prepare() }
             let found = try await env.reader.answer(store.detail(ratingKey))
+            let album = found.value.album
+            let area = env.artArea
+            let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: store.artwork, logger: env.logger)
+            // The 1024 px copy (cached by lists and prefetch) when it has pixels enough: a
+            // quarter of the decoding.
+            let small = cover.flatMap { $0.sizeNeeded(for: CoverArt.detailLayout(area: area).box) == .list }.flatMap {
+                $0 ? store.artwork.cached(album, size: .list) : nil
+            }
             var artwork: URL?
-            var cover: Data?
+            var detail: Data?
             do {
-                let image = try await store.artwork.artwork(for: found.value.album, size: .detail)
-                cover = image.placeholder ? nil : image.data
-                artwork = try store.artwork.file(for: found.value.album, size: .detail)
+                // The 2048 px copy is cached for the detail view, and read only to be drawn.
+                if album.thumb != nil, cover == nil || small != nil, store.artwork.isCached(album, size: .detail) {
+                    artwork = try store.artwork.file(for: album, size: .detail)
+                } else {
+                    let image = try await store.artwork.artwork(for: album, size: .detail)
+                    detail = image.placeholder ? nil : image.data
+                    artwork = try store.artwork.file(for: album, size: .detail)
+                }
             } catch let error as any BradOSError {
                 // The detail is what was asked for; missing artwork is a note, not a failure.
                 env.output.notice("no artwork: \(error.summary)")
                 artwork = nil
             }
-            let drawn = choice.drawing == nil ? nil : (CoverArt(choice: choice, artwork: store.artwork, logger: env.logger), cover, env.artArea)
+            let drawn = cover.map { (art: $0, data: small ?? detail, size: small != nil ? ArtworkStore.Size.list : .detail, area: area) }
             try LibraryRenderer(output: env.output).detail(found.value, source: found.source, artwork: artwork, cover: drawn)
         }
     }

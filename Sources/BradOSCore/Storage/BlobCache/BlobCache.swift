@@ -48,6 +48,17 @@ public final class BlobCache: BlobCaching {
 
     // MARK: - BlobCaching
 
+    public func contains(_ key: BlobKey) -> Bool {
+        if memory.get(key) != nil { return true }
+        let name = Self.fileName(key)
+        guard let size = try? wrap({ try database.read { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT size FROM blob WHERE bucket = ? AND name = ?"), arguments: [key.bucket, name])
+        } }) else { return false }
+        // stat(2), not FileManager's attributes (which look up the owner's name in /etc/passwd).
+        var info = stat()
+        return stat(fileURL(key, name: name).path, &info) == 0 && Int64(info.st_size) == size
+    }
+
     /// The blob for `key`, or `nil` when absent or corrupt (a corrupt entry is discarded). Reading counts as an access.
     /// - Throws: ``StorageError`` when the index cannot be read, or a corrupt entry or the access times cannot be written.
     public func data(for key: BlobKey) throws -> Data? {

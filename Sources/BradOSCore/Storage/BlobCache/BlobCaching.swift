@@ -25,6 +25,13 @@ public protocol BlobCaching: Sendable {
     func removeAll() throws
     /// Where the blob for `key` lives on disk (whether or not it is cached).
     func fileURL(for key: BlobKey) -> URL
+    /// Whether `key` is cached, from the index and the file's size alone: nothing is read or
+    /// verified (``data(for:)`` does that when the blob is used), and it is no access.
+    func contains(_ key: BlobKey) -> Bool
+}
+
+extension BlobCaching {
+    public func contains(_ key: BlobKey) -> Bool { ((try? data(for: key)) ?? nil) != nil }
 }
 
 /// A cache key: the bucket (e.g. `1024`) and an identifier that names the content
