@@ -12,7 +12,8 @@
 #   and a bind of the machine's /dev is what a later rm -rf would reach), unmounted before
 #   the folder is removed, whatever happens.
 # - `apt-get install ./brados_*.deb` resolves every dependency from Debian; as a new user:
-#   --version, mealplan show, visits list, today, search (FTS5), cache export + import --as, doctor; man -w; a bash
+#   --version, mealplan show, visits list, today, search (FTS5), a cover and the weight plot, cache export + import
+#   --as, doctor (which loads the picture libraries); man -w; a bash
 #   login shell completes `brados lib<TAB>`; systemd-analyze --user verify takes the units.
 # - apt-get remove, then purge (after a reinstall): every file dpkg -L listed is gone and the
 #   user's ~/.config, ~/.cache and ~/.local/share/brados are byte for byte as they were.
@@ -163,6 +164,10 @@ check "brados visits list (the demo's visits)" shows '^[1-9][0-9]* visits' brado
 check "brados today right after mealplan show shows the meals" shows 'breakfast' brados today
 # FTS5 comes from the package's libsqlite3 dependency (Debian builds it in): a real search proves it.
 check "brados search (SQLite FTS5 from the installed libsqlite3)" shows 'brados mealplan show' brados search breakfast
+# Pictures: Chafa and TurboJPEG (the demo's covers are JPEG, as Plex sends) opened at run time
+# from the packages the dlopen note put in Depends; doctor fails if one of the three is missing.
+check "brados library show 1001 draws the cover (libchafa0, libturbojpeg0)" shows '████' env COLUMNS=80 LINES=30 brados library show 1001 --art symbols
+check "brados plan show plots the weight trend" shows 'target 78.0 kg' brados plan show --art symbols
 exported() { as_user brados cache export -o /home/alice/backup.tar.zst >/dev/null && [ -s "$root/home/alice/backup.tar.zst" ]; }
 check "brados cache export" exported
 imported() { as_user brados cache import /home/alice/backup.tar.zst --as bob >/dev/null && shows breakfast brados --profile bob --offline mealplan show; }
@@ -245,6 +250,7 @@ check "sha256sum -c $name.tar.gz.sha256" sums
 unpacked() { as_user sh -c "mkdir -p ~/.local && tar -xzf /tmp/$name.tar.gz -C ~/.local --strip-components=1" && [ -x "$root/home/alice/.local/bin/brados" ]; }
 check "the tarball unpacks into ~/.local (bin/, share/)" unpacked
 check "bin/brados mealplan show works from the tarball" shows breakfast /home/alice/.local/bin/brados mealplan show
+check "bin/brados library show draws a cover with only the .deb's Depends" shows '████' env COLUMNS=80 LINES=30 /home/alice/.local/bin/brados library show 1001 --art symbols
 in_place() {
     local share="$root/home/alice/.local/share"
     [ -f "$share/man/man1/brados.1.gz" ] && [ -f "$share/bash-completion/completions/brados" ] \

@@ -173,8 +173,8 @@ struct PlexCatalogue: Sendable {
         var contentType: String { self == .png ? "image/png" : "image/jpeg" }
     }
 
-    /// The album's artwork as `format`: the same design either way (a colour gradient crossed
-    /// by bands of noise whose share sets the size).
+    /// The album's artwork as `format`: the same design either way (a record on a colour
+    /// gradient, crossed by bands of noise whose share sets the size).
     func artwork(for album: Album, size: Int, format: ImageFormat) -> Data {
         format == .png ? artwork(for: album, size: size) : jpegArtwork(for: album, size: size)
     }
@@ -204,9 +204,8 @@ struct PlexCatalogue: Sendable {
                 return .init(dc: dc, ac: ac)
             }
             let x = min(size - 1, column * 8 + 4), y = min(size - 1, row * 8 + 4)
-            let r = Double(hue.0 &+ UInt8(truncatingIfNeeded: (x * 16 / size) * 16))
-            let g = Double(hue.1 &+ UInt8(truncatingIfNeeded: (y * 16 / size) * 16))
-            let b = Double(hue.2)
+            let colour = Self.coverColour(x: x, y: y, size: size, hue: hue)
+            let r = Double(colour.0), g = Double(colour.1), b = Double(colour.2)
             let level = switch component {
             case 0: 0.299 * r + 0.587 * g + 0.114 * b
             case 1: 128 - 0.168736 * r - 0.331264 * g + 0.5 * b
@@ -216,7 +215,24 @@ struct PlexCatalogue: Sendable {
         }
     }
 
-    /// Generated cover art as PNG: a gradient with bands of noise; busier albums compress worse,
+    /// The design of a cover at (x, y): a record on a coarse 16-step gradient (long runs that
+    /// compress well): the disc in the gradient's complement, grooves every few pixels, a
+    /// label in the album's hue, and the spindle hole.
+    static func coverColour(x: Int, y: Int, size: Int, hue: (UInt8, UInt8, UInt8)) -> (UInt8, UInt8, UInt8) {
+        let background = (hue.0 &+ UInt8(truncatingIfNeeded: (x * 16 / size) * 16), hue.1 &+ UInt8(truncatingIfNeeded: (y * 16 / size) * 16), hue.2)
+        let dx = x - size / 2, dy = y - size / 2
+        let distance = Double(dx * dx + dy * dy).squareRoot() / Double(size)
+        switch distance {
+        case ..<0.012: return (16, 16, 20)
+        case ..<0.13: return (hue.0 | 0x80, hue.1 | 0x40, hue.2 / 2)
+        case ..<0.38:
+            let groove = Int(distance * 160) % 3 == 0
+            return groove ? (34, 34, 40) : (22, 22, 28)
+        default: return background
+        }
+    }
+
+    /// Generated cover art as PNG: a record on a gradient with bands of noise; busier albums compress worse,
     /// so sizes spread like real artwork (about 100–400 KB at 1024 px, 0.4–1.5 MB at 2048 px).
     func artwork(for album: Album, size: Int) -> Data {
         let hash = UInt64(album.ratingKey) ?? 1
@@ -233,10 +249,10 @@ struct PlexCatalogue: Sendable {
                     row[x * 3 + 1] = UInt8(truncatingIfNeeded: value >> 8)
                     row[x * 3 + 2] = UInt8(truncatingIfNeeded: value >> 16)
                 } else {
-                    // Coarse 16-step gradient: long runs that deflate well.
-                    row[x * 3] = hue.0 &+ UInt8(truncatingIfNeeded: (x * 16 / size) * 16)
-                    row[x * 3 + 1] = hue.1 &+ UInt8(truncatingIfNeeded: (y * 16 / size) * 16)
-                    row[x * 3 + 2] = hue.2
+                    let colour = Self.coverColour(x: x, y: y, size: size, hue: hue)
+                    row[x * 3] = colour.0
+                    row[x * 3 + 1] = colour.1
+                    row[x * 3 + 2] = colour.2
                 }
             }
         }
