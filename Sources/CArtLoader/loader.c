@@ -47,23 +47,23 @@ static void open_library(int index) {
         snprintf(errors[index], sizeof errors[index], "%s", reason != NULL ? reason : sonames[index]);
     }
 }
-static void open_chafa(void) { open_library(CART_LIBRARY_CHAFA); }
-static void open_turbojpeg(void) { open_library(CART_LIBRARY_TURBOJPEG); }
-static void open_png(void) { open_library(CART_LIBRARY_PNG); }
+static void open_chafa(void) { open_library(CART_LIB_CHAFA); }
+static void open_turbojpeg(void) { open_library(CART_LIB_TURBOJPEG); }
+static void open_png(void) { open_library(CART_LIB_PNG); }
 static void (*const openers[3])(void) = {open_chafa, open_turbojpeg, open_png};
 
-static void *handle(cart_library library) {
+static void *handle(cart_lib library) {
     pthread_once(&onces[library], openers[library]);
     return handles[library];
 }
 
-const char *cart_library_soname(cart_library library) { return sonames[library]; }
+const char *cart_lib_soname(cart_lib library) { return sonames[library]; }
 
-const char *cart_load_error(cart_library library) {
+const char *cart_load_error(cart_lib library) {
     return handle(library) == NULL ? errors[library] : NULL;
 }
 
-static void *symbol(cart_library library, const char *name) {
+static void *symbol(cart_lib library, const char *name) {
     void *h = handle(library);
     return h != NULL ? dlsym(h, name) : NULL;
 }
@@ -78,12 +78,12 @@ static void set_detail(char *detail, size_t detail_size, const char *text) {
 
 static cart_status decode_jpeg(const uint8_t *data, size_t size, int min_side, int max_side,
                                cart_image *out, char *detail, size_t detail_size) {
-    __typeof__(&tjInitDecompress) init = LOOKUP(CART_LIBRARY_TURBOJPEG, tjInitDecompress);
-    __typeof__(&tjDecompressHeader3) header = LOOKUP(CART_LIBRARY_TURBOJPEG, tjDecompressHeader3);
-    __typeof__(&tjGetScalingFactors) factors = LOOKUP(CART_LIBRARY_TURBOJPEG, tjGetScalingFactors);
-    __typeof__(&tjDecompress2) decompress = LOOKUP(CART_LIBRARY_TURBOJPEG, tjDecompress2);
-    __typeof__(&tjDestroy) destroy = LOOKUP(CART_LIBRARY_TURBOJPEG, tjDestroy);
-    __typeof__(&tjGetErrorStr2) message = LOOKUP(CART_LIBRARY_TURBOJPEG, tjGetErrorStr2);
+    __typeof__(&tjInitDecompress) init = LOOKUP(CART_LIB_TURBOJPEG, tjInitDecompress);
+    __typeof__(&tjDecompressHeader3) header = LOOKUP(CART_LIB_TURBOJPEG, tjDecompressHeader3);
+    __typeof__(&tjGetScalingFactors) factors = LOOKUP(CART_LIB_TURBOJPEG, tjGetScalingFactors);
+    __typeof__(&tjDecompress2) decompress = LOOKUP(CART_LIB_TURBOJPEG, tjDecompress2);
+    __typeof__(&tjDestroy) destroy = LOOKUP(CART_LIB_TURBOJPEG, tjDestroy);
+    __typeof__(&tjGetErrorStr2) message = LOOKUP(CART_LIB_TURBOJPEG, tjGetErrorStr2);
     if (!init || !header || !factors || !decompress || !destroy || !message) return CART_MISSING_LIBRARY;
     if (size > 0x7fffffffUL) return CART_TOO_LARGE;
     tjhandle tj = init();
@@ -127,9 +127,9 @@ static cart_status decode_jpeg(const uint8_t *data, size_t size, int min_side, i
 
 static cart_status decode_png(const uint8_t *data, size_t size, int max_side,
                               cart_image *out, char *detail, size_t detail_size) {
-    __typeof__(&png_image_begin_read_from_memory) begin = LOOKUP(CART_LIBRARY_PNG, png_image_begin_read_from_memory);
-    __typeof__(&png_image_finish_read) finish = LOOKUP(CART_LIBRARY_PNG, png_image_finish_read);
-    __typeof__(&png_image_free) release = LOOKUP(CART_LIBRARY_PNG, png_image_free);
+    __typeof__(&png_image_begin_read_from_memory) begin = LOOKUP(CART_LIB_PNG, png_image_begin_read_from_memory);
+    __typeof__(&png_image_finish_read) finish = LOOKUP(CART_LIB_PNG, png_image_finish_read);
+    __typeof__(&png_image_free) release = LOOKUP(CART_LIB_PNG, png_image_free);
     if (!begin || !finish || !release) return CART_MISSING_LIBRARY;
     png_image image;
     memset(&image, 0, sizeof image);
@@ -212,33 +212,33 @@ char *g_string_free(chafa_gstring *string, int free_segment);
 enum { CHAFA_PIXEL_RGBA8_UNASSOCIATED = 4, CHAFA_PIXEL_RGB8 = 8 };
 
 int cart_fit(int width, int height, int *width_cells, int *height_cells, float font_ratio) {
-    __typeof__(&chafa_calc_canvas_geometry) calc = LOOKUP(CART_LIBRARY_CHAFA, chafa_calc_canvas_geometry);
+    __typeof__(&chafa_calc_canvas_geometry) calc = LOOKUP(CART_LIB_CHAFA, chafa_calc_canvas_geometry);
     if (calc == NULL) return 0;
     calc(width, height, width_cells, height_cells, font_ratio, 1, 0);
     return 1;
 }
 
 char *cart_render(const cart_image *image, const cart_render_options *options, size_t *length) {
-    __typeof__(&chafa_symbol_map_new) map_new = LOOKUP(CART_LIBRARY_CHAFA, chafa_symbol_map_new);
-    __typeof__(&chafa_symbol_map_add_by_tags) map_add = LOOKUP(CART_LIBRARY_CHAFA, chafa_symbol_map_add_by_tags);
-    __typeof__(&chafa_symbol_map_unref) map_unref = LOOKUP(CART_LIBRARY_CHAFA, chafa_symbol_map_unref);
-    __typeof__(&chafa_canvas_config_new) config_new = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_new);
-    __typeof__(&chafa_canvas_config_set_geometry) set_geometry = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_set_geometry);
-    __typeof__(&chafa_canvas_config_set_cell_geometry) set_cell = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_set_cell_geometry);
-    __typeof__(&chafa_canvas_config_set_canvas_mode) set_canvas_mode = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_set_canvas_mode);
-    __typeof__(&chafa_canvas_config_set_pixel_mode) set_pixel_mode = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_set_pixel_mode);
-    __typeof__(&chafa_canvas_config_set_symbol_map) set_map = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_set_symbol_map);
-    __typeof__(&chafa_canvas_config_set_work_factor) set_work = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_set_work_factor);
-    __typeof__(&chafa_canvas_config_unref) config_unref = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_config_unref);
-    __typeof__(&chafa_canvas_new) canvas_new = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_new);
-    __typeof__(&chafa_canvas_draw_all_pixels) draw = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_draw_all_pixels);
-    __typeof__(&chafa_canvas_print) print = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_print);
-    __typeof__(&chafa_canvas_unref) canvas_unref = LOOKUP(CART_LIBRARY_CHAFA, chafa_canvas_unref);
-    __typeof__(&chafa_term_db_get_default) term_db = LOOKUP(CART_LIBRARY_CHAFA, chafa_term_db_get_default);
-    __typeof__(&chafa_term_db_detect) detect = LOOKUP(CART_LIBRARY_CHAFA, chafa_term_db_detect);
-    __typeof__(&chafa_term_info_unref) info_unref = LOOKUP(CART_LIBRARY_CHAFA, chafa_term_info_unref);
+    __typeof__(&chafa_symbol_map_new) map_new = LOOKUP(CART_LIB_CHAFA, chafa_symbol_map_new);
+    __typeof__(&chafa_symbol_map_add_by_tags) map_add = LOOKUP(CART_LIB_CHAFA, chafa_symbol_map_add_by_tags);
+    __typeof__(&chafa_symbol_map_unref) map_unref = LOOKUP(CART_LIB_CHAFA, chafa_symbol_map_unref);
+    __typeof__(&chafa_canvas_config_new) config_new = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_new);
+    __typeof__(&chafa_canvas_config_set_geometry) set_geometry = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_set_geometry);
+    __typeof__(&chafa_canvas_config_set_cell_geometry) set_cell = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_set_cell_geometry);
+    __typeof__(&chafa_canvas_config_set_canvas_mode) set_canvas_mode = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_set_canvas_mode);
+    __typeof__(&chafa_canvas_config_set_pixel_mode) set_pixel_mode = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_set_pixel_mode);
+    __typeof__(&chafa_canvas_config_set_symbol_map) set_map = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_set_symbol_map);
+    __typeof__(&chafa_canvas_config_set_work_factor) set_work = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_set_work_factor);
+    __typeof__(&chafa_canvas_config_unref) config_unref = LOOKUP(CART_LIB_CHAFA, chafa_canvas_config_unref);
+    __typeof__(&chafa_canvas_new) canvas_new = LOOKUP(CART_LIB_CHAFA, chafa_canvas_new);
+    __typeof__(&chafa_canvas_draw_all_pixels) draw = LOOKUP(CART_LIB_CHAFA, chafa_canvas_draw_all_pixels);
+    __typeof__(&chafa_canvas_print) print = LOOKUP(CART_LIB_CHAFA, chafa_canvas_print);
+    __typeof__(&chafa_canvas_unref) canvas_unref = LOOKUP(CART_LIB_CHAFA, chafa_canvas_unref);
+    __typeof__(&chafa_term_db_get_default) term_db = LOOKUP(CART_LIB_CHAFA, chafa_term_db_get_default);
+    __typeof__(&chafa_term_db_detect) detect = LOOKUP(CART_LIB_CHAFA, chafa_term_db_detect);
+    __typeof__(&chafa_term_info_unref) info_unref = LOOKUP(CART_LIB_CHAFA, chafa_term_info_unref);
     // GLib's, found through libchafa's own dependencies.
-    __typeof__(&g_string_free) string_free = LOOKUP(CART_LIBRARY_CHAFA, g_string_free);
+    __typeof__(&g_string_free) string_free = LOOKUP(CART_LIB_CHAFA, g_string_free);
     if (!map_new || !map_add || !map_unref || !config_new || !set_geometry || !set_cell || !set_canvas_mode ||
         !set_pixel_mode || !set_map || !set_work || !config_unref || !canvas_new || !draw || !print ||
         !canvas_unref || !term_db || !detect || !info_unref || !string_free)
@@ -275,8 +275,8 @@ char *cart_render(const cart_image *image, const cart_render_options *options, s
 }
 
 void cart_prepare(void) {
-    cart_load_error(CART_LIBRARY_TURBOJPEG);
-    cart_load_error(CART_LIBRARY_PNG);
+    cart_load_error(CART_LIB_TURBOJPEG);
+    cart_load_error(CART_LIB_PNG);
     uint8_t pixel[3] = {0, 0, 0};
     cart_image image = {1, 1, 3, pixel};
     static const char *const environment[] = {"TERM=xterm-256color", NULL};

@@ -58,12 +58,12 @@ public struct ArtDetector: Sendable {
             ArtChoice(drawing: drawing, colours: colours, tmuxPassthrough: passthrough && drawing != .symbols,
                       cellWidth: cell?.width, cellHeight: cell?.height, reason: reason)
         }
-        let multiplexer = self.multiplexer
+        let mux = self.mux
         switch requested {
         case .kitty, .iterm, .sixel:
             let drawing = ArtProtocol(rawValue: requested.rawValue)!
-            if let multiplexer {
-                if multiplexer == "screen" {
+            if let mux {
+                if mux == "screen" {
                     return choice(.symbols, "\(requestedBy) is \(requested.rawValue), but GNU screen passes no pictures through: symbols")
                 }
                 return choice(drawing, "\(requestedBy) is \(requested.rawValue); inside tmux, sent through its passthrough (needs `set -g allow-passthrough on`)", passthrough: true)
@@ -74,8 +74,8 @@ public struct ArtDetector: Sendable {
         case .auto, .none:
             break
         }
-        if let multiplexer {
-            return choice(.symbols, "inside \(multiplexer): symbols (pictures need passthrough, not known to work; `--art kitty|sixel|iterm` forces it)")
+        if let mux {
+            return choice(.symbols, "inside \(mux): symbols (pictures need passthrough, not known to work; `--art kitty|sixel|iterm` forces it)")
         }
         let term = environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" { return .none(term.isEmpty ? "TERM is not set" : "TERM is dumb") }
@@ -96,7 +96,7 @@ public struct ArtDetector: Sendable {
     }
 
     /// `tmux` or `screen` when the output goes through one.
-    var multiplexer: String? {
+    var mux: String? {
         if let value = environment["TMUX"], !value.isEmpty { return "tmux" }
         let term = environment["TERM"] ?? ""
         if term.hasPrefix("tmux") { return "tmux" }

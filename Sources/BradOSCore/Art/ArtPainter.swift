@@ -73,8 +73,8 @@ public enum ArtPainter {
             return cart_render(&image, &options, &length)
         }
         guard let text else {
-            throw .missingLibrary(soname: String(cString: cart_library_soname(CART_LIBRARY_CHAFA)),
-                                  detail: cart_load_error(CART_LIBRARY_CHAFA).map { String(cString: $0) } ?? "a function is missing")
+            throw .missingLibrary(soname: String(cString: cart_lib_soname(CART_LIB_CHAFA)),
+                                  detail: cart_load_error(CART_LIB_CHAFA).map { String(cString: $0) } ?? "a function is missing")
         }
         defer { cart_free(text) }
         let printed = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)

@@ -110,8 +110,8 @@ public struct BraillePlot: Sendable {
         axis[0] = valueLabel(highY)
         axis[height - 1] = valueLabel(lowY)
         if let reference {
-            let row = dotY(reference.y) / 4
-            if row > 0 && row < height - 1 { axis[row] = valueLabel(reference.y) }
+            // The reference's own value on its row (over the top or bottom label it shares a row with).
+            axis[dotY(reference.y) / 4] = valueLabel(reference.y)
         }
         let axisWidth = axis.map(\.count).max() ?? 0
         let lastRow = series.last?.points.last.map { dotY($0.y) / 4 }

@@ -28,9 +28,9 @@ public final class Picture: @unchecked Sendable {
         switch status {
         case CART_OK: image = decoded
         case CART_MISSING_LIBRARY:
-            let library = data.first == 0xFF ? CART_LIBRARY_TURBOJPEG : CART_LIBRARY_PNG
-            throw .missingLibrary(soname: String(cString: cart_library_soname(library)),
-                                  detail: cart_load_error(library).map { String(cString: $0) } ?? "a function is missing")
+            let decoder = data.first == 0xFF ? CART_LIB_TURBOJPEG : CART_LIB_PNG
+            throw .missingLibrary(soname: String(cString: cart_lib_soname(decoder)),
+                                  detail: cart_load_error(decoder).map { String(cString: $0) } ?? "a function is missing")
         case CART_UNKNOWN_FORMAT: throw .unknownFormat
         case CART_TOO_LARGE: throw .tooLarge
         case CART_NO_MEMORY: throw .noMemory

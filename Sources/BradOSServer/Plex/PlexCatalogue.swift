@@ -216,8 +216,8 @@ struct PlexCatalogue: Sendable {
     }
 
     /// The design of a cover at (x, y): a record on a coarse 16-step gradient (long runs that
-    /// compress well): the disc in the gradient's complement, grooves every few pixels, a
-    /// label in the album's hue, and the spindle hole.
+    /// compress well, so the noise bands still set the size): a dark disc, a label in the
+    /// album's hue, and the spindle hole.
     static func coverColour(x: Int, y: Int, size: Int, hue: (UInt8, UInt8, UInt8)) -> (UInt8, UInt8, UInt8) {
         let background = (hue.0 &+ UInt8(truncatingIfNeeded: (x * 16 / size) * 16), hue.1 &+ UInt8(truncatingIfNeeded: (y * 16 / size) * 16), hue.2)
         let dx = x - size / 2, dy = y - size / 2
@@ -225,9 +225,7 @@ struct PlexCatalogue: Sendable {
         switch distance {
         case ..<0.012: return (16, 16, 20)
         case ..<0.13: return (hue.0 | 0x80, hue.1 | 0x40, hue.2 / 2)
-        case ..<0.38:
-            let groove = Int(distance * 160) % 3 == 0
-            return groove ? (34, 34, 40) : (22, 22, 28)
+        case ..<0.38: return (24, 24, 30)
         default: return background
         }
     }

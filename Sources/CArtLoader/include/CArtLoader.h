@@ -7,16 +7,16 @@
 /// The libraries pictures are drawn with, each opened with dlopen on first use (never at
 /// start-up): Chafa draws, TurboJPEG and libpng decode.
 typedef enum {
-    CART_LIBRARY_CHAFA = 0,
-    CART_LIBRARY_TURBOJPEG = 1,
-    CART_LIBRARY_PNG = 2,
-} cart_library;
+    CART_LIB_CHAFA = 0,
+    CART_LIB_TURBOJPEG = 1,
+    CART_LIB_PNG = 2,
+} cart_lib;
 
 /// The soname brados opens for `library` ("libchafa.so.0", …).
-const char *cart_library_soname(cart_library library);
+const char *cart_lib_soname(cart_lib library);
 
 /// Why `library` could not be loaded (`dlerror()`), or NULL when it was.
-const char *cart_load_error(cart_library library);
+const char *cart_load_error(cart_lib library);
 
 /// Results of ``cart_decode``.
 typedef enum {

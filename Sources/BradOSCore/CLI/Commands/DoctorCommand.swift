@@ -148,12 +148,12 @@ public struct Doctor {
     /// and why (the same choice `library show` makes, without `--art`).
     func pictures() -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
-        let libraries: [(cart_library, String)] = [
-            (CART_LIBRARY_CHAFA, "libchafa0"), (CART_LIBRARY_TURBOJPEG, "libturbojpeg0"), (CART_LIBRARY_PNG, "libpng16-16"),
+        let needed: [(cart_lib, String)] = [
+            (CART_LIB_CHAFA, "libchafa0"), (CART_LIB_TURBOJPEG, "libturbojpeg0"), (CART_LIB_PNG, "libpng16-16"),
         ]
-        for (library, package) in libraries {
-            let soname = String(cString: cart_library_soname(library))
-            if let reason = cart_load_error(library) {
+        for (lib, package) in needed {
+            let soname = String(cString: cart_lib_soname(lib))
+            if let reason = cart_load_error(lib) {
                 checks.append(DoctorCheck(name: "pictures \(soname)", status: .fail, detail: "not loaded: \(String(cString: reason))",
                                           fix: "Install it (Debian: apt-get install \(package)); until then covers are drawn as placeholders."))
             } else {
