@@ -11,8 +11,9 @@ struct CoverArt: Sendable {
     let artwork: ArtworkStore
     let logger: Logger
 
-    /// The image pixels one cell column shows: Chafa's 8 for symbols, else the cell's width.
-    static func pixelsPerColumn(_ choice: ArtChoice) -> Int { choice.drawing == .symbols ? 8 : (choice.cellWidth ?? 10) }
+    /// The image pixels one cell column needs: 6 for symbols (a symbol's shape is finer than
+    /// half a cell only at its eighths, and Chafa scales the rest), else the cell's width.
+    static func pixelsPerColumn(_ choice: ArtChoice) -> Int { choice.drawing == .symbols ? 6 : (choice.cellWidth ?? 10) }
 
     /// The placeholder's mark.
     static let mark = "♪"
@@ -81,7 +82,8 @@ struct CoverArt: Sendable {
     static func firstScreen(area: (columns: Int, rows: Int), choice: ArtChoice) -> (perRow: Int, count: Int) {
         let perRow = max(1, (area.columns + gap) / (gridWidth + gap))
         let coverRows = ArtPainter.fit(width: 1, height: 1, in: (gridWidth, gridWidth), choice: choice).rows
-        let gridRows = max(1, (area.rows - 2) / (coverRows + 1))
+        // Rows for the header, the command line typed and the prompt after.
+        let gridRows = max(1, (area.rows - 3) / (coverRows + 1))
         return (perRow, perRow * gridRows)
     }
 

@@ -127,6 +127,9 @@ struct ArtTests {
         #expect(sixel[sixel.index(sixel.startIndex, offsetBy: 2)..<introducer].allSatisfy { $0.isNumber || $0 == ";" })
         #expect(sixel.contains("\"1;1;") && sixel.contains("#0;2;"), "raster attributes and an RGB colour register")
         #expect(sixel.dropFirst(2).dropLast(2).contains("\u{1B}") == false, "one sequence")
+        // An image gets every colour, whatever TERM says of the text's (xterm's is 16).
+        let palette = try ArtPainter.draw(picture, in: (10, 5), choice: Self.choice(.sixel, colours: .indexed16, cell: (8, 16))).lines.joined()
+        #expect(palette.contains("#16;2;"), "more than the 16 colours of TERM=xterm's text")
 
         let iterm = try ArtPainter.draw(picture, in: (10, 5), choice: Self.choice(.iterm, cell: (8, 16))).lines.joined()
         #expect(iterm.hasPrefix("\u{1B}]1337;File=inline=1;"), "\(Self.visible(String(iterm.prefix(40))))")

@@ -32,7 +32,8 @@ extension AppEnvironment {
         }
         return ArtDetector(
             requested: requested, requestedBy: requestedBy, environment: io.environment, isTerminal: io.isOutputTerminal,
-            json: output.format == .json, query: io.isOutputTerminal && io.isInputTerminal ? ask : nil, cellPixels: io.cellPixels)
+            json: output.format == .json, query: io.isInputTerminal || io.isOutputTerminal || io.isErrorTerminal ? ask : nil,
+            cellPixels: io.cellPixels)
     }
 
     /// The cells pictures may use: the terminal's size, else `COLUMNS` and `LINES`, else 80×24.

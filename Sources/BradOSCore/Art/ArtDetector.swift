@@ -64,7 +64,7 @@ public struct ArtDetector: Sendable {
             let drawing = ArtProtocol(rawValue: requested.rawValue)!
             if let mux {
                 if mux == "screen" {
-                    return choice(.symbols, "\(requestedBy) is \(requested.rawValue), but GNU screen passes no pictures through: symbols")
+                    return choice(.symbols, "\(requestedBy) is \(requested.rawValue), but GNU screen passes no pictures through")
                 }
                 return choice(drawing, "\(requestedBy) is \(requested.rawValue); inside tmux, sent through its passthrough (needs `set -g allow-passthrough on`)", passthrough: true)
             }
@@ -75,7 +75,7 @@ public struct ArtDetector: Sendable {
             break
         }
         if let mux {
-            return choice(.symbols, "inside \(mux): symbols (pictures need passthrough, not known to work; `--art kitty|sixel|iterm` forces it)")
+            return choice(.symbols, "inside \(mux) (pictures need its passthrough, not known to be on; `--art kitty|sixel|iterm` sends them through it)")
         }
         let term = environment["TERM"] ?? ""
         if term.isEmpty || term == "dumb" { return .none(term.isEmpty ? "TERM is not set" : "TERM is dumb") }
@@ -92,7 +92,7 @@ public struct ArtDetector: Sendable {
         if term.hasPrefix("foot") { return choice(.sixel, "TERM is \(term) (foot shows sixel)") }
         if term.hasPrefix("mlterm") || environment["MLTERM"] != nil { return choice(.sixel, "mlterm shows sixel") }
         if let answer = askTerminal() { return choice(answer.drawing, answer.reason) }
-        return choice(.symbols, query == nil ? "no terminal to ask: symbols" : "the terminal did not answer within \(Self.queryTimeout.milliseconds) ms: symbols")
+        return choice(.symbols, query == nil ? "no terminal to ask" : "the terminal did not answer within \(Self.queryTimeout.milliseconds) ms")
     }
 
     /// `tmux` or `screen` when the output goes through one.
@@ -129,7 +129,7 @@ public struct ArtDetector: Sendable {
         if answer.contains("\u{1B}_Gi=31;OK") { return (.kitty, "the terminal answered kitty's graphics query") }
         let attributes = Self.deviceAttributes(in: answer) ?? []
         if attributes.contains(4) { return (.sixel, "the terminal reports sixel graphics (DA1 attribute 4)") }
-        return (.symbols, "the terminal answered but reports no pixel graphics: symbols")
+        return (.symbols, "the terminal answered but reports no pixel graphics")
     }
 
     /// The parameters of a DA1 reply (`\e[?62;4;22c` → [62, 4, 22]) in `text`, if it holds one.

@@ -66,7 +66,9 @@ public enum ArtPainter {
         let text: UnsafeMutablePointer<CChar>? = withCStrings(environment) { pointers in
             var image = picture.image
             var options = cart_render_options(
-                pixel_mode: drawing.chafaPixelMode, canvas_mode: choice.colours.chafaCanvasMode,
+                // Colour depth is the text's: an image always gets every colour (sixel its 256
+                // registers), whatever TERM says of the terminal's text colours.
+                pixel_mode: drawing.chafaPixelMode, canvas_mode: drawing == .symbols ? choice.colours.chafaCanvasMode : ArtColours.truecolor.chafaCanvasMode,
                 width_cells: Int32(size.columns), height_cells: Int32(size.rows),
                 cell_width: Int32(choice.cellWidth ?? 0), cell_height: Int32(choice.cellHeight ?? 0),
                 symbol_tags: symbolTags, environment: pointers, work_factor: 0.5)

@@ -113,7 +113,6 @@ public struct StandardIO: TerminalIO {
         return String(decoding: line, as: UTF8.self)
     }
     public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? {
-        guard isatty(STDOUT_FILENO) == 1 else { return nil }
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard tty >= 0 else { return nil }
         defer { close(tty) }

@@ -165,7 +165,7 @@ public struct Doctor {
             // a command would draw on, the one doctor runs in.
             var detector = try env.artDetector()
             detector.json = false
-            if !detector.isTerminal, env.io.isErrorTerminal || env.io.isInputTerminal { detector.isTerminal = true; detector.query = nil }
+            if !detector.isTerminal, env.io.isErrorTerminal || env.io.isInputTerminal { detector.isTerminal = true }
             let choice = detector.choose()
             checks.append(DoctorCheck(name: "pictures mode", status: .ok, detail: "\(choice.modeName): \(choice.reason)"))
         } catch {
