@@ -280,7 +280,13 @@ struct ArtTests {
         let tmux = Self.detect(["TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0", "KITTY_WINDOW_ID": "1"], answer: "\u{1B}[?62;4c", asked: asked)
         #expect(tmux.drawing == .symbols && tmux.reason.contains("tmux") && asked.value.isEmpty)
         let forced = Self.detect(["TERM": "tmux-256color", "TMUX": "x"], requested: .kitty)
-        #expect(forced.drawing == .kitty && forced.tmuxPassthrough)
+        #expect(forced.drawing == .kitty && forced.tmuxPassthrough, "unknown: sent through")
+        let off = ArtDetector(requested: .sixel, requestedBy: "--art", environment: ["TERM": "tmux-256color", "TMUX": "x"], isTerminal: true,
+                              json: false, tmuxAllowsPassthrough: { false }).choose()
+        #expect(off.drawing == .symbols && off.reason.contains("allow-passthrough is off"))
+        let on = ArtDetector(requested: .sixel, requestedBy: "--art", environment: ["TERM": "tmux-256color", "TMUX": "x"], isTerminal: true,
+                             json: false, tmuxAllowsPassthrough: { true }).choose()
+        #expect(on.drawing == .sixel && on.tmuxPassthrough)
         #expect(Self.detect(["TERM": "screen", "STY": "1.pts"], requested: .sixel).drawing == .symbols)
         #expect(Self.detect(["TERM": "screen.xterm-256color", "STY": "1.pts"]).drawing == .symbols)
     }

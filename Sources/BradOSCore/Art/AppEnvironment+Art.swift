@@ -33,7 +33,29 @@ extension AppEnvironment {
         return ArtDetector(
             requested: requested, requestedBy: requestedBy, environment: io.environment, isTerminal: io.isOutputTerminal,
             json: output.format == .json, query: io.isInputTerminal || io.isOutputTerminal || io.isErrorTerminal ? ask : nil,
-            cellPixels: io.cellPixels)
+            cellPixels: io.cellPixels, tmuxAllowsPassthrough: { Self.tmuxAllowsPassthrough(environment: io.environment) })
+    }
+
+    /// tmux's `allow-passthrough` (`tmux show-options -gv`): `on` or `all` lets pictures
+    /// through; `nil` when tmux cannot say (not found, or older than 3.3, which passes them).
+    static func tmuxAllowsPassthrough(environment: [String: String]) -> Bool? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux", "show-options", "-gv", "allow-passthrough"]
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        switch answer.trimmingCharacters(in: .whitespacesAndNewlines) {
+        case "on", "all": return true
+        case "off": return false
+        default: return nil
+        }
     }
 
     /// The cells pictures may use: the terminal's size, else `COLUMNS` and `LINES`, else 80×24.

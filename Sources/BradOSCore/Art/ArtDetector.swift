@@ -21,6 +21,8 @@ public struct ArtDetector: Sendable {
     public var query: (@Sendable (String, @Sendable (String) -> Bool, Duration) -> String?)?
     /// One cell's pixel size from the terminal, when known.
     public var cellPixels: (width: Int, height: Int)?
+    /// Whether tmux passes pictures through (its `allow-passthrough` option); `nil` when unknown.
+    public var tmuxAllowsPassthrough: (@Sendable () -> Bool?)?
 
     /// How long the terminal has to answer. Every VT100-compatible terminal answers DA1 at
     /// once, so this is only waited out by one that does not answer at all.
@@ -28,7 +30,7 @@ public struct ArtDetector: Sendable {
 
     public init(requested: ArtMode, requestedBy: String, environment: [String: String], isTerminal: Bool, json: Bool,
                 query: (@Sendable (String, @Sendable (String) -> Bool, Duration) -> String?)? = nil,
-                cellPixels: (width: Int, height: Int)? = nil) {
+                cellPixels: (width: Int, height: Int)? = nil, tmuxAllowsPassthrough: (@Sendable () -> Bool?)? = nil) {
         self.requested = requested
         self.requestedBy = requestedBy
         self.environment = environment
@@ -36,6 +38,7 @@ public struct ArtDetector: Sendable {
         self.json = json
         self.query = query
         self.cellPixels = cellPixels
+        self.tmuxAllowsPassthrough = tmuxAllowsPassthrough
     }
 
     /// The choice, with its reason.
@@ -66,7 +69,10 @@ public struct ArtDetector: Sendable {
                 if mux == "screen" {
                     return choice(.symbols, "\(requestedBy) is \(requested.rawValue), but GNU screen passes no pictures through")
                 }
-                return choice(drawing, "\(requestedBy) is \(requested.rawValue); inside tmux, sent through its passthrough (needs `set -g allow-passthrough on`)", passthrough: true)
+                if tmuxAllowsPassthrough?() == false {
+                    return choice(.symbols, "\(requestedBy) is \(requested.rawValue), but tmux's allow-passthrough is off (`tmux set -g allow-passthrough on` lets pictures through)")
+                }
+                return choice(drawing, "\(requestedBy) is \(requested.rawValue); inside tmux, sent through its passthrough", passthrough: true)
             }
             return choice(drawing, "\(requestedBy) is \(requested.rawValue)")
         case .symbols:
