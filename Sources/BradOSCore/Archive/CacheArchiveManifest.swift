@@ -80,7 +80,7 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
             guard parts.count >= 3, parts[0] == "cache" || parts[0] == "data", parts[1] == file.domain, found[file.domain] != nil else {
                 throw ArchiveError.unsafeEntry(path: file.path, reason: "it is not under cache/<domain>/ or data/<domain>/ of a listed domain")
             }
-            if Self.isSQLiteSidecar(file.path) {
+            if SQLiteStore.isSidecar(file.path) {
                 throw ArchiveError.unsafeEntry(path: file.path, reason: "SQLite -wal, -shm and -journal files are never imported")
             }
             guard file.size >= 0 else { throw ArchiveError.invalidManifest("'\(file.path)' has a negative size") }
@@ -122,11 +122,6 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
         }
     }
 
-    /// `-wal`, `-shm` or `-journal`: a database's sidecar, which SQLite would replay onto
-    /// whatever database later sits beside it.
-    public static func isSQLiteSidecar(_ path: String) -> Bool {
-        path.hasSuffix("-wal") || path.hasSuffix("-shm") || path.hasSuffix("-journal")
-    }
 
     static func isSafeByte(_ byte: UInt8) -> Bool {
         (97...122).contains(byte) || (65...90).contains(byte) || (48...57).contains(byte) || byte == 46 || byte == 95 || byte == 45

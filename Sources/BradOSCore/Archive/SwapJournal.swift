@@ -36,7 +36,7 @@ struct SwapJournal {
         for file in FileSystem.regularFiles(under: staged) {
             let target = destination.appendingPathComponent(file.relativePath)
             let aside = trash.appendingPathComponent(file.relativePath)
-            for suffix in ["-wal", "-shm", "-journal"] {
+            for suffix in SQLiteStore.sidecarSuffixes {
                 let sidecar = URL(fileURLWithPath: target.path + suffix)
                 guard FileSystem.exists(sidecar) else { continue }
                 try FileSystem.createDirectory(aside.deletingLastPathComponent())

@@ -95,7 +95,7 @@ public enum ImportedDatabases {
         for (prefix, folder) in [("cache", cache), ("data", data)] {
             for file in FileSystem.regularFiles(under: folder) {
                 let label = "\(prefix)/\(domain)/\(file.relativePath)"
-                if CacheArchiveManifest.isSQLiteSidecar(file.relativePath) {
+                if SQLiteStore.isSidecar(file.relativePath) {
                     throw ArchiveError.unsafeEntry(path: label, reason: "SQLite -wal, -shm and -journal files are never imported")
                 }
                 if let rebuild = databases["\(prefix)/\(file.relativePath)"] {
@@ -286,7 +286,7 @@ extension DomainPlugin {
                 let path = file.relativePath
                 // Locks, SQLite's sidecars (a journal left by a write in progress or a crash is
                 // SQLite's, never a backup's) and damaged databases set aside stay behind.
-                if path.hasSuffix(".lock") || CacheArchiveManifest.isSQLiteSidecar(path) || path.hasSuffix(".corrupt")
+                if path.hasSuffix(".lock") || SQLiteStore.isSidecar(path) || path.hasSuffix(".corrupt")
                     || path.contains("/.") || path.hasPrefix(".") { return nil }
                 let kind: ExportFile.Kind = path.hasSuffix(".sqlite") || path.hasSuffix(".db") ? .sqlite : .file
                 return ExportFile(archivePath: "\(prefix)/\(name)/\(path)", url: file.url, kind: kind)

@@ -172,7 +172,7 @@ public struct SearchIndex: Sendable {
     /// Deletes the index (`--reindex`, a profile erased): the next update builds it again.
     /// - Throws: ``StorageError``.
     public func remove() throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
+        for suffix in [""] + SQLiteStore.sidecarSuffixes {
             let path = url.path + suffix
             if unlink(path) != 0 && errno != ENOENT { throw StorageError.io(operation: "unlink", path: path, errno: errno) }
         }

@@ -53,7 +53,7 @@ public enum SQLiteRebuild {
     ///   left as it was (the import stops, and its staging folder is removed).
     public static func rebuild(_ url: URL, label: String, migrator: DatabaseMigrator, tables: [Table]) throws {
         func refuse(_ reason: String) -> ArchiveError { .unsafeEntry(path: label, reason: reason) }
-        for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+        for suffix in SQLiteStore.sidecarSuffixes where FileManager.default.fileExists(atPath: url.path + suffix) {
             throw refuse("it comes with a \(suffix) file")
         }
         let archived: DatabaseQueue
@@ -128,7 +128,7 @@ public enum SQLiteRebuild {
             throw refuse("it could not be rebuilt (\(error))")
         }
         // Reading may have left the archive copy's sidecars: they never meet the fresh database.
-        for suffix in ["-wal", "-shm", "-journal"] { unlink(url.path + suffix); unlink(fresh.path + suffix) }
+        for suffix in SQLiteStore.sidecarSuffixes { unlink(url.path + suffix); unlink(fresh.path + suffix) }
         guard rename(fresh.path, url.path) == 0 else { throw StorageError.io(operation: "rename", path: fresh.path, errno: errno) }
         kept = true
     }

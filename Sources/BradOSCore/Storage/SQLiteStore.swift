@@ -15,6 +15,14 @@ import GRDB
 /// - Opening (the switch to WAL) and migrations run under `<folder>/.migrate.lock`: two
 ///   processes opening a new database at once never both run them.
 public enum SQLiteStore {
+    /// The files SQLite keeps beside a database (`-wal`, `-shm`, `-journal`): they go wherever
+    /// the database goes, and are removed with it, since SQLite would replay them onto
+    /// whatever database later sits beside them. The one list of them.
+    public static let sidecarSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// Whether `path` is a database's sidecar (see ``sidecarSuffixes``).
+    public static func isSidecar(_ path: String) -> Bool { sidecarSuffixes.contains { path.hasSuffix($0) } }
+
     /// How a database keeps its transactions.
     public enum Journal: Sendable {
         /// Write-ahead log: readers never wait for the writer.
@@ -101,7 +109,7 @@ public enum SQLiteStore {
             let aside = url.appendingPathExtension("corrupt")
             try? FileSystem.remove(aside)
             rename(url.path, aside.path)
-            for suffix in ["-wal", "-shm", "-journal"] { unlink(url.path + suffix) }
+            for suffix in sidecarSuffixes { unlink(url.path + suffix) }
             damaged(aside)
             return try open(url)
         }
