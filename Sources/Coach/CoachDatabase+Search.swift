@@ -10,19 +10,7 @@ extension CoachDatabase {
     /// Read-only (a search writes nothing to the store): a store of an older schema is
     /// migrated first.
     public static func feedSearch(at url: URL, _ feed: SearchFeed) throws {
-        // The common case, nothing changed since the index took the documents: the stamp alone.
-        if let stamp = try? SearchRevision.stamp(at: url), feed.holds(stamp) {
-            _ = try feed.begin(stamp)
-            return
-        }
-        try SQLiteStore.readExisting(url, migrate: { _ = try CoachDatabase(url: url) }) { db in
-            guard let stamp = try SearchRevision.stamp(db) else { return }
-            let after: Int64
-            switch try feed.begin(stamp) {
-            case .nothing: return
-            case .all: after = Int64.min
-            case let .changed(revision): after = revision
-            }
+        try feed.sendChanges(at: url, migrate: { _ = try CoachDatabase(url: url) }, changed: { db, after in
             let conversations = try Row.fetchCursor(db, sql: "SELECT remoteId, title, updatedAt FROM conversation WHERE revision > ?", arguments: [after])
             while let row = try conversations.next() {
                 let id: String = row[0]
@@ -35,11 +23,11 @@ extension CoachDatabase {
                 try feed.add(SearchDocument(key: "message:" + (row[0] as String), title: "", body: row[2],
                                             date: Date(timeIntervalSince1970: row[3]), command: "brados coach show \(row[1] as String)"))
             }
-            let count = try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM conversation) + (SELECT count(*) FROM message)") ?? 0
-            try feed.finish(count: count) {
-                try String.fetchSet(db, sql: "SELECT 'conversation:' || remoteId FROM conversation UNION ALL SELECT 'message:' || remoteId FROM message")
-            }
-        }
+        }, count: { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM conversation) + (SELECT count(*) FROM message)") ?? 0
+        }, keys: { db in
+            try String.fetchSet(db, sql: "SELECT 'conversation:' || remoteId FROM conversation UNION ALL SELECT 'message:' || remoteId FROM message")
+        })
     }
 }
 

@@ -10,19 +10,7 @@ extension LibraryDatabase {
     /// Read-only (a search writes nothing to the store): a store of an older schema is
     /// migrated first.
     public static func feedSearch(at url: URL, _ feed: SearchFeed) throws {
-        // The common case, nothing changed since the index took the documents: the stamp alone.
-        if let stamp = try? SearchRevision.stamp(at: url), feed.holds(stamp) {
-            _ = try feed.begin(stamp)
-            return
-        }
-        try SQLiteStore.readExisting(url, migrate: { _ = try LibraryDatabase(url: url) }) { db in
-            guard let stamp = try SearchRevision.stamp(db) else { return }
-            let after: Int64
-            switch try feed.begin(stamp) {
-            case .nothing: return
-            case .all: after = Int64.min
-            case let .changed(revision): after = revision
-            }
+        try feed.sendChanges(at: url, migrate: { _ = try LibraryDatabase(url: url) }, changed: { db, after in
             let albums = try Row.fetchCursor(db, sql: "SELECT ratingKey, title, artist, year, addedAt FROM album WHERE revision > ?", arguments: [after])
             while let row = try albums.next() {
                 let key: String = row[0]
@@ -36,10 +24,10 @@ extension LibraryDatabase {
                 try feed.add(SearchDocument(key: "collection:" + (row[0] as String), title: row[1], body: "collection of \(row[2] as Int) albums",
                                             date: nil, command: "brados library collections"))
             }
-            let count = try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM album) + (SELECT count(DISTINCT ratingKey) FROM collection)") ?? 0
-            try feed.finish(count: count) {
-                try String.fetchSet(db, sql: "SELECT 'album:' || ratingKey FROM album UNION ALL SELECT 'collection:' || ratingKey FROM collection")
-            }
-        }
+        }, count: { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM album) + (SELECT count(DISTINCT ratingKey) FROM collection)") ?? 0
+        }, keys: { db in
+            try String.fetchSet(db, sql: "SELECT 'album:' || ratingKey FROM album UNION ALL SELECT 'collection:' || ratingKey FROM collection")
+        })
     }
 }

@@ -157,3 +157,29 @@ public final class SearchFeed {
         removed += 1
     }
 }
+
+extension SearchFeed {
+    /// Sends the documents of a database whose rows are marked with ``SearchRevision``: when
+    /// nothing changed since the index took them, the stamp alone (no database opened);
+    /// else, in one read-only read (a store of an older schema is migrated first by
+    /// `migrate`), `changed(db, after)` sends the rows marked after the index's revision
+    /// (`Int64.min`: every row), then `count(db)` counts every document and, when the
+    /// index holds more, `keys(db)` lists them, which finds the deletes.
+    /// - Throws: ``StorageError``; the feed's errors; what the closures throw.
+    public func sendChanges(at url: URL, migrate: () throws -> Void, changed: (Database, Int64) throws -> Void,
+                            count: (Database) throws -> Int, keys: (Database) throws -> Set<String>) throws {
+        if let stamp = try? SearchRevision.stamp(at: url), holds(stamp) {
+            _ = try begin(stamp)
+            return
+        }
+        try SQLiteStore.readExisting(url, migrate: migrate) { db in
+            guard let stamp = try SearchRevision.stamp(db) else { return }
+            switch try begin(stamp) {
+            case .nothing: return
+            case .all: try changed(db, Int64.min)
+            case let .changed(revision): try changed(db, revision)
+            }
+            try finish(count: try count(db)) { try keys(db) }
+        }
+    }
+}
