@@ -16,26 +16,11 @@ public struct KeyValueStore: KeyValueStoring {
 
     private var lockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock") }
 
-    /// Every value, for reading: an unreadable file reads as empty (nothing is written back).
-    private func readAll() -> [String: JSONValue] { (try? readAllForUpdate()) ?? [:] }
-
     /// The file's bytes, each value decoded when asked for (a file that is not a JSON object
     /// of values reads as empty, key by key).
     private func readSnapshot() throws -> KeyValueSnapshot {
         guard let data = try AtomicFile.readIfPresent(url) else { return KeyValueSnapshot(values: [:]) }
         return KeyValueSnapshot(source: data)
-    }
-
-    /// Every value, before a change is written back: empty only when the file is absent or does
-    /// not decode. An I/O error is thrown, so values that could not be read are never replaced.
-    private func readAllForUpdate() throws -> [String: JSONValue] {
-        guard let data = try AtomicFile.readIfPresent(url) else { return [:] }
-        do {
-            return try JSONCoding.decode([String: JSONValue].self, from: data)
-        } catch {
-            logger.debug("key-value store corrupt, treated as empty", metadata: ["path": "\(url.path)"])
-            return [:]
-        }
     }
 
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
@@ -59,11 +44,11 @@ public struct KeyValueStore: KeyValueStoring {
     /// Removes `key`; an absent key writes nothing.
     /// - Throws: ``StorageError/io(operation:path:errno:)`` when the file cannot be locked, read or written.
     public func removeValue(forKey key: String) throws {
-        guard readAll()[key] != nil else { return }
+        guard snapshot().contains(key) else { return }
         try mutate { $0[key] = nil }
     }
 
-    public func keys() -> [String] { readAll().keys.sorted() }
+    public func keys() -> [String] { snapshot().values.keys.sorted() }
 
     /// One read of the file, no lock (writes replace it atomically, so a read sees one whole version).
     public func snapshot() -> KeyValueSnapshot { (try? readSnapshot()) ?? KeyValueSnapshot(values: [:]) }
@@ -73,10 +58,14 @@ public struct KeyValueStore: KeyValueStoring {
     ///   written.
     public func update<R>(_ body: (inout KeyValueSnapshot) throws -> R) throws -> R {
         try FileLock.withExclusiveLock(at: lockURL) {
-            var snapshot = try readSnapshot()
-            let before = snapshot.values
+            // An I/O error is thrown here, so values that could not be read are never replaced.
+            let original = try readSnapshot()
+            var snapshot = original
             let result = try body(&snapshot)
-            if snapshot.values != before { try AtomicFile.write(try JSONCoding.encode(snapshot.values), to: url) }
+            // Untouched, it still holds the file's bytes: nothing to compare or decode.
+            if !snapshot.isUntouched, snapshot.values != original.values {
+                try AtomicFile.write(try JSONCoding.encode(snapshot.values), to: url)
+            }
             return result
         }
     }

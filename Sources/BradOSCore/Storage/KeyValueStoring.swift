@@ -38,6 +38,9 @@ public struct KeyValueSnapshot: Sendable {
 
     public init(values: [String: JSONValue]) { decoded = values }
 
+    /// Whether no key was set or removed since the snapshot was read from a file.
+    var isUntouched: Bool { decoded == nil && source != nil }
+
     /// A snapshot of a file's bytes (not a JSON object of values: every key reads as absent).
     init(source: Data) { self.source = source }
 
