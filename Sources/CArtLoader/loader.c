@@ -84,12 +84,13 @@ static cart_status decode_jpeg(const uint8_t *data, size_t size, int min_side, i
     __typeof__(&tjDecompress2) decompress = LOOKUP(CART_LIB_TURBOJPEG, tjDecompress2);
     __typeof__(&tjDestroy) destroy = LOOKUP(CART_LIB_TURBOJPEG, tjDestroy);
     __typeof__(&tjGetErrorStr2) message = LOOKUP(CART_LIB_TURBOJPEG, tjGetErrorStr2);
-    if (!init || !header || !factors || !decompress || !destroy || !message) return CART_MISSING_LIBRARY;
+    __typeof__(&tjGetErrorCode) code = LOOKUP(CART_LIB_TURBOJPEG, tjGetErrorCode);
+    if (!init || !header || !factors || !decompress || !destroy || !message || !code) return CART_MISSING_LIBRARY;
     if (size > 0x7fffffffUL) return CART_TOO_LARGE;
     tjhandle tj = init();
     if (tj == NULL) return CART_NO_MEMORY;
     int width = 0, height = 0, subsampling = 0, colorspace = 0;
-    if (header(tj, data, (unsigned long)size, &width, &height, &subsampling, &colorspace) != 0) {
+    if (header(tj, data, (unsigned long)size, &width, &height, &subsampling, &colorspace) != 0 && code(tj) != TJERR_WARNING) {
         set_detail(detail, detail_size, message(tj));
         destroy(tj);
         return CART_CORRUPT;
@@ -110,8 +111,10 @@ static cart_status decode_jpeg(const uint8_t *data, size_t size, int min_side, i
     }
     uint8_t *pixels = malloc((size_t)scaled_width * scaled_height * 3);
     if (pixels == NULL) { destroy(tj); return CART_NO_MEMORY; }
+    // A warning (extraneous bytes before a marker, a premature end of the data) still gives
+    // an image, as every viewer shows it: only an error is a corrupt one.
     if (decompress(tj, data, (unsigned long)size, pixels, scaled_width, scaled_width * 3, scaled_height,
-                   TJPF_RGB, TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE) != 0) {
+                   TJPF_RGB, TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE) != 0 && code(tj) != TJERR_WARNING) {
         set_detail(detail, detail_size, message(tj));
         free(pixels);
         destroy(tj);

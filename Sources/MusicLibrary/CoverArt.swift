@@ -33,7 +33,12 @@ struct CoverArt: Sendable {
             return try ArtPainter.draw(picture, in: box, choice: choice)
         } catch {
             logger.debug("cover drawn as the placeholder", metadata: ["album": "\(album.ratingKey)", "reason": "\(error.summary)"])
-            if case .missingLibrary = error {} else { artwork.discard(album, size: size) }
+            // Only bytes that are no image are dropped (to be fetched again); a missing
+            // library or no memory says nothing of the cached copy.
+            switch error {
+            case .corrupt, .unknownFormat: artwork.discard(album, size: size)
+            case .missingLibrary, .tooLarge, .noMemory: break
+            }
             return placeholder(box)
         }
     }
@@ -69,7 +74,10 @@ struct CoverArt: Sendable {
         let labelWidth = rows.map(\.0.count).max() ?? 0
         var lines: [String] = []
         for (label, value) in rows {
-            let wrapped = ArtLayout.wrap(value, width: max(10, textWidth - labelWidth - 2))
+            // Text from the server is written here, beside the picture, not through Output:
+            // made safe the same way (control characters shown, never obeyed).
+            let wrapped = ArtLayout.wrap(SafeText.visible(value.split(whereSeparator: \.isNewline).joined(separator: " ")),
+                                         width: max(10, textWidth - labelWidth - 2))
             for (index, part) in wrapped.enumerated() {
                 let head = index == 0 ? style(label) + String(repeating: " ", count: labelWidth - label.count) : String(repeating: " ", count: labelWidth)
                 lines.append(head + "  " + part)
@@ -81,16 +89,20 @@ struct CoverArt: Sendable {
     /// How many covers the first screen holds: rows of ``gridWidth``-wide covers with a caption each.
     static func firstScreen(area: (columns: Int, rows: Int), choice: ArtChoice) -> (perRow: Int, count: Int) {
         let perRow = max(1, (area.columns + gap) / (gridWidth + gap))
-        let coverRows = ArtPainter.fit(width: 1, height: 1, in: (gridWidth, gridWidth), choice: choice).rows
+        let coverRows = coverRows(choice)
         // Rows for the header, the command line typed and the prompt after.
         let gridRows = max(1, (area.rows - 3) / (coverRows + 1))
         return (perRow, perRow * gridRows)
     }
 
+    /// The rows a square cover ``gridWidth`` columns wide takes: no grid cover is drawn taller.
+    static func coverRows(_ choice: ArtChoice) -> Int { ArtPainter.fit(width: 1, height: 1, in: (gridWidth, gridWidth), choice: choice).rows }
+
     /// A grid of covers with their titles under them.
     func grid(_ covers: [(album: Album, data: Data?)], perRow: Int) -> String {
         let items = covers.map { cover in
-            (drawing: draw(cover.data, album: cover.album, size: .list, box: (Self.gridWidth, Self.gridWidth)), caption: cover.album.title)
+            (drawing: draw(cover.data, album: cover.album, size: .list, box: (Self.gridWidth, Self.coverRows(choice))),
+             caption: SafeText.visible(cover.album.title))
         }
         return ArtLayout.grid(items, cell: Self.gridWidth, gap: Self.gap, perRow: perRow)
     }

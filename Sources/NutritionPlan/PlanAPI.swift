@@ -58,7 +58,9 @@ public struct PlanRESTClient: PlanAPI {
 
     public func weights() async throws -> WeightHistory? {
         var request = APIRequest.get("/auth/profile/weights")
-        request.retry = Self.policy
+        // Asked beside the plan, which waits for it two seconds at most: one try, never the
+        // plan's retries and backoff (the cached weights stay).
+        request.retry = RetryPolicy(maxRetries: 0, retriesConnectionFailures: false)
         do {
             let history = try await send(WeightHistory.self, request)
             try history.validate()

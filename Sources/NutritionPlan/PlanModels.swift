@@ -108,8 +108,15 @@ public struct NutritionProfile: Codable, Sendable, Equatable {
 /// A partial profile update (`PUT /auth/profile`); absent fields are left as they are.
 public struct ProfileUpdate: Codable, Sendable, Equatable {
     public var currentWeight: Double?
+    /// The day the weight was logged (`2026-11-24`, UTC), when it was queued before it was
+    /// sent: the service records the weight on that day, not the day it arrived. A service
+    /// without a weight history ignores it.
+    public var currentWeightDate: String?
 
-    public init(currentWeight: Double? = nil) { self.currentWeight = currentWeight }
+    public init(currentWeight: Double? = nil, currentWeightDate: String? = nil) {
+        self.currentWeight = currentWeight
+        self.currentWeightDate = currentWeightDate
+    }
 }
 
 extension PlanData {

@@ -116,11 +116,15 @@ public struct PlanStore: Sendable {
         let requestedAt = now()
         let data: PlanData
         let api = try await api()
-        // The weights come with the plan, asked at the same time; without them (an older
-        // service, a failure) the cached ones stay.
-        async let history = fetchWeights(api)
-        do { data = try await api.generate(forceRecompute: forceRecompute) } catch { throw PlanError.map(error) }
-        let weights = await history ?? previous?.weights
+        // The weights come with the plan, asked at the same time and waited for at most
+        // `weightsGrace` after it; without them (an older service, a failure, a slow answer)
+        // the cached ones stay.
+        let history = Task { await fetchWeights(api) }
+        do { data = try await api.generate(forceRecompute: forceRecompute) } catch {
+            history.cancel()
+            throw PlanError.map(error)
+        }
+        let weights = await Self.first(history, within: Self.weightsGrace) ?? previous?.weights
         logger.debug("plan fetched in \(Format.duration(ContinuousClock.now - started))", metadata: ["recomputed": "\(data.recomputed)"])
         try data.validate()
         // Plans are numbered by the service. Another brados may have cached a newer one (a
@@ -135,6 +139,24 @@ public struct PlanStore: Sendable {
         }
         let before = data.previousTargets ?? previous?.data.targets
         return PlanResult(data: data, source: .network, change: before.flatMap { PlanChange.significant(from: $0, to: data.targets) }, weights: weights)
+    }
+
+    /// How long the plan waits for its weights once it has come.
+    static let weightsGrace: Duration = .seconds(2)
+
+    /// `task`'s value, or `nil` when it takes longer than `limit` (it is cancelled then).
+    static func first(_ task: Task<WeightHistory?, Never>, within limit: Duration) async -> WeightHistory? {
+        await withTaskGroup(of: WeightHistory??.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return .some(nil)
+            }
+            let winner = await group.next() ?? nil
+            group.cancelAll()
+            task.cancel()
+            return winner ?? nil
+        }
     }
 
     /// The logged weights, or `nil` (logged at debug level) when they cannot be had.
@@ -175,7 +197,8 @@ public struct PlanStore: Sendable {
                     do {
                         switch operation.kind {
                         case .updateWeight:
-                            _ = try await api().updateProfile(ProfileUpdate(currentWeight: operation.weightKg))
+                            _ = try await api().updateProfile(ProfileUpdate(
+                                currentWeight: operation.weightKg, currentWeightDate: Format.day(operation.createdAt, timeZone: WeightLog.utc)))
                         }
                     } catch {
                         // Only a definite "no" drops a change; anything else (no network, a server

@@ -58,13 +58,33 @@ struct ArtTests {
             guard case .corrupt = error as? ArtError else { return false }
             return true
         }
-        // A PNG header that claims 100,000 × 100,000 pixels: refused before any pixel is allocated.
+        // A PNG header (with its checksum right) that claims 100,000 × 100,000 pixels: refused
+        // before any pixel is allocated.
         var huge = try Self.fixture("cover.png")
         huge.replaceSubrange(16..<24, with: [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0])
-        #expect { try Picture(decoding: huge) } throws: { error in
-            guard let error = error as? ArtError else { return false }
-            return error == .tooLarge || { if case .corrupt = error { return true } else { return false } }()
+        let crc = Self.crc32(huge[12..<29])
+        huge.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        #expect(throws: ArtError.tooLarge) { try Picture(decoding: huge) }
+    }
+
+    @Test("a JPEG with a warning still decodes, as viewers show it: bytes before a marker, a premature end")
+    func jpegWarningsDecode() throws {
+        let jpeg = try Self.fixture("cover.jpg")
+        let scan = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+        var extraneous = jpeg
+        extraneous.insert(contentsOf: [0x00, 0x11, 0x22], at: scan)
+        #expect(try Picture(decoding: extraneous).width == 128)
+        #expect(try Picture(decoding: jpeg.prefix(jpeg.count - 600)).width == 128)
+    }
+
+    /// CRC-32 (PNG's, ISO 3309), for a changed chunk.
+    static func crc32(_ bytes: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
+        return ~crc
     }
 
     // MARK: drawing
@@ -189,6 +209,7 @@ struct ArtTests {
         #expect(ArtLayout.wrap("one two three four", width: 9) == ["one two", "three", "four"])
         #expect(ArtLayout.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
         #expect(ArtLayout.wrap("", width: 4) == [""])
+        #expect(ArtLayout.wrap("a\nb\tc", width: 10) == ["a b c"], "a newline is white space, never a line of the layout")
     }
 
     // MARK: plot
@@ -220,12 +241,12 @@ struct ArtTests {
     // MARK: choosing the mode
 
     static func detect(_ environment: [String: String], requested: ArtMode = .auto, terminal: Bool = true, json: Bool = false,
-                       answer: String? = nil, asked: Locked<[String]>? = nil) -> ArtChoice {
+                       answer: String? = nil, asked: Locked<[String]>? = nil, cell: (width: Int, height: Int)? = (8, 16)) -> ArtChoice {
         let query: (@Sendable (String, @Sendable (String) -> Bool, Duration) -> String?)? = answer.map { answer in
             { @Sendable request, _, _ in asked?.withLock { $0.append(request) }; return answer.isEmpty ? nil : answer }
         }
         return ArtDetector(requested: requested, requestedBy: requested == .auto ? "auto" : "--art", environment: environment,
-                           isTerminal: terminal, json: json, query: query).choose()
+                           isTerminal: terminal, json: json, query: query, cellPixels: cell).choose()
     }
 
     @Test("never a picture with --json, through a pipe (unless symbols were asked: then without colour), or with none")
@@ -274,6 +295,17 @@ struct ArtTests {
         #expect(console.value.isEmpty, "the Linux console is not asked")
     }
 
+    @Test("sixel needs the cell's pixel size: from the window size, else `CSI 16 t`, else symbols")
+    func sixelNeedsTheCellSize() {
+        let asked = Locked<[String]>([])
+        let reported = Self.detect(["TERM": "foot"], answer: "\u{1B}[6;18;9t\u{1B}[?62;4c", asked: asked, cell: nil)
+        #expect(reported.drawing == .sixel && reported.cellWidth == 9 && reported.cellHeight == 18)
+        #expect(asked.value == ["\u{1B}[16t\u{1B}[c"])
+        let unknown = Self.detect(["TERM": "foot"], answer: "\u{1B}[?62;4c", cell: nil)
+        #expect(unknown.drawing == .symbols && unknown.reason.contains("cell size"))
+        #expect(Self.detect(["TERM": "xterm-kitty"], cell: nil).drawing == .kitty, "kitty places images in cells")
+    }
+
     @Test("inside tmux or screen: symbols, and the terminal is not asked; a pixel mode asked by name goes through tmux's passthrough")
     func insideMultiplexers() {
         let asked = Locked<[String]>([])
@@ -285,7 +317,7 @@ struct ArtTests {
                               json: false, tmuxAllowsPassthrough: { false }).choose()
         #expect(off.drawing == .symbols && off.reason.contains("allow-passthrough is off"))
         let on = ArtDetector(requested: .sixel, requestedBy: "--art", environment: ["TERM": "tmux-256color", "TMUX": "x"], isTerminal: true,
-                             json: false, tmuxAllowsPassthrough: { true }).choose()
+                             json: false, cellPixels: (8, 16), tmuxAllowsPassthrough: { true }).choose()
         #expect(on.drawing == .sixel && on.tmuxPassthrough)
         #expect(Self.detect(["TERM": "screen", "STY": "1.pts"], requested: .sixel).drawing == .symbols)
         #expect(Self.detect(["TERM": "screen.xterm-256color", "STY": "1.pts"]).drawing == .symbols)

@@ -3,12 +3,16 @@ import Foundation
 extension AppEnvironment {
     /// How this command draws pictures: `--art` (when the command has it), else
     /// `display.art` / `BRADOS_ART`, else asking the terminal (``ArtDetector``).
+    /// `askTerminal: false` for text drawings (a braille plot), which need no pixel protocol:
+    /// the terminal is not asked, and the environment alone decides.
     /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` for a `display.art` that is not a mode.
-    public func art(_ options: ArtOptions? = nil) throws -> ArtChoice {
-        try artDetector(options).choose()
+    public func art(_ options: ArtOptions? = nil, askTerminal: Bool = true) throws -> ArtChoice {
+        var detector = try artDetector(options)
+        if !askTerminal { detector.query = nil }
+        return detector.choose()
     }
 
-    /// The detector ``art(_:)`` uses, for `doctor` to show its inputs.
+    /// The detector ``art(_:askTerminal:)`` uses, for `doctor` to show its inputs.
     public func artDetector(_ options: ArtOptions? = nil) throws -> ArtDetector {
         var requested = ArtMode.auto
         var requestedBy = "auto"

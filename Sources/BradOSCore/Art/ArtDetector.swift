@@ -56,10 +56,16 @@ public struct ArtDetector: Sendable {
             return .none("standard output is not a terminal")
         }
         let colours = self.colours
-        let cell = cellPixels
         func choice(_ drawing: ArtProtocol, _ reason: String, passthrough: Bool = false) -> ArtChoice {
-            ArtChoice(drawing: drawing, colours: colours, tmuxPassthrough: passthrough && drawing != .symbols,
-                      cellWidth: cell?.width, cellHeight: cell?.height, reason: reason)
+            // kitty and iTerm2 place an image in cells; sixel draws pixels, so it needs the
+            // cell's size to cover the rows brados leaves for it, no more.
+            let cell = cellPixels ?? (drawing == .sixel && !passthrough ? askCellSize() : nil)
+            if drawing == .sixel, cell == nil {
+                return ArtChoice(drawing: .symbols, colours: colours,
+                                 reason: reason + "; but the terminal does not report its cell size, which sixel needs: symbols")
+            }
+            return ArtChoice(drawing: drawing, colours: colours, tmuxPassthrough: passthrough && drawing != .symbols,
+                             cellWidth: cell?.width, cellHeight: cell?.height, reason: reason)
         }
         let mux = self.mux
         switch requested {
@@ -136,6 +142,18 @@ public struct ArtDetector: Sendable {
         let attributes = Self.deviceAttributes(in: answer) ?? []
         if attributes.contains(4) { return (.sixel, "the terminal reports sixel graphics (DA1 attribute 4)") }
         return (.symbols, "the terminal answered but reports no pixel graphics")
+    }
+
+    /// One cell's size in pixels from the terminal's answer to `CSI 16 t` (`ESC [ 6 ; H ; W t`),
+    /// asked with DA1 after it so that a terminal without the report ends the wait at once.
+    func askCellSize() -> (width: Int, height: Int)? {
+        guard let query, let answer = query("\u{1B}[16t\u{1B}[c", { Self.deviceAttributes(in: $0) != nil }, Self.queryTimeout),
+              let start = answer.range(of: "\u{1B}[6;") else { return nil }
+        let rest = answer[start.upperBound...]
+        guard let end = rest.firstIndex(of: "t") else { return nil }
+        let numbers = rest[..<end].split(separator: ";").compactMap { Int($0) }
+        guard numbers.count == 2, (1...512).contains(numbers[0]), (1...512).contains(numbers[1]) else { return nil }
+        return (numbers[1], numbers[0])
     }
 
     /// The parameters of a DA1 reply (`\e[?62;4;22c` → [62, 4, 22]) in `text`, if it holds one.

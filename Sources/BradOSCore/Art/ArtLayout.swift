@@ -103,12 +103,13 @@ public enum ArtLayout {
 }
 
 extension ArtLayout {
-    /// `text` broken at spaces into lines of at most `width` characters (a longer word is cut).
+    /// `text` broken at white space (newlines too) into lines of at most `width` characters
+    /// (a longer word is cut).
     public static func wrap(_ text: String, width: Int) -> [String] {
         let width = max(1, width)
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+        for word in text.split(whereSeparator: \.isWhitespace) {
             var word = Substring(word)
             while word.count > width {
                 if !line.isEmpty { lines.append(line); line = "" }

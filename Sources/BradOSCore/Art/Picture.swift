@@ -4,8 +4,9 @@ import Foundation
 /// A decoded image (RGB or RGBA, 8 bits a channel), decoded from JPEG (TurboJPEG) or PNG
 /// (libpng), told apart by their signatures.
 public final class Picture: @unchecked Sendable {
-    /// The largest side decoded: a bigger image is refused before its pixels are allocated.
-    public static let maxSide = 8192
+    /// The largest side decoded: a bigger image is refused before its pixels are allocated
+    /// (artwork comes at 2048 px at most; 4096 px of RGBA is 64 MB).
+    public static let maxSide = 4096
 
     /// Never mutated after init; freed in deinit.
     let image: cart_image

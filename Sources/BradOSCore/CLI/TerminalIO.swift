@@ -116,6 +116,9 @@ public struct StandardIO: TerminalIO {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard tty >= 0 else { return nil }
         defer { close(tty) }
+        // Only the terminal's foreground job asks: a background one (`brados … &`) would be
+        // stopped by SIGTTOU/SIGTTIN, and its question would mix with the foreground's input.
+        guard tcgetpgrp(tty) == getpgrp() else { return nil }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else { return nil }
         // Raw for the answer: no echo of it, no waiting for a newline.
@@ -123,7 +126,9 @@ public struct StandardIO: TerminalIO {
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
         TerminalRestore.remember(saved)
         tcsetattr(tty, TCSANOW, &raw)
-        defer { tcsetattr(tty, TCSANOW, &saved); TerminalRestore.forget() }
+        // TCSAFLUSH drops what came after the answer was read or the wait ended (an answer
+        // later than the timeout), so it never reaches the shell's prompt as typed text.
+        defer { tcsetattr(tty, TCSAFLUSH, &saved); TerminalRestore.forget() }
         Self.writeAll(tty, request)
         var answer: [UInt8] = []
         let deadline = ContinuousClock.now + timeout

@@ -45,6 +45,9 @@ struct PlanRoutes {
 
     struct ProfileUpdate: Decodable {
         var currentWeight: Double?
+        /// The day the weight was logged (`YYYY-MM-DD`), when the client queued it earlier;
+        /// today when absent.
+        var currentWeightDate: String?
         var targetWeight: Double?
         var goal: String?
         var activityLevel: String?
@@ -139,6 +142,11 @@ struct PlanRoutes {
         return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
     }
 
+    /// The days a logged weight may fall on: from a year ago to tomorrow (string order is date order).
+    static func dayRange(_ now: Date) -> ClosedRange<String> {
+        day(now.addingTimeInterval(-366 * 86400))...day(now.addingTimeInterval(86400))
+    }
+
     func loadProfile(_ userID: String) throws -> PlanScience.Profile? {
         try database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM plan_profile WHERE userId = ?", arguments: [userID]).map(Self.profile)
@@ -164,6 +172,14 @@ struct PlanRoutes {
             try check(PlanScience.activityMultipliers[value] != nil, "activityLevel must be one of \(PlanScience.activityMultipliers.keys.sorted().joined(separator: ", ")).")
         }
         if let value = update.sex { try check(PlanScience.sexes.contains(value), "sex must be male or female.") }
+        var weightDay = Self.day(now())
+        if let value = update.currentWeightDate {
+            // A logged day: a real date, not after tomorrow (time zones), not before a year ago.
+            let known = Self.dayRange(now())
+            try check(value.count == 10 && known.contains(value) && VisitRoutes.date(value + "T00:00:00Z") != nil,
+                      "currentWeightDate must be a day (YYYY-MM-DD) within the last year.")
+            weightDay = value
+        }
         return try database.writer.write { db in
             let existing = try Row.fetchOne(db, sql: "SELECT * FROM plan_profile WHERE userId = ?", arguments: [userID])
             func value<T: DatabaseValueConvertible>(_ new: T?, _ column: String) -> T? { new ?? existing?[column] }
@@ -186,7 +202,7 @@ struct PlanRoutes {
                 try db.execute(sql: """
                     INSERT INTO plan_weight (userId, day, weight) VALUES (?, ?, ?)
                     ON CONFLICT(userId, day) DO UPDATE SET weight = excluded.weight
-                    """, arguments: [userID, Self.day(now()), weight])
+                    """, arguments: [userID, weightDay, weight])
             }
             return Self.profile(try Row.fetchOne(db, sql: "SELECT * FROM plan_profile WHERE userId = ?", arguments: [userID])!)
         }
