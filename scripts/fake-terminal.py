@@ -12,7 +12,8 @@ graphics query (`ESC _G i=31 … a=q`) and DA1 (`ESC [ c`) as:
     sixel   DA1 listing attribute 4 (sixel), as xterm -ti vt340 does
     plain   DA1 without sixel (a terminal with no pixel graphics)
     silent  nothing at all
-The exit status is the command's. Used by the end-to-end tests and to try brados's
+Every terminal but `silent` also answers `CSI 16 t` with the cell's size. The exit status
+is the command's. Used by the end-to-end tests and to try brados's
 pictures as a terminal would show them.
 """
 import argparse
@@ -27,6 +28,7 @@ import time
 
 KITTY_QUERY = b"\x1b_Gi=31"
 DA1 = b"\x1b[c"
+CELL_SIZE = b"\x1b[16t"
 ANSWERS = {
     "kitty": (b"\x1b_Gi=31;OK\x1b\\", b"\x1b[?62;22c"),
     "sixel": (b"", b"\x1b[?63;1;2;4;6;9;15;22c"),
@@ -59,6 +61,8 @@ def main():
                              preexec_fn=controlling_terminal, close_fds=True)
     os.close(slave)
     kitty_answer, da1_answer = ANSWERS[options.answers]
+    # CSI 16 t: the cell's size, as xterm answers it (not when silent).
+    cell_answer = f"\x1b[6;{cell_height};{cell_width}t".encode() if options.answers != "silent" and cell_width else b""
     output = bytearray()
     scanned = 0
     deadline = time.monotonic() + options.timeout
@@ -78,13 +82,21 @@ def main():
                     break
                 continue
             output += data
-            # Answer the queries seen since the last look, in order.
-            window = bytes(output[max(0, scanned - 16):])
-            if KITTY_QUERY in window and kitty_answer:
-                os.write(master, kitty_answer)
-            if DA1 in window and da1_answer:
-                os.write(master, da1_answer)
-            scanned = len(output)
+            # Answer each query once, in order: scan from where the last scan stopped (less
+            # a query's length, for one split between two reads), never past a match again.
+            window = bytes(output[scanned:])
+            position = 0
+            while True:
+                found = [(window.find(query, position), query) for query in (KITTY_QUERY, DA1, CELL_SIZE)]
+                found = [(index, query) for index, query in found if index >= 0]
+                if not found:
+                    break
+                index, query = min(found)
+                answer = {KITTY_QUERY: kitty_answer, DA1: da1_answer, CELL_SIZE: cell_answer}[query]
+                if answer:
+                    os.write(master, answer)
+                position = index + len(query)
+            scanned += max(position, len(window) - 16)
         elif child.poll() is not None:
             # Drain what is left.
             while True:

@@ -22,11 +22,11 @@
 // The ELF dlopen metadata note (https://systemd.io/ELF_DLOPEN_METADATA/), read by
 // packaging/depends.py to put each library's package in the .deb's Depends.
 #define DLOPEN_NOTE_JSON \
-    "[{\"feature\":\"pictures\",\"description\":\"album covers in the terminal (kitty, iTerm2, sixel, symbols)\"," \
+    "[{\"feature\":\"pictures\",\"description\":\"pictures in the terminal (kitty, iTerm2, sixel, symbols)\"," \
     "\"priority\":\"required\",\"soname\":[\"" CHAFA_SONAME "\"]}," \
-    "{\"feature\":\"jpeg\",\"description\":\"decoding JPEG covers\"," \
+    "{\"feature\":\"jpeg\",\"description\":\"decoding JPEG pictures\"," \
     "\"priority\":\"required\",\"soname\":[\"" TURBOJPEG_SONAME "\"]}," \
-    "{\"feature\":\"png\",\"description\":\"decoding PNG covers\"," \
+    "{\"feature\":\"png\",\"description\":\"decoding PNG pictures\"," \
     "\"priority\":\"required\",\"soname\":[\"" PNG_SONAME "\"]}]"
 __attribute__((used, section(".note.dlopen"), aligned(4)))
 static const struct {
@@ -257,6 +257,11 @@ char *cart_render(const cart_image *image, const cart_render_options *options, s
     set_map(config, map);
     set_work(config, options->work_factor);
     chafa_opaque *canvas = canvas_new(config);
+    if (canvas == NULL) {
+        config_unref(config);
+        map_unref(map);
+        return NULL;
+    }
     int type = image->channels == 4 ? CHAFA_PIXEL_RGBA8_UNASSOCIATED : CHAFA_PIXEL_RGB8;
     draw(canvas, type, image->pixels, image->width, image->height, image->width * image->channels);
 
@@ -283,7 +288,7 @@ void cart_prepare(void) {
     uint8_t pixel[3] = {0, 0, 0};
     cart_image image = {1, 1, 3, pixel};
     static const char *const environment[] = {"TERM=xterm-256color", NULL};
-    cart_render_options options = {0, 0, 1, 1, 0, 0, (1u << 3) | (1u << 4) | (1u << 0), environment, 0.5f};
+    cart_render_options options = {0, 0, 1, 1, 0, 0, CART_SYMBOLS, environment, 0.5f};
     size_t length = 0;
     cart_free(cart_render(&image, &options, &length));
 }

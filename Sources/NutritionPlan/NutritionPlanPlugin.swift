@@ -66,7 +66,8 @@ public struct NutritionPlanPlugin: DomainPlugin {
     /// The targets, a significant change since `plan show` last showed them, queued changes.
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
         let store = try PlanStore.live(context.env)
-        let queued = ((try? store.queue.all()) ?? []).map { "\($0.summary), queued \(Format.ago(context.now.timeIntervalSince($0.createdAt)))"
+        let operations = store.queued
+        let queued = operations.map { "\($0.summary), queued \(Format.ago(context.now.timeIntervalSince($0.createdAt)))"
             + ($0.isImported ? " (imported, paused: brados plan sync --include-imported)" : "") }
         guard let read = await context.read(store.currentPlan) else {
             return .nothingCached("Nutrition plan", fill: "brados plan show", queued: queued)
@@ -83,7 +84,7 @@ public struct NutritionPlanPlugin: DomainPlugin {
             json["changeSinceShown"] = .object(["calorieTarget": .number(Double(change.new.calorieTarget - change.previous.calorieTarget)),
                                                 "proteinTarget": .number(Double(change.new.proteinTarget - change.previous.proteinTarget))])
         }
-        let log = WeightLog(history: read.value.weights, queued: (try? store.queue.all()) ?? [])
+        let log = WeightLog(history: read.value.weights, queued: operations)
         if let spark = log.sparkline(days: 30, now: context.now), let last = log.points.last {
             lines.append("Weight " + context.output.styled(spark.line, .cyan) + " \(WeightLog.kilograms(last.weight))"
                          + (last.queued ? " (queued)" : "") + context.output.styled(" · 30 days · brados plan history", .dim))

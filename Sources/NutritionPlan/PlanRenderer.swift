@@ -85,7 +85,7 @@ public struct PlanRenderer: Sendable {
         for (index, point) in log.points.enumerated().reversed() {
             let change = index > 0 ? point.weight - log.points[index - 1].weight : nil
             rows.append([point.date, String(format: "%.1f", point.weight),
-                         change.map { ($0 > 0 ? "+" : $0 < 0 ? "−" : "±") + String(format: "%.1f", abs($0)) } ?? "",
+                         change.map(WeightLog.signed) ?? "",
                          point.queued ? "queued" : "sent"])
         }
         output.line(output.styled("\(log.points.count) weight\(log.points.count == 1 ? "" : "s")", .bold)

@@ -141,6 +141,10 @@ public struct PlanStore: Sendable {
         return PlanResult(data: data, source: .network, change: before.flatMap { PlanChange.significant(from: $0, to: data.targets) }, weights: weights)
     }
 
+    /// The changes queued, oldest first, for showing them (none when the queue cannot be
+    /// read: `plan pending` and `plan sync` say why).
+    public var queued: [PendingOperation] { (try? queue.all()) ?? [] }
+
     /// How long the plan waits for its weights once it has come.
     static let weightsGrace: Duration = .seconds(2)
 

@@ -60,7 +60,7 @@ public struct WeightLog: Sendable, Equatable {
     static func dayNumber(_ day: String) -> Int? {
         let parts = day.split(separator: "-")
         guard day.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(date) else { return nil }
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(date) else { return nil }
         // Days from civil (Howard Hinnant's algorithm): no calendar object on the hot path.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -68,6 +68,14 @@ public struct WeightLog: Sendable, Equatable {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + date - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146097 + dayOfEra - 719468
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// `12 Oct` for a day number.
@@ -78,6 +86,11 @@ public struct WeightLog: Sendable, Equatable {
         let parts = day.split(separator: "-")
         guard parts.count == 3, let month = Int(parts[1]), let date = Int(parts[2]) else { return day }
         return "\(date) \(months[month - 1])"
+    }
+
+    /// `+0.4`, `−1.2`, `±0.0`: a change in kilograms, signed.
+    static func signed(_ change: Double) -> String {
+        (change > 0.05 ? "+" : change < -0.05 ? "−" : "±") + String(format: "%.1f", abs(change))
     }
 
     /// `86.0 kg`.
@@ -109,7 +122,8 @@ public struct WeightLog: Sendable, Equatable {
         var text = "Weight \(WeightLog.kilograms(last.weight))" + (last.queued ? " (queued)" : "")
         if let first = points.first, points.count > 1, let from = WeightLog.dayNumber(first.date), let to = WeightLog.dayNumber(last.date) {
             let change = last.weight - first.weight
-            text += ", \(change > 0 ? "+" : change < 0 ? "−" : "±")\(String(format: "%.1f", abs(change))) kg in \(max(1, to - from)) days"
+            let days = max(1, to - from)
+            text += ", \(WeightLog.signed(change)) kg in \(days) day\(days == 1 ? "" : "s")"
         }
         if let target = targetWeight { text += " · target \(WeightLog.kilograms(target))" }
         return text

@@ -71,4 +71,40 @@ struct PlanRoutesTests {
             }
         }
     }
+
+    @Test("weights: eight weeks seeded for the demo, oldest first; a PUT adds today's, or the day it was logged; a bad day is refused")
+    func weights() async throws {
+        let app = Application(router: try ReferenceServer(configuration: ServerConfiguration(port: 0)).buildRouter())
+        try await app.test(.router) { client in
+            let demo = try await token(client, "demo")
+            let auth: HTTPFields = [.authorization: "Bearer \(demo)", .contentType: "application/json"]
+            func weights() async throws -> (target: Double?, entries: [(String, Double)]) {
+                try await client.execute(uri: "/auth/profile/weights", method: .get, headers: auth) {
+                    #expect($0.status == .ok)
+                    let data = Self.json($0.body)["data"] as? [String: Any] ?? [:]
+                    let entries = (data["weights"] as? [[String: Any]] ?? []).map { ($0["date"] as? String ?? "", $0["weight"] as? Double ?? 0) }
+                    return (data["targetWeight"] as? Double, entries)
+                }
+            }
+            let seeded = try await weights()
+            #expect(seeded.target == 78 && seeded.entries.count >= 40 && seeded.entries.last?.1 == 86)
+            #expect(seeded.entries.map(\.0) == seeded.entries.map(\.0).sorted(), "oldest first")
+            let logged = try #require(seeded.entries.first?.0)
+            try await client.execute(uri: "/auth/profile", method: .put, headers: auth,
+                                     body: ByteBuffer(string: #"{"currentWeight":85.5,"currentWeightDate":"\#(logged)"}"#)) { #expect($0.status == .ok) }
+            let changed = try await weights()
+            #expect(changed.entries.first?.0 == logged && changed.entries.first?.1 == 85.5, "recorded on the day it was logged")
+            try await client.execute(uri: "/auth/profile", method: .put, headers: auth, body: ByteBuffer(string: #"{"currentWeight":85.1}"#)) {
+                #expect($0.status == .ok)
+            }
+            #expect(try await weights().entries.last?.1 == 85.1, "today's")
+            for bad in ["2026-02-31", "yesterday", "1999-01-01"] {
+                try await client.execute(uri: "/auth/profile", method: .put, headers: auth,
+                                         body: ByteBuffer(string: #"{"currentWeight":85,"currentWeightDate":"\#(bad)"}"#)) {
+                    #expect($0.status == .badRequest, "\(bad)")
+                }
+            }
+            try await client.execute(uri: "/auth/profile/weights", method: .get) { #expect($0.status == .unauthorized) }
+        }
+    }
 }

@@ -24,14 +24,14 @@ struct PicturesEndToEndTests {
     /// `brados ARGUMENTS` inside a pseudo-terminal of `size` that answers as `answers`; what
     /// it wrote to the terminal (carriage returns dropped).
     func terminal(_ arguments: [String], _ server: ServerProcess, answers: String, size: String = "40x120",
-                  extra: [String: String] = [:], pipeThrough filter: String? = nil) throws -> (status: Int32, screen: String, seconds: Double) {
+                  extra: [String: String] = [:], pipeThrough filter: String? = nil, cell: String = "10x20") throws -> (status: Int32, screen: String, seconds: Double) {
         let started = Date()
         let brados = [BuiltProducts.url("brados").path] + arguments
         // With a filter, brados's stdout is a pipe into it, in the same terminal.
         let command = filter.map { filter in ["/bin/sh", "-c", "\"$0\" \"$@\" | " + filter] + brados } ?? brados
         let result = try BuiltProducts.run(
             executable: URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", Self.root.appendingPathComponent("scripts/fake-terminal.py").path, "--answers", answers, "--size", size, "--"] + command,
+            ["python3", Self.root.appendingPathComponent("scripts/fake-terminal.py").path, "--answers", answers, "--size", size, "--cell", cell, "--"] + command,
             environment: environment(server, extra))
         return (result.status, result.stdout.replacingOccurrences(of: "\r", with: ""), Date().timeIntervalSince(started))
     }
@@ -78,6 +78,8 @@ struct PicturesEndToEndTests {
         #expect(!byEnvironment.screen.contains("\(Self.escape)[c"), "and nothing is asked")
         let sixel = try terminal(["library", "show", "1001"], server, answers: "sixel")
         #expect(sixel.screen.contains("\(Self.escape)P") && sixel.screen.contains("q\""), "a sixel image (DCS … q)")
+        let noCellSize = try terminal(["library", "show", "1001"], server, answers: "sixel", cell: "0x0")
+        #expect(!noCellSize.screen.contains("\(Self.escape)P") && Self.blocks(noCellSize.screen) > 200, "sixel without a cell size: symbols")
         let plain = try terminal(["library", "show", "1001"], server, answers: "plain")
         #expect(!plain.screen.contains("\(Self.escape)_Ga=") && !plain.screen.contains("\(Self.escape)P"))
         #expect(Self.blocks(plain.screen) > 200 && plain.screen.contains("\(Self.escape)[38;5;"), "256-colour symbols")

@@ -26,7 +26,8 @@ struct WeightLogTests {
         #expect(WeightLog.dayNumber("1970-01-01") == 0)
         #expect(WeightLog.dayNumber("2000-03-01") == 11017)
         #expect(WeightLog.dayNumber("2026-11-26") == 20783)
-        for bad in ["2026-13-01", "2026-11", "tomorrow", "2026-11-32", "2026/11/26"] { #expect(WeightLog.dayNumber(bad) == nil, "\(bad)") }
+        #expect(WeightLog.dayNumber("2024-02-29") != nil)
+        for bad in ["2026-13-01", "2026-11", "tomorrow", "2026-11-32", "2026/11/26", "2026-02-29", "2026-04-31", "2100-02-29"] { #expect(WeightLog.dayNumber(bad) == nil, "\(bad)") }
         #expect(WeightLog.shortDay(20783) == "26 Nov")
     }
 

@@ -63,10 +63,10 @@ public enum ArtLayout {
                         let width = line < item.drawing.lines.count ? item.drawing.columns : 0
                         text += art + String(repeating: " ", count: max(0, cell - width) + (index < row.count - 1 ? gap : 0))
                     }
-                    out += trimmedTrailing(text) + "\n"
+                    out += trimmingTrailingSpaces(text) + "\n"
                 }
             }
-            out += trimmedTrailing(row.enumerated().map { index, item in
+            out += trimmingTrailingSpaces(row.enumerated().map { index, item in
                 let caption = cut(item.caption, to: cell)
                 return caption + String(repeating: " ", count: index < row.count - 1 ? cell - caption.count + gap : 0)
             }.joined()) + "\n"
@@ -95,7 +95,8 @@ public enum ArtLayout {
 
     private static func trimmed(_ art: String, _ isArt: Bool) -> String { isArt ? art : "" }
 
-    private static func trimmedTrailing(_ text: String) -> String {
+    /// `text` without its trailing spaces.
+    static func trimmingTrailingSpaces(_ text: String) -> String {
         var text = Substring(text)
         while text.last == " " { text = text.dropLast() }
         return String(text)

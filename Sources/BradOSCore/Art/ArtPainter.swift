@@ -22,8 +22,9 @@ public struct ArtDrawing: Sendable, Equatable {
 /// Draws pictures with Chafa (libchafa, opened on first use): kitty, iTerm2, sixel or
 /// Unicode symbols, at a size in character cells that keeps the picture's shape.
 public enum ArtPainter {
-    /// Blocks, borders (the eighths) and space: what Chafa itself draws with by default.
-    static let symbolTags: UInt32 = (1 << 3) | (1 << 4) | (1 << 0)
+    /// Blocks, borders (the eighths) and space: what Chafa itself draws with by default (one
+    /// constant, in the loader's header, which also primes Chafa with it).
+    static let symbolTags = UInt32(CART_SYMBOLS)
 
     /// Opens the libraries and primes Chafa on another thread, so a command that will draw
     /// does it while it reads its caches. Drawing before it finishes is safe (it waits on the
@@ -75,8 +76,7 @@ public enum ArtPainter {
             return cart_render(&image, &options, &length)
         }
         guard let text else {
-            throw .missingLibrary(soname: String(cString: cart_lib_soname(CART_LIB_CHAFA)),
-                                  detail: cart_load_error(CART_LIB_CHAFA).map { String(cString: $0) } ?? "a function is missing")
+            throw .missing(CART_LIB_CHAFA)
         }
         defer { cart_free(text) }
         let printed = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)

@@ -117,10 +117,7 @@ public struct BraillePlot: Sendable {
         let lastRow = series.last?.points.last.map { dotY($0.y) / 4 }
         let referenceRow = reference.map { dotY($0.y) / 4 }
 
-        func styled(_ text: String, _ style: Output.Style?) -> String {
-            guard colours, let style else { return text }
-            return "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m"
-        }
+        func styled(_ text: String, _ style: Output.Style?) -> String { style.map { Output.styled(text, $0, colors: colours) } ?? text }
         var rows: [String] = []
         for row in 0..<height {
             var line = String(repeating: " ", count: axisWidth - axis[row].count) + axis[row] + " ┤"
@@ -146,7 +143,7 @@ public struct BraillePlot: Sendable {
             } else if row == referenceRow, let reference {
                 line += " " + styled(reference.label, .dim)
             }
-            rows.append(trimmed(line))
+            rows.append(ArtLayout.trimmingTrailingSpaces(line))
         }
         // The time axis: first and last labels under the ends.
         rows.append(String(repeating: " ", count: axisWidth + 1) + "└" + String(repeating: "─", count: width))
@@ -155,12 +152,6 @@ public struct BraillePlot: Sendable {
         let gap = max(1, span - left.count - right.count)
         rows.append(String(repeating: " ", count: axisWidth + 1) + left + String(repeating: " ", count: gap) + right)
         return rows
-    }
-
-    private func trimmed(_ line: String) -> String {
-        var line = Substring(line)
-        while line.last == " " { line = line.dropLast() }
-        return String(line)
     }
 }
 

@@ -15,8 +15,8 @@ public final class Picture: @unchecked Sendable {
     public var height: Int { Int(image.height) }
 
     /// Decodes `data`. A JPEG is decoded at the smallest of TurboJPEG's scales (1/8 … 1)
-    /// whose sides are still at least `minSide`: a cover drawn 80 cells wide needs 640 pixels,
-    /// not 2048.
+    /// whose sides are still at least `minSide`: a picture drawn 80 cells wide needs hundreds
+    /// of pixels, not 2048.
     /// - Throws: ``ArtError``.
     public init(decoding data: Data, minSide: Int = 0) throws(ArtError) {
         var decoded = cart_image()
@@ -29,9 +29,7 @@ public final class Picture: @unchecked Sendable {
         switch status {
         case CART_OK: image = decoded
         case CART_MISSING_LIBRARY:
-            let decoder = data.first == 0xFF ? CART_LIB_TURBOJPEG : CART_LIB_PNG
-            throw .missingLibrary(soname: String(cString: cart_lib_soname(decoder)),
-                                  detail: cart_load_error(decoder).map { String(cString: $0) } ?? "a function is missing")
+            throw .missing(data.first == 0xFF ? CART_LIB_TURBOJPEG : CART_LIB_PNG)
         case CART_UNKNOWN_FORMAT: throw .unknownFormat
         case CART_TOO_LARGE: throw .tooLarge
         case CART_NO_MEMORY: throw .noMemory

@@ -54,7 +54,10 @@ public struct Output: Sendable {
     public enum Style: String, Sendable { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
 
     /// Wraps `text` in an ANSI style when colors are on.
-    public func styled(_ text: String, _ style: Style) -> String {
+    public func styled(_ text: String, _ style: Style) -> String { Self.styled(text, style, colors: colors) }
+
+    /// Wraps `text` in an ANSI style when `colors` (text drawn before it is written: a plot).
+    public static func styled(_ text: String, _ style: Style, colors: Bool) -> String {
         colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 }

@@ -176,7 +176,8 @@ struct PlanRoutes {
         if let value = update.currentWeightDate {
             // A logged day: a real date, not after tomorrow (time zones), not before a year ago.
             let known = Self.dayRange(now())
-            try check(value.count == 10 && known.contains(value) && VisitRoutes.date(value + "T00:00:00Z") != nil,
+            // (A day that parses and prints back the same: no 31 February rolled into March.)
+            try check(value.count == 10 && known.contains(value) && VisitRoutes.date(value + "T00:00:00Z").map(Self.day) == value,
                       "currentWeightDate must be a day (YYYY-MM-DD) within the last year.")
             weightDay = value
         }

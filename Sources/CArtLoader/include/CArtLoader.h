@@ -51,6 +51,10 @@ cart_status cart_decode(const uint8_t *data, size_t size, int min_side, int max_
 /// Frees what ``cart_decode`` allocated.
 void cart_image_free(cart_image *image);
 
+/// The symbols pictures are drawn with: Chafa's block, border (the eighths) and space tags,
+/// what Chafa itself draws with by default.
+#define CART_SYMBOLS 0x19u
+
 /// How Chafa draws one picture.
 typedef struct {
     /// 0 symbols, 1 sixel, 2 kitty, 3 iTerm2 (Chafa's ChafaPixelMode).

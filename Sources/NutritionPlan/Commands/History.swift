@@ -7,7 +7,7 @@ extension PlanCommand {
         public static let configuration = CommandConfiguration(
             commandName: "history", abstract: "List the weights you logged, newest first (queued ones marked).",
             discussion: """
-            The weights come with the plan (cached with it, by the same one-hour TTL); weights \\
+            The weights come with the plan (cached with it, by the same one-hour TTL); weights \
             logged with `plan weight` and not sent yet are listed as queued.
             Examples:
               brados plan history
@@ -20,7 +20,7 @@ extension PlanCommand {
             let env = try await AppEnvironment.live(global)
             let store = try PlanStore.live(env)
             let found = try await env.reader.answer(store.currentPlan)
-            let log = WeightLog(history: found.value.weights, queued: (try? store.queue.all()) ?? [])
+            let log = WeightLog(history: found.value.weights, queued: store.queued)
             try PlanRenderer(output: env.output).history(log)
         }
     }

@@ -36,7 +36,7 @@ public struct PlanCommand: AsyncParsableCommand {
         let env = try await AppEnvironment.live(global)
         let store = try PlanStore.live(env)
         let trend = try view == .summary
-            ? PlanRenderer.Trend(choice: env.art(art, askTerminal: false), area: env.artArea, queued: (try? store.queue.all()) ?? [], now: env.now()) : nil
+            ? PlanRenderer.Trend(choice: env.art(art, askTerminal: false), area: env.artArea, queued: store.queued, now: env.now()) : nil
         let shown = try await env.reader.show(store.currentPlan, with: PlanRenderer(output: env.output, trend: trend).presenter(view)).shown
         // `brados today` tells of a significant change since the targets last shown here.
         NutritionPlanPlugin.rememberShown(shown.data.targets, in: env)

@@ -148,13 +148,10 @@ public struct Doctor {
     /// and why (the same choice `library show` makes, without `--art`).
     func pictures() -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
-        let needed: [(cart_lib, String)] = [
-            (CART_LIB_CHAFA, "libchafa0"), (CART_LIB_TURBOJPEG, "libturbojpeg0"), (CART_LIB_PNG, "libpng16-16"),
-        ]
-        for (lib, package) in needed {
-            let soname = String(cString: cart_lib_soname(lib))
-            if let reason = cart_load_error(lib) {
-                checks.append(DoctorCheck(name: "pictures \(soname)", status: .fail, detail: "not loaded: \(String(cString: reason))",
+        for (lib, package) in ArtLibraries.all {
+            let soname = ArtLibraries.soname(lib)
+            if let reason = ArtLibraries.loadError(lib) {
+                checks.append(DoctorCheck(name: "pictures \(soname)", status: .fail, detail: "not loaded: \(reason)",
                                           fix: "Install it (Debian: apt-get install \(package)); until then covers are drawn as placeholders."))
             } else {
                 checks.append(DoctorCheck(name: "pictures \(soname)", status: .ok, detail: "loaded"))
