@@ -64,7 +64,7 @@ extension AppEnvironment {
 
     /// The cells pictures may use: the terminal's size, else `COLUMNS` and `LINES`, else 80×24.
     public var artArea: (columns: Int, rows: Int) {
-        if let size = io.terminalSize, size.columns > 0, size.rows > 0 { return (size.columns, size.rows) }
+        if let size = io.terminalSize, size.columns > 0, size.rows > 0 { return (min(size.columns, 1000), min(size.rows, 1000)) }
         let environment = io.environment
         let columns = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
         let rows = environment["LINES"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 24

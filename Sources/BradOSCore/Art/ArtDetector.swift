@@ -62,7 +62,7 @@ public struct ArtDetector: Sendable {
             let cell = cellPixels ?? (drawing == .sixel && !passthrough ? askCellSize() : nil)
             if drawing == .sixel, cell == nil {
                 return ArtChoice(drawing: .symbols, colours: colours,
-                                 reason: reason + "; but the terminal does not report its cell size, which sixel needs: symbols")
+                                 reason: reason + ", but not its cell size, which sixel needs")
             }
             return ArtChoice(drawing: drawing, colours: colours, tmuxPassthrough: passthrough && drawing != .symbols,
                              cellWidth: cell?.width, cellHeight: cell?.height, reason: reason)

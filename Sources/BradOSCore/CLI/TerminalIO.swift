@@ -149,8 +149,17 @@ public struct StandardIO: TerminalIO {
 
     public var cellPixels: (width: Int, height: Int)? {
         var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0,
-              size.ws_xpixel > 0, size.ws_ypixel > 0 else { return nil }
+        // Standard output's window, else the controlling terminal's (`brados doctor | tail`
+        // asks about the terminal it runs in).
+        var known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0
+        if !known {
+            let tty = open("/dev/tty", O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            if tty >= 0 {
+                known = ioctl(tty, UInt(TIOCGWINSZ), &size) == 0
+                close(tty)
+            }
+        }
+        guard known, size.ws_row > 0, size.ws_col > 0, size.ws_xpixel > 0, size.ws_ypixel > 0 else { return nil }
         return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
     }
 
