@@ -43,6 +43,7 @@ def main():
     parser.add_argument("--size", default="40x120", help="ROWSxCOLS")
     parser.add_argument("--cell", default="10x20", help="a cell's pixels, WxH (0x0: not reported)")
     parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--no-cell-report", action="store_true", help="never answer CSI 16 t (as xterm by default)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -62,7 +63,8 @@ def main():
     os.close(slave)
     kitty_answer, da1_answer = ANSWERS[options.answers]
     # CSI 16 t: the cell's size, as xterm answers it (not when silent).
-    cell_answer = f"\x1b[6;{cell_height};{cell_width}t".encode() if options.answers != "silent" and cell_width else b""
+    cell_answer = (f"\x1b[6;{cell_height};{cell_width}t".encode()
+                   if options.answers != "silent" and cell_width and not options.no_cell_report else b"")
     output = bytearray()
     scanned = 0
     deadline = time.monotonic() + options.timeout
