@@ -48,7 +48,7 @@ public struct ArtDetector: Sendable {
         guard isTerminal else {
             if requested == .symbols {
                 // Without colour, unless CLICOLOR_FORCE asks for colours in a pipe too.
-                if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" {
+                if Output.colorsEnabled(environment: environment, isTerminal: false) {
                     return ArtChoice(drawing: .symbols, colours: colours, reason: "\(requestedBy) is symbols; CLICOLOR_FORCE colours them through a pipe")
                 }
                 return ArtChoice(drawing: .symbols, colours: .none, reason: "\(requestedBy) is symbols; standard output is not a terminal, so without colour")
@@ -119,10 +119,7 @@ public struct ArtDetector: Sendable {
     /// The colours symbols get: none with `NO_COLOR` (or `CLICOLOR=0`), else what `COLORTERM`
     /// and `TERM` say the terminal has.
     var colours: ArtColours {
-        if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" {} else {
-            if let value = environment["NO_COLOR"], !value.isEmpty { return .none }
-            if environment["CLICOLOR"] == "0" { return .none }
-        }
+        guard Output.colorsEnabled(environment: environment, isTerminal: true) else { return .none }
         let colourTerm = (environment["COLORTERM"] ?? "").lowercased()
         let term = environment["TERM"] ?? ""
         if colourTerm == "truecolor" || colourTerm == "24bit" || term.hasSuffix("-direct") { return .truecolor }
