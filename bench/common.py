@@ -1,9 +1,12 @@
-"""What the bench cases share: timing a whole process, and the reference server's admin API.
+"""What the bench cases share: timing a whole process, the reference server and its admin API.
 
-    from common import admin, timed
+    from common import Server, admin, timed
 """
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
 import time
 import urllib.request
@@ -11,11 +14,11 @@ import urllib.request
 DEVNULL = os.open(os.devnull, os.O_WRONLY)
 
 
-def admin(url, method, path, body=None):
+def admin(url, method, path, body=None, timeout=10):
     """One request to a `brados-server --admin` route; its JSON answer (or None)."""
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         text = response.read()
         return json.loads(text) if text else None
 
@@ -33,3 +36,38 @@ def timed(args, env, accept=(0,)):
     if code not in accept:
         sys.exit(f"{' '.join(args)} failed with {code}")
     return elapsed
+
+
+class Server:
+    """A `brados-server --admin` on loopback (it stops by itself after `--lifetime`), and the
+    profiles made against it, removed with it by `stop()`."""
+
+    def __init__(self, binary, arguments):
+        self.process = subprocess.Popen([binary, "--port", "0", "--admin", "--lifetime", "1800"] + arguments,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"(http://\S+)", line)
+        if not match:
+            self.process.kill()
+            raise SystemExit(f"brados-server did not start: {line!r}")
+        self.url = match.group(1)
+        self.homes = []  # profiles made against this server, removed with it
+
+    def admin(self, method, path, body=None):
+        return admin(self.url, method, path, body, timeout=60)
+
+    def sql(self, statement, *arguments):
+        return self.admin("POST", "/_admin/sql", {"sql": statement, "arguments": [None if a is None else str(a) for a in arguments]})["rows"]
+
+    def reset(self):
+        self.admin("DELETE", "/_admin/stats")
+
+    def traffic(self):
+        stats = self.admin("GET", "/_admin/stats")
+        return stats["total"], stats["bytes"]
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+        for home in self.homes:
+            shutil.rmtree(home, ignore_errors=True)

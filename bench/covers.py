@@ -21,7 +21,6 @@ the picture), and the ratio to chafa.
     python3 bench/covers.py [--runs 30] [--warmup 3] [--no-build] [--configuration release] [--build-dir .build]
 """
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -29,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import timed  # bench/common.py
+from common import Server, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,14 +64,11 @@ def main():
             subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
     bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
     brados = os.path.join(bin_dir, "brados")
+    server = Server(os.path.join(bin_dir, "brados-server"), [])
+    url = server.url
     home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server.homes.append(home)
     try:
-        line = server.stdout.readline()
-        url = line.strip().split(" ")[-1]
-        if not url.startswith("http://"):
-            sys.exit(f"brados-server did not start: {line!r}")
         env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home,
                "TERM": "xterm-256color", "COLORTERM": "truecolor", "CLICOLOR_FORCE": "1", "COLUMNS": "80", "LINES": "44"}
         subprocess.run([brados, "auth", "login", "--user", "demo", "--password-stdin"], input=b"demo", env=env, check=True,
@@ -103,9 +99,7 @@ def main():
                 if round_index >= options.warmup:
                     samples[name].append(elapsed)
     finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(home, ignore_errors=True)
+        server.stop()
 
     med = {name: statistics.median(values) for name, values in samples.items()}
     show, none, peer = med["brados library show --art symbols"], med["brados library show --art none"], med["chafa -f symbols -s 80x40"]

@@ -32,53 +32,16 @@ k changes -> O(k) rows; a warm first screen at 100k <= 20 ms and <= 1.5x its tim
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+from common import Server  # bench/common.py: the seeded server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 USER = "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11"
-
-
-class Server:
-    def __init__(self, binary, arguments):
-        self.process = subprocess.Popen([binary, "--port", "0", "--admin", "--lifetime", "1800"] + arguments,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"(http://\S+)", line)
-        if not match:
-            self.process.kill()
-            raise SystemExit(f"brados-server did not start: {line!r}")
-        self.url = match.group(1)
-        self.homes = []  # profiles made against this server, removed with it
-
-    def admin(self, method, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            text = response.read()
-        return json.loads(text) if text else None
-
-    def sql(self, statement, *arguments):
-        return self.admin("POST", "/_admin/sql", {"sql": statement, "arguments": [None if a is None else str(a) for a in arguments]})["rows"]
-
-    def reset(self):
-        self.admin("DELETE", "/_admin/stats")
-
-    def traffic(self):
-        stats = self.admin("GET", "/_admin/stats")
-        return stats["total"], stats["bytes"]
-
-    def stop(self):
-        self.process.kill()
-        self.process.wait()
-        for home in self.homes:
-            shutil.rmtree(home, ignore_errors=True)
 
 
 # Forks and runs the command, then writes "exit seconds maxrss-KB" to argv[1].

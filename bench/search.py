@@ -34,8 +34,8 @@ import sys
 import tempfile
 import time
 
-from scale import Brados, Server  # bench/scale.py: the seeded server and a fresh profile against it
-from common import timed  # bench/common.py
+from scale import Brados  # bench/scale.py: a fresh profile against the seeded server
+from common import Server, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (label, brados search's query, the word rg looks for)

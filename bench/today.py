@@ -15,13 +15,12 @@ Goal: today / mealplan show <= 1.3x.
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from common import admin, timed  # bench/common.py
+from common import Server, admin, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -40,14 +39,11 @@ def main():
             subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
     bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
     brados = os.path.join(bin_dir, "brados")
+    server = Server(os.path.join(bin_dir, "brados-server"), [])
+    url = server.url
     home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server.homes.append(home)
     try:
-        line = server.stdout.readline()
-        url = line.strip().split(" ")[-1]
-        if not url.startswith("http://"):
-            sys.exit(f"brados-server did not start: {line!r}")
         env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home}
         for login in (["--user", "demo"], ["--service", "supabase", "--user", "demo@example.com"]):
             subprocess.run([brados, "auth", "login", *login, "--password-stdin"], input=b"demo", env=env, check=True, stdout=subprocess.DEVNULL)
@@ -74,9 +70,7 @@ def main():
                     samples[name].append(elapsed)
                     requests[name].append(made)
     finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(home, ignore_errors=True)
+        server.stop()
 
     med = {name: statistics.median(values) for name, values in samples.items()}
     ratio = med["brados today"] / med["brados mealplan show"]
