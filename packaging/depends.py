@@ -2,18 +2,23 @@
 """Computes the package relations of a binary from the binary itself, as substvars lines.
 
 dpkg-shlibdeps sees only the libraries in DT_NEEDED. brados also opens libraries with
-dlopen at run time (libarchive, for cache export/import), and says so in its ELF dlopen
-metadata note (https://systemd.io/ELF_DLOPEN_METADATA/: section .note.dlopen, owner "FDO",
-type 0x407c0c0a, a JSON array of {feature, description, priority, soname}). For each soname
-there, this finds the Debian package that ships the library on this machine and the lowest
-version that has every symbol the binary asks for by name, from that package's symbols file
-(the rule dpkg-shlibdeps applies to linked symbols). Priorities map to relations as the
-specification says: required -> Depends, recommended -> Recommends, suggested -> Suggests.
+dlopen at run time (libarchive for cache export/import; Chafa, TurboJPEG and libpng for
+pictures), and says so in its ELF dlopen metadata note (https://systemd.io/ELF_DLOPEN_METADATA/:
+section .note.dlopen, owner "FDO", type 0x407c0c0a, a JSON array of {feature, description,
+priority, soname}). For each soname there, and for each release the package is made for
+(packaging/releases.py), this finds the package that ships the library in that release and the
+lowest version that has every symbol the binary asks for by name, from that package's symbols
+file (the rule dpkg-shlibdeps applies to linked symbols); the releases' answers become
+alternatives (`libturbojpeg0 (>= 1:2.0.2) | libturbojpeg (>= 2.0.0)`: Ubuntu names it otherwise,
+without Debian's epoch). Priorities map to relations as the specification says: required ->
+Depends, recommended -> Recommends, suggested -> Suggests.
 
     packaging/depends.py BINARY      prints  dlopen:Depends=..., dlopen:Recommends=..., dlopen:Suggests=...
 
-Fails, saying why, when a library named in the note is not installed here or no package
-owns it: a relation that cannot be computed is never guessed.
+Fails, saying why, when a library named in the note is not installed here, no package owns it,
+or a release has no package that ships it: a relation that cannot be computed is never guessed.
+scripts/check-deps.sh uses dlopen_notes, library_path and owning_package to check that what the
+binary opens is what ensure-deps installs and the package depends on.
 """
 import json
 import os
@@ -21,6 +26,9 @@ import re
 import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import releases  # noqa: E402
 
 NOTE_OWNER = b"FDO\0"
 NOTE_TYPE = 0x407C0C0A
@@ -87,19 +95,17 @@ def owning_package(path):
     fail(f"no Debian package owns {path}: the library must come from a package to be a dependency")
 
 
-def newer(a, b):
-    return subprocess.run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0
+newer = releases.newer
 
 
-def relation(soname, package, strings):
-    """`package (>= version)`: the lowest version with every symbol of `soname` the binary names."""
-    symbols_file = subprocess.run(["dpkg-query", "--control-path", package, "symbols"],
-                                  capture_output=True, text=True).stdout.strip()
-    if symbols_file:
+def relation(soname, package, strings, symbols, shlibs):
+    """`package (>= version)`: the lowest version with every symbol of `soname` the binary names,
+    from the package's symbols file (text), else its shlibs file, else `package` alone."""
+    if symbols:
         template, minimum, current = None, None, None
-        for line in open(symbols_file, encoding="utf-8"):
+        for line in symbols.splitlines():
             if not line.startswith((" ", "|", "*", "#")):
-                current = line.split()[0]
+                current = line.split()[0] if line.split() else None
                 template = line.split(None, 1)[1].strip() if current == soname else None
                 continue
             if current != soname or not line.startswith(" "):
@@ -109,15 +115,32 @@ def relation(soname, package, strings):
                 minimum = version
         if template is not None and minimum is not None:
             return template.replace("#MINVER#", f"(>= {minimum})").strip()
-    shlibs_file = subprocess.run(["dpkg-query", "--control-path", package, "shlibs"],
-                                 capture_output=True, text=True).stdout.strip()
-    if shlibs_file:  # "libarchive 13 libarchive13 (>= 3.6.2)": name, version, dependency
+    if shlibs:  # "libarchive 13 libarchive13 (>= 3.6.2)": name, version, dependency
         stem, _, major = soname.partition(".so.")
-        for line in open(shlibs_file, encoding="utf-8"):
+        for line in shlibs.splitlines():
             fields = line.split(None, 2)
             if len(fields) == 3 and fields[0] == stem and fields[1] == major:
                 return fields[2].strip()
     return package
+
+
+def source_package(package):
+    """The source package `package` (installed here) is built from."""
+    return subprocess.run(["dpkg-query", "-W", "-f", "${source:Package}", package],
+                          capture_output=True, text=True, check=True).stdout.strip() or package
+
+
+def combine(relations):
+    """One dependency group from the releases' relations: an alternative a package name, each
+    with the lowest version any release asked for (every release's version satisfies it)."""
+    lowest = {}
+    for text in relations:
+        name, version = re.match(r"(\S+)(?:\s*\(>=\s*([^)]+)\))?", text).groups()
+        if name not in lowest:
+            lowest[name] = version
+        elif lowest[name] is not None and (version is None or newer(lowest[name], version)):
+            lowest[name] = version
+    return " | ".join(f"{name} (>= {version})" if version else name for name, version in lowest.items())
 
 
 def main():
@@ -132,11 +155,22 @@ def main():
         # brados always opens libarchive: a binary without the note was built without it
         # (or stripped of it), and a package from it would forget libarchive13.
         fail(f"{binary} has no .note.dlopen: the libraries it opens at run time would be missing from Depends")
+    archives = {}
     for entry in notes:
         field = RELATION.get(entry.get("priority", "recommended"), "Recommends")
         for soname in entry.get("soname", []):
-            package = owning_package(library_path(soname))
-            relations[field].append(relation(soname, package, strings))
+            source = source_package(owning_package(library_path(soname)))
+            found = []
+            for release, _, _ in releases.RELEASES:
+                if release not in archives:
+                    archives[release] = releases.Archive(release)
+                archive = archives[release]
+                name, control = releases.shipping(archive, soname, source)
+                if name is None:
+                    fail(f"no package of {release} built from {source} ships {soname}: "
+                         "the .deb could not install there (packaging/releases.py lists the releases)")
+                found.append(relation(soname, name, strings, control.get("symbols"), control.get("shlibs")))
+            relations[field].append(combine(found))
     for field, values in relations.items():
         print(f"dlopen:{field}={', '.join(dict.fromkeys(values))}")
 
