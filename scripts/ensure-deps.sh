@@ -1,30 +1,92 @@
 #!/usr/bin/env bash
-# Installs the system packages brados builds against, when they are missing.
-# Idempotent and quiet when everything is present.
+# Installs what brados's build, tests, benchmarks, reliability suites and packaging need, when
+# it is missing: the one list of them (scripts/check-deps.sh holds the code to it). Idempotent,
+# and quiet when everything is present.
 #
-#     scripts/ensure-deps.sh            what the build, the tests, the benchmarks need
-#     scripts/ensure-deps.sh package    and what make package and scripts/check-package.sh need
+#     scripts/ensure-deps.sh               what make build, test, bench and reliability need
+#     scripts/ensure-deps.sh package       and what make package and scripts/check-package.sh need
+#     scripts/ensure-deps.sh --list [KIND] the list: KIND GROUP NAME, one a line (KIND apt, pip or
+#                                          machine), without installing anything
 set -euo pipefail
 
-need=()
-have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-# zsh and fish: the completion tests run all three shells; strace: reliability/security.py
-# checks that the embedded backend binds no TCP port; libarchive-tools (bsdtar): a test lists
-# an exported archive with bsdtar, GNU tar and Python's tarfile; age: the encrypted-archive tests
-# open brados's exports with the age command and import files it made (and make bench compares
-# with it); zstd: those tests list a decrypted archive with tar --zstd.
-packages=(libarchive-dev libsqlite3-dev pkg-config zlib1g-dev libzstd-dev zsh fish strace libarchive-tools age zstd)
-# dpkg-dev: dpkg-shlibdeps, dpkg-gencontrol; binutils: strip; lintian checks the .deb;
-# debootstrap makes the clean Debian root that scripts/check-package.sh installs it in.
-[ "${1:-}" = package ] && packages+=(dpkg-dev binutils xz-utils lintian debootstrap)
-for package in "${packages[@]}"; do
-    have "$package" || need+=("$package")
-done
-[ ${#need[@]} -eq 0 ] && exit 0
+# What a machine brados builds on has before this script runs; it installs none of them. Each
+# brings what it depends on (gcc brings binutils, libc6-dev; git brings perl), and every Debian
+# machine has Debian's Essential and Priority: required packages (coreutils, tar, gzip, util-linux's
+# setsid, unshare and setpriv, zlib1g, libc6's loader). Not from Debian: the Swift toolchain in
+# /opt/swift (swift, swiftc, clang, lld, libFuzzer) and the machine's CPython with pip.
+#
+# KIND     GROUP        NAME                WHY
+read -r -d '' LIST <<'EOF' || true
+machine    -            gcc                 the C compiler and its binutils (strip, readelf): the machine's
+machine    -            make                the entry points: make run, make test, make package
+machine    -            git                 SwiftPM clones the packages; package.sh dates files by the last commit
+machine    -            libc6-dev           the C library's headers, which gcc needs to compile C (and linux-libc-dev)
+apt        build        libarchive-dev      archive.h, archive_entry.h: CArchive, CArchiveLoader (cache export/import)
+apt        build        libturbojpeg0-dev   turbojpeg.h: CArtLoader decodes JPEG covers with it
+apt        build        libpng-dev          png.h: CArtLoader decodes PNG covers with it
+apt        build        libsqlite3-dev      sqlite3.h and libsqlite3.so: GRDB's GRDBSQLite module links SQLite
+apt        build        zlib1g-dev          zlib.h: CZlib (the reference server's PNG artwork, the age tests)
+apt        test         libchafa0           libchafa.so.0: the binary opens it to draw pictures (ArtTests, PicturesEndToEndTests)
+apt        test         python3             /usr/bin/python3 (with sqlite3): the end-to-end tests' helpers and scripts/fake-terminal.py
+apt        test         zsh                 the completion tests run all three shells
+apt        test         fish                the completion tests run all three shells
+apt        test         man-db              man: ManPageTests renders the page at 80 columns, without a warning
+apt        test         strace              reliability/security.py and a test check the embedded backend binds no TCP port
+apt        test         libarchive-tools    bsdtar: a test lists an exported archive with bsdtar, GNU tar and Python's tarfile
+apt        test         age                 age, age-keygen: the encrypted-archive tests open brados's exports with age and import its files
+apt        test         zstd                the tests list a decrypted archive with tar --zstd; debootstrap unpacks Ubuntu's packages with it
+apt        bench        chafa               the covers benchmark's peer (the chafa command)
+apt        bench        ripgrep             rg: the search benchmark's peer
+pip        bench        diskcache==5.6.3    the artwork cache benchmark's peer (python-diskcache)
+pip        reliability  xxhash==3.5.0       crash_safety checks the artwork index's xxh64 checksum
+pip        test         plexapi==4.18.3     scripts/check-plexapi.py (CI): python-plexapi against the reference server
+pip        test         pillow==13.0.0      scripts/check-plexapi.py decodes the artwork python-plexapi downloads
+pip        test         supabase==2.34.1    scripts/check-supabase.py: supabase-py against the reference server
+apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package
+apt        package      lintian             scripts/check-package.sh checks the .deb with it
+apt        package      debootstrap         scripts/check-package.sh makes the clean Debian and Ubuntu roots with it
+EOF
 
-echo "ensure-deps: installing ${need[*]}" >&2
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+if [ "${1:-}" = --list ]; then
+    kind="${2:-}"
+    awk -v kind="$kind" '!/^#/ && NF >= 3 && (kind == "" || $1 == kind) { print $1, $2, $3 }' <<< "$LIST"
+    exit 0
+fi
+case "${1:-}" in
+    "") groups="build test bench reliability" ;;
+    package) groups="build test bench reliability package" ;;
+    *) echo "usage: scripts/ensure-deps.sh [package] | --list [apt|pip|machine]" >&2; exit 64 ;;
+esac
+listed() { awk -v kind="$1" -v groups=" $groups " '$1 == kind && index(groups, " " $2 " ") { print $3 }' <<< "$LIST"; }
+
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+apt_need=()
+for package in $(listed apt); do
+    have "$package" || apt_need+=("$package")
+done
+if [ ${#apt_need[@]} -gt 0 ]; then
+    echo "ensure-deps: installing ${apt_need[*]}" >&2
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${apt_need[@]}" >/dev/null
+fi
+
+# Python packages, into the machine's CPython (the python3 on PATH), at the versions named.
+pip_need=()
+for requirement in $(listed pip); do
+    python3 - "$requirement" <<'PY' || pip_need+=("$requirement")
+import sys
+from importlib import metadata
+name, _, version = sys.argv[1].partition("==")
+try:
+    sys.exit(0 if metadata.version(name) == version else 1)
+except metadata.PackageNotFoundError:
+    sys.exit(1)
+PY
+done
+if [ ${#pip_need[@]} -gt 0 ]; then
+    echo "ensure-deps: pip installing ${pip_need[*]}" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "${pip_need[@]}"
+fi
