@@ -28,6 +28,8 @@ import subprocess
 import tempfile
 import time
 
+from common import require  # bench/common.py
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -49,9 +51,8 @@ def main():
     parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build")
     options = parser.parse_args()
-    for tool, package in (("zstd", "zstd"), ("age", "age")):
-        if shutil.which(tool) is None:
-            subprocess.run(["apt-get", "install", "-y", "-q", package], check=True)
+    for tool in ("zstd", "age"):
+        require(tool)
     if not options.no_build:
         for product in ("brados", "brados-bench"):
             subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)

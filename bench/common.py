@@ -1,6 +1,6 @@
 """What the bench cases share: timing a whole process, the reference server and its admin API.
 
-    from common import Server, admin, timed
+    from common import Server, admin, require, timed
 """
 import json
 import os
@@ -12,6 +12,11 @@ import time
 import urllib.request
 
 DEVNULL = os.open(os.devnull, os.O_WRONLY)
+
+
+def require(command):
+    """The path of `command`; exits saying how to install it when it is missing."""
+    return shutil.which(command) or sys.exit(f"{command} is not installed: scripts/ensure-deps.sh installs what the benchmarks run")
 
 
 def admin(url, method, path, body=None, timeout=10):

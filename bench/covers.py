@@ -22,13 +22,12 @@ the picture), and the ratio to chafa.
 """
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
-from common import Server, timed  # bench/common.py
+from common import Server, require, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,9 +55,7 @@ def main():
     parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
     options = parser.parse_args()
 
-    chafa = shutil.which("chafa")
-    if chafa is None:
-        sys.exit("chafa is not installed (apt-get install chafa; scripts/ensure-deps.sh installs it)")
+    chafa = require("chafa")
     if not options.no_build:
         for product in ("brados", "brados-server"):
             subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)

@@ -35,7 +35,7 @@ import tempfile
 import time
 
 from scale import Brados  # bench/scale.py: a fresh profile against the seeded server
-from common import Server, timed  # bench/common.py
+from common import Server, require, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (label, brados search's query, the word rg looks for)
@@ -122,7 +122,7 @@ def main():
             subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
     directory = os.path.join(ROOT, options.build_dir, options.configuration)
     binary = os.path.join(directory, "brados")
-    rg = shutil.which("rg")
+    rg = require("rg")
 
     server = Server(os.path.join(directory, "brados-server"), ["--seed-messages", str(options.messages),
                                                                "--seed-conversations", str(options.conversations),
@@ -167,7 +167,7 @@ def main():
 
         for round_index in range(options.warmup + options.runs):
             for _, query, word in QUERIES:
-                runs = [("brados", lambda: search(query))] + ([("rg", lambda: grep(word))] if rg else [])
+                runs = [("brados", lambda: search(query)), ("rg", lambda: grep(word))]
                 if round_index % 2:
                     runs.reverse()
                 for name, run in runs:
@@ -177,7 +177,7 @@ def main():
             if round_index == options.warmup - 1:
                 requests.clear()
         hits = {query: index_hits(paths["index"], query) for _, query, _ in QUERIES}
-        lines = {word: rg_lines(rg, word, files_dir, rg_env) for _, _, word in QUERIES} if rg else {}
+        lines = {word: rg_lines(rg, word, files_dir, rg_env) for _, _, word in QUERIES}
     finally:
         server.stop()
         shutil.rmtree(files_dir, ignore_errors=True)
@@ -190,7 +190,7 @@ def main():
           f"{documents:,} documents ({', '.join(f'{domain} {count:,}' for domain, count in sorted(indexed.items()))}), "
           f"{index_bytes / 1e6:.1f} MB")
     print(f"- rg's files: {file_count} ({options.conversations} conversations, one line a message; the albums and collections), "
-          f"{file_bytes / 1e6:.1f} MB; `rg -i -c WORD DIR`" + ("" if rg else " (not installed)"))
+          f"{file_bytes / 1e6:.1f} MB; `rg -i -c WORD DIR`")
     print()
     print("| query | documents matching | brados search: median (min – max) | rg -i: word, lines matching | rg: median (min – max) | rg / brados |")
     print("|---|---|---|---|---|---|")
@@ -198,19 +198,13 @@ def main():
     for label, query, word in QUERIES:
         brados_median = statistics.median(samples[query]["brados"])
         hit = f"{hits[query]:,}" if hits[query] is not None else "?"
-        if rg:
-            ratios[query] = statistics.median(samples[query]["rg"]) / brados_median
-            peer = f"`{word}`{' (the first word)' if word != query else ''}, {lines[word]:,} | {spread(samples[query]['rg'])} | {ratios[query]:.1f}x"
-        else:
-            peer = "– | – | –"
+        ratios[query] = statistics.median(samples[query]["rg"]) / brados_median
+        peer = f"`{word}`{' (the first word)' if word != query else ''}, {lines[word]:,} | {spread(samples[query]['rg'])} | {ratios[query]:.1f}x"
         print(f"| {label}: `{query}` | {hit} of {documents:,} | {spread(samples[query]['brados'])} | {peer} |")
     print()
     fast = all(statistics.median(samples[query]["brados"]) <= 0.020 for _, query, _ in QUERIES)
     print(f"- brados search median <= 20 ms for every query: {'met' if fast else 'NOT met'}")
-    if rg:
-        print(f"- rg -i / brados search >= 5x for every query: {'met' if all(ratio >= 5 for ratio in ratios.values()) else 'NOT met'}")
-    else:
-        print("- rg -i / brados search >= 5x for every query: skipped (rg is not installed: apt-get install ripgrep)")
+    print(f"- rg -i / brados search >= 5x for every query: {'met' if all(ratio >= 5 for ratio in ratios.values()) else 'NOT met'}")
     print(f"- requests per search: max {max(requests)} (goal 0): {'met' if max(requests) == 0 else 'NOT met'}")
 
 

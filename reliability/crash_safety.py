@@ -25,12 +25,11 @@ from harness import suite_parser, Binaries, Profile, Server, Tally, corrupt_file
 
 
 def xxh64(data):
-    """The artwork index's checksum (`xxh64:` + 16 hex digits); pip installs xxhash if missing."""
+    """The artwork index's checksum (`xxh64:` + 16 hex digits)."""
     try:
         import xxhash
     except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "xxhash"], check=True)
-        import xxhash
+        sys.exit("xxhash is not installed: scripts/ensure-deps.sh installs it (pip)")
     return "xxh64:" + xxhash.xxh64(data).hexdigest()
 
 

@@ -9,11 +9,17 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def require(command):
+    """The path of `command`; exits saying how to install it when it is missing."""
+    return shutil.which(command) or sys.exit(f"{command} is not installed: scripts/ensure-deps.sh installs what the suites run")
 
 
 def suite_parser(doc):

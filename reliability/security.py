@@ -35,7 +35,7 @@ import threading
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import ROOT, suite_parser, Binaries, Profile, Server, Tally, profile_digest  # noqa: E402
+from harness import ROOT, require, suite_parser, Binaries, Profile, Server, Tally, profile_digest  # noqa: E402
 
 # BRADOS_COMPLETIONS_DIR: the scripts of another checkout (to show what an older build did).
 COMPLETIONS = os.environ.get("BRADOS_COMPLETIONS_DIR", os.path.join(ROOT, "completions"))
@@ -97,10 +97,8 @@ def plant(profile, marker):
 
 
 def completion(tally, binaries, server):
-    missing = [shell for shell in SHELLS if not shutil.which(shell)]
-    if missing:
-        tally.fail(f"{', '.join(missing)} not installed (scripts/ensure-deps.sh installs them)")
-        return
+    for shell in SHELLS:
+        require(shell)
     profile = Profile(binaries, server)
     try:
         profile.login(supabase_email="demo@example.com")
@@ -287,9 +285,7 @@ def databases(tally, binaries, server):
 # MARK: - embedded
 
 def embedded(tally, binaries):
-    if not shutil.which("strace"):
-        tally.fail("strace is not installed (scripts/ensure-deps.sh installs it)")
-        return
+    require("strace")
     profile = Profile(binaries)  # no server: the embedded backend
     try:
         trace = os.path.join(profile.home, "trace")

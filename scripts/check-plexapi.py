@@ -3,7 +3,7 @@
 reference server unchanged: browsing the music library with a token, and, with its plex.tv
 addresses pointed at the reference server's emulation, signing in (password, token, a linked
 PIN and a strong OAuth code), listing resources, connecting to each server the way it picks
-connections, and signing out. Installs plexapi with pip when missing.
+connections, and signing out.
 
     python3 scripts/check-plexapi.py [--build-dir .build] [--configuration debug]
 """
@@ -23,17 +23,12 @@ def main():
     parser.add_argument("--build-dir", default=".build")
     parser.add_argument("--configuration", default="debug")
     options = parser.parse_args()
-    # Pinned: a new plexapi release must not turn CI red by itself (bump on purpose).
+    # Pinned in scripts/ensure-deps.sh: a new plexapi release must not turn CI red by itself.
     try:
-        import plexapi  # noqa: F401
-    except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "plexapi==4.18.3"], check=True)
-    try:
-        import PIL  # noqa: F401
-    except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "pillow==13.0.0"], check=True)
-    from PIL import Image
-    from plexapi.server import PlexServer
+        from PIL import Image
+        from plexapi.server import PlexServer
+    except ImportError as error:
+        sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
     server = subprocess.Popen([binary, "--port", "0", "--lifetime", "300"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -2,7 +2,6 @@
 """Checks that Supabase's own Python client (supabase-py: GoTrue + PostgREST) works against
 the reference server's coach project unchanged: password sign-in, selects with eq, order and
 ranges with an exact count, a single object, token refresh with rotation, sign-out.
-Installs supabase with pip when missing.
 
     python3 scripts/check-supabase.py [--build-dir .build] [--configuration debug]
 """
@@ -21,10 +20,9 @@ def main():
     parser.add_argument("--configuration", default="debug")
     options = parser.parse_args()
     try:
-        import supabase  # noqa: F401
+        from supabase import create_client
     except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "supabase"], check=True)
-    from supabase import create_client
+        sys.exit("supabase is not installed: scripts/ensure-deps.sh installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
     server = subprocess.Popen([binary, "--port", "0", "--lifetime", "300"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -77,18 +77,13 @@ struct CacheArchiveEndToEndTests {
         let archive = home.url.appendingPathComponent("backup.tar.gz")
         #expect(try brados(["cache", "export", "-o", archive.path, "--format", "tar.gz"], server).status == 0)
         #expect(try brados(["cache", "verify", archive.path], server).status == 0)
-        func list(_ tool: String, _ arguments: [String]) throws -> BuiltProducts.Result {
-            let path = try #require(["/usr/bin/\(tool)", "/bin/\(tool)", "/usr/local/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "\(tool) is not installed (scripts/ensure-deps.sh installs it)")
-            return try BuiltProducts.run(executable: URL(fileURLWithPath: path), arguments, environment: ["LC_ALL": "C"])
-        }
-        let gnu = try list("tar", ["-tzf", archive.path])
+        let gnu = try SystemCommand.run("tar", ["-tzf", archive.path])
         #expect(gnu.status == 0 && gnu.stderr.isEmpty, "GNU tar: \(gnu.stderr)")
         let names = gnu.stdout.split(separator: "\n").map(String.init)
         #expect(names.first == "manifest.json" && names.contains("cache/mealplan/latest-session.json"), "\(names)")
-        let bsd = try list("bsdtar", ["-tf", archive.path])
+        let bsd = try SystemCommand.run("bsdtar", ["-tf", archive.path])
         #expect(bsd.status == 0 && bsd.stderr.isEmpty && bsd.stdout.split(separator: "\n").map(String.init) == names, "bsdtar: \(bsd.stderr)")
-        let python = try list("python3", ["-c", "import sys, tarfile; print('\\n'.join(tarfile.open(sys.argv[1]).getnames()))", archive.path])
+        let python = try SystemCommand.run("python3", ["-c", "import sys, tarfile; print('\\n'.join(tarfile.open(sys.argv[1]).getnames()))", archive.path])
         #expect(python.status == 0 && python.stdout.split(separator: "\n").map(String.init) == names, "python: \(python.stderr)")
     }
 

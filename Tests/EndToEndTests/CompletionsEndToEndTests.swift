@@ -125,10 +125,7 @@ struct CompletionsEndToEndTests {
     @Test("no shell evaluates a completion value: $(…), backticks, ;, globs, variables and newlines stay text",
           arguments: ["bash", "zsh", "fish"])
     func hostileValuesAreNeverEvaluated(_ shell: String) throws {
-        guard let shellPath = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            Issue.record("\(shell) is not installed (scripts/ensure-deps.sh installs it)")
-            return
-        }
+        let shellPath = try SystemCommand.url(shell).path
         let marker = home.url.appendingPathComponent("pwned").path
         let bin = try fakeBrados(printing: Self.hostileValues(marker))
         let path = bin.path + ":/usr/bin:/bin"
@@ -188,7 +185,7 @@ struct CompletionsEndToEndTests {
         try JSONSerialization.data(withJSONObject: document).write(to: defaults)
         // library: the first album's rating key in the store.
         let library = Process()
-        library.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        library.executableURL = try SystemCommand.url("python3")
         library.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE album SET ratingKey=? WHERE id=(SELECT id FROM album WHERE shown=1 ORDER BY sortTitle, ratingKey LIMIT 1)', (sys.argv[2],)); c.commit()",
                              home.url.appendingPathComponent("data/users/default/library/library.sqlite").path, "`touch \(marker)`"]
         try library.run()
@@ -197,7 +194,7 @@ struct CompletionsEndToEndTests {
         // coach: a conversation's remote id in SQLite.
         let database = home.url.appendingPathComponent("data/users/default/coach/coach.sqlite")
         let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.executableURL = try SystemCommand.url("python3")
         python.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE conversation SET remoteId=? WHERE rowid=(SELECT MIN(rowid) FROM conversation)', (sys.argv[2],)); c.commit()",
                             database.path, "x;touch \(marker)"]
         try python.run()

@@ -19,12 +19,6 @@ struct EncryptedArchiveEndToEndTests {
         try BuiltProducts.run("brados", arguments, environment: environment(server, home: folder), stdin: stdin)
     }
 
-    func tool(_ name: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> BuiltProducts.Result {
-        let path = try #require(["/usr/bin/\(name)", "/bin/\(name)", "/usr/local/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                "\(name) is not installed (scripts/ensure-deps.sh installs it)")
-        return try BuiltProducts.run(executable: URL(fileURLWithPath: path), arguments,
-                                     environment: environment.merging(["LC_ALL": "C", "PATH": "/usr/bin:/bin"]) { $1 }, stdin: stdin)
-    }
 
     /// Runs a command on a pseudo-terminal and types each answer when it asks (a prompt that
     /// mentions a passphrase): how a person meets `age -p` and brados's own prompt.
@@ -56,8 +50,7 @@ struct EncryptedArchiveEndToEndTests {
         """
 
     func onTerminal(_ answers: [String], _ command: [String], environment: [String: String]) throws -> BuiltProducts.Result {
-        try BuiltProducts.run(executable: URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.ptyDriver, answers.joined(separator: "\u{1f}")] + command,
-                              environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+        try SystemCommand.run("python3", ["-c", Self.ptyDriver, answers.joined(separator: "\u{1f}")] + command, environment: environment)
     }
 
     /// Every file under a profile's folders with its SHA-256: "the cache as before".
@@ -107,13 +100,13 @@ struct EncryptedArchiveEndToEndTests {
             let head = String(decoding: try Data(contentsOf: archive).prefix(40), as: UTF8.self)
             #expect(head.hasPrefix(armor ? "-----BEGIN AGE ENCRYPTED FILE-----\n" : "age-encryption.org/v1\n"))
             let plain = home.url.appendingPathComponent("plain.tar.zst")
-            let decrypted = try tool("age", ["-d", "-i", keyFile, "-o", plain.path, archive.path])
+            let decrypted = try SystemCommand.run("age", ["-d", "-i", keyFile, "-o", plain.path, archive.path])
             #expect(decrypted.status == 0, "age -d: \(decrypted.stderr)")
-            let listed = try tool("tar", ["--zstd", "-tf", plain.path])
+            let listed = try SystemCommand.run("tar", ["--zstd", "-tf", plain.path])
             let names = listed.stdout.split(separator: "\n").map(String.init)
             #expect(listed.status == 0 && names.first == "manifest.json" && names.contains { $0.hasPrefix("cache/library/artwork/") }, "\(listed.stderr)")
             // Every entry, the in-memory database copies and the visits file included, is 0600.
-            let modes = try tool("tar", ["--zstd", "-tvf", plain.path]).stdout.split(separator: "\n").map { String($0.prefix(10)) }
+            let modes = try SystemCommand.run("tar", ["--zstd", "-tvf", plain.path]).stdout.split(separator: "\n").map { String($0.prefix(10)) }
             #expect(!modes.isEmpty && modes.allSatisfy { $0 == "-rw-------" }, "\(Set(modes))")
             let verify = try brados(["cache", "verify", archive.path], server)
             #expect(verify.status == 0 && verify.stdout.contains("every chunk authenticated"), "\(verify.stderr)")
@@ -136,7 +129,7 @@ struct EncryptedArchiveEndToEndTests {
         #expect(try brados(["cache", "export", "-o", plain.path], server).status == 0)
         for (name, flags) in [("binary.age", ["-r", recipient]), ("armored.age", ["-a", "-r", recipient])] {
             let file = home.url.appendingPathComponent(name)
-            let made = try tool("age", flags + ["-o", file.path, plain.path])
+            let made = try SystemCommand.run("age", flags + ["-o", file.path, plain.path])
             #expect(made.status == 0, "\(made.stderr)")
             let imported = try brados(["cache", "import", file.path, "--as", "from-\(name.split(separator: ".")[0])", "--json"], server)
             #expect(imported.status == 0, "\(name): \(imported.stderr)")
@@ -152,7 +145,7 @@ struct EncryptedArchiveEndToEndTests {
         let piped = try brados(["cache", "import", protected.path, "--as", "from-passphrase", "--passphrase-stdin"], server, stdin: "correct horse\n")
         #expect(piped.status == 0, "\(piped.stderr)")
         // Without a terminal (its own session: no controlling tty) or --passphrase-stdin: said so, exit 12.
-        let none = try tool("setsid", ["-w", BuiltProducts.url("brados").path, "cache", "verify", protected.path], environment: environment(server))
+        let none = try SystemCommand.run("setsid", ["-w", BuiltProducts.url("brados").path, "cache", "verify", protected.path], environment: environment(server))
         #expect(none.status == 12 && none.stderr.contains("--passphrase-stdin"), "\(none.stderr)")
 
         // brados --passphrase: asked twice on the terminal (a mismatch refused), opened by brados with the passphrase.
@@ -168,7 +161,7 @@ struct EncryptedArchiveEndToEndTests {
         // And age opens brados's passphrase file, typed on its terminal.
         let opened = home.url.appendingPathComponent("mine.tar.zst")
         let ageOpened = try onTerminal(["s3cret"], ["age", "-d", "-o", opened.path, mine.path], environment: [:])
-        let listing = try tool("tar", ["--zstd", "-tf", opened.path])
+        let listing = try SystemCommand.run("tar", ["--zstd", "-tf", opened.path])
         #expect(ageOpened.status == 0 && listing.stdout.hasPrefix("manifest.json\n"), "\(ageOpened.stdout)")
     }
 
@@ -205,7 +198,7 @@ struct EncryptedArchiveEndToEndTests {
         #expect(try brados(["keys", "generate"], server).status == 0)
         func created(_ arguments: [String]) throws -> [String] {
             let trace = home.url.appendingPathComponent("trace-\(UUID().uuidString).txt")
-            let result = try tool("strace", ["-f", "-qq", "-e", "trace=open,openat,creat,rename,renameat,renameat2,link,linkat,memfd_create", "-o", trace.path,
+            let result = try SystemCommand.run("strace", ["-f", "-qq", "-e", "trace=open,openat,creat,rename,renameat,renameat2,link,linkat,memfd_create", "-o", trace.path,
                                              BuiltProducts.url("brados").path] + arguments, environment: environment(server))
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             return try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -289,10 +282,10 @@ struct EncryptedArchiveEndToEndTests {
         let compressed = home.url.appendingPathComponent("small.tar.zst")
         #expect(try brados(["cache", "export", "-o", compressed.path], server).status == 0)
         let tar = home.url.appendingPathComponent("small.tar")
-        #expect(try tool("zstd", ["-d", "-q", "-f", compressed.path, "-o", tar.path]).status == 0)
+        #expect(try SystemCommand.run("zstd", ["-d", "-q", "-f", compressed.path, "-o", tar.path]).status == 0)
         try (try Data(contentsOf: tar) + Data(count: 1 << 20)).write(to: tar)
         let encrypted = home.url.appendingPathComponent("padded.age")
-        #expect(try tool("age", ["-r", recipient, "-o", encrypted.path, tar.path]).status == 0)
+        #expect(try SystemCommand.run("age", ["-r", recipient, "-o", encrypted.path, tar.path]).status == 0)
         #expect(try brados(["cache", "verify", encrypted.path], server).status == 0)
         let cut = home.url.appendingPathComponent("cut.age")
         try Data(try Data(contentsOf: encrypted).dropLast(100)).write(to: cut)

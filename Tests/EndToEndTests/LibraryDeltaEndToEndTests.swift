@@ -32,7 +32,7 @@ struct LibraryDeltaEndToEndTests {
     /// A query's rows from the profile's library store, as `a|b` lines.
     func store(_ sql: String) throws -> String {
         let python = Process(), pipe = Pipe()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.executableURL = try SystemCommand.url("python3")
         python.arguments = ["-c", "import sqlite3,sys; print('\\n'.join('|'.join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))",
                             home.url.appendingPathComponent("data/users/default/library/library.sqlite").path, sql]
         python.standardOutput = pipe

@@ -72,9 +72,8 @@ struct ManPageTests {
 
     @Test("renders with man -l at 80 columns without a warning")
     func renders() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else { return } // man-db is not on every machine
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/man")
+        process.executableURL = try SystemCommand.url("man")
         process.arguments = ["--warnings", "-l", Self.repository.appendingPathComponent("man/brados.1").path]
         process.environment = ["MANWIDTH": "80", "PATH": "/usr/bin:/bin", "MANPAGER": "cat", "PAGER": "cat"]
         let out = Pipe(), err = Pipe()

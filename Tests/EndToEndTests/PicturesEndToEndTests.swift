@@ -31,8 +31,8 @@ struct PicturesEndToEndTests {
         // With a filter, brados's stdout is a pipe into it, in the same terminal.
         let command = filter.map { filter in ["/bin/sh", "-c", "\"$0\" \"$@\" | " + filter] + brados } ?? brados
         let result = try BuiltProducts.run(
-            executable: URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", Self.root.appendingPathComponent("scripts/fake-terminal.py").path, "--answers", answers, "--size", size, "--cell", cell] + (reportsCells ? [] : ["--no-cell-report"]) + ["--"] + command,
+            executable: SystemCommand.url("python3"),
+            [Self.root.appendingPathComponent("scripts/fake-terminal.py").path, "--answers", answers, "--size", size, "--cell", cell] + (reportsCells ? [] : ["--no-cell-report"]) + ["--"] + command,
             environment: environment(server, extra))
         return (result.status, result.stdout.replacingOccurrences(of: "\r", with: ""), Date().timeIntervalSince(started))
     }

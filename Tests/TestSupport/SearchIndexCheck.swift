@@ -6,7 +6,7 @@ public enum SearchIndexCheck {
     /// A query's rows as `a|b|c` lines.
     public static func rows(_ database: URL, _ sql: String) throws -> [String] {
         let python = Process(), pipe = Pipe()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.executableURL = try SystemCommand.url("python3")
         python.arguments = ["-c", "import sqlite3,sys; print('\\n'.join('|'.join('' if v is None else str(v) for v in r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))",
                             database.path, sql]
         python.standardOutput = pipe
