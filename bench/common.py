@@ -44,12 +44,12 @@ def timed(args, env, accept=(0,)):
 
 
 class Server:
-    """A `brados-server --admin` on loopback (it stops by itself after `--lifetime`), and the
+    """A `brados-server --admin` on loopback (it stops with this process: `--until-stdin-closes`), and the
     profiles made against it, removed with it by `stop()`."""
 
     def __init__(self, binary, arguments):
-        self.process = subprocess.Popen([binary, "--port", "0", "--admin", "--lifetime", "1800"] + arguments,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.process = subprocess.Popen([binary, "--port", "0", "--admin", "--until-stdin-closes"] + arguments,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"(http://\S+)", line)
         if not match:

@@ -38,8 +38,8 @@ def main():
     bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
     brados = os.path.join(bin_dir, "brados")
     home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--lifetime", "900"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--until-stdin-closes"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = server.stdout.readline()
         url = line.strip().split(" ")[-1]

@@ -353,7 +353,7 @@ def main():
     try:
         for folder in (home, exports, server_data):
             os.makedirs(folder, mode=0o700)
-        with Server(binaries, lifetime=600, data=server_data) as server:
+        with Server(binaries, data=server_data) as server:
             profile = Profile(binaries, server, home=home)
 
             def sign_in():

@@ -50,18 +50,18 @@ def build(build_dir, configuration):
 class Server:
     """A brados-server on 127.0.0.1 with the admin routes; stops on exit (and by itself)."""
 
-    def __init__(self, binaries, lifetime=900, data=None, arguments=()):
+    def __init__(self, binaries, data=None, arguments=()):
         self.binaries = binaries
-        self.lifetime = lifetime
         self.data = data
         self.arguments = list(arguments)  # more of brados-server's flags, e.g. --seed-messages N
 
     def __enter__(self):
-        args = [self.binaries.server, "--port", "0", "--admin", "--lifetime", str(self.lifetime)]
+        # It lives as long as this suite, however long that is: it exits when its stdin closes.
+        args = [self.binaries.server, "--port", "0", "--admin", "--until-stdin-closes"]
         if self.data:
             args += ["--data-dir", self.data]
         args += self.arguments
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
         self.url = line.strip().split(" ")[-1]
         if not self.url.startswith("http://127.0.0.1:"):

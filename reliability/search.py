@@ -577,7 +577,7 @@ def main():
     seeds = ["--seed-messages", str(options.messages), "--seed-conversations", str(options.conversations),
              "--seed-albums", str(options.albums)]
     scratch = tempfile.mkdtemp(prefix="brados-rel-search-")
-    with Server(binaries, lifetime=3600, arguments=seeds) as server:
+    with Server(binaries, arguments=seeds) as server:
         profile = Profile(binaries, server)
         try:
             retrying(lambda: profile.login(supabase_email="demo@example.com"))

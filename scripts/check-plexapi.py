@@ -31,7 +31,7 @@ def main():
         sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
-    server = subprocess.Popen([binary, "--port", "0", "--lifetime", "300"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         url = server.stdout.readline().strip().split(" ")[-1]
         login = urllib.request.Request(url + "/api/auth/login", data=json.dumps({"username": "demo", "password": "demo"}).encode(),

@@ -25,7 +25,7 @@ def main():
         sys.exit("supabase is not installed: scripts/ensure-deps.sh installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
-    server = subprocess.Popen([binary, "--port", "0", "--lifetime", "300"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     checks = []
 
     def check(name, condition):

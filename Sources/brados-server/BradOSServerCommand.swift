@@ -32,8 +32,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Albums in the music library (default a few hundred; benchmarks).", valueName: "n"))
     var seedAlbums: Int?
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
-    @Option(help: ArgumentHelp("Exit after this many seconds (so test servers stop by themselves).", valueName: "seconds"))
-    var lifetime: Int?
+    @Flag(help: "Exit when standard input closes: whoever starts the server holds it open, so the server lives exactly as long as its starter (tests, benchmarks), however long that is, and never outlives it.")
+    var untilStdinCloses = false
     @Option(help: ArgumentHelp("Log level.", valueName: "level")) var logLevel = "warning"
 
     func validate() throws {
@@ -61,10 +61,10 @@ struct BradOSServerCommand: AsyncParsableCommand {
         let app = server.makeApplication(logger: logger) { port in
             FileHandle.standardOutput.write(Data("brados-server listening on http://\(host):\(port)\n".utf8))
         }
-        if let lifetime {
-            Task.detached {
-                try? await Task.sleep(for: .seconds(lifetime))
-                FileHandle.standardError.write(Data("brados-server: lifetime of \(lifetime) s reached, exiting\n".utf8))
+        if untilStdinCloses {
+            // The kernel closes the starter's end when it exits, however it exits (a crash, SIGKILL).
+            Thread.detachNewThread {
+                _ = FileHandle.standardInput.readDataToEndOfFile()
                 Foundation.exit(0)
             }
         }

@@ -2,24 +2,28 @@ import BradOSCore
 import Foundation
 
 /// A real `brados-server` process on a free loopback port, with admin routes on.
-/// It exits by itself after `lifetime` seconds even if a test forgets to stop it.
+/// It lives as long as the test that started it (however long that takes: never by the clock)
+/// and never longer: it exits when its standard input, a pipe this process holds, closes.
 public final class ServerProcess: @unchecked Sendable {
     // `process` is only touched from the creating test and `stop()`, never concurrently.
     private let process: Process
+    /// The server's standard input: open for as long as this process runs.
+    private let lifeline = Pipe()
     public let url: URL
     private let transport = AsyncHTTPTransport()
 
     /// Starts the server and waits until it listens.
     /// - Throws: when it does not start within 30 s.
-    public init(dataDirectory: URL? = nil, extraArguments: [String] = [], lifetime: Int = 300) throws {
+    public init(dataDirectory: URL? = nil, extraArguments: [String] = []) throws {
         process = Process()
         process.executableURL = BuiltProducts.url("brados-server")
-        var arguments = ["--port", "0", "--admin", "--lifetime", "\(lifetime)"]
+        var arguments = ["--port", "0", "--admin", "--until-stdin-closes"]
         if let dataDirectory { arguments += ["--data-dir", dataDirectory.path] }
         process.arguments = arguments + extraArguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
+        process.standardInput = lifeline
         try process.run()
         // Read the "listening on URL" line.
         var line = Data()
