@@ -9,8 +9,9 @@ exit 143 / 129), and a reader that goes away ends brados quietly by SIGPIPE.
   after the client has gone, so a plain latency would delete the visit there after brados
   was interrupted, which says nothing about brados.
 - cache export -o FILE, interrupted at a random moment (zstd level 19 every other round, for
-  a window of seconds): exit 128+signal and neither FILE nor any temporary file beside it or
-  in the profile. Exit 0 with a FILE that verifies only when the export had finished (exited
+  a window of seconds; level 3 at moments spread evenly over its run, and --late-rounds more
+  late in it, where the compressor drains and the file is synced): exit 128+signal and
+  neither FILE nor any temporary file beside it or in the profile. Exit 0 with a FILE that verifies only when the export had finished (exited
   within 50 ms of the signal): an export that goes on after the signal and writes FILE failed.
 - cache import --merge ARCHIVE, interrupted at a random moment: the profile is exactly as
   before or exactly as imported, checked before any other brados command runs (no recovery
@@ -27,7 +28,7 @@ one failure of its own and not counted against the signals.
 Figures: cases per signal, deletes restored, leftover files (goal 0), signals that landed
 while the command ran, commands that went on after the signal, exit codes per case.
 
-    python3 reliability/signals.py [--rounds 20] [--build-dir .build] [--configuration debug]
+    python3 reliability/signals.py [--rounds 20] [--late-rounds 20] [--build-dir .build] [--configuration debug]
 """
 import fcntl
 import json
@@ -167,6 +168,8 @@ def one_line_then_close(profile, args, pipe_size=PIPE_SIZE):
 def main():
     parser = suite_parser(__doc__)
     parser.add_argument("--rounds", type=int, default=20, help="rounds of each case, per signal")
+    parser.add_argument("--late-rounds", type=int, default=20,
+                        help="level 3 exports signalled late (40-90%% of their run: the compressor draining), per signal")
     parser.add_argument("--seed", type=int, default=13)
     options = parser.parse_args()
     random.seed(options.seed)
@@ -271,14 +274,25 @@ def main():
                 profile.must("cache", "export", "-o", target, "--level", level, "--overwrite")
                 windows[level] = (time.monotonic() - started) * 1.2
             os.remove(target)
+            # The moments each signal lands at: level 19 at random (every other one early, with
+            # seconds of work left to undo); level 3 spread evenly over its whole run; and the
+            # late cases, spread over 40-90% of an uninterrupted level 3 export, where zstd's
+            # worker threads drain and the file is synced (a signal there was once ignored).
+            level3 = [index for index in range(options.rounds) if index % 2 == 0]
+            moments = []
+            for round_index in range(options.rounds):
+                if round_index % 2:
+                    early = round_index % 4 == 1
+                    moments.append(("19", random.uniform(0.08, 0.3) if early else random.uniform(0.02, windows["19"])))
+                else:
+                    spread = (level3.index(round_index) + 0.5) / len(level3)
+                    moments.append(("3", 0.02 + (windows["3"] - 0.02) * spread))
+            took = windows["3"] / 1.2
+            moments += [("3", took * (0.4 + 0.5 * (index + 0.5) / options.late_rounds)) for index in range(options.late_rounds)]
             for name, number in SIGNALS:
-                for round_index in range(options.rounds):
-                    level = "19" if round_index % 2 else "3"
+                for level, delay in moments:
                     mark = leftovers(profile.home)
                     process = spawn(profile, "cache", "export", "-o", target, "--level", level)
-                    # Every other level-19 round signals early: seconds of work are left to undo.
-                    early = round_index % 4 == 1
-                    delay = random.uniform(0.08, 0.3) if early else random.uniform(0.02, windows[level])
                     running, returncode, stderr, after = signal_after(process, delay, number)
                     while_running += running
                     cases[name] += 1

@@ -376,6 +376,28 @@ struct CacheArchiveTests {
         #expect(!FileSystem.exists(root.url.appendingPathComponent(".staging")))
     }
 
+    @Test("an export signalled while the compressor drains (every byte already in) names no archive and says it was interrupted, to a file or a descriptor")
+    func cancelledWhileCompressing() async throws {
+        let source = profile("default")
+        try fill(source)
+        let out = root.url.appendingPathComponent("out", isDirectory: true)
+        try FileSystem.createDirectory(out)
+        let destination = out.appendingPathComponent("backup.tar.zst")
+        var exporter = CacheExporter(profile: source, plugins: plugins, accounts: [:], stagingRoot: root.url.appendingPathComponent(".staging"))
+        // zstd's worker threads do most of a level 3 export's compressing as they drain: the
+        // signal lands there, after the last chunk was written.
+        exporter.afterCompression = { withUnsafeCurrentTask { $0?.cancel() } }
+        let toFile = await Task { [exporter] in try exporter.export(toFile: destination, overwrite: false, options: .init(level: 3)) }.result
+        #expect(throws: CancellationError.self) { try toFile.get() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty, "an interrupted export leaves no file")
+        let pipe = Pipe()
+        let toDescriptor = await Task { [exporter] in
+            try exporter.export(to: pipe.fileHandleForWriting.fileDescriptor, options: .init(level: 3))
+        }.result
+        #expect(throws: CancellationError.self) { try toDescriptor.get() }
+        #expect(!FileSystem.exists(root.url.appendingPathComponent(".staging")))
+    }
+
     @Test("a file rewritten in place between the hashing and the writing (same size, its time set back) fails the export")
     func rewrittenInPlace() async throws {
         let source = profile("default")

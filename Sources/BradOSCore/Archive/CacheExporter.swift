@@ -56,6 +56,8 @@ public struct CacheExporter: Sendable {
     /// Held while the staging folder exists (see ``CacheImporter/marker``); `nil`: none.
     public let marker: StagingMarker?
     let now: @Sendable () -> Date
+    /// Called when the compressor has drained, before the archive is named (tests signal there).
+    var afterCompression: @Sendable () -> Void = {}
 
     public init(profile: ProfileScope, plugins: [any DomainPlugin], accounts: [String: String], stagingRoot: URL,
                 marker: StagingMarker? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -96,7 +98,8 @@ public struct CacheExporter: Sendable {
         let file = try UnnamedFile(destination: destination)
         do {
             let report = try export(to: file.descriptor, options: options, progress: progress)
-            try file.publish(overwrite: overwrite)
+            // A signal during the sync (the slow part of publishing) still ends the export unnamed.
+            try file.publish(overwrite: overwrite, beforeNaming: { try Task.checkCancellation() })
             return report
         } catch {
             file.discard()
@@ -140,6 +143,7 @@ public struct CacheExporter: Sendable {
             files: items.map { .init(path: $0.file.archivePath, domain: $0.domain, size: $0.size, sha256: $0.sha256,
                                      mode: Int($0.mode & 0o777), kind: $0.file.kind.rawValue) })
         try write(items, manifest: manifest, to: fd, options: options, progress: progress)
+        try Task.checkCancellation()
         remember(items, known: known)
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,
                       files: items.count, bytes: manifest.totalBytes)

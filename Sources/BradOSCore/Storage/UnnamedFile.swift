@@ -52,11 +52,16 @@ public final class UnnamedFile {
     /// destination meanwhile is never replaced.
     /// - Parameters:
     ///   - durable: `fsync` the file and the folder (caches of refetchable data skip it).
+    ///   - beforeNaming: called once the file is synced, before it gets any name; a throw (an
+    ///     interrupted export) leaves no file, as ``discard()`` then removes what there is.
     ///   - beforeRename: called with the temporary name just before it replaces the
     ///     destination (tests simulate a crash there); a throw leaves the destination as it was.
-    /// - Throws: ``StorageError/io(operation:path:errno:)`` (`EEXIST` when the name is taken).
-    public func publish(overwrite: Bool, durable: Bool = true, beforeRename: (URL) throws -> Void = { _ in }) throws {
+    /// - Throws: ``StorageError/io(operation:path:errno:)`` (`EEXIST` when the name is taken),
+    ///   and what `beforeNaming` throws.
+    public func publish(overwrite: Bool, durable: Bool = true, beforeNaming: () throws -> Void = {},
+                        beforeRename: (URL) throws -> Void = { _ in }) throws {
         if durable, fsync(descriptor) != 0 { throw StorageError.io(operation: "sync", path: destination.path, errno: errno) }
+        try beforeNaming()
         if let partial {
             try finish()
             if !overwrite, FileSystem.exists(destination) {
