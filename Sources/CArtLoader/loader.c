@@ -20,14 +20,15 @@
 #define PNG_SONAME "libpng16.so.16"
 
 // The ELF dlopen metadata note (https://systemd.io/ELF_DLOPEN_METADATA/), read by
-// packaging/depends.py to put each library's package in the .deb's Depends.
+// packaging/depends.py to put each library's package in the .deb's Recommends: brados works
+// without them (a cover is then a placeholder, and the command says why once).
 #define DLOPEN_NOTE_JSON \
     "[{\"feature\":\"pictures\",\"description\":\"pictures in the terminal (kitty, iTerm2, sixel, symbols)\"," \
-    "\"priority\":\"required\",\"soname\":[\"" CHAFA_SONAME "\"]}," \
+    "\"priority\":\"recommended\",\"soname\":[\"" CHAFA_SONAME "\"]}," \
     "{\"feature\":\"jpeg\",\"description\":\"decoding JPEG pictures\"," \
-    "\"priority\":\"required\",\"soname\":[\"" TURBOJPEG_SONAME "\"]}," \
+    "\"priority\":\"recommended\",\"soname\":[\"" TURBOJPEG_SONAME "\"]}," \
     "{\"feature\":\"png\",\"description\":\"decoding PNG pictures\"," \
-    "\"priority\":\"required\",\"soname\":[\"" PNG_SONAME "\"]}]"
+    "\"priority\":\"recommended\",\"soname\":[\"" PNG_SONAME "\"]}]"
 __attribute__((used, section(".note.dlopen"), aligned(4)))
 static const struct {
     uint32_t name_size, description_size, type;

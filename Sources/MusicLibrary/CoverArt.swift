@@ -10,6 +10,8 @@ struct CoverArt: Sendable {
     let choice: ArtChoice
     let artwork: ArtworkStore
     let logger: Logger
+    /// Says once why covers are placeholders when a picture library is missing.
+    let notices: ArtNotices
 
     /// The image pixels one cell column needs: 6 for symbols (a symbol's shape is finer than
     /// half a cell only at its eighths, and Chafa scales the rest), else the cell's width.
@@ -37,7 +39,8 @@ struct CoverArt: Sendable {
             // library or no memory says nothing of the cached copy.
             switch error {
             case .corrupt, .unknownFormat: artwork.discard(album, size: size)
-            case .missingLibrary, .tooLarge, .noMemory: break
+            case .missingLibrary: notices.report(error)
+            case .tooLarge, .noMemory: break
             }
             return placeholder(box)
         }

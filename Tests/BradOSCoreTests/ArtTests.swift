@@ -1,4 +1,5 @@
-import BradOSCore
+@testable import BradOSCore
+import CArtLoader
 import Foundation
 import Testing
 import TestSupport
@@ -321,5 +322,41 @@ struct ArtTests {
         #expect(on.drawing == .sixel && on.tmuxPassthrough)
         #expect(Self.detect(["TERM": "screen", "STY": "1.pts"], requested: .sixel).drawing == .symbols)
         #expect(Self.detect(["TERM": "screen.xterm-256color", "STY": "1.pts"]).drawing == .symbols)
+    }
+}
+
+/// The advice brados gives when a picture library is missing: the package for this system,
+/// said once a command.
+@Suite("Pictures: missing libraries")
+struct ArtMissingLibraryTests {
+    @Test("the package to install is the distribution's: Debian's names, Ubuntu's libturbojpeg (and on systems built on Ubuntu)")
+    func packageNames() {
+        let debian = OSRelease.parse("PRETTY_NAME=\"Debian GNU/Linux 13 (trixie)\"\nID=debian\nVERSION_CODENAME=trixie\n")
+        let ubuntu = OSRelease.parse("ID=ubuntu\nID_LIKE=debian\nVERSION_CODENAME=noble\n")
+        let mint = OSRelease.parse("ID=linuxmint\nID_LIKE='ubuntu debian'\n")
+        #expect(debian["VERSION_CODENAME"] == "trixie" && mint["ID_LIKE"] == "ubuntu debian")
+        #expect(ArtLibraries.package(CART_LIB_TURBOJPEG, osRelease: debian) == "libturbojpeg0")
+        #expect(ArtLibraries.package(CART_LIB_TURBOJPEG, osRelease: ubuntu) == "libturbojpeg")
+        #expect(ArtLibraries.package(CART_LIB_TURBOJPEG, osRelease: mint) == "libturbojpeg")
+        #expect(ArtLibraries.package(CART_LIB_TURBOJPEG, osRelease: [:]) == "libturbojpeg0")
+        for fields in [debian, ubuntu] {
+            #expect(ArtLibraries.package(CART_LIB_CHAFA, osRelease: fields) == "libchafa0")
+            #expect(ArtLibraries.package(CART_LIB_PNG, osRelease: fields) == "libpng16-16")
+        }
+        let error = ArtError.missingLibrary(soname: "libchafa.so.0", detail: "not found")
+        #expect(error.recovery == "Install it with `sudo apt install libchafa0`." && error.kind == .general)
+    }
+
+    @Test("a missing library is said once a command, whatever number of covers fall back; other failures say nothing")
+    func saidOnce() {
+        let io = CapturingIO(environment: [:])
+        let notices = ArtNotices(output: Output(io: io, format: .human))
+        for _ in 0..<12 { notices.report(.missingLibrary(soname: "libchafa.so.0", detail: "gone")) }
+        notices.report(.corrupt(detail: "bad"))
+        notices.report(.tooLarge)
+        #expect(io.stderr.components(separatedBy: "covers are drawn as placeholders").count - 1 == 1, "\(io.stderr)")
+        notices.report(.missingLibrary(soname: "libturbojpeg.so.0", detail: "gone"))
+        #expect(io.stderr.components(separatedBy: "covers are drawn as placeholders").count - 1 == 2, "another library is another notice")
+        #expect(io.stdout.isEmpty)
     }
 }

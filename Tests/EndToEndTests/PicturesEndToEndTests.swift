@@ -175,4 +175,42 @@ struct PicturesEndToEndTests {
         let last = try #require((sent?["points"] as? [[String: Any]])?.last)
         #expect(last["weight"] as? Double == 84.2 && last["queued"] as? Bool == false, "sent, and now in the service's history")
     }
+
+    /// `brados ARGUMENTS` with `library` hidden as it is on a system without its package: in a
+    /// private mount namespace, /dev/null bound over the file the loader finds (needs root, as
+    /// CI has; reliability/security.py hides libarchive the same way).
+    func withoutLibrary(_ soname: String, _ arguments: [String], _ server: ServerProcess) throws -> BuiltProducts.Result {
+        let listing = try SystemCommand.run("ldconfig", ["-p"]).stdout
+        let path = try #require(listing.split(separator: "\n").first { $0.contains("\(soname) (") && $0.contains("x86-64") }?
+            .components(separatedBy: "=> ").last, "\(soname) is not installed (scripts/ensure-deps.sh installs it)")
+        let script = "mount --bind /dev/null \"$0\" && exec \"$@\""
+        return try SystemCommand.run("unshare", ["-m", "sh", "-c", script, path, BuiltProducts.url("brados").path] + arguments,
+                                     environment: environment(server, ["COLUMNS": "80", "LINES": "30"]))
+    }
+
+    @Test("without Chafa or TurboJPEG (the package's Recommends): the album with a placeholder, one notice naming the package, doctor warns and exits 0, the plot still drawn",
+          .enabled(if: getuid() == 0, "hiding a system library takes a private mount namespace: root, as in CI"))
+    func withoutThePictureLibraries() throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        for (soname, package) in [("libchafa.so.0", "libchafa0"), ("libturbojpeg.so.0", "libturbojpeg0")] {
+            let show = try withoutLibrary(soname, ["library", "show", "1001", "--art", "symbols"], server)
+            #expect(show.status == 0, "\(soname): \(show.stderr)")
+            #expect(show.stdout.contains("Moon Garden") && show.stdout.contains("♪") && Self.blocks(show.stdout) < 50,
+                    "\(soname): the details and the placeholder, no picture")
+            let notices = show.stderr.components(separatedBy: "covers are drawn as placeholders").count - 1
+            #expect(notices == 1 && show.stderr.contains("\(soname) could not be loaded") && show.stderr.contains("sudo apt install \(package)"),
+                    "\(soname): \(show.stderr)")
+            let grid = try withoutLibrary(soname, ["library", "albums", "--covers", "--art", "symbols"], server)
+            #expect(grid.status == 0 && grid.stderr.components(separatedBy: "covers are drawn as placeholders").count - 1 == 1,
+                    "\(soname): a grid of placeholders says it once: \(grid.stderr)")
+            let doctor = try withoutLibrary(soname, ["doctor"], server)
+            #expect(doctor.status == 0, "\(soname): a missing recommended library is a warning: \(doctor.stdout)")
+            #expect(doctor.stdout.contains("warn  pictures \(soname): not loaded") && doctor.stdout.contains("sudo apt install \(package)"))
+        }
+        let plot = try withoutLibrary("libchafa.so.0", ["plan", "show", "--art", "symbols"], server)
+        #expect(plot.status == 0 && Self.braille(plot.stdout) > 20 && !plot.stderr.contains("placeholders"), "a plot is text: \(plot.stderr)")
+        let normal = try brados(["library", "show", "1001", "--art", "symbols"], server, extra: ["COLUMNS": "80", "LINES": "30"])
+        #expect(Self.blocks(normal.stdout) > 500 && normal.stderr.isEmpty, "the control: with the libraries, a cover and no notice")
+    }
 }

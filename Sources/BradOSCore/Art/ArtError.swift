@@ -1,13 +1,26 @@
 import CArtLoader
 
-/// The libraries pictures are drawn with, and the Debian package of each.
+/// The libraries pictures are drawn with, and the package that ships each on this system.
+/// They are the .deb's Recommends (its note says so): apt installs them by default, and
+/// without them brados works, a cover is a placeholder, and the command says why once.
 enum ArtLibraries {
-    static let all: [(lib: cart_lib, package: String)] = [
-        (CART_LIB_CHAFA, "libchafa0"), (CART_LIB_TURBOJPEG, "libturbojpeg0"), (CART_LIB_PNG, "libpng16-16"),
-    ]
+    static let all: [cart_lib] = [CART_LIB_CHAFA, CART_LIB_TURBOJPEG, CART_LIB_PNG]
 
     static func soname(_ lib: cart_lib) -> String { String(cString: cart_lib_soname(lib)) }
-    static func package(_ lib: cart_lib) -> String { all.first { $0.lib == lib }?.package ?? soname(lib) }
+
+    /// The package to install for `lib`: Debian's name, which apt also takes on the releases
+    /// that renamed it for 64-bit time (trixie, noble: the new package provides the old name);
+    /// Ubuntu ships TurboJPEG as `libturbojpeg`. scripts/check-package.sh installs what this
+    /// names in a clean root of each release the .deb is made for.
+    static func package(_ lib: cart_lib, osRelease: [String: String] = OSRelease.current) -> String {
+        switch lib {
+        case CART_LIB_CHAFA: "libchafa0"
+        case CART_LIB_TURBOJPEG: OSRelease.isUbuntu(osRelease) ? "libturbojpeg" : "libturbojpeg0"
+        default: "libpng16-16"
+        }
+    }
+
+    static func lib(soname: String) -> cart_lib? { all.first { self.soname($0) == soname } }
 
     /// Why `lib` could not be loaded, or `nil` when it was.
     static func loadError(_ lib: cart_lib) -> String? { cart_load_error(lib).map { String(cString: $0) } }
@@ -46,8 +59,10 @@ public enum ArtError: BradOSError, Equatable {
 
     public var recovery: String? {
         switch self {
-        case .missingLibrary: "Install brados's dependencies (apt-get install \(ArtLibraries.all.map(\.package).joined(separator: " ")))."
-        default: nil
+        case let .missingLibrary(soname, _):
+            let package = ArtLibraries.lib(soname: soname).map { ArtLibraries.package($0) } ?? soname
+            return "Install it with `sudo apt install \(package)`."
+        default: return nil
         }
     }
 

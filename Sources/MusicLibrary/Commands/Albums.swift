@@ -80,7 +80,7 @@ extension LibraryCommand {
             let snapshot = found.value
             let range = albums.isEmpty ? "no albums" : "albums \(offset + 1)–\(offset + albums.count) of \(snapshot.albumCount)"
             env.output.line(env.output.styled(range, .bold) + " · \(snapshot.sectionTitle) · " + env.output.styled(found.source.origin, .dim))
-            env.io.write(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger).grid(drawn, perRow: layout.perRow))
+            env.io.write(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output)).grid(drawn, perRow: layout.perRow))
             return true
         }
     }

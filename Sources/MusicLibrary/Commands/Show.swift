@@ -30,7 +30,7 @@ extension LibraryCommand {
             let found = try await env.reader.answer(store.detail(ratingKey))
             let album = found.value.album
             let area = env.artArea
-            let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: store.artwork, logger: env.logger)
+            let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
             // The 1024 px copy (cached by lists and prefetch) when it has pixels enough: a
             // quarter of the decoding.
             let small = cover.flatMap { $0.sizeNeeded(for: CoverArt.detailLayout(area: area).box) == .list }.flatMap {

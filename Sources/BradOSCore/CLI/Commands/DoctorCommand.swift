@@ -148,11 +148,13 @@ public struct Doctor {
     /// and why (the same choice `library show` makes, without `--art`).
     func pictures() -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
-        for (lib, package) in ArtLibraries.all {
+        for lib in ArtLibraries.all {
             let soname = ArtLibraries.soname(lib)
             if let reason = ArtLibraries.loadError(lib) {
-                checks.append(DoctorCheck(name: "pictures \(soname)", status: .fail, detail: "not loaded: \(reason)",
-                                          fix: "Install it (Debian: apt-get install \(package)); until then covers are drawn as placeholders."))
+                // A recommended library: brados works without it, so a warning, not a failure.
+                checks.append(DoctorCheck(name: "pictures \(soname)", status: .warn, detail: "not loaded: \(reason)",
+                                          fix: (ArtError.missingLibrary(soname: soname, detail: reason).recovery ?? "")
+                                              + " Until then covers are placeholders; plots need no library."))
             } else {
                 checks.append(DoctorCheck(name: "pictures \(soname)", status: .ok, detail: "loaded"))
             }
