@@ -7,7 +7,7 @@
 #     packaging/stage.sh --list debian|prefix         the paths it installs, relative, one a line
 #
 # debian: Debian's paths (zsh vendor-completions, /usr/lib/systemd/user, a doc folder with
-#   changelog.Debian.gz, and the lintian override file).
+#   CHANGELOG.md as changelog.gz and the Debian changelog.Debian.gz, the lintian override file).
 # prefix: the layout of /usr/local or ~/.local. With PREFIX (make install), the systemd unit
 #   runs PREFIX/bin/brados; without (the tarball, whose folder may be unpacked anywhere), it
 #   finds brados on a PATH of ~/.local/bin, /usr/local/bin and /usr/bin.
@@ -82,10 +82,12 @@ put 644 "$units/brados-sync.timer" cat packaging/systemd/brados-sync.timer
 put 644 "$doc/README" cat packaging/README
 if [ "$layout" = debian ]; then
     put 644 "$doc/copyright" packaging/copyright.py --scratch "$scratch"
+    # Debian's names: the upstream changelog is changelog.gz, the package's changelog.Debian.gz.
+    put 644 "$doc/changelog.gz" gzip -9n -c CHANGELOG.md
     put 644 "$doc/changelog.Debian.gz" gzip -9n -c packaging/debian/changelog
     put 644 usr/share/lintian/overrides/brados cat packaging/debian/lintian-overrides
 else
     put 644 "$doc/copyright" packaging/copyright.py --scratch "$scratch" --apache-beside
     put 644 "$doc/Apache-2.0" apache_text
-    put 644 "$doc/changelog.gz" gzip -9n -c packaging/debian/changelog
+    put 644 "$doc/CHANGELOG.md" cat CHANGELOG.md
 fi

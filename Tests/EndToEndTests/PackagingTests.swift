@@ -25,6 +25,9 @@ struct PackagingTests {
         let packageVersion = entry.split(separator: "(").dropFirst().first?.split(separator: ")").first ?? ""
         #expect(packageVersion.hasPrefix("\(version)-"),
                 "packaging/debian/changelog's newest entry is \(packageVersion), not for \(version): add one at its top")
+        // The changelog a user reads (CHANGELOG.md, the package's changelog.gz) says what this version brings.
+        let changes = try text("CHANGELOG.md")
+        #expect(changes.contains("\n## \(version) — "), "CHANGELOG.md has no section for \(version): say what it brings")
         // The README's install commands name the files of this version.
         let readme = try text("README.md")
         let named = readme.matches(of: /brados[_-]([0-9]+\.[0-9]+\.[0-9]+)[-_]/).map { String($0.output.1) }
@@ -35,14 +38,24 @@ struct PackagingTests {
     func dlopenNote() throws {
         let binary = try Data(contentsOf: BuiltProducts.url("brados"))
         // An ELF note: name size 4, description size, type 0x407c0c0a, "FDO\0", then the JSON.
+        // Each C loader brings its own note (libarchive's, the pictures'): every one is read.
         let owner = Data([0x0A, 0x0C, 0x7C, 0x40]) + Data("FDO\0".utf8)
-        let at = try #require(binary.range(of: owner), "no FDO dlopen note in the binary")
-        let size = binary[(at.lowerBound - 4)..<at.lowerBound].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-        let json = binary[at.upperBound..<(at.upperBound + size)].prefix { $0 != 0 }
-        let features = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [[String: Any]])
+        var features: [[String: Any]] = []
+        var from = binary.startIndex
+        while let at = binary.range(of: owner, in: from..<binary.endIndex) {
+            let size = binary[(at.lowerBound - 4)..<at.lowerBound].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            let json = binary[at.upperBound..<(at.upperBound + size)].prefix { $0 != 0 }
+            features += try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [[String: Any]])
+            from = at.upperBound
+        }
         let archive = try #require(features.first { $0["feature"] as? String == "archive" })
         #expect(archive["soname"] as? [String] == ["libarchive.so.13"])
         #expect(archive["priority"] as? String == "required")
+        // The picture libraries are recommended: the .deb's Recommends, and brados works without them.
+        for feature in ["pictures", "jpeg", "png"] {
+            let entry = try #require(features.first { $0["feature"] as? String == feature }, "\(feature)")
+            #expect(entry["priority"] as? String == "recommended", "\(feature)")
+        }
         // The soname the loader opens is the one the note declares.
         #expect(try text("Sources/CArchiveLoader/loader.c").contains("#define LIBARCHIVE_SONAME \"libarchive.so.13\""))
     }
