@@ -11,8 +11,9 @@
 #
 # The version is brados's own (`brados --version`, from Sources/BradOSCore/BradOSVersion.swift);
 # the package adds the Debian revision of the newest entry of packaging/debian/changelog, which
-# must be for that version. Depends is computed from the binary: dpkg-shlibdeps for the
-# libraries it links, packaging/depends.py for the ones it opens with dlopen (libarchive).
+# must be for that version. Depends and Recommends are computed from the binary: dpkg-shlibdeps
+# for the libraries it links, packaging/depends.py for the ones it opens with dlopen (libarchive;
+# the picture libraries), with alternatives for every release packaging/releases.py lists.
 set -euo pipefail
 # The modes in the package are ours, not the caller's (lintian wants 0644/0755 control files).
 umask 022
@@ -68,5 +69,6 @@ tar --sort=name --owner=0 --group=0 --numeric-owner -C "$work/tarball" -cf - "$n
 size() { du -k --apparent-size "$1" | awk '{ printf "%.1f MB", $1 / 1024 }'; }
 echo "$deb ($(size "$deb"), installed $(dpkg-deb -f "$deb" Installed-Size | awk '{ printf "%.1f MB", $1 / 1024 }'))"
 echo "  Depends: $(dpkg-deb -f "$deb" Depends)"
+echo "  Recommends: $(dpkg-deb -f "$deb" Recommends)"
 echo "$dist/$name.tar.gz ($(size "$dist/$name.tar.gz"))"
 echo "  $(cat "$dist/$name.tar.gz.sha256")"
