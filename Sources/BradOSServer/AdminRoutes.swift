@@ -29,7 +29,8 @@ struct AdminRoutes {
         // rows to compare a copy with). One statement per call; its rows come back as arrays.
         router.post("/_admin/sql") { request, _ in
             let statement = try await JSON.decode(AdminStatement.self, from: request)
-            let (rows, changes) = try await database.writer.write { db in
+            // The rows are not Sendable: the synchronous write, as the other routes use.
+            let (rows, changes) = try database.writer.write { db in
                 let rows = try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments((statement.arguments ?? []).map { $0 }))
                 return (rows, db.changesCount)
             }
