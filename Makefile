@@ -1,4 +1,5 @@
-# brados — developer entry points. Each target installs the system packages it needs.
+# brados — developer entry points. Each target installs the system packages it needs
+# (scripts/ensure-deps.sh, with the group of that kind of work).
 SWIFT ?= swift
 ARGS ?= --help
 PREFIX ?= /usr/local
@@ -39,19 +40,23 @@ test: deps
 	$(SWIFT) test --skip-build
 
 ## make bench — the whole benchmark suite on release binaries; writes bench/RESULTS.md
-bench: deps
+bench:
+	@scripts/ensure-deps.sh bench
 	python3 bench/run.py --build-dir $(SCRATCH)
 
 ## make bench-smoke — a seconds-long run of the suite on the debug build (checks the harness)
-bench-smoke: deps
+bench-smoke:
+	@scripts/ensure-deps.sh bench
 	python3 bench/run.py --smoke
 
 ## make reliability — the reliability and security suite, full size; writes reliability/RESULTS.md
-reliability: deps
+reliability:
+	@scripts/ensure-deps.sh reliability
 	python3 reliability/run.py
 
 ## make reliability-smoke — every reliability suite, smaller (a few minutes; CI runs it)
-reliability-smoke: deps
+reliability-smoke:
+	@scripts/ensure-deps.sh reliability
 	python3 reliability/run.py --smoke
 
 ## make server — a reference server on 127.0.0.1:8080 with admin routes, data in .build/server-data

@@ -97,7 +97,7 @@ def main():
     try:
         import diskcache  # noqa: F401
     except ImportError:
-        sys.exit("diskcache is not installed: scripts/ensure-deps.sh installs it (pip)")
+        sys.exit("diskcache is not installed: scripts/ensure-deps.sh bench installs it (pip)")
     if not options.no_build:
         subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT=brados-bench"], cwd=ROOT, check=True)
     bench = os.path.join(ROOT, options.build_dir, options.configuration, "brados-bench")

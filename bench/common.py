@@ -16,7 +16,7 @@ DEVNULL = os.open(os.devnull, os.O_WRONLY)
 
 def require(command):
     """The path of `command`; exits saying how to install it when it is missing."""
-    return shutil.which(command) or sys.exit(f"{command} is not installed: scripts/ensure-deps.sh installs what the benchmarks run")
+    return shutil.which(command) or sys.exit(f"{command} is not installed: scripts/ensure-deps.sh bench installs what the benchmarks run")
 
 
 def admin(url, method, path, body=None, timeout=10):

@@ -16,7 +16,6 @@ import os
 import random
 import shutil
 import sqlite3
-import subprocess
 import sys
 import time
 
@@ -29,7 +28,7 @@ def xxh64(data):
     try:
         import xxhash
     except ImportError:
-        sys.exit("xxhash is not installed: scripts/ensure-deps.sh installs it (pip)")
+        sys.exit("xxhash is not installed: scripts/ensure-deps.sh reliability installs it (pip)")
     return "xxh64:" + xxhash.xxh64(data).hexdigest()
 
 

@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def require(command):
     """The path of `command`; exits saying how to install it when it is missing."""
-    return shutil.which(command) or sys.exit(f"{command} is not installed: scripts/ensure-deps.sh installs what the suites run")
+    return shutil.which(command) or sys.exit(f"{command} is not installed: scripts/ensure-deps.sh reliability installs what the suites run")
 
 
 def suite_parser(doc):

@@ -26,13 +26,18 @@ import depends  # noqa: E402  (the binary's dlopen note, sonames to paths to pac
 import releases  # noqa: E402  (the host release's Contents index: who ships a missing file)
 
 SWIFT_TOOLCHAIN = "/opt/swift"
-# Where the machine's Python lives (pyenv's, or the interpreter running this script).
-MACHINE_PYTHON = (os.path.realpath(sys.prefix), os.path.expanduser("~/.pyenv"))
+# Where the machine's own CPython lives (pyenv's, or wherever the interpreter running this was
+# installed apart from the system): never /usr or /usr/local, where Debian's packages are.
+MACHINE_PYTHON = tuple(path for path in dict.fromkeys([os.path.realpath(sys.base_prefix), os.path.expanduser("~/.pyenv")])
+                       if path not in ("/", "/usr", "/usr/local"))
 
 
 class Gaps:
+    """The gaps found, one line per thing missing (at the first place that uses it)."""
+
     def __init__(self, verbose=False):
         self.lines = []
+        self.keys = set()
         self.verbose = verbose
         self.met = {}  # what -> (package or place, first where)
 
@@ -40,8 +45,10 @@ class Gaps:
         if self.verbose and what not in self.met:
             self.met[what] = (source, where)
 
-    def add(self, line):
-        if line not in self.lines:
+    def add(self, line, key=None):
+        key = key or line
+        if key not in self.keys:
+            self.keys.add(key)
             self.lines.append(line)
             print(line, flush=True)
 
@@ -63,21 +70,11 @@ class Dpkg:
         for name, fields in self.packages.items():
             for item in filter(None, (p.strip() for p in fields.get("Provides", "").split(","))):
                 self.provided.setdefault(item.split()[0], name)
-        self._owners = None
 
-    def owner(self, path):
-        """The installed package that ships `path` (trying its merged-/usr twins), or None."""
-        if self._owners is None:
-            self._owners = {}
-            for listing in glob.glob("/var/lib/dpkg/info/*.list"):
-                package = os.path.basename(listing)[:-5].split(":")[0]
-                for line in open(listing, encoding="utf-8", errors="replace"):
-                    self._owners.setdefault(line.rstrip("\n"), package)
-        real = os.path.realpath(path)
-        for candidate in (path, real, "/usr" + path, "/usr" + real, re.sub(r"^/usr", "", path), re.sub(r"^/usr", "", real)):
-            if candidate in self._owners:
-                return self._owners[candidate]
-        return None
+    @staticmethod
+    def owner(path):
+        """The installed package that ships `path`, or None (packaging/depends.py's lookup)."""
+        return depends.package_of(path)
 
     def depends(self, name):
         """The installed packages `name` depends on directly (Depends, Pre-Depends)."""
@@ -105,12 +102,17 @@ class Dpkg:
 
 class Declared:
     """ensure-deps's list, and what each named package lets count as installed. Its groups
-    matter: what `make package` and check-package.sh run may come from the package group, but
-    what the build, tests, benchmarks and suites run must come from the others (plain
-    `scripts/ensure-deps.sh`, which make build and make test run)."""
+    matter: what a kind of work runs must come from the groups `scripts/ensure-deps.sh` installs
+    for it (make test runs plain ensure-deps: build and test; make bench adds bench; ...)."""
 
-    DEFAULT_GROUPS = {"build", "test", "bench", "reliability"}
-    PACKAGING = ("scripts/package.sh", "scripts/check-package.sh", "packaging/")
+    # Where a file's needs are met from: the groups ensure-deps installs for the work it is part of.
+    SCOPES = [
+        (("bench/",), {"build", "test", "bench"}),
+        (("reliability/",), {"build", "test", "reliability"}),
+        (("scripts/package.sh", "scripts/check-package.sh", "packaging/"), {"build", "test", "package"}),
+        ((".ci/run", "scripts/check-plexapi.py", "scripts/check-supabase.py"), None),  # all
+    ]
+    DEFAULT_GROUPS = {"build", "test"}
 
     def __init__(self, dpkg):
         listing = subprocess.run([os.path.join(ROOT, "scripts", "ensure-deps.sh"), "--list"],
@@ -121,7 +123,7 @@ class Declared:
             if kind == "apt":
                 self.groups[name] = group
             elif kind == "pip":
-                self.pip[normalize(name.split("==")[0])] = name
+                self.pip[normalize(name.split("==")[0])] = group
             elif kind == "machine":
                 machine.add(name)
         self.apt = set(self.groups)
@@ -130,11 +132,11 @@ class Declared:
         self.machine = dpkg.closure(base | machine)
         self.dpkg = dpkg
 
-    def named(self, where):
-        """The packages ensure-deps installs for what runs at `where` (a path, relative)."""
-        if where.startswith(self.PACKAGING):
-            return self.apt
-        return {name for name, group in self.groups.items() if group in self.DEFAULT_GROUPS}
+    def named(self, where, kind="apt"):
+        """The packages (apt's, or pip's) ensure-deps installs for what runs at `where` (a path, relative)."""
+        groups = next((groups for prefixes, groups in self.SCOPES if where.startswith(prefixes)), self.DEFAULT_GROUPS)
+        listed = self.groups if kind == "apt" else self.pip
+        return {name for name, group in listed.items() if groups is None or group in groups}
 
     def meets(self, package, need, where):
         """Whether an installed `package` meets a need of kind `need` (header, command, library)
@@ -182,13 +184,14 @@ def judge(gaps, dpkg, declared, need, what, path, where):
                                  else " (a named package's dependency)"), where)
     if package is None:
         gaps.add(f"{what} ({where}) is {path}, which no Debian package ships: installed by hand? "
-                 f"Add the package that ships it to scripts/ensure-deps.sh")
+                 f"Add the package that ships it to scripts/ensure-deps.sh", key=(what, path))
     elif not declared.meets(package, need, where):
         if package in declared.apt:
             gaps.add(f"{what} ({where}) comes from {package}, which scripts/ensure-deps.sh installs only for "
-                     f"'{declared.groups[package]}': move it to a group plain scripts/ensure-deps.sh installs")
+                     f"'{declared.groups[package]}': move it to a group that work installs", key=(what, package))
             return
-        gaps.add(f"{what} ({where}) comes from {package}, which scripts/ensure-deps.sh does not install: add {package}")
+        gaps.add(f"{what} ({where}) comes from {package}, which scripts/ensure-deps.sh does not install: add {package}",
+                 key=(what, package))
 
 
 # --- headers ------------------------------------------------------------------------------------
@@ -229,7 +232,7 @@ def check_headers(gaps, dpkg, declared):
                 if not os.path.exists(os.path.join(os.path.dirname(source), dependency)):
                     # -MG: a header not found anywhere is listed as written.
                     pattern = r"/usr/include/(?:[^/]+-linux-gnu/)?" + re.escape(dependency) + "$"
-                    gaps.add(f"header <{dependency}> ({who}) is not installed: add {shipped_by(pattern)}")
+                    gaps.add(f"header <{dependency}> ({who}) is not installed: add {shipped_by(pattern)}", key=dependency)
                 continue
             if not dependency.startswith(ROOT + "/"):
                 judge(gaps, dpkg, declared, "header", f"header <{header_name(dependency)}>", dependency, who)
@@ -263,33 +266,43 @@ def deb_relations(deb):
     return fields
 
 
+def needed(binary):
+    """The sonames `binary` names itself (DT_NEEDED): what dpkg-shlibdeps puts in Depends."""
+    listing = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", listing))
+
+
 def check_libraries(gaps, dpkg, declared, binary, deb):
+    """Every library `binary` loads (ldd: the ones it names and theirs; its dlopen note) comes
+    from a package ensure-deps installs; with `deb`, the ones it names or opens are in the
+    package's relations, in the field their priority asks for."""
     name = relative(binary) if binary.startswith(ROOT) else binary
-    loaded = []  # (soname, path, field the .deb must name it in, how)
+    direct = needed(binary)
+    loaded = []  # (soname, path, the field the .deb must name it in or None, how)
     result = subprocess.run(["ldd", binary], capture_output=True, text=True)
     for line in result.stdout.splitlines():
         match = re.match(r"\s*(\S+) => (\S+)", line) or re.match(r"\s*(/\S+) \(", line)
         if match is None:
             continue
         soname, path = (match.group(1), match.group(2)) if match.lastindex == 2 else (os.path.basename(match.group(1)), match.group(1))
+        how = "links" if soname in direct else "loads it for a library it links"
         if path == "not":
-            gaps.add(f"{soname} ({name} links it) is not installed: add {shipped_by(re.escape('/' + soname) + chr(36))}")
+            gaps.add(f"{soname} ({name} {how}) is not installed: add {shipped_by(re.escape('/' + soname) + chr(36))}", key=soname)
             continue
-        loaded.append((soname, path, "Depends", "links"))
+        loaded.append((soname, path, "Depends" if soname in direct else None, how))
     for entry in depends.dlopen_notes(binary):
-        field = depends.RELATION.get(entry.get("priority", "recommended"), "Recommends")
+        field = depends.relation_field(entry)
         for soname in entry.get("soname", []):
-            found = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
-            path = next((m.group(1) for m in re.finditer(r"^\s*" + re.escape(soname) + r" \([^)]*x86-64[^)]*\) => (\S+)", found, re.M)), None)
+            path = depends.library_path(soname)
+            how = f"opens it: {entry.get('feature')}"
             if path is None:
-                gaps.add(f"{soname} ({name} opens it: {entry.get('feature')}) is not installed: add "
-                         f"{shipped_by(re.escape('/' + soname) + '$')}")
+                gaps.add(f"{soname} ({name} {how}) is not installed: add {shipped_by(re.escape('/' + soname) + chr(36))}", key=soname)
                 continue
-            loaded.append((soname, path, field, f"opens it: {entry.get('feature')}"))
+            loaded.append((soname, path, field, how))
     relations = deb_relations(deb) if deb else None
     for soname, path, field, how in loaded:
         judge(gaps, dpkg, declared, "library", soname, path, f"{name} {how}")
-        if relations is None or machine_path(path):
+        if relations is None or field is None or machine_path(path):
             continue
         package = dpkg.owner(path)
         if package is None:
@@ -404,15 +417,21 @@ def commands_in_shell(text, makefile=False):
     """(command, line) pairs of the words in command position of a shell script or a Makefile's
     recipes, outside quotes, comments, arithmetic and here-documents (a Python one, <<'PY', is
     read as Python)."""
-    if makefile:  # recipe lines only, make's $(VAR) as a shell variable
-        text = "\n".join(re.sub(r"\$\((\w+)\)", r"$\1", line[1:].lstrip("@-")) if line.startswith("\t") else ""
-                         for line in text.split("\n"))
+    if makefile:  # recipe lines only; make's $(shell …) runs its text, its $(VAR) is a variable
+        def recipe(line):
+            line = re.sub(r"\$\(shell\s+", "\0(", line[1:].lstrip("@-"))
+            while True:  # innermost first: $(notdir $(X)) is a variable too
+                simpler = re.sub(r"\$\((\w+)[^()]*\)", r"$\1", line)
+                if simpler == line:
+                    return line.replace("\0(", "$(")
+                line = simpler
+        text = "\n".join(recipe(line) if line.startswith("\t") else "" for line in text.split("\n"))
     functions = set(re.findall(r"^\s*([\w-]+)\s*\(\)", text, re.M))
     tokens, python = tokenize(text)
     found = [(word, line) for word, line in command_words(tokens) if word not in functions]
     for body, first_line in python:
         found += [(name, first_line + line) for name, line in commands_in_python(body, None)]
-    return found
+    return found, python
 
 
 def tokenize(text):
@@ -502,11 +521,19 @@ def tokenize(text):
             word += "0"
             index = len(text) if close < 0 else close + 2
             continue
+        elif text.startswith("${", index):  # a parameter expansion: part of the word
+            close = text.find("}", index)
+            word += "$" + (text[index + 2:close] if close > 0 else "")
+            index = len(text) if close < 0 else close + 1
+            continue
         elif text.startswith("$(", index):
             push("$(")
             depth.append(None)
             index += 2
             continue
+        elif char == "(" and depth:  # a subshell inside $(…): its ) is not the end
+            push("(")
+            depth.append("(")
         elif char == ")" and depth:
             push(")")
             if depth.pop() == '"' and quote and quote[-1] is None:
@@ -612,6 +639,27 @@ def kind_of(path):
     return None
 
 
+def check_modules(gaps, declared, text, name, first_line, local_modules, distributions):
+    """Every module `text` (Python) imports is the standard library's, the project's, or from
+    a pip package ensure-deps names."""
+    for module, line in modules_in_python(text):
+        if module in sys.stdlib_module_names or module in local_modules or module == "__future__":
+            continue
+        where = f"{name}:{first_line + line}"
+        owners = [normalize(d) for d in distributions.get(module, [])]
+        if not owners:
+            gaps.add(f"Python module {module} ({where}) is not installed, and scripts/ensure-deps.sh "
+                     f"names no pip package for it: add one to its list", key=module)
+        elif any(owner in declared.named(name, "pip") for owner in owners):
+            gaps.ok(f"Python module {module}", f"pip's {owners[0]} (named)", where)
+        elif any(owner in declared.pip for owner in owners):
+            gaps.add(f"Python module {module} ({where}) comes from pip's {owners[0]}, which scripts/ensure-deps.sh installs "
+                     f"only for '{declared.pip[owners[0]]}': move it to a group that work installs", key=module)
+        else:
+            gaps.add(f"Python module {module} ({where}) comes from pip's {owners[0]}, which "
+                     f"scripts/ensure-deps.sh does not install: add {owners[0]}==<version>", key=module)
+
+
 def check_commands(gaps, dpkg, declared):
     local_modules = {os.path.splitext(os.path.basename(p))[0] for folder in SCRIPT_DIRS
                      for p in glob.glob(os.path.join(ROOT, folder, "**", "*.py"), recursive=True)}
@@ -625,23 +673,14 @@ def check_commands(gaps, dpkg, declared):
         resolve = shutil.which
         if kind == "python":
             found = commands_in_python(text, name)
-            for module, line in modules_in_python(text):
-                if module in sys.stdlib_module_names or module in local_modules or module == "__future__":
-                    continue
-                owners = [normalize(d) for d in distributions.get(module, [])]
-                if not owners:
-                    gaps.add(f"Python module {module} ({name}:{line}) is not installed, and scripts/ensure-deps.sh "
-                             f"names no pip package for it: add one to its list")
-                elif any(owner in declared.pip for owner in owners):
-                    gaps.ok(f"Python module {module}", f"pip's {owners[0]} (named)", f"{name}:{line}")
-                else:
-                    gaps.add(f"Python module {module} ({name}:{line}) comes from pip's {owners[0]}, which "
-                             f"scripts/ensure-deps.sh does not install: add {owners[0]}==<version>")
+            check_modules(gaps, declared, text, name, 0, local_modules, distributions)
         elif kind == "swift":
             found = commands_in_swift(text)
             resolve = swift_command
         else:
-            found = commands_in_shell(text, makefile=os.path.basename(path) == "Makefile")
+            found, python = commands_in_shell(text, makefile=os.path.basename(path) == "Makefile")
+            for body, first_line in python:  # a <<'PY' here-document's imports
+                check_modules(gaps, declared, body, name, first_line, local_modules, distributions)
         for item in found:
             command, line = item[0], item[1]
             maybe = len(item) > 2
@@ -650,7 +689,7 @@ def check_commands(gaps, dpkg, declared):
                 continue  # a script of the project's
             if resolved is None or not os.path.exists(resolved):
                 if not maybe:
-                    gaps.add(f"command {command} ({name}:{line}) is not installed: add "
+                    gaps.add(key=command, line=f"command {command} ({name}:{line}) is not installed: add "
                              f"{shipped_by(r'/s?bin/' + re.escape(os.path.basename(command)) + '$')}")
                 continue
             label = f"command {os.path.basename(command)}"

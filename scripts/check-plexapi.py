@@ -28,7 +28,7 @@ def main():
         from PIL import Image
         from plexapi.server import PlexServer
     except ImportError as error:
-        sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh installs it (pip)")
+        sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh all installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
     server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

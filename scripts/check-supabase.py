@@ -22,7 +22,7 @@ def main():
     try:
         from supabase import create_client
     except ImportError:
-        sys.exit("supabase is not installed: scripts/ensure-deps.sh installs it (pip)")
+        sys.exit("supabase is not installed: scripts/ensure-deps.sh all installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
     server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

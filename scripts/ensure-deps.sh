@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs what brados's build, tests, benchmarks, reliability suites and packaging need, when
 # it is missing: the one list of them (scripts/check-deps.sh holds the code to it). Idempotent,
-# and quiet when everything is present.
+# and quiet when everything is present. Each group is what one kind of work needs; a group
+# given also brings build and test:
 #
-#     scripts/ensure-deps.sh               what make build, test, bench and reliability need
-#     scripts/ensure-deps.sh package       and what make package and scripts/check-package.sh need
+#     scripts/ensure-deps.sh               build, test: what make run and make test need
+#     scripts/ensure-deps.sh bench         and the benchmarks' peers (make bench)
+#     scripts/ensure-deps.sh reliability   and what the reliability suites use (make reliability)
+#     scripts/ensure-deps.sh package       and make package's and scripts/check-package.sh's tools
+#     scripts/ensure-deps.sh all           every group (.ci/run: also the interop checks' clients)
 #     scripts/ensure-deps.sh --list [KIND] the list: KIND GROUP NAME, one a line (KIND apt, pip or
 #                                          machine), without installing anything
 set -euo pipefail
@@ -39,9 +43,9 @@ apt        bench        chafa               the covers benchmark's peer (the cha
 apt        bench        ripgrep             rg: the search benchmark's peer
 pip        bench        diskcache==5.6.3    the artwork cache benchmark's peer (python-diskcache)
 pip        reliability  xxhash==3.5.0       crash_safety checks the artwork index's xxh64 checksum
-pip        test         plexapi==4.18.3     scripts/check-plexapi.py (CI): python-plexapi against the reference server
-pip        test         pillow==13.0.0      scripts/check-plexapi.py decodes the artwork python-plexapi downloads
-pip        test         supabase==2.34.1    scripts/check-supabase.py: supabase-py against the reference server
+pip        interop      plexapi==4.18.3     scripts/check-plexapi.py (CI): python-plexapi against the reference server
+pip        interop      pillow==13.0.0      scripts/check-plexapi.py decodes the artwork python-plexapi downloads
+pip        interop      supabase==2.34.1    scripts/check-supabase.py: supabase-py against the reference server
 apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package
 apt        package      lintian             scripts/check-package.sh checks the .deb with it
 apt        package      debootstrap         scripts/check-package.sh makes the clean Debian and Ubuntu roots with it
@@ -53,9 +57,10 @@ if [ "${1:-}" = --list ]; then
     exit 0
 fi
 case "${1:-}" in
-    "") groups="build test bench reliability" ;;
-    package) groups="build test bench reliability package" ;;
-    *) echo "usage: scripts/ensure-deps.sh [package] | --list [apt|pip|machine]" >&2; exit 64 ;;
+    "") groups="build test" ;;
+    bench|reliability|package) groups="build test $1" ;;
+    all) groups="build test bench reliability package interop" ;;
+    *) echo "usage: scripts/ensure-deps.sh [bench|reliability|package|all] | --list [apt|pip|machine]" >&2; exit 64 ;;
 esac
 listed() { awk -v kind="$1" -v groups=" $groups " '$1 == kind && index(groups, " " $2 " ") { print $3 }' <<< "$LIST"; }
 
@@ -73,7 +78,17 @@ if [ ${#apt_need[@]} -gt 0 ]; then
     $SUDO apt-get install -y -qq --no-install-recommends "${apt_need[@]}" >/dev/null
 fi
 
-# Python packages, into the machine's CPython (the python3 on PATH), at the versions named.
+# Python packages, into the machine's CPython (the python3 on PATH), at the versions named;
+# none for build and test. Debian's own python3 refuses pip (PEP 668, EXTERNALLY-MANAGED): the
+# machine's CPython with pip, first on PATH, is what the benchmarks, suites and interop checks
+# run with.
+[ -n "$(listed pip)" ] || exit 0
+if ! python3 -c 'import os, sys, sysconfig; sys.exit(os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))' \
+    || ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "ensure-deps: $(command -v python3) cannot pip install (Debian's python3 is externally managed, or pip is missing):" \
+         "put a CPython with pip first on PATH (pyenv, or python3 -m venv ~/.venvs/brados and its bin/), then run again" >&2
+    exit 1
+fi
 pip_need=()
 for requirement in $(listed pip); do
     python3 - "$requirement" <<'PY' || pip_need+=("$requirement")
