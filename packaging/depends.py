@@ -9,17 +9,19 @@ priority, soname}). For each soname there, and for each release the package is m
 (packaging/releases.py), this finds the package that ships the library in that release and the
 lowest version that has every symbol the binary asks for by name, from that package's symbols
 file (the rule dpkg-shlibdeps applies to linked symbols); the releases' answers become
-alternatives (`libturbojpeg0 (>= 1:2.0.2) | libturbojpeg (>= 2.0.0)`: Ubuntu names it otherwise,
-without Debian's epoch). Priorities map to relations as the specification says: required ->
+alternatives (`libturbojpeg0 (>= 1:2.0.2) | libturbojpeg`: Ubuntu names it otherwise, and
+jammy's shlibs file gives it no version). Priorities map to relations as the specification says: required ->
 Depends, recommended -> Recommends, suggested -> Suggests.
 
     packaging/depends.py BINARY      prints  dlopen:Depends=..., dlopen:Recommends=..., dlopen:Suggests=...
 
 Fails, saying why, when a library named in the note is not installed here, no package owns it,
 or a release has no package that ships it: a relation that cannot be computed is never guessed.
-scripts/check-deps.sh uses dlopen_notes, library_path and owning_package to check that what the
-binary opens is what ensure-deps installs and the package depends on.
+scripts/check-deps.sh uses dlopen_notes, relation_field, library_path and package_of to check
+that what the binary loads is what ensure-deps installs and the package depends on.
 """
+import functools
+import glob
 import json
 import os
 import re
@@ -73,26 +75,45 @@ def dlopen_notes(path):
     return entries
 
 
+@functools.lru_cache(maxsize=None)
+def _loader_cache():
+    return subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+
+
 def library_path(soname):
-    """Where the dynamic loader finds `soname` on this machine (ldconfig's cache)."""
-    listing = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
-    for line in listing.splitlines():
+    """Where the dynamic loader finds `soname` on this machine (ldconfig's cache), or None."""
+    for line in _loader_cache().splitlines():
         match = re.match(r"\s*(\S+) \(([^)]*)\) => (\S+)", line)
-        if match and match.group(1) == soname and "x32" not in match.group(2):
+        # This machine's own word size: "libc6,x86-64" (or AArch64...), never x32's or 32-bit's.
+        if match and match.group(1) == soname and "64" in match.group(2) and "x32" not in match.group(2):
             return match.group(3)
-    fail(f"{soname} (named in the binary's dlopen note) is not installed on this machine: "
-         "install the package that ships it, then package again")
+    return None
 
 
-def owning_package(path):
-    """The package that ships `path`, trying its /usr form on a merged-/usr system."""
-    real = os.path.realpath(path)
-    candidates = [path, "/usr" + path if not path.startswith("/usr/") else path, real]
-    for candidate in dict.fromkeys(candidates):
-        result = subprocess.run(["dpkg-query", "-S", candidate], capture_output=True, text=True)
-        if result.returncode == 0:
-            return result.stdout.split(":")[0].strip()
-    fail(f"no Debian package owns {path}: the library must come from a package to be a dependency")
+@functools.lru_cache(maxsize=None)
+def _owners():
+    """Every file an installed package ships, and the package (dpkg's .list files, read once)."""
+    owners = {}
+    for listing in glob.glob("/var/lib/dpkg/info/*.list"):
+        package = os.path.basename(listing)[:-5].split(":")[0]
+        with open(listing, encoding="utf-8", errors="replace") as file:
+            for line in file:
+                owners.setdefault(line.rstrip("\n"), package)
+    return owners
+
+
+def package_of(path):
+    """The installed package that ships `path` (trying its merged-/usr twins), or None."""
+    owners, real = _owners(), os.path.realpath(path)
+    for candidate in (path, real, "/usr" + path, "/usr" + real, re.sub(r"^/usr", "", path), re.sub(r"^/usr", "", real)):
+        if candidate in owners:
+            return owners[candidate]
+    return None
+
+
+def relation_field(entry):
+    """The control field a dlopen note entry's priority asks for (Recommends when it says none)."""
+    return RELATION.get(entry.get("priority", "recommended"), "Recommends")
 
 
 newer = releases.newer
@@ -132,10 +153,14 @@ def source_package(package):
 
 def combine(relations):
     """One dependency group from the releases' relations: an alternative a package name, each
-    with the lowest version any release asked for (every release's version satisfies it)."""
+    with the lowest version any release asked for (every release's version satisfies it). Only
+    `name` and `name (>= version)` are combined; anything else is refused, never dropped."""
     lowest = {}
     for text in relations:
-        name, version = re.match(r"(\S+)(?:\s*\(>=\s*([^)]+)\))?", text).groups()
+        match = re.fullmatch(r"(\S+)(?:\s*\(>=\s*([^)\s]+)\s*\))?", text.strip())
+        if match is None:
+            fail(f"a symbols or shlibs file gives '{text}': only 'name' or 'name (>= version)' can be combined across releases")
+        name, version = match.groups()
         if name not in lowest:
             lowest[name] = version
         elif lowest[name] is not None and (version is None or newer(lowest[name], version)):
@@ -157,9 +182,15 @@ def main():
         fail(f"{binary} has no .note.dlopen: the libraries it opens at run time would be missing from Depends")
     archives = {}
     for entry in notes:
-        field = RELATION.get(entry.get("priority", "recommended"), "Recommends")
+        field = relation_field(entry)
         for soname in entry.get("soname", []):
-            source = source_package(owning_package(library_path(soname)))
+            path = library_path(soname)
+            if path is None:
+                fail(f"{soname} (named in the binary's dlopen note) is not installed on this machine: "
+                     "install the package that ships it (scripts/ensure-deps.sh does), then package again")
+            if package_of(path) is None:
+                fail(f"no Debian package owns {path}: the library must come from a package to be a dependency")
+            source = source_package(package_of(path))
             found = []
             for release, _, _ in releases.RELEASES:
                 if release not in archives:

@@ -16,10 +16,12 @@ scripts/check-package.sh installs the .deb in a clean root of each.
 
 The archives are read over HTTP: each release's Release file, then the Packages indexes it
 lists, kept by their SHA-256 in $XDG_CACHE_HOME/brados-packaging (a later run downloads only
-what changed). Mirrors: BRADOS_DEBIAN_MIRROR (else the Debian mirror apt on this machine uses)
+what changed). The Release file's signature is not checked (Ubuntu's keyring is not on a Debian
+machine): the checksums guard against a damaged or half-updated mirror, not a forged one;
+what is computed here is proven by installing the package from each release's own apt, which
+checks signatures, in scripts/check-package.sh. Mirrors: BRADOS_DEBIAN_MIRROR (else the Debian mirror apt on this machine uses)
 and BRADOS_UBUNTU_MIRROR (else http://archive.ubuntu.com/ubuntu).
 """
-import functools
 import glob
 import gzip
 import hashlib
@@ -30,6 +32,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 import urllib.request
 
 # (name, distribution, components): oldest first within each distribution.
@@ -85,14 +88,14 @@ def mirror(release):
         return os.environ.get("BRADOS_UBUNTU_MIRROR") or "http://archive.ubuntu.com/ubuntu"
     if os.environ.get("BRADOS_DEBIAN_MIRROR"):
         return os.environ["BRADOS_DEBIAN_MIRROR"]
-    entries = apt_sources()
+    # Debian's own mirrors only: a third party's repository (download.docker.com/linux/debian)
+    # may end in /debian too. The one apt uses for this release, else for any, else Debian's CDN.
+    entries = [(uri, suites) for uri, suites in apt_sources()
+               if re.search(r"debian\.org/|/debian/?$", uri) and not re.search(r"security|docker|ports", uri)]
     for uri, suites in entries:
         if release in suites:
             return uri
-    for uri, _ in entries:
-        if re.search(r"/debian/?$", uri):
-            return uri
-    fail(f"apt on this machine has no Debian source to take a mirror from for {release}: set BRADOS_DEBIAN_MIRROR")
+    return entries[0][0] if entries else "http://deb.debian.org/debian"
 
 
 def cache_dir():
@@ -117,9 +120,11 @@ def download(url, sha256=None):
     if sha256:
         if hashlib.sha256(data).hexdigest() != sha256:
             fail(f"{url} does not have the SHA-256 its Release file gives: try again (a mirror mid-update?)")
-        with open(kept + ".part", "wb") as file:
+        # A name of its own until whole: two runs sharing the cache never see half a file.
+        descriptor, part = tempfile.mkstemp(dir=cache_dir(), prefix=".part-")
+        with os.fdopen(descriptor, "wb") as file:
             file.write(data)
-        os.replace(kept + ".part", kept)
+        os.replace(part, kept)
     return data
 
 
@@ -267,32 +272,27 @@ def check(deb):
     return problems
 
 
-@functools.lru_cache(maxsize=None)
-def contents():
-    """[(file, packages)] of the host's release (main), from its Contents indexes."""
+def owner(pattern):
+    """Packages of the host's release that ship a file matching `pattern`, read from its
+    Contents indexes (Debian's main/Contents-ARCH and main/Contents-all, or Ubuntu's
+    Contents-ARCH) a line at a time: only a file that is not installed needs them."""
     release = host_release()
     base = mirror(release).rstrip("/")
     listing = download(f"{base}/dists/{release}/Release").decode("utf-8", "replace")
     sums = dict((path, digest) for digest, _, path in
                 (line.split() for line in listing.splitlines() if line.startswith(" ") and len(line.split()) == 3))
-    entries = []
-    for path in (f"main/Contents-{ARCH}.gz", "main/Contents-all.gz"):  # arch: all packages are in the second
-        if path not in sums:
-            fail(f"{release}'s Release file lists no {path}")
-        text = gzip.decompress(download(f"{base}/dists/{release}/{path}", sums[path])).decode("utf-8", "replace")
-        for line in text.splitlines():
-            file, _, locations = line.rpartition(" ")
-            entries.append(("/" + file.strip(), [location.rsplit("/", 1)[-1] for location in locations.split(",")]))
-    return entries
-
-
-def owner(pattern):
-    """Packages of the host's release that ship a file matching `pattern` (its Contents index)."""
+    paths = [path for path in (f"main/Contents-{ARCH}.gz", "main/Contents-all.gz", f"Contents-{ARCH}.gz") if path in sums]
+    if not paths:
+        fail(f"{release}'s Release file lists no Contents index")
     regex = re.compile(pattern)
     found = []
-    for file, packages in contents():
-        if regex.search(file):
-            found += packages
+    for path in paths:
+        data = download(f"{base}/dists/{release}/{path}", sums[path])
+        with gzip.open(io.BytesIO(data), "rt", encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                file, _, locations = line.rstrip("\n").rpartition(" ")
+                if regex.search("/" + file.strip()):
+                    found += [location.rsplit("/", 1)[-1] for location in locations.split(",")]
     return list(dict.fromkeys(found))
 
 

@@ -33,7 +33,7 @@ scratch="${SCRATCH:-.build}"
 dist="${DIST:-dist}"
 variant=minbase
 [ "$(id -u)" -eq 0 ] || { echo "check-package.sh: needs root (debootstrap, chroot, mount /proc); CI runs as root" >&2; exit 1; }
-scripts/ensure-deps.sh package
+scripts/ensure-deps.sh package || exit 1
 arch="$(dpkg --print-architecture)"
 shopt -s nullglob
 debs=("$dist"/brados_*_"$arch".deb)
@@ -47,7 +47,8 @@ version="$(dpkg-deb -f "$deb" Version)"
 upstream="${version%-*}"
 fixture="Tests/Fixtures/upgrade-0.1.0"
 # The releases: NAME DISTRIBUTION MIRROR COMPONENTS... (packaging/releases.py, the one list).
-mapfile -t releases < <(packaging/releases.py list) || exit 1
+listing="$(packaging/releases.py list)" || exit 1
+mapfile -t releases <<< "$listing"
 if [ -n "${BRADOS_CHECK_RELEASES:-}" ]; then
     mapfile -t releases < <(printf '%s\n' "${releases[@]}" | awk -v want=" $BRADOS_CHECK_RELEASES " 'index(want, " " $1 " ")')
 fi
@@ -108,8 +109,9 @@ clean_root() {
     roots+=("$tmp")
     unmount_all "$tmp" && rm -rf --one-file-system "$tmp" || return 1
     if [ "$distribution" = ubuntu ]; then
-        # Ubuntu's keyring is not on a Debian machine: debootstrap cannot check the Release
-        # file's signature, but apt in the root checks everything after with the keyring it installs.
+        # Debian ships no Ubuntu keyring (bookworm has no ubuntu-keyring package): debootstrap
+        # cannot check the Release file's signature, so the root's first packages are trusted as
+        # the mirror serves them; apt in the root then checks everything with the keyring it installed.
         options=(--no-check-gpg "--components=$components")
         # bookworm's debootstrap knows jammy but not noble: Ubuntu's generic script makes it.
         [ -e "/usr/share/debootstrap/scripts/$release" ] || script=(/usr/share/debootstrap/scripts/gutsy)
