@@ -2,7 +2,7 @@
 """A 1024 px cover drawn in symbols at 80x40 cells: `brados library show` vs the `chafa` CLI
 on the same file and size.
 
-Starts a `brados-server` on loopback (demo seed; it stops by itself), signs a fresh profile in,
+Starts a `brados-server` on loopback (demo seed; it stops with this process), signs a fresh profile in,
 caches the library snapshot, album 1001's 1024 px cover (`library artwork`) and its details
 (`library show`). Then, alternating which goes first each round, times whole processes:
 

@@ -9,15 +9,11 @@ through /_admin/stats, that warm runs make zero requests.
     python3 bench/mealplan_warm_read.py [--runs 30] [--latency-ms 200] [--no-build]
 """
 import argparse
-import json
 import os
-import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
-from common import admin, timed  # bench/common.py
+from common import Server, admin, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,11 +34,10 @@ def main():
     bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
     brados = os.path.join(bin_dir, "brados")
     home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--until-stdin-closes"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = Server(os.path.join(bin_dir, "brados-server"), [])
+    server.homes.append(home)
     try:
-        line = server.stdout.readline()
-        url = line.strip().split(" ")[-1]
+        url = server.url
         env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home}
         subprocess.run([brados, "auth", "login", "--user", "demo", "--password-stdin"], input=b"demo", env=env,
                        check=True, stdout=subprocess.DEVNULL)
@@ -83,9 +78,7 @@ def main():
             for name, run in order:
                 samples[name].append(run())
     finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(home, ignore_errors=True)
+        server.stop()
 
     med = {name: statistics.median(values) for name, values in samples.items()}
     print(f"# mealplan warm read ({options.runs} alternated runs, server latency {options.latency_ms} ms, {os.cpu_count()} cores)\n")

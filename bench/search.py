@@ -3,7 +3,7 @@
 the same text exported to files.
 
 Starts a brados-server seeded with --messages messages in the demo user's first conversation,
---conversations conversations in all and --albums albums (loopback, it stops by itself), signs
+--conversations conversations in all and --albums albums (loopback, it stops with this process), signs
 a fresh profile in (api and supabase) and fills the caches as a user would: `coach
 conversations`, `coach show ID` for every conversation, `library albums --refresh` (albums
 and collections). The first `brados search` then builds the index from the caches: its time

@@ -2,7 +2,7 @@
 """Warm `brados today` vs warm `brados mealplan show`: one screen across every domain costs at
 most 1.3x the one domain's cached read.
 
-Starts a `brados-server` on loopback (the default demo seed; it stops by itself), signs a fresh
+Starts a `brados-server` on loopback (the default demo seed; it stops with this process), signs a fresh
 profile in (api and supabase) and fills the caches today reads: `mealplan show`, `visits
 list`, `coach conversations`, `plan show`. Then runs the two commands in alternation (which
 goes first alternates each round, after a warm-up), as plain warm runs (no --offline), and

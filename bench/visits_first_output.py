@@ -11,25 +11,17 @@ to the first byte on its stdout:
     python3 bench/visits_first_output.py [--runs 30] [--latency-ms 2000] [--no-build]
 """
 import argparse
-import json
 import os
 import pty
 import select
-import shutil
 import statistics
 import subprocess
 import tempfile
 import time
-import urllib.request
+
+from common import Server, admin  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def admin(url, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read()
 
 
 def first_byte(args, env, tty):
@@ -79,10 +71,10 @@ def main():
     bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
     brados = os.path.join(bin_dir, "brados")
     home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = subprocess.Popen([os.path.join(bin_dir, "brados-server"), "--port", "0", "--admin", "--until-stdin-closes"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = Server(os.path.join(bin_dir, "brados-server"), [])
+    server.homes.append(home)
     try:
-        url = server.stdout.readline().strip().split(" ")[-1]
+        url = server.url
         env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home, "TERM": "xterm"}
         subprocess.run([brados, "auth", "login", "--user", "demo", "--password-stdin"], input=b"demo", env=env,
                        check=True, stdout=subprocess.DEVNULL)
@@ -99,9 +91,7 @@ def main():
             interactive_first.append(first)
             interactive_total.append(total)
     finally:
-        server.terminate()
-        server.wait()
-        shutil.rmtree(home, ignore_errors=True)
+        server.stop()
 
     def row(name, values):
         return f"| {name} | {statistics.median(values) * 1000:.1f} ms | {min(values) * 1000:.1f} – {max(values) * 1000:.1f} ms |"

@@ -33,7 +33,7 @@ Suites (issue 11):
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
 The suites run on the debug build of `make test` by default (--configuration release for the
-shipped build). Servers bind 127.0.0.1 only and stop by themselves.
+shipped build). Servers bind 127.0.0.1 only and stop with the suite that started them (--until-stdin-closes).
 """
 import argparse
 import datetime
