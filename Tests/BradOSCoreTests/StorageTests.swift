@@ -111,7 +111,7 @@ struct StorageTests {
         let dir = TemporaryDirectory()
         let path = dir.path("p.lock").path
         let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.executableURL = try SystemCommand.url("flock")
         // --no-fork: the lock holder is the process we terminate, not a child that outlives it.
         holder.arguments = ["--no-fork", path, "sh", "-c", "echo locked; exec sleep 30"]
         let out = Pipe()
@@ -166,6 +166,26 @@ struct UnnamedFileTests {
         write("new", to: second)
         try second.publish(overwrite: true)
         #expect(try String(contentsOf: destination, encoding: .utf8) == "new")
+        #expect(try names() == ["backup.tar.zst"])
+    }
+
+    @Test("a throw before naming (an export interrupted while the file syncs) gives it no name, whether or not it would replace one")
+    func interruptedBeforeNaming() throws {
+        struct Interrupted: Error {}
+        let destination = folder.url.appendingPathComponent("backup.tar.zst")
+        for overwrite in [false, true] {
+            let file = try UnnamedFile(destination: destination)
+            write("whole archive", to: file)
+            #expect(throws: Interrupted.self) { try file.publish(overwrite: overwrite, beforeNaming: { throw Interrupted() }) }
+            file.discard()
+            #expect(try names().isEmpty, "overwrite \(overwrite)")
+        }
+        try Data("yesterday's".utf8).write(to: destination)
+        let replacing = try UnnamedFile(destination: destination)
+        write("today's", to: replacing)
+        #expect(throws: Interrupted.self) { try replacing.publish(overwrite: true, beforeNaming: { throw Interrupted() }) }
+        replacing.discard()
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "yesterday's", "the file it would replace is kept")
         #expect(try names() == ["backup.tar.zst"])
     }
 

@@ -133,7 +133,6 @@ extension CacheExporter {
         // (0.1-0.2 s for a level 3 export): a signal meanwhile is seen once it returns.
         try writer.finish()
         afterCompression()
-        try Task.checkCancellation()
         try encryptor?.finish()
         try Task.checkCancellation()
     }

@@ -143,7 +143,6 @@ public struct CacheExporter: Sendable {
             files: items.map { .init(path: $0.file.archivePath, domain: $0.domain, size: $0.size, sha256: $0.sha256,
                                      mode: Int($0.mode & 0o777), kind: $0.file.kind.rawValue) })
         try write(items, manifest: manifest, to: fd, options: options, progress: progress)
-        try Task.checkCancellation()
         remember(items, known: known)
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,
                       files: items.count, bytes: manifest.totalBytes)
