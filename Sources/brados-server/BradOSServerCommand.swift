@@ -64,8 +64,11 @@ struct BradOSServerCommand: AsyncParsableCommand {
         if untilStdinCloses {
             // The kernel closes the starter's end when it exits, however it exits (a crash, SIGKILL).
             Thread.detachNewThread {
-                _ = FileHandle.standardInput.readDataToEndOfFile()
-                Foundation.exit(0)
+                var buffer = [UInt8](repeating: 0, count: 512)
+                while true {
+                    let count = read(0, &buffer, buffer.count)
+                    if count == 0 || (count < 0 && errno != EINTR) { Foundation.exit(0) }
+                }
             }
         }
         try await app.runService()

@@ -24,6 +24,9 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = lifeline
+        // Only this process holds the write end: a server started meanwhile by another test
+        // must not inherit it (it would keep this one alive as long as itself).
+        _ = fcntl(lifeline.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
         try process.run()
         // Read the "listening on URL" line.
         var line = Data()
