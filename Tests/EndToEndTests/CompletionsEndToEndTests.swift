@@ -36,7 +36,7 @@ struct CompletionsEndToEndTests {
         printf '%s\\n' "${COMPREPLY[@]}"
         """
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.executableURL = try SystemCommand.url("bash")
         process.arguments = ["-c", script]
         process.environment = environment.merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 }
         let out = Pipe()

@@ -197,7 +197,7 @@ struct VisitsEndToEndTests {
         try signIn(server)
         let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
         for command in ["visits list", "visits list --offline", "visits list --json", "--help"] {
-            let result = try BuiltProducts.run(executable: URL(fileURLWithPath: "/bin/bash"),
+            let result = try BuiltProducts.run(executable: SystemCommand.url("bash"),
                                                ["-c", "\"$0\" \(command) | head -1; exit ${PIPESTATUS[0]}", BuiltProducts.url("brados").path],
                                                environment: environment)
             // 141: ended by SIGPIPE, as Unix tools are; 0: everything fitted in the pipe first.

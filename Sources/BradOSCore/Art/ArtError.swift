@@ -8,19 +8,40 @@ enum ArtLibraries {
 
     static func soname(_ lib: cart_lib) -> String { String(cString: cart_lib_soname(lib)) }
 
-    /// The package to install for `lib`: Debian's name, which apt also takes on the releases
-    /// that renamed it for 64-bit time (trixie, noble: the new package provides the old name);
-    /// Ubuntu ships TurboJPEG as `libturbojpeg`. scripts/check-package.sh installs what this
-    /// names in a clean root of each release the .deb is made for.
-    static func package(_ lib: cart_lib, osRelease: [String: String] = OSRelease.current) -> String {
+    /// The apt package to install for `lib` on Debian and the distributions built on it:
+    /// Debian's name, which apt also takes on the releases that renamed it for 64-bit time
+    /// (trixie, noble: the new package provides the old name); Ubuntu ships TurboJPEG as
+    /// `libturbojpeg`. `nil` elsewhere (the tarball on Fedora: its names are its own).
+    /// scripts/check-package.sh installs what this names in a clean root of each release.
+    static func package(_ lib: cart_lib, osRelease: [String: String] = OSRelease.current) -> String? {
+        guard OSRelease.isDebian(osRelease) else { return nil }
         switch lib {
-        case CART_LIB_CHAFA: "libchafa0"
-        case CART_LIB_TURBOJPEG: OSRelease.isUbuntu(osRelease) ? "libturbojpeg" : "libturbojpeg0"
-        default: "libpng16-16"
+        case CART_LIB_CHAFA: return "libchafa0"
+        case CART_LIB_TURBOJPEG: return OSRelease.isUbuntu(osRelease) ? "libturbojpeg" : "libturbojpeg0"
+        default: return "libpng16-16"
+        }
+    }
+
+    /// The library's name as distributions call its project.
+    static func project(_ lib: cart_lib) -> String {
+        switch lib {
+        case CART_LIB_CHAFA: "Chafa"
+        case CART_LIB_TURBOJPEG: "libjpeg-turbo (TurboJPEG)"
+        default: "libpng"
         }
     }
 
     static func lib(soname: String) -> cart_lib? { all.first { self.soname($0) == soname } }
+
+    /// What to install when `soname` is missing: the apt command on Debian and Ubuntu, the
+    /// project's name elsewhere.
+    static func advice(soname: String, osRelease: [String: String] = OSRelease.current) -> String {
+        guard let lib = lib(soname: soname) else { return "Install the package that provides \(soname)." }
+        guard let package = package(lib, osRelease: osRelease) else {
+            return "Install your distribution's \(project(lib)) package (it provides \(soname))."
+        }
+        return "Install it with `sudo apt install \(package)`."
+    }
 
     /// Why `lib` could not be loaded, or `nil` when it was.
     static func loadError(_ lib: cart_lib) -> String? { cart_load_error(lib).map { String(cString: $0) } }
@@ -59,10 +80,8 @@ public enum ArtError: BradOSError, Equatable {
 
     public var recovery: String? {
         switch self {
-        case let .missingLibrary(soname, _):
-            let package = ArtLibraries.lib(soname: soname).map { ArtLibraries.package($0) } ?? soname
-            return "Install it with `sudo apt install \(package)`."
-        default: return nil
+        case let .missingLibrary(soname, _): ArtLibraries.advice(soname: soname)
+        default: nil
         }
     }
 

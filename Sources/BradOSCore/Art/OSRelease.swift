@@ -25,7 +25,12 @@ enum OSRelease {
     }
 
     /// Ubuntu, or a distribution built on it (ID_LIKE lists ubuntu: Linux Mint, Pop!_OS).
-    static func isUbuntu(_ fields: [String: String]) -> Bool {
-        fields["ID"] == "ubuntu" || (fields["ID_LIKE"] ?? "").split(separator: " ").contains("ubuntu")
+    static func isUbuntu(_ fields: [String: String]) -> Bool { isOrLike("ubuntu", fields) }
+
+    /// Debian or a distribution built on it (Ubuntu and its own included): apt and Debian's names.
+    static func isDebian(_ fields: [String: String]) -> Bool { isOrLike("debian", fields) || isUbuntu(fields) }
+
+    private static func isOrLike(_ id: String, _ fields: [String: String]) -> Bool {
+        fields["ID"] == id || (fields["ID_LIKE"] ?? "").split(separator: " ").contains(Substring(id))
     }
 }
