@@ -154,7 +154,7 @@ public struct Doctor {
                 // A recommended library: brados works without it, so a warning, not a failure.
                 checks.append(DoctorCheck(name: "pictures \(soname)", status: .warn, detail: "not loaded: \(reason)",
                                           fix: (ArtError.missingLibrary(soname: soname, detail: reason).recovery ?? "")
-                                              + " Until then covers are placeholders; plots need no library."))
+                                              + " Until then covers are placeholders; plots are text and need none of them."))
             } else {
                 checks.append(DoctorCheck(name: "pictures \(soname)", status: .ok, detail: "loaded"))
             }
