@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
     ],
     targets: [
         // libarchive, for `brados cache export/import`.
@@ -54,13 +55,19 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
-        // The shared core every domain builds on: storage, networking, auth, config, output.
+        // GNU extensions Swift's Glibc module does not import (syncfs, memfd_create), for the core and archives.
+        .target(name: "CBradOSSystem"),
+        // The shared core every domain builds on: the plugin contract (DomainPlugin, the search
+        // feed, TodaySection, the export/import hooks, Feature), the cache mechanism, storage,
+        // networking, auth, config, errors and output. It imports no feature module.
         .target(
             name: "BradOSCore",
             dependencies: [
-                "CArchive", "CArchiveLoader", "CArtLoader", "AgeEncryption",
+                "CBradOSSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -68,12 +75,47 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
+        // The features, one module each, over the core (docs/ARCHITECTURE.md, "Layers"):
+        // `brados cache export/import/verify` and age encryption,
+        .target(
+            name: "BradOSArchive",
+            dependencies: [
+                "BradOSCore", "CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: fuzzed
+        ),
+        // `brados search`'s FTS5 index over the domains' search feeds,
+        .target(
+            name: "BradOSSearch",
+            dependencies: [
+                "BradOSCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // `brados today`'s screen over the domains' sections,
+        .target(
+            name: "BradOSToday",
+            dependencies: ["BradOSCore"]
+        ),
+        // and pictures in the terminal (covers, the weight plot), which domains import.
+        .target(
+            name: "BradOSPictures",
+            dependencies: [
+                "BradOSCore", "CArtLoader",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // The domains, one module each.
         .target(
             name: "MealPlan",
             dependencies: [
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: fuzzed
         ),
@@ -82,14 +124,17 @@ let package = Package(
             dependencies: [
                 "BradOSCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: fuzzed
         ),
         .target(
             name: "MusicLibrary",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSPictures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: fuzzed
@@ -107,7 +152,7 @@ let package = Package(
         .target(
             name: "NutritionPlan",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSPictures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,6 +166,7 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,13 +178,17 @@ let package = Package(
             dependencies: [
                 "BradOSServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The CLI: the root command, the process's start-up and the plugin registry.
+        // The CLI: the root command, the core's commands (Commands/<Group>/), the process's
+        // start-up and the registry of domains and features.
         .target(
             name: "BradOSCLI",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures",
+                "AgeEncryption",
                 "BradOSServer",
                 "MealPlan",
                 "Visits",
@@ -182,7 +232,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "brados-fuzz",
-            dependencies: ["BradOSCore", "MealPlan", "Visits", "MusicLibrary", "NutritionPlan", "BradOSServer", "CFuzzDriver"],
+            dependencies: ["BradOSCore", "BradOSArchive", "AgeEncryption", "MealPlan", "Visits", "MusicLibrary", "NutritionPlan", "BradOSServer", "CFuzzDriver"],
             swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
         ),
@@ -201,48 +251,66 @@ let package = Package(
         ),
         .testTarget(
             name: "BradOSCoreTests",
+            dependencies: ["BradOSCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "BradOSArchiveTests",
             dependencies: [
-                "BradOSCore", "TestSupport",
-            ],
+                "BradOSArchive", "BradOSCore", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "BradOSSearchTests",
+            dependencies: ["BradOSSearch", "BradOSCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "BradOSPicturesTests",
+            dependencies: ["BradOSPictures", "BradOSCore", "CArtLoader", "TestSupport"],
             // Images and the drawings expected of them (ArtTests), read from the source tree.
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "BradOSCLITests",
+            dependencies: ["BradOSCLI", "BradOSCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // C2SP's age test vectors (testdata/, read from the source tree) and round trips.
         .testTarget(
             name: "AgeEncryptionTests",
-            dependencies: ["AgeEncryption", "CZlib"],
+            dependencies: ["AgeEncryption", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["testdata"]
         ),
         .testTarget(
             name: "MealPlanTests",
-            dependencies: ["MealPlan", "TestSupport"]
+            dependencies: ["MealPlan", "BradOSCore", "TestSupport"]
         ),
         .testTarget(
             name: "VisitsTests",
-            dependencies: ["Visits", "TestSupport"]
+            dependencies: ["Visits", "BradOSCore", "TestSupport"]
         ),
         .testTarget(
             name: "MusicLibraryTests",
-            dependencies: ["MusicLibrary", "TestSupport"]
+            dependencies: ["MusicLibrary", "BradOSCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CoachTests",
-            dependencies: ["Coach", "TestSupport"]
+            dependencies: ["Coach", "BradOSCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "NutritionPlanTests",
-            dependencies: ["NutritionPlan", "TestSupport"]
+            dependencies: ["NutritionPlan", "BradOSCore", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",
             dependencies: [
                 "BradOSServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport"]
+            dependencies: ["TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -41,7 +41,7 @@ public enum BradosMain {
     /// Synchronous until a command has to run: `brados --help` and `--version` are answered
     /// before anything else, and other help, usage errors and sync commands before the async
     /// runtime, its threads and the Ctrl-C handler exist (bench/startup.py).
-    public static func run(plugins: [any DomainPlugin]) -> Never {
+    public static func run(plugins: [any DomainPlugin], features: [any Feature] = Registry.features) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let io = StandardIO()
         // The one composition root: every help text, completion and environment below reads
@@ -53,7 +53,7 @@ public enum BradosMain {
                    == Brados.coreCommandNames, "Brados.coreCommandNames must name the core's commands")
             return Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
         }
-        let composition = Composition(plugins: plugins, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
+        let composition = Composition(plugins: plugins, features: features, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
         composition.bind { () -> Never in
             // A domain's name is built in at once; any other word costs reading every command's
             // configuration (their help texts), so only such a word pays for it.

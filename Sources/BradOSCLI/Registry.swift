@@ -1,11 +1,15 @@
+import BradOSArchive
 import BradOSCore
+import BradOSPictures
+import BradOSSearch
 import Coach
 import MusicLibrary
 import MealPlan
 import NutritionPlan
 import Visits
 
-/// The domain registry: adding a domain is one module plus one line here.
+/// The registry of domains and features: adding a domain (or a feature the core calls) is one
+/// module plus one line here.
 public enum Registry {
     public static let plugins: [any DomainPlugin] = [
         MealPlanPlugin(),
@@ -13,5 +17,12 @@ public enum Registry {
         LibraryPlugin(),
         CoachPlugin(),
         NutritionPlanPlugin(),
+    ]
+
+    /// The features the core calls at its hook points (settings, recovery, derived data).
+    public static let features: [any Feature] = [
+        ArchiveFeature(),
+        SearchFeature(),
+        PicturesFeature(),
     ]
 }

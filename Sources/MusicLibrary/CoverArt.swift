@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSPictures
 import Foundation
 import Logging
 

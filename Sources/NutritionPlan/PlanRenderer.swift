@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSPictures
 import Foundation
 
 /// Human and JSON output of the plan domain. JSON documents: `{source: DataSource, plan:

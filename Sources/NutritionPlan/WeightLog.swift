@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSPictures
 import Foundation
 
 /// `GET /auth/profile/weights`: the weights the person logged (one a day, oldest first) and

@@ -1,4 +1,5 @@
 import AgeEncryption
+import BradOSArchive
 import BradOSCore
 import BradOSServer
 import CFuzzDriver

@@ -12,6 +12,8 @@ public struct AppEnvironment: Sendable {
     public let profile: ProfileScope
     public let logger: Logger
     public let plugins: [any DomainPlugin]
+    /// The feature modules (``Feature``) the core tells of what it does.
+    public let features: [any Feature]
     /// Wall-clock time (TTLs, ages).
     public let now: @Sendable () -> Date
     /// The clock retries sleep on.
@@ -21,14 +23,14 @@ public struct AppEnvironment: Sendable {
     /// Builds the environment.
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name.
     public init(
-        io: any TerminalIO, flags: GlobalFlags, plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)?,
+        io: any TerminalIO, flags: GlobalFlags, plugins: [any DomainPlugin], features: [any Feature] = [], embedded: (any EmbeddedBackend)?,
         transport: (any HTTPTransport)? = nil, clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) throws {
         let environment = io.environment
         let paths = Paths.resolve(environment: environment)
         let file = try ConfigFile.load(from: paths.configFile)
-        let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins)
+        let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins, features: features)
         let level = settings.logLevel
         let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level) }
         let profile = paths.profile(try settings.profile())
@@ -39,6 +41,7 @@ public struct AppEnvironment: Sendable {
         self.profile = profile
         self.logger = logger
         self.plugins = plugins
+        self.features = features
         self.now = now
         self.clock = clock
         network = NetworkAccess(
@@ -61,11 +64,14 @@ public struct AppEnvironment: Sendable {
     ///   `profile.lock-timeout`.
     public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared) async throws -> AppEnvironment {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
-        let env = try AppEnvironment(io: io, flags: global.flags, plugins: Composition.current.plugins, embedded: Composition.current.embedded)
+        let composition = Composition.current
+        let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
+                                     embedded: composition.embedded)
         if let access { try await env.lock(env.profile.name, access) }
-        // A `cache import` killed mid-swap is rolled back before anything reads the caches.
-        let recovered = CacheImportRecovery.recoverIfMarked(env.paths)
-        if !recovered.isEmpty { env.output.notice("rolled back an interrupted cache import; the caches are as they were before it.") }
+        // What a killed run left (a `cache import` killed mid-swap) is put right before anything reads the caches.
+        for feature in env.features {
+            if let notice = feature.recover(env.paths) { env.output.notice(notice) }
+        }
         LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
         return env
     }

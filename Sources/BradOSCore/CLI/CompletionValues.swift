@@ -34,7 +34,7 @@ public enum CompletionValues {
     public static func domains() -> [String] { Composition.current.plugins.map(\.name) }
 
     /// Every configuration key.
-    public static func configKeys() -> [String] { Settings.keys(Composition.current.plugins).map(\.name) }
+    public static func configKeys() -> [String] { Settings.keys(Composition.current.plugins, features: Composition.current.features).map(\.name) }
 
     /// The rows an SQLite query returns from a database, read-only (empty when unreadable).
     public static func strings(_ sql: String, in url: URL) -> [String] {

@@ -19,13 +19,13 @@ public struct Output: Sendable {
         colors = Self.colorsEnabled(io: io)
     }
 
-    static func colorsEnabled(io: any TerminalIO) -> Bool {
+    package static func colorsEnabled(io: any TerminalIO) -> Bool {
         colorsEnabled(environment: io.environment, isTerminal: io.isOutputTerminal)
     }
 
     /// Whether colors are on for output to a terminal or not (`isTerminal`) in `environment`:
     /// `CLICOLOR_FORCE` forces them, `NO_COLOR`, `CLICOLOR=0` and `TERM=dumb` turn them off.
-    static func colorsEnabled(environment env: [String: String], isTerminal: Bool) -> Bool {
+    package static func colorsEnabled(environment env: [String: String], isTerminal: Bool) -> Bool {
         if let force = env["CLICOLOR_FORCE"], !force.isEmpty, force != "0" { return true }
         if let noColor = env["NO_COLOR"], !noColor.isEmpty { return false }
         if env["CLICOLOR"] == "0" || env["TERM"] == "dumb" { return false }

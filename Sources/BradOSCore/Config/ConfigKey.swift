@@ -1,6 +1,6 @@
 import Foundation
 
-/// A documented configuration key. Core keys are listed in ``ConfigKey/core``;
+/// A documented configuration key. Core keys are listed in ``ConfigKey/core`` (features add theirs: ``Feature/configKeys``);
 /// domains add theirs through ``DomainPlugin/configKeys`` (durations through
 /// ``DurationSetting``) and ``DomainPlugin/services`` (`server.<name>`).
 public struct ConfigKey: Sendable {
@@ -59,18 +59,6 @@ public struct ConfigKey: Sendable {
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
         Settings.networkTimeoutSetting.configKey,
         Settings.profileLockTimeoutSetting.configKey,
-        ArtMode.configKey,
-        ConfigKey(name: "archive.max-bytes", summary: "Largest uncompressed size `cache import` accepts",
-                  environmentVariable: "BRADOS_ARCHIVE_MAX_BYTES", defaultValue: "20GB", validate: sizeValidator),
-        ConfigKey(name: "archive.max-entries", summary: "Most entries `cache import` accepts",
-                  environmentVariable: "BRADOS_ARCHIVE_MAX_ENTRIES", defaultValue: "200000",
-                  validate: { (Int($0) ?? 0) > 0 ? nil : "a positive number" }),
-        ConfigKey(name: "archive.max-ratio", summary: "Largest expansion (uncompressed / compressed) `cache import` accepts",
-                  environmentVariable: "BRADOS_ARCHIVE_MAX_RATIO", defaultValue: "200",
-                  validate: { (Int($0) ?? 0) > 1 ? nil : "a number above 1" }),
-        ConfigKey(name: "archive.scrypt-work-factor", summary: "scrypt work factor (log2) of `cache export --passphrase`: 18 takes about a second and 256 MiB",
-                  environmentVariable: "BRADOS_ARCHIVE_SCRYPT_WORK_FACTOR", defaultValue: "18",
-                  validate: { (10...22).contains(Int($0) ?? 0) ? nil : "a number from 10 to 22 (22 is the most any age tool opens)" }),
     ]
 }
 

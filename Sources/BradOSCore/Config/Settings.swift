@@ -60,15 +60,18 @@ public struct Settings: Sendable {
         self.services = services
     }
 
-    /// The settings of `plugins`: the core's keys, each service's `server.<name>`, each domain's keys.
-    public init(flags: GlobalFlags, environment: [String: String], file: ConfigFile, plugins: [any DomainPlugin]) {
-        self.init(flags: flags, environment: environment, file: file, keys: Self.keys(plugins),
+    /// The settings of `plugins` and `features`: the core's keys, each service's `server.<name>`,
+    /// each domain's and each feature's keys.
+    public init(flags: GlobalFlags, environment: [String: String], file: ConfigFile, plugins: [any DomainPlugin], features: [any Feature] = []) {
+        self.init(flags: flags, environment: environment, file: file, keys: Self.keys(plugins, features: features),
                   services: ServiceDescription.all(plugins).map(\.service))
     }
 
-    /// Every documented key with these plugins: the core's, each service's `server.<name>`, each domain's.
-    public static func keys(_ plugins: [any DomainPlugin]) -> [ConfigKey] {
+    /// Every documented key with these plugins and features: the core's, each service's
+    /// `server.<name>`, each domain's, each feature's.
+    public static func keys(_ plugins: [any DomainPlugin], features: [any Feature] = []) -> [ConfigKey] {
         ConfigKey.core + ServiceDescription.all(plugins).dropFirst().map(\.configKey) + plugins.flatMap(\.configKeys)
+            + features.flatMap(\.configKeys)
     }
 
     /// The key's definition, if known.

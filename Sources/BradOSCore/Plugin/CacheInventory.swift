@@ -15,6 +15,17 @@ public struct CacheInventory: Sendable {
         public var oldest: Date?
         public var newest: Date?
         public var folders: [String]
+
+        public init(domain: String, summary: String, files: Int, bytes: Int64, entries: Int?, oldest: Date?, newest: Date?, folders: [String]) {
+            self.domain = domain
+            self.summary = summary
+            self.files = files
+            self.bytes = bytes
+            self.entries = entries
+            self.oldest = oldest
+            self.newest = newest
+            self.folders = folders
+        }
     }
 
     /// Per-domain sizes for the profile.
@@ -33,9 +44,8 @@ public struct CacheInventory: Sendable {
         let before = try stats(domains: domains)
         let plugins = try selected(domains)
         for plugin in plugins { try plugin.clear(in: env.profile) }
-        // The search index holds nothing a cleared domain no longer has.
-        let index = SearchIndex(profile: env.profile)
-        if plugins.count == env.plugins.count { try index.remove() } else { try index.forget(domains: plugins.map(\.name)) }
+        // What features derive from the domains (the search index) keeps nothing a cleared domain no longer has.
+        try env.features.forget(domains: plugins.count == env.plugins.count ? nil : plugins.map(\.name), in: env.profile)
         return before
     }
 

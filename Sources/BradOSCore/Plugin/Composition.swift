@@ -10,7 +10,7 @@ public protocol EmbeddedBackend: Sendable {
     func start(dataDirectory: URL, socket: String, password: String) async throws -> URL
 }
 
-/// What one `brados` command line runs with: its domain plugins, the embedded backend and the
+/// What one `brados` command line runs with: its domain plugins, its features, the embedded backend and the
 /// names the executable runs itself.
 ///
 /// The composition root (`BradosMain.run`) builds one and binds it with ``bind(_:)`` around
@@ -21,15 +21,18 @@ public protocol EmbeddedBackend: Sendable {
 public struct Composition: Sendable {
     /// The domain plugins, in registry order.
     public let plugins: [any DomainPlugin]
+    /// The feature modules (archives, search, pictures) the core calls at its hook points.
+    public let features: [any Feature]
     /// The backend started when no server is configured; `nil` means a server must be.
     public let embedded: (any EmbeddedBackend)?
     private let builtIns: @Sendable () -> Set<String>
 
     /// - Parameter builtInCommands: the names `brados` runs itself, computed each time they are asked for
     ///   (they come from the command tree, whose help reads this composition's plugins).
-    public init(plugins: [any DomainPlugin], embedded: (any EmbeddedBackend)? = nil,
+    public init(plugins: [any DomainPlugin], features: [any Feature] = [], embedded: (any EmbeddedBackend)? = nil,
                 builtInCommands: @escaping @Sendable () -> Set<String> = { [] }) {
         self.plugins = plugins
+        self.features = features
         self.embedded = embedded
         builtIns = builtInCommands
     }

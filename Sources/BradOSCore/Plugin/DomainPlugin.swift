@@ -115,6 +115,14 @@ public enum ImportedDatabases {
     }
 }
 
+/// How `brados cache import` brings a domain in.
+public enum ImportMode: String, Sendable, Codable {
+    /// The archive's data replaces each imported domain's data.
+    case replace
+    /// The archive's files are added, overwriting files at the same paths.
+    case merge
+}
+
 /// What a `brados cache import` is about, for ``DomainPlugin/prepareImport(cache:data:context:)``.
 public struct ImportContext: Sendable {
     /// The profile the archive was exported from, and when.
@@ -123,12 +131,12 @@ public struct ImportContext: Sendable {
     /// The profile being imported into.
     public var target: ProfileScope
     /// `nil` when the domain is empty in the target (nothing to replace or merge).
-    public var mode: CacheImporter.Mode?
+    public var mode: ImportMode?
     /// `--discard-pending`: the user agreed to lose changes not yet sent.
     public var discardPending: Bool
     public var now: Date
 
-    public init(archiveProfile: String, archiveCreatedAt: Date, target: ProfileScope, mode: CacheImporter.Mode?, discardPending: Bool, now: Date) {
+    public init(archiveProfile: String, archiveCreatedAt: Date, target: ProfileScope, mode: ImportMode?, discardPending: Bool, now: Date) {
         self.archiveProfile = archiveProfile
         self.archiveCreatedAt = archiveCreatedAt
         self.target = target

@@ -1,4 +1,4 @@
-import CArchiveLoader
+import CBradOSSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc

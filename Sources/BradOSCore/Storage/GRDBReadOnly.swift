@@ -3,8 +3,8 @@ import GRDB
 
 /// Read-only SQLite access for code outside a domain's own store (completion, stats, import
 /// checks, export backups): never writes, and never runs code from a database's schema.
-enum GRDBReadOnly {
-    static func configuration(busyTimeout: TimeInterval = 1) -> Configuration {
+package enum GRDBReadOnly {
+    package static func configuration(busyTimeout: TimeInterval = 1) -> Configuration {
         var config = Configuration()
         config.readonly = true
         config.busyMode = .timeout(busyTimeout)
@@ -12,7 +12,7 @@ enum GRDBReadOnly {
         return config
     }
 
-    static func open(_ url: URL, busyTimeout: TimeInterval = 1) throws -> DatabaseQueue {
+    package static func open(_ url: URL, busyTimeout: TimeInterval = 1) throws -> DatabaseQueue {
         try DatabaseQueue(path: url.path, configuration: configuration(busyTimeout: busyTimeout))
     }
 

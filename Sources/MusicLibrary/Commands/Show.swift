@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSPictures
 import Foundation
 
 extension LibraryCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSPictures
 
 /// `brados plan`: the nutrition plan.
 public struct PlanCommand: AsyncParsableCommand {

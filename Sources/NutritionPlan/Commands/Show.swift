@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSPictures
 
 extension PlanCommand {
     public struct Show: AsyncParsableCommand {

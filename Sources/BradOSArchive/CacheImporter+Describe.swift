@@ -1,0 +1,33 @@
+import BradOSCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Phases 2 and 3: what would change, and each domain's check of its staged data.
+extension CacheImporter {
+    /// Phase 2, describe: per chosen domain, add (nothing there yet), replace or merge, with
+    /// the sizes on both sides.
+    func describe(_ extracted: Extracted, options: Options) throws -> [DomainChange] {
+        try extracted.manifest.domains.filter { extracted.chosen.contains($0.name) }.map { domain in
+            let plugin = plugins.first { $0.name == domain.name }!
+            let existing = try plugin.stats(in: target)
+            // Empty means no file at all, hidden and lock files included.
+            let occupied = plugin.folders(in: target).contains { !FileSystem.regularFiles(under: $0).isEmpty } || existing.files > 0
+            return DomainChange(domain: domain.name, action: !occupied ? "add" : (options.mode ?? .replace).rawValue, files: domain.files,
+                                bytes: domain.bytes, existingFiles: existing.files, existingBytes: existing.bytes)
+        }
+    }
+
+    /// Phase 3, check: each domain checks its staged data before anything moves (databases
+    /// are rebuilt, files it will load decode, its queued changes are kept).
+    func check(_ changes: [DomainChange], manifest: CacheArchiveManifest, options: Options, staging: Staging) throws {
+        for change in changes {
+            let context = ImportContext(archiveProfile: manifest.profile, archiveCreatedAt: manifest.createdAt, target: target,
+                                        mode: change.action == "add" || (options.dryRun && options.mode == nil) ? nil : (options.mode ?? .replace),
+                                        discardPending: options.discardPending, now: Date())
+            try plugins.first { $0.name == change.domain }?.prepareImport(
+                cache: staging.cache(change.domain), data: staging.data(change.domain), context: context)
+        }
+    }
+}

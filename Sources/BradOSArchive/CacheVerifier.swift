@@ -1,0 +1,37 @@
+import BradOSCore
+import Foundation
+
+/// `brados cache verify`: reads the whole archive and checks every size and checksum.
+public struct CacheVerifier: Sendable {
+    public struct Report: Codable, Sendable {
+        public var profile: String
+        public var createdAt: Date
+        public var bradosVersion: String
+        public var accounts: [String: String]
+        public var domains: [CacheArchiveManifest.Domain]
+        public var files: Int
+        public var bytes: Int64
+        /// How the archive is encrypted (`nil`: it is not).
+        public var encryption: ArchiveEncryptionInfo?
+    }
+
+    public let limits: ArchiveLimits
+    public init(limits: ArchiveLimits = ArchiveLimits()) { self.limits = limits }
+
+    /// - Parameter decryption: how to open an encrypted archive (asked only if it is one).
+    /// - Throws: ``ArchiveError`` for the first problem found, ``AgeEncryption/AgeError`` for
+    ///   an encrypted one that cannot be opened or was changed.
+    public func verify(fd: Int32, decryption: ArchiveDecryption? = nil) throws -> Report {
+        try verify(try ArchiveInput(fd: fd, decryption: decryption))
+    }
+
+    /// Reads the whole archive from `input` and checks its manifest and every entry's size and checksum.
+    /// - Throws: ``ArchiveError`` for the first problem found, ``AgeError`` for an encrypted one that was changed,
+    ///   `CancellationError` when interrupted.
+    public func verify(_ input: ArchiveInput) throws -> Report {
+        let manifest = try ArchiveScan(limits: limits).run(input)
+        return Report(profile: manifest.profile, createdAt: manifest.createdAt, bradosVersion: manifest.bradosVersion,
+                      accounts: manifest.accounts, domains: manifest.domains, files: manifest.files.count, bytes: manifest.totalBytes,
+                      encryption: input.encryption)
+    }
+}

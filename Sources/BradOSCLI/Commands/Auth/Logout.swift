@@ -1,0 +1,50 @@
+import ArgumentParser
+import BradOSArchive
+import BradOSCore
+import Foundation
+
+extension AuthCommand {
+    /// `brados auth logout`.
+    public struct Logout: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(commandName: "logout", 
+            abstract: "Sign out and erase every cache of the profile.",
+            discussion: """
+            The session is revoked on the server when it can be reached; local data is erased either way.
+            The profile's age key (`brados keys`) is not cache: archives encrypted to it open only \
+            with it. On a terminal you are asked whether to remove it; otherwise it is kept unless \
+            --remove-key.
+            Examples:
+              brados auth logout
+              brados --profile old auth logout --remove-key
+            """)
+        @Flag(help: "Also remove the profile's age key, without asking.") var removeKey = false
+        @Flag(help: "Keep the profile's age key, without asking.") var keepKey = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        /// Refuses `--remove-key` with `--keep-key`.
+        /// - Throws: `ValidationError` when both are given.
+        public func validate() throws {
+            if removeKey && keepKey { throw ValidationError("--remove-key and --keep-key cannot go together.") }
+        }
+
+        /// Signs out, erases every cache of the profile and, when asked, removes its age key.
+        /// - Throws: ``StorageError`` (``StorageError/profileBusy(profile:holder:)`` while another brados holds the profile),
+        ///   ``ConfigError``.
+        public func run() async throws {
+            let env = try await AppEnvironment.live(global, access: .exclusive(activity: "signing out"))
+            try AuthRenderer(output: env.output, now: env.now()).loggedOut(try await AuthService(env).logout())
+            let keys = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
+            guard FileSystem.exists(keys.url), !keepKey else { return }
+            let recipient = (try? keys.load())?.recipient.string ?? "unreadable"
+            let remove = removeKey || (env.io.isInputTerminal && env.io.confirm(
+                "Also remove the age key of profile '\(env.profile.name)' (\(recipient))? Archives encrypted to it can then no longer be opened"))
+            if remove {
+                try keys.remove()
+                env.output.notice("removed the age key of profile '\(env.profile.name)' (\(recipient))")
+            } else {
+                env.output.notice("kept the age key of profile '\(env.profile.name)' in \(keys.url.path) (`brados auth logout --remove-key` removes it)")
+            }
+        }
+    }
+}

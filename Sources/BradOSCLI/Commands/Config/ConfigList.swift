@@ -1,0 +1,25 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+extension ConfigCommand {
+    public struct List: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List every setting with its value and where it comes from.", discussion: "Examples:\n  brados config list\n  brados config list --json")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        /// Prints every setting with its value, source, environment variable and meaning.
+        /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
+        ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
+        public func run() async throws {
+            let env = try await AppEnvironment.live(global, access: nil)
+            let all = env.settings.all()
+            if env.output.format == .json { return try env.output.json(all) }
+            let rows = zip(all, env.settings.keys).map { setting, key in
+                [setting.key, setting.value ?? (setting.key.hasPrefix("server") ? "(embedded demo)" : "-"),
+                 setting.source.rawValue, key.environmentVariable ?? "", key.summary]
+            }
+            env.output.table(Table(headers: ["KEY", "VALUE", "SOURCE", "ENV", "MEANING"], rows: rows))
+        }
+    }
+}

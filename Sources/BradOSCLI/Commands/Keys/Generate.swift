@@ -1,0 +1,28 @@
+import AgeEncryption
+import ArgumentParser
+import BradOSArchive
+import BradOSCore
+import Foundation
+
+extension KeysCommand {
+    /// `brados keys generate`.
+    public struct Generate: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(
+            commandName: "generate",
+            abstract: "Create the profile's age key and print its recipient (age1...).",
+            discussion: "An existing key is never replaced unless --force: archives encrypted to it open only with it.\nExamples:\n  brados keys generate\n  brados --profile work keys generate --json")
+        @Flag(help: "Replace an existing key (archives encrypted to it can then no longer be opened with brados).") var force = false
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+
+        /// Creates the profile's age key (replacing one only with `--force`) and prints its recipient.
+        /// - Throws: ``ArchiveError/keyExists(profile:recipient:)`` without `--force`; ``StorageError`` or ``ArchiveError``
+        ///   when the key file cannot be written; ``ConfigError``.
+        public func run() async throws {
+            let env = try await AppEnvironment.live(global, access: nil)
+            let store = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
+            let identity = try store.generate(replace: force, now: env.now())
+            try KeysRenderer(output: env.output).show(identity.recipient, store: store, created: true)
+        }
+    }
+}

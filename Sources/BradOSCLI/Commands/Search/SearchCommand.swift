@@ -1,0 +1,67 @@
+import ArgumentParser
+import BradOSCore
+import BradOSSearch
+import Foundation
+
+/// `brados search QUERY`: full-text search over everything cached in the profile.
+public struct SearchCommand: AsyncParsableCommand {
+    public static var configuration: CommandConfiguration { CommandConfiguration(
+        commandName: "search",
+        abstract: "Full-text search over everything cached, best match first. Never uses the network.",
+        discussion: discussion(Composition.current.plugins)) }
+
+    static func discussion(_ plugins: [any DomainPlugin]) -> String {
+        var lines = ["Searches the profile's caches (what the other commands have read), best match first.", "What each domain yields:"]
+        let described = plugins.filter { $0.searchDescription != nil }
+        let width = described.map(\.name.count).max() ?? 0
+        for plugin in described {
+            lines.append("  " + plugin.name + String(repeating: " ", count: width - plugin.name.count) + "  " + (plugin.searchDescription ?? ""))
+        }
+        lines += [
+            "The query is FTS5 syntax: words must all appear (in any order, any case, accents ignored);",
+            "\"a phrase\" in double quotes; blu* for a prefix; OR, NOT and parentheses; NEAR(a b, 5);",
+            "title:blue for the title alone. -F takes every word as it is (no operators).",
+            "Each result gives its domain, date, the command that opens it and the matching text",
+            "(matches in bold on a terminal). The index is kept beside the caches and brought up",
+            "to date before every search; --reindex builds it again from the caches.",
+            "Examples:",
+            "  brados search protein breakfast",
+            "  brados search '\"blue train\"' --limit 5",
+            "  brados search 'run* NOT marathon' --json",
+            "  brados search -F \"don't skip\"",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    @Argument(help: "What to look for (FTS5 syntax; see above).") var query: [String] = []
+    @Option(help: ArgumentHelp("Only this domain (repeat for more).", valueName: "domain"),
+            completion: .custom { _, _, _ in Composition.current.plugins.filter { $0.searchDescription != nil }.map(\.name) })
+    var domain: [String] = []
+    @Option(help: "At most this many results (1-1000).") var limit = 20
+    @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "Take the words as they are: no FTS5 operators.") var fixedStrings = false
+    @Flag(help: "Build the index again from the caches first (with no query: only that).") var reindex = false
+    @OptionGroup var global: GlobalOptions
+    public init() {}
+
+    /// Checks the limit, the domains and that there is a query (or --reindex).
+    /// - Throws: `ValidationError`.
+    public func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000 (got \(limit)).") }
+        if query.joined().allSatisfy(\.isWhitespace) && !reindex {
+            throw ValidationError("Give the words to look for, e.g. brados search protein (see --help).")
+        }
+        let known = Composition.current.plugins.filter { $0.searchDescription != nil }.map(\.name)
+        for name in domain where !known.contains(name) {
+            throw ValidationError("--domain \(name): no such searchable domain (\(known.joined(separator: ", "))).")
+        }
+    }
+
+    /// Brings the index up to date, then searches it.
+    /// - Throws: ``SearchError`` (a query FTS5 cannot parse: exit 64), ``StorageError``, ``ConfigError``.
+    public func run() async throws {
+        let env = try await AppEnvironment.live(global)
+        let results = try SearchRun(env: env).run(SearchQuery(text: query.joined(separator: " "), domains: domain.isEmpty ? nil : domain, limit: limit,
+                                                             literal: fixedStrings), reindex: reindex)
+        try SearchRenderer(output: env.output, now: env.now()).render(results)
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+/// `brados sync`: the terminal's background refresh, for cron or a systemd user timer.
+public struct SyncCommand: AsyncParsableCommand {
+    public static var configuration: CommandConfiguration { CommandConfiguration(
+        commandName: "sync",
+        abstract: "Refresh every domain's cache by its policy and send queued changes; quiet unless something fails.",
+        discussion: discussion(Composition.current.plugins)) }
+
+    /// The help text: what each domain does, and the flags domains add.
+    static func discussion(_ plugins: [any DomainPlugin]) -> String {
+        // Plain Swift, not NSString's padding: this runs for every command (the parser reads
+        // every configuration), and bridging costs start-up time (bench/RESULTS.md).
+        func padded(_ text: String, _ width: Int) -> String {
+            text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+        }
+        var lines: [String] = []
+        let described = plugins.filter { $0.syncDescription != nil }
+        if !described.isEmpty {
+            let width = described.map(\.name.count).max() ?? 0
+            lines.append("What each domain does:")
+            for plugin in described { lines.append("  " + padded(plugin.name, width) + "  " + (plugin.syncDescription ?? "")) }
+        }
+        let flags: [SyncFlag] = plugins.flatMap(\.syncFlags)
+        if !flags.isEmpty {
+            let width = flags.map(\.name.count).max() ?? 0
+            lines.append("Flags the domains add:")
+            for flag in flags { lines.append("  --" + padded(flag.name, width) + "  " + flag.help) }
+        }
+        lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
+        lines.append("Example: systemctl --user enable --now brados-sync.timer   (installed by the package and make install: every 30 minutes)")
+        return lines.joined(separator: "\n")
+    }
+
+    @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
+    /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
+              completion: .custom { _, _, _ in Composition.current.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
+    var domainFlags: [String] = []
+    @OptionGroup var global: GlobalOptions
+    public init() {}
+
+    /// Checks that every extra argument is a flag a domain declared.
+    /// - Throws: `ValidationError` for anything else.
+    public func validate() throws {
+        _ = try Self.options(domainFlags, plugins: Composition.current.plugins)
+    }
+
+    /// The domains' flags given on the command line.
+    /// - Throws: `ValidationError` for anything that is not a flag a domain declared.
+    static func options(_ arguments: [String], plugins: [any DomainPlugin]) throws -> SyncOptions {
+        let declared = Set(plugins.flatMap(\.syncFlags).map(\.name))
+        var flags: Set<String> = []
+        for argument in arguments {
+            guard argument.hasPrefix("--"), declared.contains(String(argument.dropFirst(2))) else {
+                let known = declared.sorted().map { "--\($0)" }.joined(separator: ", ")
+                throw ValidationError("Unknown option '\(argument)' for sync." + (known.isEmpty ? "" : " Domains add: \(known).") + " See `brados sync --help`.")
+            }
+            flags.insert(String(argument.dropFirst(2)))
+        }
+        return SyncOptions(flags: flags)
+    }
+
+    /// Syncs each domain in turn; a domain's failure is reported and the others still run.
+    /// - Throws: `ExitCode` with the first failure's code once every domain ran; ``ConfigError/unknownDomain(_:known:)``
+    ///   for `--domains`; `ValidationError`; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
+    public func run() async throws {
+        let env = try await AppEnvironment.live(global)
+        let options = try Self.options(domainFlags, plugins: env.plugins)
+        let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins
+        struct Outcome: Encodable { var domain: String; var status: String; var summary: String?; var error: String?; var seconds: Double }
+        var outcomes: [Outcome] = []
+        var firstFailure: (any Error)?
+        for plugin in plugins {
+            let started = ContinuousClock.now
+            do {
+                let summary = try await plugin.sync(env, options: options)
+                outcomes.append(Outcome(domain: plugin.name, status: summary == nil ? "skipped" : "ok", summary: summary,
+                                        seconds: (ContinuousClock.now - started).seconds))
+            } catch {
+                let text = (error as? any BradOSError)?.description ?? "\(error)"
+                outcomes.append(Outcome(domain: plugin.name, status: "failed", error: text, seconds: (ContinuousClock.now - started).seconds))
+                env.output.notice("sync \(plugin.name): \(text.replacingOccurrences(of: "\n", with: "\n  "))")
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if env.output.format == .json { try env.output.json(outcomes) }
+        else if global.verbose {
+            env.output.table(Table(headers: ["DOMAIN", "STATUS", "DETAIL"],
+                                   rows: outcomes.map { [$0.domain, $0.status, $0.summary ?? $0.error?.split(separator: "\n").first.map(String.init) ?? ""] }))
+        }
+        if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+
+/// Where a domain sends its documents when the search index brings itself up to date
+/// (``DomainPlugin/searchDocuments(in:into:)``). It runs inside the index's write
+/// transaction, so a domain's documents and the stamp they were read at are kept together
+/// or not at all.
+///
+/// The protocol, for a domain with a database (``SearchRevision``):
+/// 1. ``begin(_:)`` with where the cache stands; it says what the index needs.
+/// 2. ``add(_:)`` for each document it needs: every one, or those changed after a revision.
+/// 3. ``finish(count:keys:)`` with how many documents the cache holds now. The index then
+///    holds every one of them (each was either unchanged since it was indexed or just sent)
+///    and maybe some the cache deleted: when it holds more, ``finish(count:keys:)`` asks for
+///    every key and removes the others.
+///
+/// A domain whose documents are a small file sends them all whenever its stamp moves:
+/// ``replace(stamp:documents:)``. A domain that never calls ``begin(_:)`` holds nothing:
+/// the index removes what it had of it.
+public final class SearchFeed {
+    /// What the index needs of the domain.
+    public enum Wanted: Sendable, Equatable {
+        /// It is up to date: send nothing.
+        case nothing
+        /// Every document.
+        case all
+        /// The documents changed after this revision of the same store.
+        case changed(after: Int64)
+    }
+
+    /// The index's write transaction (`nil` for a probing feed, which writes nothing).
+    private let transaction: Database?
+    private var db: Database { transaction! }
+    let domain: String
+    let indexed: SearchStamp?
+    package private(set) var stamp: SearchStamp?
+    package private(set) var wanted: Wanted?
+    package private(set) var finished = false
+    /// Documents written and removed, for the report.
+    package private(set) var written = 0
+    package private(set) var removed = 0
+    private var empty = false
+    /// Keys added since the domain's documents were all removed (a key sent twice is replaced).
+    private var sent = Set<String>()
+
+    /// A feed that only asks whether the index is up to date (in a read): ``begin(_:)``
+    /// throws ``Behind`` when it is not.
+    let probing: Bool
+
+    /// Thrown by a probing feed's ``begin(_:)``: the domain has documents to send.
+    package struct Behind: Error {}
+
+    package init(db: Database?, domain: String, indexed: SearchStamp?, probing: Bool = false) {
+        transaction = db
+        self.domain = domain
+        self.indexed = indexed
+        self.probing = probing
+    }
+
+    /// Whether the index already holds the documents of this stamp (then ``begin(_:)`` wants
+    /// nothing): for a domain that can read its stamp more cheaply than its documents.
+    public func holds(_ stamp: SearchStamp) -> Bool { indexed == stamp }
+
+    /// Starts the feed with where the cache stands.
+    /// - Returns: what to send.
+    /// - Throws: GRDB's `DatabaseError` (the index's).
+    public func begin(_ stamp: SearchStamp) throws -> Wanted {
+        self.stamp = stamp
+        if probing && indexed != stamp { throw Behind() }
+        let wanted: Wanted
+        if indexed == stamp {
+            wanted = .nothing
+        } else if let indexed, indexed.store == stamp.store, indexed.revision < stamp.revision {
+            wanted = .changed(after: indexed.revision)
+        } else {
+            try removeAll()
+            empty = true
+            sent = []
+            wanted = .all
+        }
+        self.wanted = wanted
+        return wanted
+    }
+
+    /// Adds or replaces one document (by its key).
+    /// - Throws: GRDB's `DatabaseError` (the index's).
+    public func add(_ document: SearchDocument) throws {
+        precondition(wanted != nil && wanted != .nothing, "SearchFeed.add before begin, or when nothing is wanted")
+        var id: Int64?
+        if !empty || !sent.insert(document.key).inserted {
+            id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE domain = ? AND key = ?"), arguments: [domain, document.key])
+        }
+        if let id {
+            try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: "UPDATE document SET date = ?, command = ? WHERE id = ?")
+                .execute(arguments: [document.date?.timeIntervalSince1970, document.command, id])
+        } else {
+            try db.cachedStatement(sql: "INSERT INTO document (domain, key, date, command) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [domain, document.key, document.date?.timeIntervalSince1970, document.command])
+            id = db.lastInsertedRowID
+        }
+        try db.cachedStatement(sql: "INSERT INTO document_text (rowid, title, body) VALUES (?, ?, ?)")
+            .execute(arguments: [id, document.title, document.body])
+        written += 1
+    }
+
+    /// Ends the feed: `count` is how many documents the cache holds now; when the index holds
+    /// more (the cache deleted some), `keys` gives every key held and the others are removed.
+    /// The stamp given to ``begin(_:)`` is recorded.
+    /// - Throws: GRDB's `DatabaseError` (the index's), or what `keys` throws.
+    public func finish(count: Int, keys: () throws -> Set<String>) throws {
+        guard let stamp, wanted != .nothing else { return }
+        let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM document WHERE domain = ?", arguments: [domain]) ?? 0
+        if held != count {
+            let keep = try keys()
+            let rows = try Row.fetchAll(db, sql: "SELECT id, key FROM document WHERE domain = ?", arguments: [domain])
+            for row in rows where !keep.contains(row[1]) {
+                try remove(id: row[0])
+            }
+        }
+        try db.execute(sql: """
+            INSERT INTO source (domain, store, revision) VALUES (?, ?, ?)
+            ON CONFLICT(domain) DO UPDATE SET store = excluded.store, revision = excluded.revision
+            """, arguments: [domain, stamp.store, stamp.revision])
+        finished = true
+    }
+
+    /// For a domain whose documents are few: when `stamp` differs from the index's, every
+    /// document again (`documents` is only called then).
+    /// - Throws: GRDB's `DatabaseError` (the index's), or what `documents` throws.
+    public func replace(stamp: SearchStamp, documents: () throws -> [SearchDocument]) throws {
+        let wanted = try begin(stamp)
+        guard wanted != .nothing else { return }
+        if wanted != .all {
+            try removeAll()
+            empty = true
+            sent = []
+        }
+        var keys = Set<String>()
+        for document in try documents() where keys.insert(document.key).inserted {
+            try add(document)
+        }
+        try finish(count: keys.count) { keys }
+    }
+
+    /// Removes every document of the domain and its stamp.
+    package func removeAll() throws {
+        try db.execute(sql: "DELETE FROM document_text WHERE rowid IN (SELECT id FROM document WHERE domain = ?)", arguments: [domain])
+        removed += db.changesCount
+        try db.execute(sql: "DELETE FROM document WHERE domain = ?", arguments: [domain])
+        try db.execute(sql: "DELETE FROM source WHERE domain = ?", arguments: [domain])
+    }
+
+    private func remove(id: Int64) throws {
+        try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?").execute(arguments: [id])
+        removed += 1
+    }
+}
+
+extension SearchFeed {
+    /// Sends the documents of a database whose rows are marked with ``SearchRevision``: when
+    /// nothing changed since the index took them, the stamp alone (no database opened);
+    /// else, in one read-only read (a store of an older schema is migrated first by
+    /// `migrate`), `changed(db, after)` sends the rows marked after the index's revision
+    /// (`Int64.min`: every row), then `count(db)` counts every document and, when the
+    /// index holds more, `keys(db)` lists them, which finds the deletes.
+    /// - Throws: ``StorageError``; the feed's errors; what the closures throw.
+    public func sendChanges(at url: URL, migrate: () throws -> Void, changed: (Database, Int64) throws -> Void,
+                            count: (Database) throws -> Int, keys: (Database) throws -> Set<String>) throws {
+        if let stamp = try? SearchRevision.stamp(at: url), holds(stamp) {
+            _ = try begin(stamp)
+            return
+        }
+        try SQLiteStore.readExisting(url, migrate: migrate) { db in
+            guard let stamp = try SearchRevision.stamp(db) else { return }
+            switch try begin(stamp) {
+            case .nothing: return
+            case .all: try changed(db, Int64.min)
+            case let .changed(revision): try changed(db, revision)
+            }
+            try finish(count: try count(db)) { try keys(db) }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+import BradOSCore
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// `brados search`'s index of one profile: an SQLite FTS5 table over every domain's
+/// documents, at `<profile cache>/search/index.sqlite`, opened through ``SQLiteStore``.
+///
+/// It is derived data: never exported, removed with the profile, rebuilt by `brados search
+/// --reindex`, and moved aside and rebuilt when damaged. It is never ahead of or behind the
+/// caches: a domain's cache marks what it changes in the same transaction or write as the
+/// change (``SearchRevision``, or a new stamp for a file), and every search first brings the
+/// index up to each domain's stamp (``update(_:in:)``), in one transaction per domain (a
+/// search killed half-way leaves the index at its last stamp, which the next run moves on).
+///
+/// The text is tokenized by `unicode61` with diacritics removed (`café` finds `cafe`); the
+/// title weighs five times the body in the ranking (bm25).
+public struct SearchIndex: Sendable {
+    public let url: URL
+
+    public init(profile: ProfileScope) {
+        url = profile.cacheDirectory.appendingPathComponent("search", isDirectory: true).appendingPathComponent("index.sqlite")
+    }
+
+    public init(url: URL) { self.url = url }
+
+    /// What one update did, per domain that changed.
+    public struct UpdateReport: Sendable, Equatable {
+        public var written: [String: Int] = [:]
+        public var removed: [String: Int] = [:]
+        /// Domains whose cache could not be read (their documents stay as they were), and why.
+        public var failed: [String: String] = [:]
+        public var isEmpty: Bool { written.values.allSatisfy { $0 == 0 } && removed.values.allSatisfy { $0 == 0 } }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE source (
+                    domain TEXT PRIMARY KEY,
+                    store TEXT NOT NULL,
+                    revision INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE document (
+                    id INTEGER PRIMARY KEY,
+                    domain TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    date REAL,
+                    command TEXT NOT NULL,
+                    UNIQUE (domain, key)
+                );
+                CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+                """)
+        }
+        return migrator
+    }
+
+    /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
+    func open() throws -> DatabasePool {
+        try SQLiteStore.mapErrors(at: url.path) {
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) },
+                                                 damaged: { try? FileSystem.remove($0) })
+        }
+    }
+
+    /// Brings the index up to where each domain's cache stands: each plugin's documents, in
+    /// one transaction per domain; a domain that yields nothing (or is gone) is removed.
+    /// - Throws: ``StorageError``, or a plugin's errors reading its cache.
+    @discardableResult
+    public func update(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> UpdateReport {
+        var report = UpdateReport()
+        let names = Set(plugins.map(\.name))
+        // First a read-only look: a domain whose cache has not moved costs no write, and a warm
+        // search opens nothing for writing.
+        let behind = try self.behind(plugins, in: profile, failed: &report.failed)
+        if let behind, behind.isEmpty { return report }
+        let pool = try open()
+        try SQLiteStore.mapErrors(at: url.path) {
+            try pool.writeWithoutTransaction { db in
+                var domains = names
+                for plugin in behind ?? plugins where report.failed[plugin.name] == nil {
+                    do {
+                        try Self.feed(plugin, in: profile, db, report: &report)
+                    } catch let error as DatabaseError {
+                        throw error // the index's own
+                    } catch {
+                        // The domain's cache could not be read: its documents stay as they were
+                        // (rolled back together with their stamp), the other domains go on.
+                        report.failed[plugin.name] = error.summaryText
+                    }
+                }
+                // Domains no longer registered.
+                domains.formUnion(try String.fetchAll(db, sql: "SELECT domain FROM source"))
+                for gone in domains.subtracting(plugins.map(\.name)) {
+                    try db.inTransaction(.immediate) {
+                        try SearchFeed(db: db, domain: gone, indexed: nil).removeAll()
+                        return .commit
+                    }
+                }
+            }
+        }
+        return report
+    }
+
+    /// One domain's documents brought up to date, in one transaction of the index.
+    static func feed(_ plugin: any DomainPlugin, in profile: ProfileScope, _ db: Database, report: inout UpdateReport) throws {
+        try db.inTransaction(.immediate) {
+            let feed = SearchFeed(db: db, domain: plugin.name, indexed: try stamp(of: plugin.name, db))
+            try plugin.searchDocuments(in: profile, into: feed)
+            if feed.stamp == nil { try feed.removeAll() }
+            // Documents without their stamp would never be checked again.
+            if feed.stamp != nil, feed.wanted != .nothing, !feed.finished {
+                preconditionFailure("\(plugin.name): searchDocuments(in:into:) began a feed and did not finish it")
+            }
+            if feed.written + feed.removed > 0 {
+                report.written[plugin.name] = feed.written
+                report.removed[plugin.name] = feed.removed
+            }
+            return .commit
+        }
+    }
+
+    static func stamp(of domain: String, _ db: Database) throws -> SearchStamp? {
+        try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [domain]).map { SearchStamp(store: $0[0], revision: $0[1]) }
+    }
+
+    /// The plugins whose caches moved since the index took their documents, read without
+    /// writing anything; `nil` when everything must be looked at (no index yet, one that
+    /// cannot be read, or documents of a domain no longer registered).
+    func behind(_ plugins: [any DomainPlugin], in profile: ProfileScope, failed: inout [String: String]) throws -> [any DomainPlugin]? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let names = Set(plugins.map(\.name))
+        // The stamps through SQLite's C API: a warm search opens no GRDB queue to learn that
+        // nothing moved. An index that cannot be read this way (damaged, another schema) is
+        // looked at the full way, which repairs it.
+        guard let rows = try? SQLiteQuery.rows(url, [("SELECT domain, store, revision FROM source", [])])[0] else { return nil }
+        var held: [String: SearchStamp] = [:]
+        for row in rows {
+            guard let domain = row[0].text, let store = row[1].text, case let .integer(revision) = row[2] else { return nil }
+            held[domain] = SearchStamp(store: store, revision: revision)
+        }
+        // A domain with documents always has a stamp (documents and stamp are written together).
+        if !Set(held.keys).subtracting(names).isEmpty { return nil }
+        var behind: [any DomainPlugin] = []
+        for plugin in plugins {
+            let probe = SearchFeed(db: nil, domain: plugin.name, indexed: held[plugin.name], probing: true)
+            do {
+                try plugin.searchDocuments(in: profile, into: probe)
+                if probe.stamp == nil && held[plugin.name] != nil { behind.append(plugin) }
+            } catch is SearchFeed.Behind {
+                behind.append(plugin)
+            } catch {
+                failed[plugin.name] = error.summaryText
+            }
+        }
+        return behind
+    }
+
+    /// Removes the named domains' documents (e.g. after `brados cache clear`); the next update
+    /// reads them again from whatever the caches hold. Nothing when there is no index.
+    /// - Throws: ``StorageError``.
+    public func forget(domains: [String]) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        let pool = try open()
+        try SQLiteStore.mapErrors(at: url.path) {
+            try pool.write { db in
+                for domain in domains { try SearchFeed(db: db, domain: domain, indexed: nil).removeAll() }
+            }
+        }
+    }
+
+    /// Deletes the index (`--reindex`, a profile erased): the next update builds it again.
+    /// - Throws: ``StorageError``.
+    public func remove() throws {
+        for suffix in [""] + SQLiteStore.sidecarSuffixes {
+            let path = url.path + suffix
+            if unlink(path) != 0 && errno != ENOENT { throw StorageError.io(operation: "unlink", path: path, errno: errno) }
+        }
+    }
+
+    /// The documents, best match first.
+    /// - Throws: ``SearchError`` for a query FTS5 cannot parse, ``StorageError``.
+    public func search(_ query: SearchQuery) throws -> [SearchHit] {
+        let text = query.literal ? SearchQuery.literal(query.text) : query.text
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SearchError.emptyQuery }
+        // Ranking costs the terms times their matches: a query of hundreds of terms would run
+        // for minutes. Refused up front; anything still too slow is stopped at the deadline.
+        let terms = text.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" }).count
+        guard terms <= SearchQuery.maximumTerms else { throw SearchError.tooManyTerms(terms) }
+        if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
+        // The best `limit` first (bm25 alone), then the highlights of those only, each found by
+        // its rowid (CROSS JOIN keeps that order): a highlight, a snippet or a second pass over
+        // every match of a common word would cost more than the ranking.
+        var join = "", filter = ""
+        var arguments: [(any Sendable)?] = [text]
+        if let domains = query.domains, !domains.isEmpty {
+            // The match is read first and each match's domain looked up by its id (a
+            // `rowid IN (…)` filter would run the match once per document of the domain).
+            join = " CROSS JOIN document AS d ON d.id = document_text.rowid"
+            filter = " AND d.domain IN (\(domains.map { _ in "?" }.joined(separator: ", ")))"
+            arguments += domains.map { $0 as (any Sendable)? }
+        }
+        arguments += [query.limit, text]
+        let sql = """
+            WITH top AS (
+                SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score
+                FROM document_text\(join)
+                WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
+            SELECT d.domain, d.key, d.date, d.command,
+                highlight(document_text, 0, char(1), char(2)) AS title,
+                snippet(document_text, 1, char(1), char(2), '…', 16) AS snippet,
+                top.score
+            FROM top CROSS JOIN document_text CROSS JOIN document AS d
+            WHERE document_text MATCH ? AND document_text.rowid = top.id AND d.id = top.id
+            ORDER BY top.score
+            """
+        // One read-only connection through SQLite's C API, stopped at the deadline.
+        do {
+            return try SQLiteQuery.run(url, [(sql, arguments)], deadline: SearchQuery.deadline)[0].map { row in
+                SearchHit(domain: row[0].text ?? "", id: row[1].text ?? "", date: row[2].double.map(Date.init(timeIntervalSince1970:)),
+                          command: row[3].text ?? "", markedTitle: row[4].text ?? "", markedSnippet: row[5].text ?? "", score: -(row[6].double ?? 0))
+            }
+        } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_INTERRUPT {
+            throw SearchError.tooSlow(query: query.text, seconds: Int(SearchQuery.deadline.components.seconds))
+        } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_ERROR && !failure.message.hasPrefix("no such table") {
+            throw SearchError.badQuery(query: query.text, reason: failure.message)
+        } catch let failure as SQLiteQuery.Failure {
+            throw StorageError.database(path: url.path, detail: failure.message)
+        }
+    }
+
+    /// How many documents each domain has in the index.
+    /// - Throws: ``StorageError``.
+    public func counts() throws -> [String: Int] {
+        if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
+        return try SQLiteStore.readExisting(url, migrate: { _ = try open() }) { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
+        }
+    }
+}
+
+/// What to look for.
+public struct SearchQuery: Sendable, Equatable {
+    /// FTS5 query syntax (`protein AND breakfast`, `"blue train"`, `blu*`, `title:blue`), or
+    /// plain text when ``literal``.
+    public var text: String
+    /// Only these domains (all when `nil`).
+    public var domains: [String]?
+    public var limit: Int
+    /// Every word as it is, none an operator (`-F`).
+    public var literal: Bool
+
+    public init(text: String, domains: [String]? = nil, limit: Int = 20, literal: Bool = false) {
+        self.text = text
+        self.domains = domains
+        self.limit = limit
+        self.literal = literal
+    }
+
+    /// The most terms a query may have (words, phrases, operators).
+    public static let maximumTerms = 64
+    /// How long a query may run before it is stopped.
+    public static let deadline: Duration = .seconds(5)
+
+    /// `text` as FTS5 phrases: each whitespace-separated word quoted (quotes doubled), all required.
+    public static func literal(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
+    }
+}
+
+/// One result.
+public struct SearchHit: Sendable, Equatable, Encodable {
+    public var domain: String
+    /// The document's key in its domain.
+    public var id: String
+    public var date: Date?
+    public var command: String
+    /// The title and the snippet with each match between U+0001 and U+0002.
+    public var markedTitle: String
+    public var markedSnippet: String
+    /// bm25, higher is better.
+    public var score: Double
+
+    public var title: String { Self.plain(markedTitle) }
+    public var snippet: String { Self.plain(markedSnippet) }
+
+    /// The text without its match marks.
+    public static func plain(_ marked: String) -> String { marked.filter { $0 != "\u{1}" && $0 != "\u{2}" } }
+
+    /// The text with each match passed through `mark` (and the rest made safe to print).
+    public static func styled(_ marked: String, mark: (String) -> String) -> String {
+        var result = ""
+        var inMatch = false
+        var part = ""
+        func flush() {
+            let safe = SafeText.visible(part)
+            result += inMatch ? mark(safe) : safe
+            part = ""
+        }
+        for character in marked {
+            switch character {
+            case "\u{1}": flush(); inMatch = true
+            case "\u{2}": flush(); inMatch = false
+            default: part.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    enum CodingKeys: String, CodingKey { case domain, id, title, snippet, date, command, score }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(snippet, forKey: .snippet)
+        try container.encode(date, forKey: .date)
+        try container.encode(command, forKey: .command)
+        try container.encode(score, forKey: .score)
+    }
+}
+
+/// What can go wrong searching (beyond the storage's own errors).
+public enum SearchError: BradOSError, Equatable {
+    case emptyQuery
+    case badQuery(query: String, reason: String)
+    case tooManyTerms(Int)
+    case tooSlow(query: String, seconds: Int)
+
+    public var summary: String {
+        switch self {
+        case .emptyQuery: "the search query is empty"
+        case let .badQuery(query, reason):
+            "the search query \(Self.shown(query)) is not valid FTS5 query syntax (\(SafeText.visible(reason)))"
+        case let .tooManyTerms(count):
+            "the search query has \(count) terms; at most \(SearchQuery.maximumTerms) are searched"
+        case let .tooSlow(query, seconds):
+            "the search query \(Self.shown(query)) was stopped after \(seconds) s"
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .emptyQuery: "Give the words to look for: brados search protein"
+        case .badQuery:
+            "Quote words that hold punctuation (brados search '\"don't\"'), or search for the words as they are with -F (brados search -F \"don't\"). See `brados search --help` for the syntax."
+        case .tooManyTerms:
+            "Keep the few words that matter most: every result must hold each of them."
+        case .tooSlow:
+            "Use fewer terms, fewer prefixes (blu*) and fewer OR/NEAR groups, or narrow it with --domain."
+        }
+    }
+
+    public var kind: FailureKind { .usage }
+
+    /// A query in a message: quoted, and cut when long.
+    static func shown(_ query: String) -> String {
+        let visible = SafeText.visible(query)
+        return "'" + (visible.count > 60 ? String(visible.prefix(57)) + "…" : visible) + "'"
+    }
+}

@@ -1,0 +1,232 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+@testable import BradOSCore
+@testable import BradOSSearch
+
+/// The search index against domains whose documents the test controls: the feed protocol
+/// (everything, what changed, deletes found by the count, a new store, nothing cached), the
+/// ranking and the query errors.
+@Suite("Search index")
+struct SearchIndexTests {
+    /// A domain with a database of notes marked by `SearchRevision`, as the real domains do.
+    final class NotesPlugin: DomainPlugin, @unchecked Sendable {
+        struct Command: ParsableCommand {}
+        let database: DatabaseQueue
+        var name: String { "notes" }
+        var summary: String { "notes" }
+        var command: any ParsableCommand.Type { Command.self }
+        var searchDescription: String? { "note text" }
+        var fed = 0
+
+        init() throws {
+            database = try DatabaseQueue()
+            try database.write { db in
+                try db.execute(sql: "CREATE TABLE note (key TEXT PRIMARY KEY, text TEXT NOT NULL, revision INTEGER NOT NULL)")
+                try SearchRevision.createTable(db)
+            }
+        }
+
+        func put(_ key: String, _ text: String) throws {
+            try database.write { db in
+                let revision = try SearchRevision.next(db)
+                try db.execute(sql: "INSERT INTO note VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET text = excluded.text, revision = excluded.revision",
+                               arguments: [key, text, revision])
+            }
+        }
+
+        func delete(_ key: String) throws {
+            try database.write { db in
+                _ = try SearchRevision.next(db)
+                try db.execute(sql: "DELETE FROM note WHERE key = ?", arguments: [key])
+            }
+        }
+
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            try database.read { db in
+                guard let stamp = try SearchRevision.stamp(db) else { return }
+                let after: Int64
+                switch try feed.begin(stamp) {
+                case .nothing: return
+                case .all: after = .min
+                case let .changed(revision): after = revision
+                }
+                for row in try Row.fetchAll(db, sql: "SELECT key, text FROM note WHERE revision > ?", arguments: [after]) {
+                    fed += 1
+                    try feed.add(SearchDocument(key: row[0], title: "", body: row[1], date: nil, command: "notes show \(row[0] as String)"))
+                }
+                try feed.finish(count: try Int.fetchOne(db, sql: "SELECT count(*) FROM note") ?? 0) { try String.fetchSet(db, sql: "SELECT key FROM note") }
+            }
+        }
+    }
+
+    /// A domain kept in one small file: every document again when the file changes.
+    struct FilePlugin: DomainPlugin {
+        struct Command: ParsableCommand {}
+        let file: URL
+        var name: String { "file" }
+        var summary: String { "file" }
+        var command: any ParsableCommand.Type { Command.self }
+        var searchDescription: String? { "lines" }
+
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            guard let stamp = SearchStamp.file(file) else { return }
+            try feed.replace(stamp: stamp) {
+                try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
+                    SearchDocument(key: String($0), title: String($0), body: "", date: Date(timeIntervalSince1970: 0), command: "file")
+                }
+            }
+        }
+    }
+
+    let dir = TemporaryDirectory("search-index")
+    var index: SearchIndex { SearchIndex(url: dir.url.appendingPathComponent("index.sqlite")) }
+    var profile: ProfileScope { Paths.resolve(environment: ["BRADOS_HOME": dir.url.path]).profile(ProfileName(rawValue: "default")!) }
+
+    func keys(_ query: String, domains: [String]? = nil) throws -> [String] {
+        try index.search(SearchQuery(text: query, domains: domains, limit: 100)).map(\.id).sorted()
+    }
+
+    @Test("a database domain: everything first, then only what changed; deletes found by the count; a new store sends everything")
+    func incremental() throws {
+        let notes = try NotesPlugin()
+        try notes.put("a", "protein at breakfast")
+        try notes.put("b", "a long run on sunday")
+        try index.update([notes], in: profile)
+        #expect(notes.fed == 2)
+        #expect(try keys("protein") == ["a"])
+
+        // Nothing changed: nothing is read.
+        try index.update([notes], in: profile)
+        #expect(notes.fed == 2)
+
+        // A change and an addition: only those two.
+        try notes.put("b", "a short run, more protein")
+        try notes.put("c", "sleep early")
+        try index.update([notes], in: profile)
+        #expect(notes.fed == 4)
+        #expect(try keys("protein") == ["a", "b"])
+        #expect(try keys("long").isEmpty)
+
+        // A delete: no row to send, the count tells.
+        try notes.delete("a")
+        try index.update([notes], in: profile)
+        #expect(try keys("protein") == ["b"])
+        #expect(try index.counts() == ["notes": 2])
+
+        // Another store (an import, a rebuilt database): every document again.
+        let other = try NotesPlugin()
+        try other.put("z", "protein shake")
+        try index.update([other], in: profile)
+        #expect(try keys("protein") == ["z"])
+
+        // A domain no longer registered, or with nothing cached, holds nothing.
+        try index.update([], in: profile)
+        #expect(try index.counts().isEmpty)
+    }
+
+    @Test("a file domain: sent again when the file is rewritten, removed with it")
+    func fileDomain() throws {
+        let file = dir.url.appendingPathComponent("lines.txt")
+        try AtomicFile.write(Data("blue train\nkind of blue\n".utf8), to: file)
+        let plugin = FilePlugin(file: file)
+        try index.update([plugin], in: profile)
+        #expect(try keys("blue") == ["blue train", "kind of blue"])
+        try AtomicFile.write(Data("a love supreme\n".utf8), to: file)
+        try index.update([plugin], in: profile)
+        #expect(try keys("blue").isEmpty && keys("supreme") == ["a love supreme"])
+        try FileManager.default.removeItem(at: file)
+        try index.update([plugin], in: profile)
+        #expect(try index.counts().isEmpty)
+    }
+
+    @Test("ranking, domains, limit, highlights, literal words, and query errors as usage errors")
+    func queries() throws {
+        let notes = try NotesPlugin()
+        try notes.put("one", "protein, and many other words about a long day at work, at home and on the road")
+        try notes.put("two", "protein protein with breakfast, café au lait")
+        try index.update([notes], in: profile)
+        let hits = try index.search(SearchQuery(text: "protein", limit: 10))
+        #expect(hits.map(\.id) == ["two", "one"], "bm25: more matches in a short text rank first")
+        #expect(hits[0].markedSnippet.contains("\u{1}protein\u{2}") && hits[0].snippet.contains("protein") && !hits[0].snippet.contains("\u{1}"))
+        #expect(SearchHit.styled(hits[0].markedSnippet) { "[\($0)]" }.contains("[protein]"))
+        #expect(try index.search(SearchQuery(text: "protein", limit: 1)).count == 1)
+        #expect(try keys("cafe") == ["two"], "accents are ignored")
+        #expect(try keys("protein", domains: ["other"]).isEmpty)
+        #expect(try keys("prot*") == ["one", "two"])
+        #expect(try index.search(SearchQuery(text: "don't \"x", limit: 5, literal: true)).isEmpty)
+        #expect(SearchQuery.literal("say \"hi\"  there") == "\"say\" \"\"\"hi\"\"\" \"there\"")
+        for bad in ["AND", "\"unterminated", "(a", "nosuchcolumn:x"] {
+            #expect(throws: SearchError.self, "\(bad)") { try index.search(SearchQuery(text: bad)) }
+        }
+        let error = SearchError.badQuery(query: String(repeating: "x", count: 200), reason: "fts5: syntax error")
+        #expect(error.kind == .usage && error.summary.count < 150 && error.recovery?.contains("-F") == true)
+        #expect(throws: SearchError.emptyQuery) { try index.search(SearchQuery(text: "  ")) }
+    }
+
+    @Test("a query of too many terms is refused, a slow one stopped at the deadline")
+    func limits() throws {
+        let notes = try NotesPlugin()
+        try notes.put("a", "protein")
+        try index.update([notes], in: profile)
+        #expect(throws: SearchError.tooManyTerms(SearchQuery.maximumTerms + 1)) {
+            try index.search(SearchQuery(text: Array(repeating: "a*", count: SearchQuery.maximumTerms + 1).joined(separator: " ")))
+        }
+        #expect(try index.search(SearchQuery(text: Array(repeating: "protein", count: SearchQuery.maximumTerms).joined(separator: " "))).count == 1)
+        let started = ContinuousClock.now
+        #expect {
+            try SQLiteQuery.run(index.url, [("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n", [])],
+                                deadline: .milliseconds(20))
+        } throws: { ($0 as? SQLiteQuery.Failure)?.code == 9 } // SQLITE_INTERRUPT
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(SearchError.tooSlow(query: "x", seconds: 5).kind == .usage)
+    }
+
+    /// A domain whose cache cannot be read.
+    struct FailingPlugin: DomainPlugin {
+        struct Command: ParsableCommand {}
+        var name: String { "broken" }
+        var summary: String { "broken" }
+        var command: any ParsableCommand.Type { Command.self }
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            throw StorageError.database(path: "/nowhere/broken.sqlite", detail: "database is locked")
+        }
+    }
+
+    /// A domain that sends one key twice in a full feed (a store with duplicate rows).
+    struct RepeatingPlugin: DomainPlugin {
+        struct Command: ParsableCommand {}
+        var name: String { "repeating" }
+        var summary: String { "repeating" }
+        var command: any ParsableCommand.Type { Command.self }
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            guard try feed.begin(SearchStamp(store: "s", revision: 1)) != .nothing else { return }
+            try feed.add(SearchDocument(key: "k", title: "blue train", body: "", date: nil, command: "x"))
+            try feed.add(SearchDocument(key: "k", title: "kind of blue", body: "", date: nil, command: "x"))
+            try feed.finish(count: 1) { ["k"] }
+        }
+    }
+
+    @Test("a key sent twice replaces itself; a domain that cannot be read keeps its documents and the others go on")
+    func duplicatesAndFailures() throws {
+        let notes = try NotesPlugin()
+        try notes.put("a", "protein")
+        let report = try index.update([RepeatingPlugin(), FailingPlugin(), notes], in: profile)
+        #expect(report.failed.keys.sorted() == ["broken"])
+        #expect(try keys("blue") == ["k"] && keys("kind") == ["k"] && keys("train").isEmpty)
+        #expect(try keys("protein") == ["a"])
+        #expect(try index.update([RepeatingPlugin(), FailingPlugin(), notes], in: profile).failed.keys.sorted() == ["broken"])
+    }
+
+    @Test("a damaged index is set aside and built again")
+    func damaged() throws {
+        let notes = try NotesPlugin()
+        try notes.put("a", "protein")
+        try FileManager.default.createDirectory(at: dir.url, withIntermediateDirectories: true)
+        try Data(repeating: 0x42, count: 4096).write(to: index.url)
+        try index.update([notes], in: profile)
+        #expect(try keys("protein") == ["a"])
+    }
+}
