@@ -178,3 +178,8 @@ struct FlexibleInt: Decodable {
         value = number
     }
 }
+
+extension IdentifierRule {
+    /// Plex rating keys: decimal digits.
+    public static let ratingKey = IdentifierRule.digits("rating key")
+}

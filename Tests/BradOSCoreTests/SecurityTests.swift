@@ -22,8 +22,10 @@ struct SecurityTests {
                     "a\u{1B}b", String(repeating: "x", count: 129)] {
             #expect(!token.isValid(bad), "\(bad)")
         }
-        #expect(IdentifierRule.ratingKey.isValid("12345"))
-        for bad in ["", "12a", "-1", "1 2", String(repeating: "1", count: 21)] { #expect(!IdentifierRule.ratingKey.isValid(bad)) }
+        let digits = IdentifierRule.digits("key")
+        #expect(digits.isValid("12345"))
+        #expect(digits.isValid(String(repeating: "9", count: 20)))
+        for bad in ["", "12a", "-1", "1 2", String(repeating: "1", count: 21)] { #expect(!digits.isValid(bad)) }
     }
 
     struct Item: Decodable {

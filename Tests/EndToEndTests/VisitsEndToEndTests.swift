@@ -24,14 +24,15 @@ struct VisitsEndToEndTests {
         return (document?["visits"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
     }
 
-    /// Waits (bounded) for a condition that a background process makes true.
-    func eventually(timeout: TimeInterval = 20, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
+    /// Whether a brados started for this test's home still runs (a detached revalidation):
+    /// read from each process's environment, so a test waits for exactly its own.
+    func detachedRunning() -> Bool {
+        let mine = "BRADOS_HOME=\(home.url.path)"
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
+            if environ.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == mine }) { return true }
         }
-        return try condition()
+        return false
     }
 
     @Test("with 2 s of server latency, a fresh cache prints in well under a second; the next call shows newer data")
@@ -59,7 +60,7 @@ struct VisitsEndToEndTests {
 
         // The detached revalidation lands the new visit in the cache.
         let cacheFile = home.url.appendingPathComponent("data/users/default/defaults.json")
-        #expect(try eventually { try String(contentsOf: cacheFile, encoding: .utf8).contains("Night Clinic") })
+        #expect(try await eventually { try String(contentsOf: cacheFile, encoding: .utf8).contains("Night Clinic") })
         let next = try brados(["visits", "list", "--json", "--offline"], server)
         #expect(try ids(next).count == 21)
         #expect(try await server.stats().byRoute["GET /api/visits"] == 1)
@@ -113,7 +114,7 @@ struct VisitsEndToEndTests {
             "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
         ])
         // The optimistic removal is on disk: the delete is in flight.
-        #expect(try eventually { try !ids(try brados(["visits", "--json", "--offline"], server)).contains(target) })
+        #expect(try await eventually { try !ids(try brados(["visits", "--json", "--offline"], server)).contains(target) })
         running.send(signal)
         let result = running.finish()
         #expect(result.status == 128 + signal, "\(result.stderr)")
@@ -129,7 +130,7 @@ struct VisitsEndToEndTests {
         let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
         try await server.addFault(#"{"match":"DELETE /api/visits","latencyMs":3000}"#)
         let running = try BuiltProducts.start("brados", ["visits", "delete", before[1]], environment: environment)
-        #expect(try eventually { try !ids(try brados(["visits", "--json", "--offline"], server)).contains(before[1]) })
+        #expect(try await eventually { try !ids(try brados(["visits", "--json", "--offline"], server)).contains(before[1]) })
         // A clear that may not wait is refused at once, naming the running command.
         let busy = try BuiltProducts.run("brados", ["cache", "clear", "visits"], environment: environment.merging(["BRADOS_PROFILE_LOCK_TIMEOUT": "0s"]) { $1 })
         #expect(busy.status == 11, "\(busy.stderr)")
@@ -169,8 +170,9 @@ struct VisitsEndToEndTests {
         try await server.resetStats()
         for _ in 0..<20 { #expect(try brados(["visits", "list", "--json"], server).status == 0) }
         // The one detached revalidation has time to reach the server.
-        #expect(try await eventuallyAsync { try await server.stats().byRoute["GET /api/visits"] == 1 })
-        usleep(500_000)
+        #expect(try await eventually { try await server.stats().byRoute["GET /api/visits"] == 1 })
+        // Every revalidation the 20 calls started has ended: the count is final.
+        #expect(await eventually { !detachedRunning() })
         #expect(try await server.stats().byRoute["GET /api/visits"] == 1, "more than one revalidation in 20 calls")
         // With the interval set to zero, every call starts one (the lock makes them one at a time).
         try await server.resetStats()
@@ -179,16 +181,7 @@ struct VisitsEndToEndTests {
             "BRADOS_VISITS_MIN_REFRESH_INTERVAL": "0s",
         ])
         #expect(everyCall.status == 0)
-        #expect(try await eventuallyAsync { try await server.stats().byRoute["GET /api/visits"] == 1 })
-    }
-
-    func eventuallyAsync(timeout: TimeInterval = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try await condition() { return true }
-            usleep(100_000)
-        }
-        return try await condition()
+        #expect(try await eventually { try await server.stats().byRoute["GET /api/visits"] == 1 })
     }
 
     @Test("a reader that goes away (`| head -1`): brados ends quietly, with no error text")

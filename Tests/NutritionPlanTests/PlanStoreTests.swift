@@ -9,10 +9,10 @@ struct PlanStoreTests {
     @Test("a fetch caches the plan; within half the TTL the next process answers from disk with no request")
     func cacheWithinTTL() async throws {
         let setup = PlanSetup()
-        let first = try #require(try await setup.store().current())
+        let first = try await setup.store().current()
         #expect(first.source == .network && first.data == Fixtures.plan())
         setup.clock.advance(by: .seconds(1799))
-        let second = try #require(try await setup.store().current())
+        let second = try await setup.store().current()
         #expect(second.source == .cache(age: 1799))
         #expect(setup.api.calls == ["generate"])
         // The disk copy is what a new process reads.
@@ -184,7 +184,7 @@ struct PlanStoreTests {
     @Test("the service's previousTargets are preferred for the comparison")
     func previousTargetsFromService() async throws {
         let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(targets: Fixtures.targets(calories: 2000), previous: Fixtures.targets(calories: 2400))]))
-        let result = try #require(try await setup.store().current())
+        let result = try await setup.store().current()
         #expect(result.change?.previous.calorieTarget == 2400 && result.change?.new.calorieTarget == 2000)
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// | kind | characters | length |
 /// |---|---|---|
 /// | ``token`` (visit, conversation, message and plan ids) | `A-Z a-z 0-9 . _ -`, not starting with `-` or `.` | 1–128 |
-/// | ``ratingKey`` (Plex) | `0-9` | 1–20 |
+/// | ``digits(_:)`` (numeric ids, such as a media server's item keys) | `0-9` | 1–20 |
 public struct IdentifierRule: Sendable {
     /// What the id is called in messages ("visit id").
     public let name: String
@@ -41,9 +41,11 @@ public struct IdentifierRule: Sendable {
         }
     }
 
-    /// Plex rating keys: decimal digits.
-    public static let ratingKey = IdentifierRule(name: "rating key", maxLength: 20, characters: "0-9") { byte, _ in
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    /// Decimal digits, at most 20 (any 64-bit key).
+    public static func digits(_ name: String) -> IdentifierRule {
+        IdentifierRule(name: name, maxLength: 20, characters: "0-9") { byte, _ in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
     }
 
     /// Whether `value` is an id of this kind. Linear in the length, and total.

@@ -16,13 +16,13 @@ public struct DoctorCommand: AsyncParsableCommand {
     public init() {}
 
     /// Runs every check and prints them.
-    /// - Throws: `ExitCode(1)` when a check fails; ``ConfigError`` for an unreadable config file or invalid profile name;
+    /// - Throws: `ExitCode` of ``FailureKind/general`` (1) when a check fails; ``ConfigError`` for an unreadable config file or invalid profile name;
     ///   ``StorageError/coding(path:detail:)``.
     public func run() async throws {
         let env = try await AppEnvironment.live(global, access: nil)
         let checks = await Doctor(env).run()
         try DoctorRenderer(output: env.output).render(checks)
-        if checks.contains(where: { $0.status == .fail }) { throw ExitCode(1) }
+        if checks.contains(where: { $0.status == .fail }) { throw ExitCode(ExitStatus.code(for: .general)) }
     }
 }
 
