@@ -150,7 +150,7 @@ let package = Package(
             ]
         ),
         .target(
-            name: "NutritionPlan",
+            name: "Nutrition",
             dependencies: [
                 "BradOSCore", "BradOSPictures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -194,7 +194,7 @@ let package = Package(
                 "Visits",
                 "MusicLibrary",
                 "Coach",
-                "NutritionPlan",
+                "Nutrition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -232,7 +232,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "brados-fuzz",
-            dependencies: ["BradOSCore", "BradOSArchive", "AgeEncryption", "MealPlan", "Visits", "MusicLibrary", "NutritionPlan", "BradOSServer", "CFuzzDriver"],
+            dependencies: ["BradOSCore", "BradOSArchive", "AgeEncryption", "MealPlan", "Visits", "MusicLibrary", "Nutrition", "BradOSServer", "CFuzzDriver"],
             swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
         ),
@@ -297,8 +297,8 @@ let package = Package(
             dependencies: ["Coach", "BradOSCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
-            name: "NutritionPlanTests",
-            dependencies: ["NutritionPlan", "BradOSCore", "TestSupport"]
+            name: "NutritionTests",
+            dependencies: ["Nutrition", "BradOSCore", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSServerTests",

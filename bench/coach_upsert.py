@@ -86,7 +86,7 @@ def main():
     try:
         template = os.path.join(work, "template.sqlite")
         subprocess.run([bench, "coach-schema", template], check=True)
-        cases = {"brados CoachDatabase (GRDB)": swift_upsert, "python sqlite3 executemany": None,
+        cases = {"brados CoachCache (GRDB)": swift_upsert, "python sqlite3 executemany": None,
                  "python sqlite3, the same SQL marking search revisions": "marked"}
         results = {(name, phase): [] for name in cases for phase in ("insert", "update")}
         for round_index in range(options.rounds + 1):  # round 0 is a warm-up

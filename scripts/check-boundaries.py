@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CORE = {"BradOSCore"}
 FEATURES = {"BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures"}
-DOMAINS = {"MealPlan", "Visits", "MusicLibrary", "Coach", "NutritionPlan"}
+DOMAINS = {"MealPlan", "Visits", "MusicLibrary", "Coach", "Nutrition"}
 # The C and format modules a feature (or the core) keeps to itself.
 HELPERS = {
     "BradOSCore": {"CBradOSSystem"},

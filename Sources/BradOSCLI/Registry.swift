@@ -5,7 +5,7 @@ import BradOSSearch
 import Coach
 import MusicLibrary
 import MealPlan
-import NutritionPlan
+import Nutrition
 import Visits
 
 /// The registry of domains and features: adding a domain (or a feature the core calls) is one
@@ -16,7 +16,7 @@ public enum Registry {
         VisitsPlugin(),
         LibraryPlugin(),
         CoachPlugin(),
-        NutritionPlanPlugin(),
+        NutritionPlugin(),
     ]
 
     /// The features the core calls at its hook points (settings, recovery, derived data).

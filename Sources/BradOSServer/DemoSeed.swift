@@ -24,7 +24,7 @@ enum DemoSeed {
         if try isEmpty("mealplanSession", database) { try MealPlanRoutes.seedDemo(database, seed: seed, users: ids) }
         if try isEmpty("visit", database) { try VisitRoutes.seedDemo(database, users: ids) }
         if try isEmpty("conversations", database) { try CoachRoutes.seedDemo(database, users: ids, messages: coachMessages, conversations: coachConversations) }
-        if try isEmpty("plan_profile", database) { try PlanRoutes.seedDemo(database, users: ids) }
+        if try isEmpty("plan_profile", database) { try NutritionRoutes.seedDemo(database, users: ids) }
     }
 
     static func isEmpty(_ table: String, _ database: ServerDatabase) throws -> Bool {

@@ -52,7 +52,7 @@ public struct ReferenceServer: Sendable {
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)
-        PlanRoutes(database: database, auth: auth).register(on: router)
+        NutritionRoutes(database: database, auth: auth).register(on: router)
         if configuration.admin { AdminRoutes(state: admin, database: database, library: library).register(on: router) }
         return router
     }

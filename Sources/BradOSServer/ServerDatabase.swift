@@ -46,9 +46,9 @@ public final class ServerDatabase: Sendable {
             try db.alter(table: "token") { t in t.add(column: "session", .text) }
         }
         CoachRoutes.migrate(&migrator)
-        PlanRoutes.migrate(&migrator)
+        NutritionRoutes.migrate(&migrator)
         PlexTVRoutes.migrate(&migrator)
-        PlanRoutes.migrateWeights(&migrator)
+        NutritionRoutes.migrateWeights(&migrator)
         return migrator
     }
 

@@ -15,7 +15,7 @@ public struct RemoteConversation: Sendable, Equatable {
 
 /// The coach's remote data, as PostgREST offers it: rows changed since a time (a filter on
 /// `updated_at` / `created_at`), row counts (`Prefer: count=exact`), id-only listings and
-/// rows by id. ``CoachStore`` builds the delta refresh from these (`CoachStore+Refresh.swift`).
+/// rows by id. ``CoachRepository`` builds the delta refresh from these (`CoachRepository+Refresh.swift`).
 /// The default is ``PostgRESTCoachClient``; tests inject doubles.
 public protocol CoachAPI: Sendable {
     /// The user's conversations updated at or after `since` (every one for `nil`), oldest

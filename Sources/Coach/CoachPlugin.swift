@@ -56,7 +56,7 @@ public struct CoachPlugin: DomainPlugin {
     /// An imported `coach.sqlite` is rebuilt (never trusted as a file); any other database is refused.
     public func prepareImport(cache: URL, data: URL) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
-                                      databases: ["data/coach.sqlite": { try CoachDatabase.rebuildImported($0, label: $1) }])
+                                      databases: ["data/coach.sqlite": { try CoachCache.rebuildImported($0, label: $1) }])
     }
 
     public var searchDescription: String? { "message text and conversation titles" }
@@ -65,7 +65,7 @@ public struct CoachPlugin: DomainPlugin {
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
         let url = Self.databaseURL(profile)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
-        try CoachDatabase.feedSearch(at: url, feed)
+        try CoachCache.feedSearch(at: url, feed)
     }
 
     /// The conversation updated last: its title, its last message's first line, its age.
@@ -75,12 +75,12 @@ public struct CoachPlugin: DomainPlugin {
         let url = Self.databaseURL(context.env.profile)
         var failure: String?
         if context.refresh {
-            let list = try CoachStore.live(context.env).conversationList(full: false)
+            let list = try CoachRepository.live(context.env).conversationList(full: false)
             failure = await context.read(list)?.refreshFailure
         }
         let userID = context.env.credentials.load().credential(for: .supabase, dedicated: true)?.userID
         // Nothing is created to say that nothing is cached.
-        guard FileManager.default.fileExists(atPath: url.path), let latest = try CoachDatabase.latest(at: url, userID: userID) else {
+        guard FileManager.default.fileExists(atPath: url.path), let latest = try CoachCache.latest(at: url, userID: userID) else {
             return .nothingCached("Coach", fill: "brados coach conversations")
         }
         let conversation = latest.conversation, last = latest.last
@@ -107,7 +107,7 @@ public struct CoachPlugin: DomainPlugin {
     /// Upserts the conversation list (messages are fetched when a conversation is opened).
     /// A failure is the server's own error (a sync never settles for the cached copy).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let conversations = try await CoachStore.live(env).fetchConversations()
+        let conversations = try await CoachRepository.live(env).fetchConversations()
         return "\(conversations.count) conversations"
     }
 
@@ -125,16 +125,16 @@ public struct CoachPlugin: DomainPlugin {
     }
 }
 
-extension CoachStore {
+extension CoachRepository {
     /// The store of the command's profile: its database (opened on first use), its Supabase
     /// session, and `coach.context-ttl`.
     /// - Throws: ``ConfigError`` for an invalid TTL.
-    public static func live(_ env: AppEnvironment) throws -> CoachStore {
+    public static func live(_ env: AppEnvironment) throws -> CoachRepository {
         let ttl = try CoachPlugin.contextTTLSetting.value(in: env.settings)
         let opener = DatabaseOpener(url: CoachPlugin.databaseURL(env.profile), logger: env.logger)
         let anonKey = CoachPlugin.anonKey(env.settings)
         let credentials = env.credentials
-        return CoachStore(
+        return CoachRepository(
             database: { try opener.database() },
             offline: env.isOffline, contextTTL: ttl, profile: env.profile.name.rawValue, now: env.now, logger: env.logger,
             notice: { [output = env.output] in output.notice($0) },
@@ -152,17 +152,17 @@ extension CoachStore {
 final class DatabaseOpener: Sendable {
     let url: URL
     let logger: Logger
-    private let opened = Mutex<CoachDatabase?>(nil)
+    private let opened = Mutex<CoachCache?>(nil)
 
     init(url: URL, logger: Logger) {
         self.url = url
         self.logger = logger
     }
 
-    func database() throws -> CoachDatabase {
+    func database() throws -> CoachCache {
         try opened.withLock { database in
             if let database { return database }
-            let created = try CoachDatabase(url: url, logger: logger)
+            let created = try CoachCache(url: url, logger: logger)
             database = created
             return created
         }

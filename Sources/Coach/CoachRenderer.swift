@@ -7,7 +7,7 @@ public struct CoachRenderer: Sendable {
     let output: Output
     let contextTTL: Duration
 
-    public init(output: Output, contextTTL: Duration = CoachStore.defaultContextTTL) {
+    public init(output: Output, contextTTL: Duration = CoachRepository.defaultContextTTL) {
         self.output = output
         self.contextTTL = contextTTL
     }

@@ -23,7 +23,7 @@ public struct MealPlanPlugin: DomainPlugin {
     /// The finalized plan is never re-fetched, unless asked (`brados sync --mealplan`).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         guard options.isSet(Self.refreshFlag) else { return nil }
-        let loaded = try await MealPlanStore.live(env).refresh()
+        let loaded = try await MealPlanRepository.live(env).refresh()
         return "meal plan \(loaded.session.id)"
     }
 
@@ -47,7 +47,7 @@ public struct MealPlanPlugin: DomainPlugin {
 
     /// Today's meals from the cached finalized plan.
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
-        guard let read = await context.read(MealPlanStore.live(context.env).latestPlan) else {
+        guard let read = await context.read(MealPlanRepository.live(context.env).latestPlan) else {
             return .nothingCached("Meals", fill: "brados mealplan show")
         }
         let session = read.value

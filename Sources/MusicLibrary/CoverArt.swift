@@ -9,7 +9,7 @@ import Logging
 /// never an error, and an undecodable cached copy is dropped so the next read fetches it again.
 struct CoverArt: Sendable {
     let choice: ArtChoice
-    let artwork: ArtworkStore
+    let artwork: ArtworkCache
     let logger: Logger
     /// Says once why covers are placeholders when a picture library is missing.
     let notices: ArtNotices
@@ -27,7 +27,7 @@ struct CoverArt: Sendable {
     static let detailColumns = 40
 
     /// Draws `data` (an album's artwork, `nil` when there is none) inside `box`.
-    func draw(_ data: Data?, album: Album, size: ArtworkStore.Size, box: (columns: Int, rows: Int)) -> ArtDrawing {
+    func draw(_ data: Data?, album: Album, size: ArtworkCache.Size, box: (columns: Int, rows: Int)) -> ArtDrawing {
         guard let data, album.thumb != nil else { return placeholder(box) }
         do {
             // Enough pixels for the cells, no more: a JPEG decodes at 1/2, 1/4 or 1/8 of its size.
@@ -63,14 +63,14 @@ struct CoverArt: Sendable {
 
     /// The artwork size that is enough for `box`: 1024 px unless the box needs more pixels
     /// across (a pixel protocol on a large terminal), then 2048.
-    func sizeNeeded(for box: (columns: Int, rows: Int)) -> ArtworkStore.Size {
+    func sizeNeeded(for box: (columns: Int, rows: Int)) -> ArtworkCache.Size {
         let pixels = box.columns * Self.pixelsPerColumn(choice)
-        return pixels <= ArtworkStore.Size.list.rawValue ? .list : .detail
+        return pixels <= ArtworkCache.Size.list.rawValue ? .list : .detail
     }
 
     /// An album's details with its cover, beside or above them (``detailLayout(area:)``).
     /// `rows` are (label, value) pairs.
-    func detail(_ data: Data?, album: Album, size: ArtworkStore.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
+    func detail(_ data: Data?, album: Album, size: ArtworkCache.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
                 style: (String) -> String) -> String {
         let (beside, box) = Self.detailLayout(area: area)
         let drawing = draw(data, album: album, size: size, box: box)

@@ -57,7 +57,7 @@ public struct Album: Codable, Sendable, Equatable, Identifiable {
         addedAt = try container.decodeIfPresent(Int.self, forKey: .addedAt)
     }
 
-    /// The identity used to set duplicates apart (``LibraryDatabase/chooseShown(_:among:)``): the same title, artist and year.
+    /// The identity used to set duplicates apart (``LibraryCache/chooseShown(_:among:)``): the same title, artist and year.
     var identity: String { "\(sortTitle)|\(artist.precomposedStringWithCanonicalMapping.lowercased())|\(year ?? 0)" }
 }
 

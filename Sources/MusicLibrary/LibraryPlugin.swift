@@ -66,7 +66,7 @@ public struct LibraryPlugin: DomainPlugin {
     public func prepareImport(cache: URL, data: URL) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
                                       databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) },
-                                                  "data/library.sqlite": { try LibraryDatabase.rebuildImported($0, label: $1) }])
+                                                  "data/library.sqlite": { try LibraryCache.rebuildImported($0, label: $1) }])
         let snapshot = data.appendingPathComponent("snapshot.json")
         if let bytes = try AtomicFile.readIfPresent(snapshot) {
             do { _ = try JSONCoding.decode(LegacyLibrarySnapshot.self, from: bytes) } catch {
@@ -89,12 +89,12 @@ public struct LibraryPlugin: DomainPlugin {
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
         let url = Self.databaseURL(profile)
         guard FileManager.default.fileExists(atPath: url.path) else { return }
-        try LibraryDatabase.feedSearch(at: url, feed)
+        try LibraryCache.feedSearch(at: url, feed)
     }
 
     /// Refreshes the store and prefetches the first screen's artwork (25 albums).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let store = try LibraryStore.live(env)
+        let store = try LibraryRepository.live(env)
         let snapshot = try await store.refresh()
         let report = try await store.artwork.prefetch(try snapshot.albums(limit: 25))
         return "\(snapshot.albumCount) albums, \(report.fetched) artwork fetched"

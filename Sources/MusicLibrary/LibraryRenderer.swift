@@ -119,7 +119,7 @@ public struct LibraryRenderer: Sendable {
 
     /// An album's details; with `cover`, its cover drawn beside or above them.
     func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?,
-                cover: (art: CoverArt, data: Data?, size: ArtworkStore.Size, area: (columns: Int, rows: Int))? = nil) throws {
+                cover: (art: CoverArt, data: Data?, size: ArtworkCache.Size, area: (columns: Int, rows: Int))? = nil) throws {
         if output.format == .json {
             struct Document: Encodable { var source: DataSource; var album: AlbumDetail; var artwork: String? }
             return try output.json(Document(source: source, album: detail, artwork: artwork?.path))

@@ -1,7 +1,7 @@
 import BradOSCore
 import Foundation
 
-/// The library as a read shows it: the section's header from ``LibraryDatabase`` (how many
+/// The library as a read shows it: the section's header from ``LibraryCache`` (how many
 /// albums, its collections, when the server last confirmed it), and its albums read from the
 /// store in part (``albums(limit:offset:)``) or streamed (``forEachAlbum(_:)``), never decoded
 /// whole to show a screen.
@@ -9,9 +9,9 @@ public struct LibrarySnapshot: Sendable {
     public let header: LibraryHeader
     /// What the refresh that returned it changed (`nil` for a stored read).
     public var changes: LibraryChanges?
-    let database: LibraryDatabase
+    let database: LibraryCache
 
-    init(header: LibraryHeader, changes: LibraryChanges? = nil, database: LibraryDatabase) {
+    init(header: LibraryHeader, changes: LibraryChanges? = nil, database: LibraryCache) {
         self.header = header
         self.changes = changes
         self.database = database

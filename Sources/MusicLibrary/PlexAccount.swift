@@ -32,7 +32,7 @@ public struct PlexAccount: ServiceSignIn {
     /// The account server of the environment's settings, identified as the profile's Plex client.
     /// - Throws: ``ConfigError``, ``StorageError`` (the client identifier is created on first use).
     public static func live(_ env: AppEnvironment) throws -> PlexAccount {
-        PlexAccount(server: try accountServer(env.settings), clientIdentifier: try LibraryStore.clientIdentifier(env.defaults),
+        PlexAccount(server: try accountServer(env.settings), clientIdentifier: try LibraryRepository.clientIdentifier(env.defaults),
                     mediaServer: try env.settings.ownServerURL(for: .plex), now: env.now)
     }
 

@@ -35,7 +35,7 @@ public struct VisitsPlugin: DomainPlugin {
 
     /// Revalidates the cached visits.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let visits = try await VisitsStore.live(env).fetch()
+        let visits = try await VisitsRepository.live(env).fetch()
         return "\(visits.count) visits"
     }
 
@@ -55,7 +55,7 @@ public struct VisitsPlugin: DomainPlugin {
 
     /// The last visit, and how many this week (from Monday).
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
-        guard let read = await context.read(try VisitsStore.live(context.env).list) else {
+        guard let read = await context.read(try VisitsRepository.live(context.env).list) else {
             return .nothingCached("Visits", fill: "brados visits list")
         }
         let visits = read.value

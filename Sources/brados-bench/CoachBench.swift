@@ -10,18 +10,18 @@ enum CoachBench {
         switch (arguments.first, arguments.count) {
         case ("coach-schema", 2):
             // An empty store with one conversation, for both sides of the upsert comparison.
-            let database = try CoachDatabase(url: URL(fileURLWithPath: arguments[1]))
+            let database = try CoachCache(url: URL(fileURLWithPath: arguments[1]))
             try database.upsertConversations([conversation(0, messages: 0)], at: Date())
         case ("coach-upsert", 3):
             guard let rows = Int(arguments[2]) else { return usage() }
-            let database = try CoachDatabase(url: URL(fileURLWithPath: arguments[1]))
+            let database = try CoachCache(url: URL(fileURLWithPath: arguments[1]))
             let messages = (0..<rows).map(message)
             let clock = ContinuousClock()
             let elapsed = try clock.measure { try database.upsertMessages(messages, at: Date()) }
             print(#"{"rows":\#(rows),"seconds":\#(elapsed.seconds),"stored":\#(try database.counts().messages)}"#)
         case ("coach-list", 4):
             guard let conversations = Int(arguments[2]), let perConversation = Int(arguments[3]) else { return usage() }
-            let database = try CoachDatabase(url: URL(fileURLWithPath: arguments[1]))
+            let database = try CoachCache(url: URL(fileURLWithPath: arguments[1]))
             if try database.counts().messages == 0 {
                 for index in 0..<conversations {
                     let thread = conversation(index, messages: perConversation)
@@ -38,7 +38,7 @@ enum CoachBench {
             var listed = 0
             var samples: [Double] = []
             for _ in 0..<20 {
-                let reopened = try CoachDatabase(url: URL(fileURLWithPath: arguments[1]))
+                let reopened = try CoachCache(url: URL(fileURLWithPath: arguments[1]))
                 samples.append(try clock.measure { listed = try reopened.conversations(userID: user).conversations.count }.seconds)
             }
             samples.sort()

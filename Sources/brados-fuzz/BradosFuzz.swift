@@ -6,7 +6,7 @@ import CFuzzDriver
 import Foundation
 import MusicLibrary
 import MealPlan
-import NutritionPlan
+import Nutrition
 import Visits
 
 #if canImport(Glibc)
@@ -43,7 +43,7 @@ enum FuzzTarget: String, CaseIterable {
             // The JSON snapshot older brados wrote, read once to move it into the store.
             _ = try? JSONCoding.decode(LegacyLibrarySnapshot.self, from: data)
         case .plan:
-            if let cached = try? JSONCoding.decode(CachedPlan.self, from: data) { try? cached.data.validate() }
+            if let cached = try? JSONCoding.decode(CachedNutritionPlan.self, from: data) { try? cached.data.validate() }
         case .server:
             // The reference server's query and header parsing (a Range of 0-Int64.max trapped).
             ServerRequestParsing.check(String(decoding: data, as: UTF8.self))

@@ -4,12 +4,12 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The delta refresh (``CoachStore/refreshConversations(_:userID:full:)``,
-/// ``CoachStore/refreshThread(_:id:full:)``): what it asks for, and that the copy always ends
+/// The delta refresh (``CoachRepository/refreshConversations(_:userID:full:)``,
+/// ``CoachRepository/refreshThread(_:id:full:)``): what it asks for, and that the copy always ends
 /// equal to the server's.
 @Suite("Coach delta refresh: newer rows, counts, sweeps")
 struct CoachDeltaTests {
-    typealias Setup = CoachStoreTests.Setup
+    typealias Setup = CoachRepositoryTests.Setup
 
     /// What the local copy holds, in the order it is shown.
     static func local(_ setup: Setup) throws -> ([Conversation], [String: [Message]]) {
@@ -76,11 +76,11 @@ struct CoachDeltaTests {
         let store = setup.store()
         let api = try await store.api()
         _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
-        setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval / 2))
+        setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval / 2))
         _ = setup.api.lock.withLock { setup.api.conversationList.removeLast() } // a count that differs: a sweep
         _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(setup.api.calls.suffix(3) == ["conversation count", "conversation ids", "conversations by id"])
-        setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval / 2 + 1))
+        setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval / 2 + 1))
         let before = setup.api.calls.count
         _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(Array(setup.api.calls[before...]) == ["conversations"]) // a day after the last whole download
@@ -108,7 +108,7 @@ struct CoachDeltaTests {
         _ = try await store.refreshThread(api, id: id, full: false)
         #expect(try Self.local(setup).1[id]?.contains(lateToo) == false)
         // ... until the copy is a day old: then the sweep finds both.
-        setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval))
+        setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval))
         _ = try await store.refreshThread(api, id: id, full: false)
         #expect(try Self.local(setup).1[id] == Self.remote(setup.api, opened: [id]).1[id])
     }
@@ -186,7 +186,7 @@ struct CoachDeltaTests {
             // Once a day (every 10 rounds here) the whole check runs; between, the count rule's
             // blind spots (a late arrival with a delete, a late-stamped update) may wait for it.
             if round % 10 == 9 {
-                setup.clock.advance(by: .seconds(CoachStore.fullCheckInterval))
+                setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval))
                 _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
                 for id in opened { _ = try await store.refreshThread(api, id: id, full: false) }
                 late = []

@@ -29,8 +29,8 @@ enum Fixtures {
         goals: [.init(id: "g1", content: "Run a 10K", domain: "fitness", status: "active", source: "conversation")],
         situation: .init(lifeStage: "Mid-career", occupation: "Designer"), createdAt: base, updatedAt: base)
 
-    static func database(_ dir: TemporaryDirectory) throws -> CoachDatabase {
-        try CoachDatabase(url: dir.url.appendingPathComponent("coach/coach.sqlite"))
+    static func database(_ dir: TemporaryDirectory) throws -> CoachCache {
+        try CoachCache(url: dir.url.appendingPathComponent("coach/coach.sqlite"))
     }
 }
 

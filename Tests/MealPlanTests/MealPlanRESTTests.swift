@@ -10,10 +10,10 @@ import TestSupport
 struct MealPlanRESTTests {
     let base = URL(string: "http://127.0.0.1:9")!
 
-    func store(_ dir: TemporaryDirectory, _ transport: StubTransport) -> MealPlanStore {
+    func store(_ dir: TemporaryDirectory, _ transport: StubTransport) -> MealPlanRepository {
         let client = APIClient(service: .account, baseURL: base, transport: transport, authenticator: nil,
                                retrier: Retrier(clock: ManualClock(), random: { 0.5 }))
-        return MealPlanStore(cache: MealPlanCache(directory: dir.path("mealplan")), defaults: KeyValueStore(url: dir.path("defaults.json")),
+        return MealPlanRepository(cache: MealPlanCache(directory: dir.path("mealplan")), defaults: KeyValueStore(url: dir.path("defaults.json")),
                              api: { MealPlanRESTClient(client: client) })
     }
 

@@ -47,7 +47,7 @@ struct StaticToken: Authenticating {
 }
 
 /// An artwork store over a disk-only blob cache in `dir`, asking `plex`.
-func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkStore {
+func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkCache {
     let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-    return ArtworkStore(cache: blobs, directory: dir.url, api: { plex })
+    return ArtworkCache(cache: blobs, directory: dir.url, api: { plex })
 }

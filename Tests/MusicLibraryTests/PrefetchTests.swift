@@ -25,7 +25,7 @@ struct PrefetchTests {
     func prefetchAllFail() async throws {
         let dir = TemporaryDirectory()
         let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-        let store = ArtworkStore(cache: blobs, directory: dir.url, api: { throw NetworkError.offlineMode })
+        let store = ArtworkCache(cache: blobs, directory: dir.url, api: { throw NetworkError.offlineMode })
         do {
             _ = try await store.prefetch([makeAlbum("1"), makeAlbum("2")])
             Issue.record("expected the offline error")

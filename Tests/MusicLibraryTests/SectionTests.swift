@@ -10,12 +10,12 @@ struct SectionTests {
     func chooseSection() throws {
         let sections = [PlexSection(key: "3", type: "movie", title: "Live"), PlexSection(key: "1", type: "artist", title: "Music"),
                         PlexSection(key: "2", type: "artist", title: "Live")]
-        #expect(try LibraryStore.choose(nil, from: sections).key == "1")
-        #expect(try LibraryStore.choose("2", from: sections).key == "2")
-        #expect(try LibraryStore.choose("LIVE", from: sections).key == "2", "the music section of that title")
-        #expect(try LibraryStore.choose("music", from: sections).key == "1")
+        #expect(try LibraryRepository.choose(nil, from: sections).key == "1")
+        #expect(try LibraryRepository.choose("2", from: sections).key == "2")
+        #expect(try LibraryRepository.choose("LIVE", from: sections).key == "2", "the music section of that title")
+        #expect(try LibraryRepository.choose("music", from: sections).key == "1")
         func failure(_ wanted: String?, _ among: [PlexSection]) -> String {
-            do { return "chose \(try LibraryStore.choose(wanted, from: among).key)" } catch let error as LibraryError {
+            do { return "chose \(try LibraryRepository.choose(wanted, from: among).key)" } catch let error as LibraryError {
                 switch error {
                 case let .notMusic(section, _): return "not music \(section.key)"
                 case let .noSuchSection(name, _): return "no such \(name)"

@@ -13,9 +13,9 @@ struct VisitsListTests {
         let io = CapturingIO(environment: [:])
         let spawned = Locked<[[String]]>([])
         var cache: VisitsCache { VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))) }
-        var store: VisitsStore {
+        var store: VisitsRepository {
             let api = self.api
-            return VisitsStore(cache: cache, ttl: .seconds(300), now: clock.dateProvider, api: { api })
+            return VisitsRepository(cache: cache, ttl: .seconds(300), now: clock.dateProvider, api: { api })
         }
 
         init(_ visits: [Visit]) { api = FakeVisitsAPI(visits) }
@@ -158,8 +158,8 @@ struct VisitsListTests {
 
 @Suite("visits delete: optimistic, rolled back on failure")
 struct VisitsDeleteTests {
-    func store(_ dir: TemporaryDirectory, _ api: FakeVisitsAPI) -> VisitsStore {
-        VisitsStore(cache: VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))), now: { Date() }, api: { api })
+    func store(_ dir: TemporaryDirectory, _ api: FakeVisitsAPI) -> VisitsRepository {
+        VisitsRepository(cache: VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))), now: { Date() }, api: { api })
     }
 
     @Test("the visit leaves the cache before the server answers; success keeps it gone")

@@ -7,7 +7,7 @@ import Foundation
 /// A domain's read command is then a few lines:
 ///
 ///     let env = try await AppEnvironment.live(global)
-///     let visits = try VisitsStore.live(env).list
+///     let visits = try VisitsRepository.live(env).list
 ///     try await env.reader.show(visits, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
 ///
 /// Threading: a resource is a value; ``fetch(progress:)`` may run on any task.

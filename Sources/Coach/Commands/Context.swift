@@ -17,7 +17,7 @@ extension CoachCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try CoachStore.live(env)
+            let store = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output, contextTTL: store.contextTTL)
             try await env.reader.show(store.context(refresh: refresh)) { try renderer.context($0, source: $1) }
         }

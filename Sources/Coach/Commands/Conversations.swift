@@ -26,7 +26,7 @@ extension CoachCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try CoachStore.live(env)
+            let store = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output)
             try await env.reader.show(store.conversationList(full: full)) { conversations, source in
                 try renderer.conversations(limit.map { Array(conversations.prefix($0)) } ?? conversations, source: source)

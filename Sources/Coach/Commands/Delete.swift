@@ -15,7 +15,7 @@ extension CoachCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try CoachStore.live(env)
+            let store = try CoachRepository.live(env)
             let resolved = try store.resolve(id)
             if !yes {
                 guard env.io.isInputTerminal else { throw CoachError.notConfirmed(id: resolved, interactive: false) }

@@ -24,7 +24,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let revised = try await MealPlanStore.live(env).critique(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let revised = try await MealPlanRepository.live(env).critique(text.trimmingCharacters(in: .whitespacesAndNewlines))
             try MealPlanRenderer(output: env.output, now: env.now()).render(revised, source: .network)
         }
     }

@@ -12,7 +12,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let session = try await MealPlanStore.live(env).finalize()
+            let session = try await MealPlanRepository.live(env).finalize()
             try MealPlanRenderer(output: env.output, now: env.now()).render(session, source: .network)
         }
     }

@@ -13,7 +13,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let draft = try await MealPlanStore.live(env).startNew()
+            let draft = try await MealPlanRepository.live(env).startNew()
             try MealPlanRenderer(output: env.output, now: env.now()).render(draft, source: .network)
             if env.output.format == .human {
                 env.output.notice("draft \(draft.id) is in progress: `brados mealplan critique \"…\"`, then `brados mealplan finalize`.")

@@ -12,7 +12,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let path = MealPlanStore.live(env).cacheFileURL.path
+            let path = MealPlanRepository.live(env).cacheFileURL.path
             if env.output.format == .json { return try env.output.json(["path": path]) }
             env.output.line(path)
         }

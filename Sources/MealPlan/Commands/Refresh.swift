@@ -11,7 +11,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let loaded = try await MealPlanStore.live(env).refresh()
+            let loaded = try await MealPlanRepository.live(env).refresh()
             try MealPlanRenderer(output: env.output, now: env.now()).render(loaded.session, source: loaded.source)
         }
     }

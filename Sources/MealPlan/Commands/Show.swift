@@ -12,7 +12,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            try await env.reader.show(MealPlanStore.live(env).latestPlan, with: MealPlanRenderer(output: env.output, now: env.now()))
+            try await env.reader.show(MealPlanRepository.live(env).latestPlan, with: MealPlanRenderer(output: env.output, now: env.now()))
         }
     }
 }

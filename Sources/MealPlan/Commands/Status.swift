@@ -11,7 +11,7 @@ extension MealPlanCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let status = MealPlanStore.live(env).status(now: env.now())
+            let status = MealPlanRepository.live(env).status(now: env.now())
             if env.output.format == .json { return try env.output.json(status) }
             var rows = [["cached", status.cached ? "yes" : "no"]]
             if let id = status.sessionId { rows.append(["session", id]) }

@@ -12,7 +12,7 @@ extension MealPlanCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let renderer = MealPlanRenderer(output: env.output, now: env.now())
-            try await env.reader.show(MealPlanStore.live(env).latestPlan) { try renderer.renderToday($0, source: $1) }
+            try await env.reader.show(MealPlanRepository.live(env).latestPlan) { try renderer.renderToday($0, source: $1) }
         }
     }
 }

@@ -44,7 +44,7 @@ extension LibraryCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             if covers, try await drawCovers(env: env, store: store) { return }
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))
             let shown = try await env.reader.show(try store.library(section: section, full: full), with: view, refresh: refresh || full).shown
@@ -59,7 +59,7 @@ extension LibraryCommand {
 
         /// `--covers`: the first screen's covers in a grid; `false` when no picture can be
         /// drawn here (a pipe, `--json`, `--art none`), and the listing is printed instead.
-        func drawCovers(env: AppEnvironment, store: LibraryStore) async throws -> Bool {
+        func drawCovers(env: AppEnvironment, store: LibraryRepository) async throws -> Bool {
             let choice = try env.art(art)
             guard choice.drawing != nil else {
                 if env.output.format == .human { env.output.notice("no covers: \(choice.reason); the listing instead.") }

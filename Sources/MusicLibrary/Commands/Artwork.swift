@@ -19,14 +19,14 @@ extension LibraryCommand {
               brados library artwork 1006 -o - | feh -
             """)
         @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
-        @Option(help: "1024 (lists) or 2048 (detail).") var size: ArtworkStore.Size = .list
+        @Option(help: "1024 (lists) or 2048 (detail).") var size: ArtworkCache.Size = .list
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the image to this file ('-' for stdout).", valueName: "file")) var output: String?
         @OptionGroup var global: GlobalOptions
         public init() {}
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             let album = try await store.album(ratingKey)
             let image = try await store.artwork.artwork(for: album, size: size)
             let file = try store.artwork.file(for: album, size: size)

@@ -16,7 +16,7 @@ extension LibraryCommand.Cache {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let cache = try LibraryStore.live(env).artwork.cache
+            let cache = try LibraryRepository.live(env).artwork.cache
             let limit = try maxSize.flatMap(parseByteSize) ?? cache.stats().capacity
             let report = try cache.trim(toBytes: limit)
             if env.output.format == .json { return try env.output.json(report) }

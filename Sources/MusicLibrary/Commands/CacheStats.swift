@@ -10,7 +10,7 @@ extension LibraryCommand.Cache {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             let stats = try store.artwork.cache.stats()
             let snapshot = store.snapshot()
             if env.output.format == .json {

@@ -15,7 +15,7 @@ extension LibraryCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             let renderer = LibraryRenderer(output: env.output)
             if let collection {
                 let title = store.snapshot()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"

@@ -44,7 +44,7 @@ struct ScreenOptions: ParsableArguments {
     }
 }
 
-extension ArtworkStore.Size: ExpressibleByArgument {
+extension ArtworkCache.Size: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: Int(argument) ?? 0) }
     public static var allValueStrings: [String] { allCases.map { "\($0.rawValue)" } }
 }

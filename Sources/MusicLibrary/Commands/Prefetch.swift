@@ -14,12 +14,12 @@ extension LibraryCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section) }
             try await Self.prefetch(try snapshot.albums(limit: screen.firstScreen(env.io)), store: store, env: env)
         }
 
-        static func prefetch(_ albums: [Album], store: LibraryStore, env: AppEnvironment) async throws {
+        static func prefetch(_ albums: [Album], store: LibraryRepository, env: AppEnvironment) async throws {
             let indicator = Spinner(io: env.io, message: "prefetching artwork…")
             defer { indicator.stop() }
             let report = try await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }

@@ -14,7 +14,7 @@ extension LibraryCommand {
             let lock = try FileLock(url: env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("revalidate.lock"))
             guard lock.tryLock() else { return }
             defer { lock.unlock() }
-            _ = try await LibraryStore.live(env).refresh(section: section)
+            _ = try await LibraryRepository.live(env).refresh(section: section)
         }
     }
 }

@@ -18,9 +18,9 @@ extension LibraryCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             let sections = try await store.sections()
-            try LibraryRenderer(output: env.output).sections(sections, used: (try? LibraryStore.choose(store.defaultSection, from: sections))?.key)
+            try LibraryRenderer(output: env.output).sections(sections, used: (try? LibraryRepository.choose(store.defaultSection, from: sections))?.key)
         }
     }
 }

@@ -25,7 +25,7 @@ extension LibraryCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            let store = try LibraryStore.live(env)
+            let store = try LibraryRepository.live(env)
             let choice = try env.art(art)
             if choice.drawing != nil { ArtPainter.prepare() }
             let found = try await env.reader.answer(store.detail(ratingKey))
@@ -53,7 +53,7 @@ extension LibraryCommand {
                 env.output.notice("no artwork: \(error.summary)")
                 artwork = nil
             }
-            let drawn = cover.map { (art: $0, data: small ?? detail, size: small != nil ? ArtworkStore.Size.list : .detail, area: area) }
+            let drawn = cover.map { (art: $0, data: small ?? detail, size: small != nil ? ArtworkCache.Size.list : .detail, area: area) }
             try LibraryRenderer(output: env.output).detail(found.value, source: found.source, artwork: artwork, cover: drawn)
         }
     }

@@ -35,7 +35,7 @@ extension VisitsCommand {
             let env = try await AppEnvironment.live(global)
             let visit = NewVisit(place: place.trimmingCharacters(in: .whitespaces), address: address,
                                  visitedAt: at.flatMap(JSONCoding.date(from:)) ?? env.now(), durationMinutes: duration, notes: notes)
-            let created = try await VisitsStore.live(env).add(visit)
+            let created = try await VisitsRepository.live(env).add(visit)
             try VisitsRenderer(output: env.output, now: env.now).render(created, source: .network)
         }
     }

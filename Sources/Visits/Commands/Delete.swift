@@ -14,7 +14,7 @@ extension VisitsCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let human = env.output.format == .human
-            let store = try VisitsStore.live(env)
+            let store = try VisitsRepository.live(env)
             let deleted = try await store.delete(
                 id: id,
                 onRemoved: { visit in if human { env.output.line("Deleting visit \(visit.id) (\(visit.place))…") } },

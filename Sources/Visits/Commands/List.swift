@@ -17,7 +17,7 @@ extension VisitsCommand {
 
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
-            try await env.reader.show(VisitsStore.live(env).list, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
+            try await env.reader.show(VisitsRepository.live(env).list, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
         }
     }
 }

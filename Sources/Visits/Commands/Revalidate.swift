@@ -17,7 +17,7 @@ extension VisitsCommand {
             let lock = try FileLock(url: Self.lockURL(env))
             guard lock.tryLock() else { return } // another revalidation is already running
             defer { lock.unlock() }
-            _ = try await VisitsStore.live(env).fetch()
+            _ = try await VisitsRepository.live(env).fetch()
         }
 
         static func lockURL(_ env: AppEnvironment) -> URL {

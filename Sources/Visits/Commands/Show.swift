@@ -13,7 +13,7 @@ extension VisitsCommand {
         public func run() async throws {
             let env = try await AppEnvironment.live(global)
             let renderer = VisitsRenderer(output: env.output, now: env.now)
-            try await env.reader.show(VisitsStore.live(env).visit(id: id)) { try renderer.render($0, source: $1) }
+            try await env.reader.show(VisitsRepository.live(env).visit(id: id)) { try renderer.render($0, source: $1) }
         }
     }
 }

@@ -1,0 +1,45 @@
+import ArgumentParser
+import BradOSCore
+import BradOSPictures
+
+/// `brados plan`: the nutrition plan.
+public struct NutritionCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Your nutrition plan: daily targets, cached for an hour, with an offline queue.",
+        discussion: """
+        Within half of `plan.ttl` (1 hour) the cached plan prints with no request. Past \
+        half, a terminal sees it at once and again if the refresh before brados exits changed \
+        it (a script or --json waits for the refreshed plan: one document); past the TTL it is \
+        fetched, and if the service cannot be reached the cached plan is shown with a \
+        notice. A plan whose targets fail validation is never cached.
+        Weight changes made offline are queued on disk before anything is sent, and \
+        `plan sync` sends them in order.
+        Examples:
+          brados plan                       calories, protein, water, weekly rate
+          brados plan targets               the same with BMR and TDEE
+          brados plan why                   why these numbers work
+          brados plan weight 84.5           update your weight, then recompute
+          brados plan history               the weights logged, newest first
+          brados --offline plan weight 84   queue it for later
+          brados plan pending               what is queued
+          brados plan sync                  send the queue, in order
+        """,
+        subcommands: [Show.self, Targets.self, Why.self, Recompute.self, Refresh.self, Weight.self, History.self, Pending.self, Sync.self],
+        defaultSubcommand: Show.self)
+
+    public init() {}
+
+    /// Shows the current plan in a view (shared by show, targets and why), by the plan's
+    /// cache policy: on a terminal a cached plan due a refresh shows at once and a changed one
+    /// is shown again; a script gets one document.
+    static func present(_ view: NutritionRenderer.View, global: GlobalOptions, art: ArtOptions? = nil) async throws {
+        let env = try await AppEnvironment.live(global)
+        let store = try NutritionRepository.live(env)
+        let trend = try view == .summary
+            ? NutritionRenderer.Trend(choice: env.art(art, askTerminal: false), area: env.artArea, queued: store.queued, now: env.now()) : nil
+        let shown = try await env.reader.show(store.currentPlan, with: NutritionRenderer(output: env.output, trend: trend).presenter(view)).shown
+        // `brados today` tells of a significant change since the targets last shown here.
+        NutritionPlugin.rememberShown(shown.data.targets, in: env)
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+import BradOSCore
+
+extension NutritionCommand {
+    public struct Refresh: AsyncParsableCommand {
+        public static let configuration = CommandConfiguration(commandName: "refresh", 
+            abstract: "Fetch the plan, ignoring the cache (which is replaced only by a valid answer).", discussion: "Examples:\n  brados plan refresh")
+        @OptionGroup var global: GlobalOptions
+        public init() {}
+        public func run() async throws {
+            let env = try await AppEnvironment.live(global)
+            let store = try NutritionRepository.live(env)
+            let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: env.output.format == .human) { try await store.refresh() }
+            try NutritionRenderer(output: env.output).render(result, view: .summary)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import BradOSCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The plan as cached: when it was saved, and the plan.
+public struct CachedNutritionPlan: VersionedDocument, Equatable {
+    public static let currentFormatVersion = 1
+    public var formatVersion: Int
+    public var cachedAt: Date
+    public var data: NutritionPlan
+    /// The logged weights, fetched with the plan (absent in caches from before they were).
+    public var weights: WeightHistory?
+
+    public init(cachedAt: Date, data: NutritionPlan, weights: WeightHistory? = nil) {
+        formatVersion = Self.currentFormatVersion
+        self.cachedAt = cachedAt
+        self.data = data
+        self.weights = weights
+    }
+}
+
+/// The two-tier plan cache: memory for the life of the process, and `plan.json` in the
+/// profile's cache folder across runs (atomic writes, 0600). A file that does not decode, or
+/// of another format version, reads as missing. Thread-safe.
+public final class NutritionCache: Sendable {
+    public let fileURL: URL
+    private let document: VersionedJSONDocument<CachedNutritionPlan>
+    private let memory = Mutex<CachedNutritionPlan?>(nil)
+
+    public init(directory: URL, logger: Logger = Logger(label: "brados.plan")) {
+        fileURL = directory.appendingPathComponent("plan.json")
+        document = VersionedJSONDocument(url: fileURL, logger: logger)
+    }
+
+    /// The cached plan: from memory, else from disk (then kept in memory).
+    public func load() -> CachedNutritionPlan? {
+        if let cached = memory.withLock({ $0 }) { return cached }
+        guard let cached = document.load() else { return nil }
+        memory.withLock { $0 = cached }
+        return cached
+    }
+
+    /// The plan on disk, whatever the memory tier holds (another process may have written it).
+    public func storedOnDisk() -> CachedNutritionPlan? {
+        document.load()
+    }
+
+    /// Saves the plan in both tiers.
+    /// - Throws: ``StorageError`` (memory keeps the plan either way).
+    public func save(_ cached: CachedNutritionPlan) throws {
+        memory.withLock { $0 = cached }
+        try document.save(cached)
+    }
+
+    /// Drops the in-memory copy (the next load reads the disk).
+    public func invalidateMemoryTier() { memory.withLock { $0 = nil } }
+
+    /// Removes the plan from both tiers.
+    /// - Throws: ``StorageError``.
+    public func invalidate() throws {
+        memory.withLock { $0 = nil }
+        try document.remove()
+    }
+}

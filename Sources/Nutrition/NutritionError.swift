@@ -1,0 +1,81 @@
+import BradOSCore
+import Foundation
+
+/// Failures that mean something to the plan domain, each with a message, a recovery
+/// suggestion, whether retrying may help, and an exit code (through ``FailureKind``).
+///
+/// The plan service's taxonomy also has a network error, a timeout, no connection, a server
+/// error and rate limiting: those are the core's ``NetworkError`` (`connectionLost`,
+/// `timedOut`, `unreachable`/`offlineMode`, `http` 5xx, `http` 429 with its `Retry-After`),
+/// worded and classified once for every domain; ``map(_:)`` leaves them as they are.
+public enum NutritionError: BradOSError, Equatable {
+    /// 404: the user has no plan or profile yet.
+    case notFound
+    /// 400 mentioning onboarding.
+    case onboardingIncomplete(String)
+    /// A value the user gave (or the server refused as invalid: 400, 422).
+    case invalidInput(String, fromServer: Bool)
+    /// The envelope said `success: false`, or held no data.
+    case invalidResponse(String)
+    /// 503.
+    case maintenance
+    /// The targets failed validation; nothing was cached.
+    case invalidTargets(String)
+
+    public var summary: String {
+        switch self {
+        case .notFound: "No plan found: complete onboarding first."
+        case let .onboardingIncomplete(message): "Onboarding is not complete (\(message))."
+        case let .invalidInput(reason, _): "Invalid input: \(reason)."
+        case let .invalidResponse(reason): "The plan service's response was not understood: \(reason)."
+        case .maintenance: "The plan service is down for maintenance."
+        case let .invalidTargets(reason): "The plan service sent targets that fail validation: \(reason). The cached plan was kept."
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .notFound, .onboardingIncomplete: "Complete onboarding in the app (your profile needs weight, target, goal, activity, height, age and sex)."
+        case let .invalidInput(_, fromServer): fromServer ? "Check the value and try again." : "See `brados plan weight --help` for the accepted range."
+        case .invalidResponse, .invalidTargets: "The service may be misconfigured; try again later, or report it."
+        case .maintenance: "Try again later."
+        }
+    }
+
+    public var kind: FailureKind {
+        switch self {
+        case .notFound: .notFound
+        case .onboardingIncomplete: .rejected
+        case let .invalidInput(_, fromServer): fromServer ? .rejected : .usage
+        case .invalidResponse, .maintenance: .server
+        case .invalidTargets: .integrity
+        }
+    }
+
+    public var isRetryable: Bool { self == .maintenance }
+
+    /// Whether the service answered a change with a definite "no", so replaying it cannot
+    /// succeed: the queue drops such a change and keeps anything else. A refusal is one of
+    /// the plan's own (invalid input, onboarding, not found) or any other 4xx but an expired
+    /// session (401), a timeout (408) or rate limiting (429).
+    public static func isRefusal(_ error: any Error) -> Bool {
+        switch map(error) {
+        case NutritionError.invalidInput, NutritionError.onboardingIncomplete, NutritionError.notFound: true
+        case let NetworkError.http(status, _, _, _, _): (400..<500).contains(status) && ![401, 408, 429].contains(status)
+        default: false
+        }
+    }
+
+    /// The plan service's own meaning of a core failure (its 400, 404, 422 and 503); every
+    /// other error unchanged.
+    public static func map(_ error: any Error) -> any Error {
+        guard case let NetworkError.http(status, _, _, message, _) = error else { return error }
+        switch status {
+        case 400 where (message ?? "").localizedCaseInsensitiveContains("onboarding"): return NutritionError.onboardingIncomplete(message ?? "")
+        case 400, 422: return NutritionError.invalidInput(message ?? "the server refused the value", fromServer: true)
+        case 404: return NutritionError.notFound
+        case 503: return NutritionError.maintenance
+        default: return error
+        }
+    }
+}

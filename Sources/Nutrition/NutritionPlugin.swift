@@ -1,0 +1,159 @@
+import ArgumentParser
+import BradOSCore
+import Foundation
+
+extension Service {
+    /// The nutrition plan service (`server.gtsd`).
+    public static let gtsd = Service(rawValue: "gtsd")
+}
+
+/// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
+/// offline queue of profile changes.
+public struct NutritionPlugin: DomainPlugin {
+    public static let domainName = "plan"
+    public static let ttlKey = "plan.ttl"
+
+    public init() {}
+    public var name: String { Self.domainName }
+    public var summary: String { "Nutrition plan: cached for an hour, validated, with an offline queue of changes." }
+    public var command: any ParsableCommand.Type { NutritionCommand.self }
+
+    /// `plan.ttl`: above zero (half of it is when a refresh starts).
+    public static let ttlSetting = DurationSetting(name: ttlKey, summary: "How long a cached plan counts as fresh (refreshed past half of it)",
+                                                   environmentVariable: "BRADOS_PLAN_TTL", defaultValue: "1h", allowsZero: false)
+
+    /// Fresh for the TTL; past half of it, shown and refreshed before the command exits; past
+    /// the TTL, fetched first with the cached plan as the answer to a failure.
+    public static func cachePolicy(ttl: Duration) -> CachePolicy {
+        CachePolicy(freshFor: ttl, revalidation: .beforeExit, revalidateAfter: ttl / 2)
+    }
+
+    public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
+    public var services: [ServiceDescription] { [ServiceDescription(.gtsd, summary: "the nutrition plan service (plan)")] }
+    public var importDescription: String? {
+        "Queued plan changes in the archive (`brados plan pending`) arrive paused: only `brados plan sync --include-imported` sends them."
+    }
+    public var syncDescription: String? { "sends the queued changes in order, then revalidates the plan" }
+
+    /// Replays the pending queue, then revalidates the plan.
+    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
+        let store = try NutritionRepository.live(env)
+        // Imported changes stay paused: the timer never sends an old backup's changes.
+        let report = try await store.sync(includeImported: false)
+        if let error = report.stoppedBy, !report.remaining.isEmpty { throw error }
+        let plan: NutritionPlanResult
+        if let recomputed = report.plan { plan = recomputed } else { plan = try await store.refresh() }
+        let paused = report.remaining.filter(\.isImported).count
+        return "plan \(plan.data.plan.name), \(report.applied.count) queued change\(report.applied.count == 1 ? "" : "s") sent"
+            + (paused > 0 ? ", \(paused) imported paused (`brados plan sync --include-imported`)" : "")
+    }
+
+    /// The targets `plan show` last showed: `<profile cache>/plan/shown-targets.json` (a
+    /// file of its own, so that reading it costs `brados today` one small decode).
+    static func shownTargets(_ profile: ProfileScope) -> JSONDocument<Targets> {
+        JSONDocument(url: cacheDirectory(profile).appendingPathComponent("shown-targets.json"))
+    }
+
+    /// Records the targets shown (only when they differ from those recorded).
+    static func rememberShown(_ targets: Targets, in env: AppEnvironment) {
+        let document = shownTargets(env.profile)
+        guard document.load() != targets else { return }
+        do { try document.save(targets) } catch {
+            env.logger.debug("could not record the targets shown: \(error.summaryText)")
+        }
+    }
+
+    /// The targets, a significant change since `plan show` last showed them, queued changes.
+    public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
+        let store = try NutritionRepository.live(context.env)
+        let operations = store.queued
+        let queued = operations.map { "\($0.summary), queued \(Format.ago(context.now.timeIntervalSince($0.createdAt)))"
+            + ($0.isImported ? " (imported, paused: brados plan sync --include-imported)" : "") }
+        guard let read = await context.read(store.currentPlan) else {
+            return .nothingCached("Nutrition plan", fill: "brados plan show", queued: queued)
+        }
+        let targets = read.value.data.targets
+        var lines = ["\(targets.calorieTarget) kcal · \(targets.proteinTarget) g protein · \(targets.waterTarget) ml water · "
+            + context.output.styled("brados plan show", .cyan)]
+        var json: [String: JSONValue] = ["plan": .string(read.value.data.plan.name), "calorieTarget": .number(Double(targets.calorieTarget)),
+                                         "proteinTarget": .number(Double(targets.proteinTarget)), "waterTarget": .number(Double(targets.waterTarget))]
+        if let shown = Self.shownTargets(context.env.profile).load(),
+           let change = NutritionPlanChange.significant(from: shown, to: targets) {
+            lines.append(context.output.styled("Changed since you last looked: \(change.previous.calorieTarget) → \(change.new.calorieTarget) kcal, "
+                + "\(change.previous.proteinTarget) → \(change.new.proteinTarget) g protein", .yellow))
+            json["changeSinceShown"] = .object(["calorieTarget": .number(Double(change.new.calorieTarget - change.previous.calorieTarget)),
+                                                "proteinTarget": .number(Double(change.new.proteinTarget - change.previous.proteinTarget))])
+        }
+        let log = WeightLog(history: read.value.weights, queued: operations)
+        if let spark = log.sparkline(days: 30, now: context.now), let last = log.points.last {
+            lines.append("Weight " + context.output.styled(spark.line, .cyan) + " \(WeightLog.kilograms(last.weight))"
+                         + (last.queued ? " (queued)" : "") + context.output.styled(" · 30 days · brados plan history", .dim))
+            json["weights30Days"] = .array(spark.values.map { $0.map(JSONValue.number) ?? .null })
+            json["weight"] = .number(last.weight)
+        }
+        if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
+        return TodaySection(title: "Nutrition plan", lines: lines, json: json, queued: queued, staleAge: read.staleAge)
+    }
+
+    /// An imported queue arrives paused, and the profile's own queue is never lost: each
+    /// staged change is marked imported (with its origin); with `--merge` the local changes
+    /// are kept ahead of them; `--replace` refuses while local changes are queued unless
+    /// `--discard-pending`.
+    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
+        try prepareImport(cache: cache, data: data)
+        let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))
+        // An unreadable local queue stops the import: it may hold changes not sent yet.
+        let local: [PendingOperation]
+        do {
+            // Read only if there is one: a dry run must not create the queue's folder or lock.
+            let url = Self.queueURL(context.target)
+            local = FileSystem.exists(url) ? try PendingQueue(url: url).all() : []
+        } catch {
+            throw ArchiveError.io("the profile's own queue of plan changes could not be read (\(error.summaryText)); nothing was imported")
+        }
+        let mine = local.filter { !$0.isImported }
+        if context.mode == .replace, !mine.isEmpty, !context.discardPending {
+            throw ArchiveError.pendingChanges(domain: name, profile: context.target.name.rawValue, count: mine.count, send: "brados plan sync")
+        }
+        guard FileManager.default.fileExists(atPath: staged.url.path) else { return }
+        // The staged queue's lock file must not travel into the profile (where others may hold the live one).
+        defer { unlink(staged.lockURL.path) }
+        let origin = "profile \(context.archiveProfile), archive of \(ISO8601DateFormatter().string(from: context.archiveCreatedAt))"
+        let imported: [PendingOperation]
+        do {
+            // Always this import's time and origin: never what the archive claims.
+            imported = try staged.all().map { operation in
+                var paused = operation
+                paused.importedAt = context.now
+                paused.importedFrom = origin
+                return paused
+            }
+        } catch {
+            throw ArchiveError.unsafeEntry(path: "data/plan/pending.json", reason: "it is not a queue brados reads (\(error.summaryText))")
+        }
+        var operations = context.mode == .merge ? local : []
+        let known = Set(operations.map(\.id))
+        operations += imported.filter { !known.contains($0.id) }
+        try staged.replaceAll(operations)
+    }
+
+    /// `<profile cache>/plan/` (the cached plan).
+    public static func cacheDirectory(_ profile: ProfileScope) -> URL { profile.cacheDirectory(for: domainName) }
+    /// `<profile data>/plan/pending.json` (the queue: the user's changes, not a cache).
+    public static func queueURL(_ profile: ProfileScope) -> URL {
+        profile.dataDirectory(for: domainName).appendingPathComponent("pending.json")
+    }
+}
+
+extension NutritionRepository {
+    /// The store of the command's profile (TTL from `plan.ttl`).
+    /// - Throws: ``ConfigError`` for an invalid TTL.
+    public static func live(_ env: AppEnvironment) throws -> NutritionRepository {
+        let ttl = try NutritionPlugin.ttlSetting.value(in: env.settings)
+        return NutritionRepository(
+            cache: NutritionCache(directory: NutritionPlugin.cacheDirectory(env.profile), logger: env.logger),
+            queue: PendingQueue(url: NutritionPlugin.queueURL(env.profile)),
+            ttl: ttl, offline: env.isOffline, now: env.now, logger: env.logger,
+            api: { NutritionRESTClient(client: try await env.client(for: .gtsd)) })
+    }
+}

@@ -1,0 +1,223 @@
+import BradOSCore
+import BradOSPictures
+import Foundation
+
+/// Human and JSON output of the plan domain. JSON documents: `{source: DataSource, plan:
+/// NutritionPlan, change: {previous, new}?}`.
+public struct NutritionRenderer: Sendable {
+    let output: Output
+    /// `plan show`'s weight trend: drawn under the targets.
+    let trend: Trend?
+
+    public init(output: Output) {
+        self.output = output
+        trend = nil
+    }
+
+    init(output: Output, trend: Trend?) {
+        self.output = output
+        self.trend = trend
+    }
+
+    /// What the weight trend is drawn with: the picture choice (no plot when it draws
+    /// nothing), the terminal's size, the weights still queued, and now.
+    struct Trend: Sendable {
+        var choice: ArtChoice
+        var area: (columns: Int, rows: Int)
+        var queued: [PendingOperation]
+        var now: Date
+    }
+
+    struct Document: Encodable {
+        var source: DataSource
+        var plan: NutritionPlan
+        var change: NutritionPlanChange?
+        var weights: WeightsDocument?
+    }
+
+    /// The weights in `--json`: oldest first, queued ones last and marked.
+    struct WeightsDocument: Encodable {
+        var targetWeight: Double?
+        var points: [WeightLog.Point]
+    }
+
+    public enum View: Sendable { case summary, targets, why }
+
+    /// Prints a plan in one of the views; a significant change is announced first.
+    public func render(_ result: NutritionPlanResult, view: View) throws {
+        let log = trend.map { WeightLog(history: result.weights, queued: $0.queued) }
+        if output.format == .json {
+            let weights = view == .summary ? log.map { WeightsDocument(targetWeight: $0.targetWeight, points: $0.points) } : nil
+            return try output.json(Document(source: result.source, plan: result.data, change: result.change, weights: weights))
+        }
+        if let change = result.change { announce(change) }
+        let data = result.data
+        output.line(output.styled(data.plan.name, .bold) + " · \(Format.day(data.plan.startDate)) → \(Format.day(data.plan.endDate)) · "
+                    + output.styled(result.source.origin, .dim))
+        switch view {
+        case .summary, .targets: targets(data.targets, detailed: view == .targets)
+        case .why: why(data.whyItWorks)
+        }
+        if view == .summary, let trend, let log { weights(log, trend: trend) }
+    }
+
+    /// The weight line and, when pictures are drawn, the trend's plot under it.
+    func weights(_ log: WeightLog, trend: Trend) {
+        guard let summary = log.summary(now: trend.now) else { return }
+        output.line()
+        output.line(output.styled(summary, .bold) + output.styled(" · brados plan history", .dim))
+        guard trend.choice.drawing != nil else { return }
+        let width = max(20, min(64, trend.area.columns - 26))
+        let colours = output.colors && trend.choice.colours != .none
+        let plot = log.plot(width: width, height: 8, colours: colours)
+        for line in plot { output.line("  " + line) }
+        if log.points.contains(where: \.queued) {
+            output.line(output.styled("  ⠁⠄⠁ queued, not sent yet (`brados plan sync`)", .yellow))
+        }
+    }
+
+    /// `plan history`: the weights, newest first, with the change from the one before.
+    func history(_ log: WeightLog) throws {
+        if output.format == .json { return try output.json(WeightsDocument(targetWeight: log.targetWeight, points: log.points)) }
+        guard !log.points.isEmpty else {
+            return output.line("No weights logged yet: `brados plan weight KG` logs one.")
+        }
+        var rows: [[String]] = []
+        for (index, point) in log.points.enumerated().reversed() {
+            let change = index > 0 ? point.weight - log.points[index - 1].weight : nil
+            rows.append([point.date, String(format: "%.1f", point.weight),
+                         change.map(WeightLog.signed) ?? "",
+                         point.queued ? "queued" : "sent"])
+        }
+        output.line(output.styled("\(log.points.count) weight\(log.points.count == 1 ? "" : "s")", .bold)
+                    + (log.targetWeight.map { " · target \(WeightLog.kilograms($0))" } ?? ""))
+        output.table(Table(headers: ["DATE", "KG", "CHANGE", "STATUS"], rows: rows, rightAligned: [1, 2]))
+    }
+
+    /// The plan shown in `view`, for ``CacheReader``: the plan's source is where it came from,
+    /// and a refreshed plan is shown again only when its content differs.
+    public func presenter(_ view: View) -> Presenter { Presenter(renderer: self, view: view) }
+
+    public struct Presenter: CachePresenter, Sendable {
+        let renderer: NutritionRenderer
+        let view: View
+        public func render(_ value: NutritionPlanResult, source: DataSource) throws {
+            var shown = value
+            shown.source = source
+            try renderer.render(shown, view: view)
+        }
+
+        public func rerender(old: NutritionPlanResult, new: NutritionPlanResult) throws -> Bool {
+            guard !new.data.sameContent(as: old.data) else { return false }
+            try renderer.rerender(new, view: view)
+            return true
+        }
+    }
+
+    /// After a refresh in the second half of the TTL found a different plan.
+    public func rerender(_ result: NutritionPlanResult, view: View) throws {
+        if output.format == .json { return try render(result, view: view) }
+        output.line()
+        output.line(output.styled("↻ updated from the network", .cyan))
+        try render(result, view: view)
+    }
+
+    func announce(_ change: NutritionPlanChange) {
+        var parts: [String] = []
+        if change.previous.calorieTarget != change.new.calorieTarget {
+            parts.append("calories \(Format.count(change.previous.calorieTarget)) → \(Format.count(change.new.calorieTarget)) kcal")
+        }
+        if change.previous.proteinTarget != change.new.proteinTarget {
+            parts.append("protein \(change.previous.proteinTarget) → \(change.new.proteinTarget) g")
+        }
+        if let weeks = change.timelineWeeks {
+            parts.append("timeline \(weeks < 0 ? "\(-weeks) week\(weeks == -1 ? "" : "s") shorter" : "\(weeks) week\(weeks == 1 ? "" : "s") longer")"
+                         + " (\(change.previous.estimatedWeeks ?? 0) → \(change.new.estimatedWeeks ?? 0) weeks)")
+        }
+        output.line(output.styled("Your plan changed: ", .yellow) + parts.joined(separator: ", ") + ".")
+    }
+
+    func targets(_ targets: Targets, detailed: Bool) {
+        var rows = [
+            ["Calories", "\(Format.count(targets.calorieTarget)) kcal", "a day"],
+            ["Protein", "\(targets.proteinTarget) g", "a day"],
+            ["Water", "\(Format.count(targets.waterTarget)) ml", "a day"],
+            ["Weekly rate", "\(targets.weeklyRate > 0 ? "+" : "")\(Format.number(targets.weeklyRate)) kg", timeline(targets)],
+        ]
+        if detailed {
+            rows += [["BMR", "\(Format.count(targets.bmr)) kcal", "burned at rest (Mifflin–St Jeor)"],
+                     ["TDEE", "\(Format.count(targets.tdee)) kcal", "burned with your activity"]]
+        }
+        output.table(Table(headers: [], rows: rows.map { ["  " + $0[0], $0[1], $0[2]] }, rightAligned: [1]))
+        if !detailed { output.line(output.styled("Why these numbers: `brados plan why`.", .dim)) }
+    }
+
+    func timeline(_ targets: Targets) -> String {
+        guard let weeks = targets.estimatedWeeks else { return targets.weeklyRate == 0 ? "holding steady" : "" }
+        return "about \(weeks) week\(weeks == 1 ? "" : "s") to target" + (targets.projectedDate.map { " (\(Format.day($0)))" } ?? "")
+    }
+
+    func why(_ why: WhyItWorks) {
+        for card in why.all {
+            output.line()
+            output.line(output.styled(card.title, .bold))
+            output.line("  " + card.explanation)
+            output.line(output.styled("  " + card.science, .dim))
+        }
+    }
+
+    /// The queue, oldest first.
+    public func pending(_ operations: [PendingOperation], now: Date) throws {
+        if output.format == .json {
+            struct Document: Encodable { var pending: [PendingOperation] }
+            return try output.json(Document(pending: operations))
+        }
+        guard !operations.isEmpty else { return output.line("Nothing queued.") }
+        output.line(output.styled("\(operations.count) change\(operations.count == 1 ? "" : "s") waiting to be sent", .bold)
+                    + output.styled(" (oldest first; `brados plan sync` sends them)", .dim))
+        output.table(Table(headers: ["QUEUED", "CHANGE", "ID", "ORIGIN"],
+                           rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary, String($0.id.prefix(8)),
+                                                   $0.importedFrom.map { "imported from \($0), paused" } ?? "this profile"] }))
+        let paused = operations.filter(\.isImported).count
+        if paused > 0 {
+            output.notice("\(paused) imported change\(paused == 1 ? " is" : "s are") paused: `brados plan sync --include-imported` sends \(paused == 1 ? "it" : "them"), `brados sync` never does.")
+        }
+    }
+
+    /// What a replay did.
+    public func sync(_ report: SyncReport, queued: PendingOperation? = nil) throws {
+        if output.format == .json {
+            struct Dropped: Encodable { var operation: PendingOperation; var error: String }
+            struct Document: Encodable {
+                var queued: PendingOperation?
+                var applied: [PendingOperation]
+                var dropped: [Dropped]
+                var remaining: [PendingOperation]
+                var stoppedBy: String?
+                var recomputeError: String?
+                var plan: NutritionPlan?
+                var change: NutritionPlanChange?
+            }
+            func text(_ error: (any Error)?) -> String? { error.map(\.summaryText) }
+            return try output.json(Document(
+                queued: queued, applied: report.applied, dropped: report.dropped.map { Dropped(operation: $0.operation, error: $0.error.summaryText) },
+                remaining: report.remaining, stoppedBy: text(report.stoppedBy), recomputeError: text(report.recomputeError),
+                plan: report.plan?.data, change: report.plan?.change))
+        }
+        for operation in report.applied { output.line("Sent \(operation.summary).") }
+        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error.summaryText)") }
+        if let error = report.stoppedBy, !report.remaining.isEmpty {
+            output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \(error.summaryText)")
+        }
+        if let error = report.recomputeError {
+            output.notice("the profile is updated, but the plan could not be recomputed: \(error.summaryText)")
+        }
+        if let plan = report.plan { try render(plan, view: .summary) }
+        let paused = report.remaining.filter(\.isImported).count
+        if paused > 0 {
+            output.notice("\(paused) imported change\(paused == 1 ? " stays" : "s stay") paused (`brados plan sync --include-imported` sends them).")
+        } else if queued == nil, report.applied.isEmpty, report.dropped.isEmpty, report.stoppedBy == nil {
+            output.line("Nothing queued.")
+        }
+    }
+}

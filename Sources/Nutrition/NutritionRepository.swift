@@ -1,0 +1,247 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// A plan to show, with where it came from and how it changed.
+public struct NutritionPlanResult: Sendable, Equatable {
+    public var data: NutritionPlan
+    public var source: DataSource
+    /// Set when the new plan differs significantly from the one before.
+    public var change: NutritionPlanChange?
+    /// The logged weights cached with the plan.
+    public var weights: WeightHistory? = nil
+}
+
+/// What `plan sync` (or `plan weight`) did with the queue.
+public struct SyncReport: Sendable {
+    public var applied: [PendingOperation] = []
+    public var dropped: [(operation: PendingOperation, error: any Error)] = []
+    /// The retryable failure that stopped the replay, if one did.
+    public var stoppedBy: (any Error)?
+    /// The plan recomputed after the applied changes.
+    public var plan: NutritionPlanResult?
+    /// Why the recompute after the changes failed, if it did (the changes still count).
+    public var recomputeError: (any Error)?
+    public var remaining: [PendingOperation] = []
+}
+
+/// The plan's source of truth: a two-tier cache with a TTL (1 hour), fetches with retries
+/// and validation, and the offline queue of profile changes. Time is injected (`now`), so
+/// TTL tests never wait. Reads follow ``NutritionPlugin/cachePolicy(ttl:)`` through the shared
+/// ``CacheReader``:
+///
+/// - Within half the TTL the cached plan is the answer, with no request.
+/// - Between half the TTL and the TTL, the cached plan is shown at once and refreshed
+///   before the command exits.
+/// - Past the TTL (or with nothing cached) the plan is fetched; if that fails for a
+///   reason worth retrying later, the cached plan is the answer with the shared notice.
+/// - A response that fails validation is an error and never replaces the cache.
+public struct NutritionRepository: Sendable {
+    public static let defaultTTL: Duration = .seconds(3600)
+    /// A flow slower than this is reported in the verbose log.
+    public static let slowFlow: Duration = .seconds(2)
+
+    public let cache: NutritionCache
+    public let queue: PendingQueue
+    public let ttl: Duration
+    let offline: Bool
+    let api: @Sendable () async throws -> any NutritionAPI
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(cache: NutritionCache, queue: PendingQueue, ttl: Duration = defaultTTL, offline: Bool, now: @escaping @Sendable () -> Date,
+                logger: Logger = Logger(label: "brados.plan"), api: @escaping @Sendable () async throws -> any NutritionAPI) {
+        self.cache = cache
+        self.queue = queue
+        self.ttl = ttl
+        self.offline = offline
+        self.api = api
+        self.now = now
+        self.logger = logger
+    }
+
+    var ttlSeconds: TimeInterval { TimeInterval(ttl.components.seconds) }
+
+    /// The policy, with this store's TTL.
+    public var policy: CachePolicy { NutritionPlugin.cachePolicy(ttl: ttl) }
+
+    /// The plan `plan show`, `targets` and `why` read, by the policy (see the type's summary).
+    /// A plan's ``NutritionPlanResult/source`` is set by the presenter from where it came.
+    public var currentPlan: CurrentPlan { CurrentPlan(store: self) }
+
+    /// ``currentPlan``, answered (one plan, as a script would get it).
+    /// - Throws: ``NutritionError``, ``NetworkError``, ``AuthError`` the policy does not answer with the cache.
+    public func current() async throws -> NutritionPlanResult {
+        let shown = try await CacheReader(mode: .script, offline: offline, now: now).answer(currentPlan)
+        var result = shown.value
+        result.source = shown.source
+        return result
+    }
+
+    /// See ``NutritionRepository/currentPlan``.
+    public struct CurrentPlan: CachedResource {
+        let store: NutritionRepository
+        public var noun: String { "plan" }
+        public var policy: CachePolicy { store.policy }
+        public func stored() -> CachedEntry<NutritionPlanResult>? {
+            store.cache.load().map { .init(NutritionPlanResult(data: $0.data, source: .network, change: nil, weights: $0.weights), savedAt: $0.cachedAt) }
+        }
+
+        /// - Throws: ``NutritionError``, ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> NutritionPlanResult {
+            try await store.timed("plan fetch") { try await store.fetch(forceRecompute: false) }
+        }
+    }
+
+    /// `plan recompute`: asks the service to compute the plan again.
+    public func recompute() async throws -> NutritionPlanResult {
+        try await timed("plan recompute") { try await fetch(forceRecompute: true) }
+    }
+
+    /// `plan refresh`: drops the process's copy and fetches. The disk copy is replaced only
+    /// by a valid answer, so a failed refresh loses nothing.
+    public func refresh() async throws -> NutritionPlanResult {
+        try await timed("plan refresh") {
+            cache.invalidateMemoryTier()
+            return try await fetch(forceRecompute: false)
+        }
+    }
+
+    /// Fetches, validates, compares with the previous plan and caches.
+    /// - Throws: ``NutritionError`` (``NutritionError/invalidTargets(_:)`` leaves the cache as it was), ``NetworkError``, ``AuthError``.
+    func fetch(forceRecompute: Bool) async throws -> NutritionPlanResult {
+        if offline { throw NetworkError.offlineMode }
+        let previous = cache.load()
+        let started = ContinuousClock.now
+        let requestedAt = now()
+        let data: NutritionPlan
+        let api = try await api()
+        // The weights come with the plan, asked at the same time and waited for at most
+        // `weightsGrace` after it; without them (an older service, a failure, a slow answer)
+        // the cached ones stay.
+        let history = Task { await fetchWeights(api) }
+        do { data = try await api.generate(forceRecompute: forceRecompute) } catch {
+            history.cancel()
+            throw NutritionError.map(error)
+        }
+        let weights = await Self.first(history, within: Self.weightsGrace) ?? previous?.weights
+        logger.debug("plan fetched in \(Format.duration(ContinuousClock.now - started))", metadata: ["recomputed": "\(data.recomputed)"])
+        try data.validate()
+        // Plans are numbered by the service. Another brados may have cached a newer one (a
+        // recompute after `plan weight`) while this request was in flight: keep that one.
+        // (Only one written meanwhile: a server whose numbering restarted must not be stuck.)
+        if let stored = cache.storedOnDisk(), stored.cachedAt > requestedAt, stored.data.plan.id > data.plan.id {
+            logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
+        } else {
+            do { try cache.save(CachedNutritionPlan(cachedAt: now(), data: data, weights: weights)) } catch {
+                logger.warning("could not cache the plan: \(error.summaryText)")
+            }
+        }
+        let before = data.previousTargets ?? previous?.data.targets
+        return NutritionPlanResult(data: data, source: .network, change: before.flatMap { NutritionPlanChange.significant(from: $0, to: data.targets) }, weights: weights)
+    }
+
+    /// The changes queued, oldest first, for showing them (none when the queue cannot be
+    /// read: `plan pending` and `plan sync` say why).
+    public var queued: [PendingOperation] { (try? queue.all()) ?? [] }
+
+    /// How long the plan waits for its weights once it has come.
+    static let weightsGrace: Duration = .seconds(2)
+
+    /// `task`'s value, or `nil` when it takes longer than `limit` (it is cancelled then).
+    static func first(_ task: Task<WeightHistory?, Never>, within limit: Duration) async -> WeightHistory? {
+        await withTaskGroup(of: WeightHistory??.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return .some(nil)
+            }
+            let winner = await group.next() ?? nil
+            group.cancelAll()
+            task.cancel()
+            return winner ?? nil
+        }
+    }
+
+    /// The logged weights, or `nil` (logged at debug level) when they cannot be had.
+    func fetchWeights(_ api: any NutritionAPI) async -> WeightHistory? {
+        do { return try await api.weights() } catch {
+            logger.debug("weights not fetched: \(error.summaryText)")
+            return nil
+        }
+    }
+
+    /// `plan weight KG`: validates, queues the change durably *before* anything is sent, then
+    /// (online) replays the queue in order.
+    /// - Returns: the queued operation and, online, the replay's report.
+    public func updateWeight(_ kilograms: Double) async throws -> (operation: PendingOperation, report: SyncReport?) {
+        guard kilograms.isFinite, (30...300).contains(kilograms) else {
+            throw NutritionError.invalidInput("weight must be 30–300 kg (got \(Format.number(kilograms)))", fromServer: false)
+        }
+        let operation = PendingOperation(kind: .updateWeight, weightKg: (kilograms * 100).rounded() / 100, createdAt: now())
+        try queue.enqueue(operation)
+        logger.debug("queued \(operation.summary)", metadata: ["id": "\(operation.id)"])
+        if offline { return (operation, nil) }
+        return (operation, try await sync())
+    }
+
+    /// `plan sync`: replays the queue in order, under the replay lock (two processes never
+    /// replay the same operation). An operation leaves the queue only once the server
+    /// confirmed it; a failure worth retrying stops the replay and keeps the rest in order; a
+    /// refusal is reported and dropped. After any applied change the plan is recomputed once.
+    /// - Throws: ``NetworkError/offlineMode`` when offline (the queue is untouched), ``StorageError``.
+    /// - Parameter includeImported: send changes that arrived in an imported archive too
+    ///   (paused otherwise: they stay queued, in order).
+    public func sync(includeImported: Bool = false) async throws -> SyncReport {
+        if offline { throw NetworkError.offlineMode }
+        return try await timed("plan sync") {
+            try await queue.withReplayLock {
+                var report = SyncReport()
+                while let operation = try queue.all().first(where: { includeImported || !$0.isImported }) {
+                    do {
+                        switch operation.kind {
+                        case .updateWeight:
+                            _ = try await api().updateProfile(ProfileUpdate(
+                                currentWeight: operation.weightKg, currentWeightDate: Format.day(operation.createdAt, timeZone: WeightLog.utc)))
+                        }
+                    } catch {
+                        // Only a definite "no" drops a change; anything else (no network, a server
+                        // failure, an answer that does not decode, an expired session) keeps it.
+                        if NutritionError.isRefusal(error) {
+                            let refusal = NutritionError.map(error)
+                            logger.warning("dropped \(operation.summary): \(refusal.summaryText)")
+                            report.dropped.append((operation, refusal))
+                            try queue.remove(id: operation.id)
+                            continue
+                        }
+                        report.stoppedBy = NutritionError.map(error)
+                        break
+                    }
+                    try queue.remove(id: operation.id)
+                    report.applied.append(operation)
+                    logger.debug("applied \(operation.summary)", metadata: ["id": "\(operation.id)"])
+                }
+                if !report.applied.isEmpty {
+                    do { report.plan = try await fetch(forceRecompute: true) } catch {
+                        report.recomputeError = error
+                        // The profile changed, so the cached plan is out of date: it expires (the
+                        // next show fetches) but stays as the fallback.
+                        if let cached = cache.load() { try? cache.save(CachedNutritionPlan(cachedAt: .distantPast, data: cached.data, weights: cached.weights)) }
+                    }
+                }
+                report.remaining = try queue.all()
+                return report
+            }
+        }
+    }
+
+    func timed<T>(_ flow: String, _ body: () async throws -> T) async rethrows -> T {
+        let started = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - started
+            if elapsed > Self.slowFlow { logger.info("slow: \(flow) took \(Format.duration(elapsed)) (over \(Format.duration(Self.slowFlow)))") }
+            else { logger.debug("\(flow) took \(Format.duration(elapsed))") }
+        }
+        return try await body()
+    }
+}

@@ -1,0 +1,146 @@
+import BradOSCore
+import BradOSPictures
+import Foundation
+
+/// `GET /auth/profile/weights`: the weights the person logged (one a day, oldest first) and
+/// the plan's target weight. Cached with the plan.
+public struct WeightHistory: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        /// The day, `2026-11-25` (UTC, as the service records it).
+        public var date: String
+        public var weight: Double
+        public init(date: String, weight: Double) { self.date = date; self.weight = weight }
+    }
+    public var targetWeight: Double?
+    public var weights: [Entry]
+
+    public init(targetWeight: Double?, weights: [Entry]) {
+        self.targetWeight = targetWeight
+        self.weights = weights
+    }
+
+    /// Checks the service's answer: days that parse, weights in 30–300 kg, in order.
+    /// - Throws: ``NutritionError/invalidResponse(_:)`` naming the first bad entry.
+    func validate() throws {
+        if let target = targetWeight, !(30...300).contains(target) { throw NutritionError.invalidResponse("targetWeight \(target) is outside 30–300 kg") }
+        var previous: String?
+        for entry in weights {
+            guard WeightLog.dayNumber(entry.date) != nil else { throw NutritionError.invalidResponse("weight entry date '\(entry.date)' is not YYYY-MM-DD") }
+            guard entry.weight.isFinite, (30...300).contains(entry.weight) else { throw NutritionError.invalidResponse("weight \(entry.weight) on \(entry.date) is outside 30–300 kg") }
+            if let previous, previous >= entry.date { throw NutritionError.invalidResponse("weight entries are not in date order at \(entry.date)") }
+            previous = entry.date
+        }
+    }
+}
+
+/// The weights to show: the service's history, then the changes still queued here (drawn
+/// apart: they are not sent yet).
+public struct WeightLog: Sendable, Equatable {
+    public struct Point: Codable, Sendable, Equatable {
+        public var date: String
+        public var weight: Double
+        /// Logged with `plan weight` and not sent yet.
+        public var queued: Bool
+    }
+
+    public var points: [Point]
+    public var targetWeight: Double?
+
+    public init(history: WeightHistory?, queued: [PendingOperation]) {
+        targetWeight = history?.targetWeight
+        points = (history?.weights ?? []).map { Point(date: $0.date, weight: $0.weight, queued: false) }
+        for operation in queued.sorted(by: { $0.createdAt < $1.createdAt }) {
+            guard operation.kind == .updateWeight, let weight = operation.weightKg else { continue }
+            points.append(Point(date: Format.day(operation.createdAt, timeZone: Self.utc), weight: weight, queued: true))
+        }
+    }
+
+    static let utc = TimeZone(identifier: "UTC")!
+
+    /// Days since 1970-01-01 for `2026-11-25`; `nil` when it is not such a day.
+    static func dayNumber(_ day: String) -> Int? {
+        let parts = day.split(separator: "-")
+        guard day.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let date = Int(parts[2]),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(date) else { return nil }
+        // Days from civil (Howard Hinnant's algorithm): no calendar object on the hot path.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + date - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146097 + dayOfEra - 719468
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// `12 Oct` for a day number.
+    static func shortDay(_ number: Double) -> String {
+        let date = Date(timeIntervalSince1970: number.rounded() * 86400)
+        let day = Format.day(date, timeZone: utc)
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = day.split(separator: "-")
+        guard parts.count == 3, let month = Int(parts[1]), let date = Int(parts[2]) else { return day }
+        return "\(date) \(months[month - 1])"
+    }
+
+    /// `+0.4`, `−1.2`, `±0.0`: a change in kilograms, signed.
+    static func signed(_ change: Double) -> String {
+        (change > 0.05 ? "+" : change < -0.05 ? "−" : "±") + String(format: "%.1f", abs(change))
+    }
+
+    /// `86.0 kg`.
+    static func kilograms(_ value: Double) -> String { String(format: "%.1f kg", value) }
+
+    /// The plot of `plan show`: sent weights solid, queued ones dotted (and yellow), the
+    /// target dashed, the last value labelled. Empty with fewer than two days.
+    func plot(width: Int, height: Int, colours: Bool) -> [String] {
+        let dated = points.compactMap { point in WeightLog.dayNumber(point.date).map { (x: Double($0), point: point) } }
+        guard dated.count >= 2 else { return [] }
+        let sent = dated.filter { !$0.point.queued }.map { (x: $0.x, y: $0.point.weight) }
+        var queued = dated.filter(\.point.queued).map { (x: $0.x, y: $0.point.weight) }
+        if !queued.isEmpty, let last = sent.last { queued.insert(last, at: 0) }
+        var series: [BraillePlot.Series] = []
+        if !sent.isEmpty { series.append(.init(points: sent, stroke: .solid, style: .cyan)) }
+        if !queued.isEmpty { series.append(.init(points: queued, stroke: .dotted, style: .yellow)) }
+        let last = dated.last!.point
+        let plot = BraillePlot(
+            series: series, reference: targetWeight.map { ($0, "target \(WeightLog.kilograms($0))") },
+            width: width, height: height,
+            valueLabel: { String(format: "%.1f", $0) }, timeLabel: { WeightLog.shortDay($0) },
+            lastLabel: WeightLog.kilograms(last.weight) + (last.queued ? " (queued)" : ""))
+        return plot.render(colours: colours)
+    }
+
+    /// One line: the last weight and the change over the history shown.
+    func summary(now: Date) -> String? {
+        guard let last = points.last else { return nil }
+        var text = "Weight \(WeightLog.kilograms(last.weight))" + (last.queued ? " (queued)" : "")
+        if let first = points.first, points.count > 1, let from = WeightLog.dayNumber(first.date), let to = WeightLog.dayNumber(last.date) {
+            let change = last.weight - first.weight
+            let days = max(1, to - from)
+            text += ", \(WeightLog.signed(change)) kg in \(days) day\(days == 1 ? "" : "s")"
+        }
+        if let target = targetWeight { text += " · target \(WeightLog.kilograms(target))" }
+        return text
+    }
+
+    /// The last `days` days (to `now`) as a sparkline: one block a day, a gap for a day
+    /// without a weigh-in (the day's last weight when there are two).
+    func sparkline(days: Int, now: Date) -> (line: String, values: [Double?])? {
+        guard let today = WeightLog.dayNumber(Format.day(now, timeZone: WeightLog.utc)) else { return nil }
+        var values = [Double?](repeating: nil, count: days)
+        for point in points {
+            guard let day = WeightLog.dayNumber(point.date) else { continue }
+            let index = days - 1 - (today - day)
+            if index >= 0 && index < days { values[index] = point.weight }
+        }
+        guard values.contains(where: { $0 != nil }) else { return nil }
+        return (Sparkline.render(values), values)
+    }
+}

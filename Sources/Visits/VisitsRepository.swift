@@ -1,0 +1,152 @@
+import BradOSCore
+import Foundation
+import Logging
+
+/// Visit history logic: the cache with its TTL, fetches, optimistic delete. What the read
+/// commands show is declared as ``CachedResource``s (``list``, ``visit(id:)``), carried out by
+/// the shared ``CacheReader``. Time is injected (`now`), so TTL tests never wait.
+public struct VisitsRepository: Sendable {
+    /// 5 minutes by default (config key `visits.ttl`).
+    public static let defaultTTL: Duration = .seconds(300)
+    /// Reads with a cached fallback retry once, after 0.5 s: the user has something to look at.
+    public static let readPolicy = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(500))
+
+    public let cache: VisitsCache
+    public let ttl: Duration
+    /// The least time between two background revalidations (`visits.min-refresh-interval`).
+    public let minRefreshInterval: Duration
+    /// When the last one started (`nil`: no limit).
+    public let refreshStamp: RefreshStamp?
+    let api: @Sendable () async throws -> any VisitsAPI
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(cache: VisitsCache, ttl: Duration = defaultTTL, minRefreshInterval: Duration = .zero, refreshStamp: RefreshStamp? = nil,
+                now: @escaping @Sendable () -> Date,
+                logger: Logger = Logger(label: "brados.visits"), api: @escaping @Sendable () async throws -> any VisitsAPI) {
+        self.cache = cache
+        self.ttl = ttl
+        self.minRefreshInterval = minRefreshInterval
+        self.refreshStamp = refreshStamp
+        self.api = api
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The store of the command's profile (TTL from `visits.ttl`).
+    /// - Throws: ``ConfigError`` for an invalid TTL.
+    public static func live(_ env: AppEnvironment) throws -> VisitsRepository {
+        let ttl = try VisitsPlugin.ttlSetting.value(in: env.settings)
+        return VisitsRepository(
+            cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger),
+            ttl: ttl, minRefreshInterval: try VisitsPlugin.minRefreshIntervalSetting.value(in: env.settings),
+            refreshStamp: .of(domain: VisitsPlugin.domainName, in: env.profile), now: env.now, logger: env.logger,
+            api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: readPolicy) })
+    }
+
+    /// The policy, with this store's TTL.
+    public var policy: CachePolicy { VisitsPlugin.cachePolicy(ttl: ttl, minRefreshInterval: minRefreshInterval) }
+
+    /// The visit list, stale-while-revalidate (``VisitsPlugin/cachePolicy(ttl:minRefreshInterval:)``);
+    /// in scripts the refresh runs in `brados visits revalidate`, at most one per
+    /// `visits.min-refresh-interval`.
+    public var list: List { List(store: self) }
+
+    /// One visit, by the list's policy without background revalidation: a fresh cached copy
+    /// as it is; a stale one is asked for first, with the copy as the answer to a failure.
+    public func visit(id: String) -> One { One(store: self, id: id) }
+
+    /// The cached visits; `nil` when none are cached.
+    public func entry() -> CachedEntry<[Visit]>? {
+        guard let entry = cache.load() else { return nil }
+        logger.debug("cached visits saved \(Int(now().timeIntervalSince(entry.savedAt))) s ago")
+        return .init(entry.visits, savedAt: entry.savedAt)
+    }
+
+    /// Fetches the list and saves it.
+    /// - Throws: ``NetworkError``, ``AuthError``; the cache is untouched then.
+    public func fetch() async throws -> [Visit] {
+        // A delete, an add or a logout while the request is in flight wins over its answer.
+        let generation = cache.generation()
+        let visits = try await api().list()
+        do { try cache.save(visits, at: now(), expectedGeneration: generation) } catch {
+            logger.warning("could not cache visits: \(error.summaryText)")
+        }
+        return visits
+    }
+
+    /// Creates a visit and adds it to the cache.
+    public func add(_ visit: NewVisit) async throws -> Visit {
+        let created = try await api().create(visit)
+        // The server has it: a cache that cannot take it (a full disk) is said, not fatal; the
+        // next revalidation brings it.
+        do { try cache.insert(created) } catch {
+            logger.warning("could not add the new visit to the cache (the server has it): \(error.summaryText)")
+        }
+        return created
+    }
+
+    /// Deletes a visit optimistically: it leaves the cache at once (`onRemoved` is told, so the
+    /// output can say so), then the server is asked. If the server fails, the cached entry is
+    /// restored exactly where it was and the error is thrown. A visit the server does not have
+    /// stays removed and is reported as not found.
+    /// - Returns: the deleted visit, when it was cached.
+    /// - Parameter onRestored: told when a failure put the cached entry back.
+    public func delete(id: String, onRemoved: (Visit) -> Void = { _ in }, onRestored: () -> Void = {}) async throws -> Visit? {
+        let removed = try cache.remove(id: id)
+        if let removed { onRemoved(removed.visit) }
+        do {
+            try await api().delete(id: id)
+            logger.debug("deleted visit \(id) on the server")
+            return removed?.visit
+        } catch let error as NetworkError where error.kind == .notFound {
+            throw VisitsError.notFound(id: id)
+        } catch {
+            // Also on Ctrl-C (cancellation). The server's error stays the one reported.
+            if let removed {
+                do {
+                    try cache.restore(removed.visit, at: removed.index)
+                    onRestored()
+                } catch let restoreError {
+                    logger.error("could not restore visit \(id) to the cache: \(restoreError)")
+                }
+            }
+            throw error
+        }
+    }
+}
+
+extension VisitsRepository {
+    /// `visits list`: see ``VisitsRepository/list``.
+    public struct List: CachedResource {
+        let store: VisitsRepository
+        public var noun: String { "visits" }
+        public var policy: CachePolicy { store.policy }
+        public func stored() -> CachedEntry<[Visit]>? { store.entry() }
+        public func fetch(progress: @escaping FetchProgress) async throws -> [Visit] { try await store.fetch() }
+        public var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["visits", "revalidate"], stamp: store.refreshStamp) }
+    }
+
+    /// `visits show ID`: see ``VisitsRepository/visit(id:)``.
+    public struct One: CachedResource {
+        let store: VisitsRepository
+        let id: String
+        public var noun: String { "visits" }
+        public var policy: CachePolicy {
+            var policy = store.policy
+            policy.revalidation = .never
+            return policy
+        }
+
+        public func stored() -> CachedEntry<Visit>? {
+            store.cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedEntry($0, savedAt: entry.savedAt) } }
+        }
+
+        /// - Throws: ``VisitsError/notFound(id:)``, ``NetworkError``, ``AuthError``.
+        public func fetch(progress: @escaping FetchProgress) async throws -> Visit {
+            do { return try await store.api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
+                throw VisitsError.notFound(id: id)
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import BradOSCore
+import Foundation
+@testable import MusicLibrary
+import Testing
+import TestSupport
+
+@Suite("Library: the artwork cache")
+struct ArtworkCacheTests {
+    @Test("cache keys are rating key + artwork path + size, one bucket per size")
+    func keys() {
+        let key = ArtworkCache.key(makeAlbum("42"), path: "/library/metadata/42/thumb/1", size: .detail)
+        #expect(key == BlobKey(bucket: "2048", identifier: "42|/library/metadata/42/thumb/1|2048"))
+    }
+
+    @Test("a corrupt cached image is discarded and fetched again")
+    func corruptRefetch() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let store = try artworkStore(dir, plex)
+        let item = makeAlbum("7")
+        _ = try await store.artwork(for: item, size: .list)
+        try Data("garbage".utf8).write(to: try store.file(for: item, size: .list))
+        let again = try await artworkStore(dir, plex).artwork(for: item, size: .list)
+        #expect(again.cached == false)
+        #expect(plex.artworkCalls.value.count == 2)
+        #expect(again.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test("two servers' albums with the same rating key and path never share a cached image; each server's stays")
+    func artworkPerServer() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+        let server = Locked<String?>("machine-a")
+        let store = ArtworkCache(cache: blobs, directory: dir.url, origin: { server.value }, api: { plex })
+        let item = makeAlbum("7")
+        #expect(try await store.artwork(for: item, size: .list).cached == false)
+        let fileA = try store.file(for: item, size: .list)
+        server.withLock { $0 = "machine-b" }
+        #expect(try await store.artwork(for: item, size: .list).cached == false, "server b's image is fetched")
+        #expect(try store.file(for: item, size: .list) != fileA)
+        server.withLock { $0 = "machine-a" }
+        #expect(try await store.artwork(for: item, size: .list).cached == true, "server a's is still cached")
+        #expect(plex.artworkCalls.value.count == 2)
+    }
+
+    @Test("an album without artwork gets the placeholder, with no request and no error")
+    func placeholder() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let store = try artworkStore(dir, plex)
+        let result = try await store.artwork(for: makeAlbum("9", thumb: false), size: .detail)
+        #expect(result.placeholder)
+        #expect(result.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(plex.artworkCalls.value.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: try store.file(for: makeAlbum("9", thumb: false), size: .detail).path))
+    }
+}
