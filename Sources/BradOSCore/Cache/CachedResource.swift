@@ -4,9 +4,9 @@ import Foundation
 /// its freshness rules. ``CacheReader`` does the rest, the same way for every domain
 /// (offline, the stale notice, background revalidation, progress, interactive or script).
 ///
-/// A domain's read command is then a few lines:
+/// A domain's read command is then a few lines (its `run(in env:)`, which `run()` calls
+/// with the process's environment and a test with its own):
 ///
-///     let env = try await AppEnvironment.live(global)
 ///     let visits = try VisitsRepository.live(env).list
 ///     try await env.reader.show(visits, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
 ///

@@ -15,8 +15,13 @@ extension CoachCommand {
             if refresh && global.offline { throw ValidationError("--refresh needs the network; it cannot go with --offline.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output, contextTTL: store.contextTTL)
             try await env.reader.show(store.context(refresh: refresh)) { try renderer.context($0, source: $1) }

@@ -24,8 +24,13 @@ extension CoachCommand {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output)
             try await env.reader.show(store.conversationList(full: full)) { conversations, source in

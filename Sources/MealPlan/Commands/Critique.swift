@@ -22,8 +22,13 @@ extension MealPlanCommand {
             guard trimmed.count <= 2000 else { throw ValidationError("The critique is longer than 2000 characters.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let revised = try await MealPlanRepository.live(env).critique(text.trimmingCharacters(in: .whitespacesAndNewlines))
             try MealPlanRenderer(output: env.output, now: env.now()).render(revised, source: .network)
         }

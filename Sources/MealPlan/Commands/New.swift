@@ -11,8 +11,13 @@ extension MealPlanCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let draft = try await MealPlanRepository.live(env).startNew()
             try MealPlanRenderer(output: env.output, now: env.now()).render(draft, source: .network)
             if env.output.format == .human {

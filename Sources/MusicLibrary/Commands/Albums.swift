@@ -42,8 +42,13 @@ extension LibraryCommand {
             if offset < 0 { throw ValidationError("--offset must be 0 or more.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try LibraryRepository.live(env)
             if covers, try await drawCovers(env: env, store: store) { return }
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))

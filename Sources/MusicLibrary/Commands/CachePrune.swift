@@ -14,8 +14,13 @@ extension LibraryCommand.Cache {
             if let maxSize, parseByteSize(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 100MB.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let cache = try LibraryRepository.live(env).artwork.cache
             let limit = try maxSize.flatMap(parseByteSize) ?? cache.stats().capacity
             let report = try cache.trim(toBytes: limit)

@@ -8,8 +8,13 @@ extension LibraryCommand.Cache {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try LibraryRepository.live(env)
             let stats = try store.artwork.cache.stats()
             let snapshot = store.snapshot()

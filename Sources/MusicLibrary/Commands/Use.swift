@@ -18,8 +18,13 @@ extension LibraryCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let choice = try await PlexServers(env).use(name)
             if env.output.format == .json {
                 return try env.output.json(["name": choice.name, "machineIdentifier": choice.machineIdentifier, "uri": choice.working ?? ""])

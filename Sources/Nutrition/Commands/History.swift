@@ -16,8 +16,13 @@ extension NutritionCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)
             let found = try await env.reader.answer(store.currentPlan)
             let log = WeightLog(history: found.value.weights, queued: store.queued)

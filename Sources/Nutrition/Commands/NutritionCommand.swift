@@ -33,8 +33,7 @@ public struct NutritionCommand: AsyncParsableCommand {
     /// Shows the current plan in a view (shared by show, targets and why), by the plan's
     /// cache policy: on a terminal a cached plan due a refresh shows at once and a changed one
     /// is shown again; a script gets one document.
-    static func present(_ view: NutritionRenderer.View, global: GlobalOptions, art: ArtOptions? = nil) async throws {
-        let env = try await AppEnvironment.live(global)
+    static func present(_ view: NutritionRenderer.View, in env: AppEnvironment, art: ArtOptions? = nil) async throws {
         let store = try NutritionRepository.live(env)
         let trend = try view == .summary
             ? NutritionRenderer.Trend(choice: env.art(art, askTerminal: false), area: env.artArea, queued: store.queued, now: env.now()) : nil

@@ -7,8 +7,13 @@ extension NutritionCommand {
             abstract: "Fetch the plan, ignoring the cache (which is replaced only by a valid answer).", discussion: "Examples:\n  brados plan refresh")
         @OptionGroup var global: GlobalOptions
         public init() {}
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)
             let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: env.output.format == .human) { try await store.refresh() }
             try NutritionRenderer(output: env.output).render(result, view: .summary)

@@ -17,6 +17,9 @@ extension NutritionCommand {
         @OptionGroup var art: ArtOptions
         @OptionGroup var global: GlobalOptions
         public init() {}
-        public func run() async throws { try await NutritionCommand.present(.summary, global: global, art: art) }
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws { try await run(in: AppEnvironment.live(global)) }
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws { try await NutritionCommand.present(.summary, in: env, art: art) }
     }
 }

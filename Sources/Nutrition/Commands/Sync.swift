@@ -9,8 +9,13 @@ extension NutritionCommand {
         @Flag(help: "Send changes that came in an imported archive too (see `brados plan pending`).") var includeImported = false
         @OptionGroup var global: GlobalOptions
         public init() {}
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)
             var include = includeImported
             let imported = try store.queue.all().filter(\.isImported)

@@ -18,8 +18,13 @@ extension NutritionCommand {
             }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)
             let renderer = NutritionRenderer(output: env.output)
             let (operation, report) = try await Spinner.run("Updating your weight", io: env.io, enabled: env.output.format == .human) {

@@ -31,8 +31,13 @@ extension VisitsCommand {
             }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let visit = NewVisit(place: place.trimmingCharacters(in: .whitespaces), address: address,
                                  visitedAt: at.flatMap(JSONCoding.date(from:)) ?? env.now(), durationMinutes: duration, notes: notes)
             let created = try await VisitsRepository.live(env).add(visit)

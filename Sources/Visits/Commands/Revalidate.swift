@@ -12,8 +12,13 @@ extension VisitsCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let lock = try FileLock(url: Self.lockURL(env))
             guard lock.tryLock() else { return } // another revalidation is already running
             defer { lock.unlock() }

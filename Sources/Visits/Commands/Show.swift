@@ -10,8 +10,13 @@ extension VisitsCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
         public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+            try await run(in: AppEnvironment.live(global))
+        }
+
+        /// The command's work, in `env`: the process's, or one a test builds.
+        public func run(in env: AppEnvironment) async throws {
             let renderer = VisitsRenderer(output: env.output, now: env.now)
             try await env.reader.show(VisitsRepository.live(env).visit(id: id)) { try renderer.render($0, source: $1) }
         }

@@ -67,12 +67,16 @@ extension AuthCommand {
             if !linked, user == nil { throw ValidationError("Pass --user NAME and the password on standard input with --password-stdin.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global))
+        }
+
         /// Signs the profile in: with a password, or through a service's account server (a password, a token, or a code
         /// approved in a browser).
         /// - Throws: ``AuthError`` (``AuthError/emptyPassword``, ``AuthError/emptyToken``, refused credentials),
         ///   ``NetworkError``, ``ConfigError``, ``StorageError``; `CancellationError` when waiting for a code is interrupted.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+        public func run(in env: AppEnvironment) async throws {
             let service = self.service.map(Service.init(rawValue:))
             if let service, let flow = try env.services.first(where: { $0.service == service })?.signIn?(env) {
                 return try await signIn(env, flow: flow, service: service)

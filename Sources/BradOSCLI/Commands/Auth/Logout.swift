@@ -28,11 +28,15 @@ extension AuthCommand {
             if removeKey && keepKey { throw ValidationError("--remove-key and --keep-key cannot go together.") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: .exclusive(activity: "signing out")))
+        }
+
         /// Signs out, erases every cache of the profile and, when asked, removes its age key.
         /// - Throws: ``StorageError`` (``StorageError/profileBusy(profile:holder:)`` while another brados holds the profile),
         ///   ``ConfigError``.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: .exclusive(activity: "signing out"))
+        public func run(in env: AppEnvironment) async throws {
             try AuthRenderer(output: env.output, now: env.now()).loggedOut(try await AuthService(env).logout())
             let keys = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
             guard FileSystem.exists(keys.url), !keepKey else { return }

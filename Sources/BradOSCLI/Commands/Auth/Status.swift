@@ -13,11 +13,15 @@ extension AuthCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global))
+        }
+
         /// Prints who the profile is signed in as, verified with the server with `--check`.
         /// - Throws: ``AuthError/notSignedIn(profile:)`` when signed out (after printing); with `--check`, ``AuthError`` and
         ///   ``NetworkError``; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+        public func run(in env: AppEnvironment) async throws {
             // Verified first: a renewed token shows in the status.
             let verified = check ? try await AuthService(env).verify() : nil
             var status = AuthService(env).status()

@@ -11,11 +11,15 @@ extension AuthCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Makes another profile the active one and says whether it is signed in.
         /// - Throws: ``ConfigError`` (an invalid profile name, an unreadable config file), ``StorageError`` when the config
         ///   file cannot be written.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let profile = try AuthService(env).switchProfile(to: self.profile)
             let signedIn = !CredentialStore(paths: env.paths, profile: profile).load().isEmpty
             if env.output.format == .json { return try env.output.json(["profile": profile.rawValue, "signedIn": "\(signedIn)"]) }

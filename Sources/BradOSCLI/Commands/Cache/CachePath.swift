@@ -13,11 +13,15 @@ extension CacheCommand {
         public static let configuration = CommandConfiguration(commandName: "path", abstract: "Print where the profile's caches and data live.", discussion: "Examples:\n  brados cache path\n  du -sh $(brados cache path)")
         @OptionGroup var global: GlobalOptions
         public init() {}
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Prints the profile's cache and data folders, one a line (or as JSON).
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             if env.output.format == .json {
                 return try env.output.json(["cache": env.profile.cacheDirectory.path, "data": env.profile.dataDirectory.path])
             }

@@ -13,11 +13,15 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: .exclusive(activity: "clearing the cache")))
+        }
+
         /// Removes the cached data of every domain, or of those named, holding the profile exclusively.
         /// - Throws: ``ConfigError/unknownDomain(_:known:)`` for a domain no plugin has; ``StorageError``
         ///   (``StorageError/profileBusy(profile:holder:)`` while another brados holds the profile), ``ConfigError``.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: .exclusive(activity: "clearing the cache"))
+        public func run(in env: AppEnvironment) async throws {
             let removed = try CacheInventory(env).clear(domains: domains + domain)
             if env.output.format == .json { return try env.output.json(removed) }
             let bytes = removed.reduce(Int64(0)) { $0 + $1.bytes }

@@ -59,11 +59,15 @@ extension CacheCommand {
             if armor, !encrypted { throw ValidationError("--armor goes with encryption (--recipient, --encrypt or --passphrase).") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global))
+        }
+
         /// Writes the archive (to a file, or to standard output with `-o -`), encrypted when asked, and says what it holds.
         /// - Throws: ``ArchiveError`` (bad keys, an existing file without `--overwrite`, a failed write), ``StorageError``,
         ///   ``ConfigError``, ``AgeError``; `ValidationError` for an archive to a terminal; `CancellationError` when interrupted.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+        public func run(in env: AppEnvironment) async throws {
             let compression = ArchiveCompression(rawValue: format)!
             let encryption = try encrypted ? ArchiveKeyFlags.encryption(recipients: recipients, files: recipientsFiles, ownKey: encrypt,
                                                                           passphrase: passphrase || passphraseStdin, fromStdin: passphraseStdin,

@@ -50,11 +50,15 @@ extension CacheCommand {
             if discardPending && !replace { throw ValidationError("--discard-pending goes with --replace (--merge keeps every queued change).") }
         }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Imports the archive into the profile (or `--as` another), or with `--dry-run` says what would change.
         /// - Throws: ``ArchiveError``, ``AgeError``, ``StorageError`` (``StorageError/profileBusy(profile:holder:)`` too),
         ///   ``ConfigError``, `CancellationError`, or a domain's refusal of its staged data; the profile is unchanged then.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let target = try asProfile.map { env.paths.profile(try ProfileName(validating: $0)) } ?? env.profile
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }

@@ -9,10 +9,14 @@ extension CacheCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global))
+        }
+
         /// Prints each domain's entries, files, size and ages, and the profile's total.
         /// - Throws: ``StorageError``, ``ConfigError`` (see ``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global)
+        public func run(in env: AppEnvironment) async throws {
             let entries = try CacheInventory(env).stats()
             let total = CacheInventory.Entry(domain: "total", summary: "the whole profile", files: entries.reduce(0) { $0 + $1.files },
                                              bytes: entries.reduce(0) { $0 + $1.bytes }, entries: nil,

@@ -31,11 +31,15 @@ extension CacheCommand {
         /// - Throws: `ValidationError`.
         public func validate() throws { try keys.validate(file: file) }
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Reads the whole archive, decrypting it if needed, and prints what it holds.
         /// - Throws: ``ArchiveError`` for the first problem found, ``AgeError`` for an encrypted archive no key opens or that
         ///   was changed, ``ConfigError`` for an invalid `archive.*` setting; `CancellationError` when interrupted.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
             let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name], env: env))

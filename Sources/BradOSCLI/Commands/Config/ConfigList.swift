@@ -8,11 +8,15 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Prints every setting with its value, source, environment variable and meaning.
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let all = env.settings.all()
             if env.output.format == .json { return try env.output.json(all) }
             let rows = zip(all, env.settings.keys).map { setting, key in

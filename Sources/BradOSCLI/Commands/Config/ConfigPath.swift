@@ -8,11 +8,15 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Prints where brados keeps its config, credentials, caches and data.
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let paths: [(String, String)] = [
                 ("config", env.paths.configFile.path),
                 ("credentials", env.credentials.url.path),

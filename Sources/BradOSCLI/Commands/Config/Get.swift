@@ -9,11 +9,15 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Prints the key's effective value.
         /// - Throws: ``ConfigError/unknownKey(_:known:)``; ``CommandError`` (not found) when the key is not set; ``ConfigError``
         ///   for an unreadable config file; ``StorageError/coding(path:detail:)``.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             guard env.settings.key(named: key) != nil else {
                 throw ConfigError.unknownKey(key, known: env.settings.keys.map(\.name))
             }

@@ -10,11 +10,15 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Checks the value by the key's rule and writes it to the config file.
         /// - Throws: ``ConfigError/unknownKey(_:known:)``, ``ConfigError/invalidValue(key:value:expected:)``; ``StorageError``
         ///   when the config file cannot be written.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             guard let definition = env.settings.key(named: key) else {
                 throw ConfigError.unknownKey(key, known: env.settings.keys.map(\.name))
             }

@@ -9,10 +9,14 @@ extension ConfigCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Removes the key from the config file.
         /// - Throws: ``ConfigError/unknownKey(_:known:)``; ``StorageError`` when the config file cannot be written.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             guard env.settings.key(named: key) != nil else {
                 throw ConfigError.unknownKey(key, known: env.settings.keys.map(\.name))
             }

@@ -15,11 +15,15 @@ public struct DoctorCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+    public func run() async throws {
+        try await run(in: AppEnvironment.live(global, access: nil))
+    }
+
     /// Runs every check and prints them.
     /// - Throws: `ExitCode` of ``FailureKind/general`` (1) when a check fails; ``ConfigError`` for an unreadable config file or invalid profile name;
     ///   ``StorageError/coding(path:detail:)``.
-    public func run() async throws {
-        let env = try await AppEnvironment.live(global, access: nil)
+    public func run(in env: AppEnvironment) async throws {
         let checks = await Doctor(env).run()
         try DoctorRenderer(output: env.output).render(checks)
         if checks.contains(where: { $0.status == .fail }) { throw ExitCode(ExitStatus.code(for: .general)) }

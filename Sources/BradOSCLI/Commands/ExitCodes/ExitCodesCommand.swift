@@ -21,11 +21,15 @@ public struct ExitCodesCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+    public func run() async throws {
+        try await run(in: AppEnvironment.live(global, access: nil))
+    }
+
     /// Prints the exit-code table as text, Markdown or mdoc (or as JSON).
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
     ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
-    public func run() async throws {
-        let env = try await AppEnvironment.live(global, access: nil)
+    public func run(in env: AppEnvironment) async throws {
         if env.output.format == .json {
             struct Row: Encodable { var code: Int32; var name: String; var meaning: String }
             return try env.output.json(ExitStatus.table.map { Row(code: $0.code, name: $0.name, meaning: $0.meaning) })

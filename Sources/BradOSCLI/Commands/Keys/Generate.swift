@@ -15,11 +15,15 @@ extension KeysCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Creates the profile's age key (replacing one only with `--force`) and prints its recipient.
         /// - Throws: ``ArchiveError/keyExists(profile:recipient:)`` without `--force`; ``StorageError`` or ``ArchiveError``
         ///   when the key file cannot be written; ``ConfigError``.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let store = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
             let identity = try store.generate(replace: force, now: env.now())
             try KeysRenderer(output: env.output).show(identity.recipient, store: store, created: true)

@@ -14,11 +14,15 @@ extension KeysCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Prints the recipient (age1...) of the profile's age key.
         /// - Throws: ``ArchiveError/noKey(profile:)`` when the profile has none, ``ArchiveError/invalidKeys(source:detail:)`` for
         ///   a damaged key file; ``StorageError``, ``ConfigError``.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let store = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
             guard let identity = try store.load() else { throw ArchiveError.noKey(profile: env.profile.name.rawValue) }
             try KeysRenderer(output: env.output).show(identity.recipient, store: store, created: false)

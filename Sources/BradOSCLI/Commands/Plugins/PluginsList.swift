@@ -8,11 +8,15 @@ extension PluginsCommand {
         @OptionGroup var global: GlobalOptions
         public init() {}
 
+        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+        public func run() async throws {
+            try await run(in: AppEnvironment.live(global, access: nil))
+        }
+
         /// Prints the built-in domains and the external plugins on `PATH`, with a notice for each unusable one.
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
-        public func run() async throws {
-            let env = try await AppEnvironment.live(global, access: nil)
+        public func run(in env: AppEnvironment) async throws {
             let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Composition.current.builtInCommands)
             if env.output.format == .json {
                 struct BuiltIn: Encodable { var name: String; var summary: String }

@@ -56,10 +56,14 @@ public struct SearchCommand: AsyncParsableCommand {
         }
     }
 
+    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+    public func run() async throws {
+        try await run(in: AppEnvironment.live(global))
+    }
+
     /// Brings the index up to date, then searches it.
     /// - Throws: ``SearchError`` (a query FTS5 cannot parse: exit 64), ``StorageError``, ``ConfigError``.
-    public func run() async throws {
-        let env = try await AppEnvironment.live(global)
+    public func run(in env: AppEnvironment) async throws {
         let results = try SearchRun(env: env).run(SearchQuery(text: query.joined(separator: " "), domains: domain.isEmpty ? nil : domain, limit: limit,
                                                              literal: fixedStrings), reindex: reindex)
         try SearchRenderer(output: env.output, now: env.now()).render(results)

@@ -63,11 +63,15 @@ public struct SyncCommand: AsyncParsableCommand {
         return SyncOptions(flags: flags)
     }
 
+    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+    public func run() async throws {
+        try await run(in: AppEnvironment.live(global))
+    }
+
     /// Syncs each domain in turn; a domain's failure is reported and the others still run.
     /// - Throws: `ExitCode` with the first failure's code once every domain ran; ``ConfigError/unknownDomain(_:known:)``
     ///   for `--domains`; `ValidationError`; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
-    public func run() async throws {
-        let env = try await AppEnvironment.live(global)
+    public func run(in env: AppEnvironment) async throws {
         let options = try Self.options(domainFlags, plugins: env.plugins)
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins

@@ -27,10 +27,14 @@ public struct TodayCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     public init() {}
 
+    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
+    public func run() async throws {
+        try await run(in: AppEnvironment.live(global))
+    }
+
     /// Gathers each domain's section and prints them.
     /// - Throws: ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``); a domain's failure is shown in its section.
-    public func run() async throws {
-        let env = try await AppEnvironment.live(global)
+    public func run(in env: AppEnvironment) async throws {
         let context = TodayContext(env: env, refresh: refresh, now: env.now())
         let screen = await TodayScreen.gather(env.plugins, context: context)
         try TodayRenderer(output: env.output, now: context.now).render(screen)
