@@ -200,6 +200,9 @@ enum ExternalPluginLauncher {
         let io = StandardIO()
         guard let executable = ExternalPlugins.find(match.name, path: io.environment["PATH"]) else {
             io.writeError("brados: '\(match.name)' is not a brados command, and no executable brados-\(match.name) is on PATH.\n")
+            if let name = Suggestion.nearest(match.name, among: Array(Composition.current.builtInCommands.subtracting(["help"])).sorted()) {
+                io.writeError("  Did you mean `brados \((([name] + match.arguments).joined(separator: " ")))`?\n")
+            }
             io.writeError("  See `brados --help` for the commands, and `brados plugins list` for plugins.\n")
             return ExitStatus.code(for: .usage)
         }

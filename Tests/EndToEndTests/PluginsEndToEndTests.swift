@@ -56,4 +56,26 @@ struct PluginsEndToEndTests {
         let broken = try brados(["broken"], path: path)
         #expect(broken.status == 64)
     }
+
+    @Test("a mistyped command or subcommand gets the nearest one suggested as a command line, with exit 64; a word near nothing gets none")
+    func didYouMean() throws {
+        let cases: [([String], String?)] = [
+            (["mealpln", "show"], "brados mealplan show"),
+            (["libary", "albums", "--json"], "brados library albums --json"),
+            (["mealplan", "shw"], "brados mealplan show"),
+            (["coach", "conversatons"], "brados coach conversations"),
+            (["cache", "exprot", "-o", "x.tar.zst"], "brados cache export -o x.tar.zst"),
+            (["xyzzy"], nil),
+            (["visits", "zzzzzz"], nil),
+        ]
+        for (arguments, suggestion) in cases {
+            let result = try brados(arguments, path: Self.examples)
+            #expect(result.status == 64, "\(arguments)")
+            if let suggestion {
+                #expect(result.stderr.contains("Did you mean `\(suggestion)`?"), "\(arguments): \(result.stderr)")
+            } else {
+                #expect(!result.stderr.contains("Did you mean"), "\(arguments): \(result.stderr)")
+            }
+        }
+    }
 }

@@ -58,7 +58,11 @@ public enum CommandRunner {
         do {
             return .command(try root.parseAsRoot(GlobalOptions.hoistLeadingGlobals(arguments)))
         } catch {
-            return .exit(report(parserError: error, root: root, io: io))
+            let code = report(parserError: error, root: root, io: io)
+            if code == ExitStatus.code(for: .usage), let suggestion = Suggestion.subcommand(in: arguments, root: root) {
+                io.writeError("  Did you mean `\(suggestion)`?\n")
+            }
+            return .exit(code)
         }
     }
 
