@@ -198,7 +198,7 @@ _brados() {
 
 _brados_today() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -217,7 +217,7 @@ _brados_today() {
 
 _brados_search() {
     repeating_flags=()
-    non_repeating_flags=(-F --fixed-strings --reindex --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(-F --fixed-strings --reindex --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--domain)
     non_repeating_options=(--limit --profile --server)
     __brados_offer_flags_options -1
@@ -266,7 +266,7 @@ _brados_auth() {
 
 _brados_auth_login() {
     repeating_flags=()
-    non_repeating_flags=(--password-stdin --token-stdin --no-wait --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--password-stdin --token-stdin --no-wait --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--user --service --code --pin --profile --server)
     __brados_offer_flags_options 0
@@ -297,7 +297,7 @@ _brados_auth_login() {
 
 _brados_auth_status() {
     repeating_flags=()
-    non_repeating_flags=(--check --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--check --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -316,7 +316,7 @@ _brados_auth_status() {
 
 _brados_auth_switch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -343,7 +343,7 @@ _brados_auth_switch() {
 
 _brados_auth_logout() {
     repeating_flags=()
-    non_repeating_flags=(--remove-key --keep-key --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--remove-key --keep-key --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -385,7 +385,7 @@ _brados_config() {
 
 _brados_config_get() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -412,7 +412,7 @@ _brados_config_get() {
 
 _brados_config_set() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 2
@@ -439,7 +439,7 @@ _brados_config_set() {
 
 _brados_config_unset() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -466,7 +466,7 @@ _brados_config_unset() {
 
 _brados_config_list() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -485,7 +485,7 @@ _brados_config_list() {
 
 _brados_config_path() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -527,7 +527,7 @@ _brados_cache() {
 
 _brados_cache_stats() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -546,7 +546,7 @@ _brados_cache_stats() {
 
 _brados_cache_clear() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options -1
@@ -573,7 +573,7 @@ _brados_cache_clear() {
 
 _brados_cache_export() {
     repeating_flags=()
-    non_repeating_flags=(--overwrite --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--overwrite --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--recipient --recipients-file)
     non_repeating_options=(--output -o --format --level --domains --profile --server)
     __brados_offer_flags_options 0
@@ -611,7 +611,7 @@ _brados_cache_export() {
 
 _brados_cache_import() {
     repeating_flags=()
-    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --passphrase-stdin --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
     non_repeating_options=(--as --domains --profile --server)
     __brados_offer_flags_options 1
@@ -649,7 +649,7 @@ _brados_cache_import() {
 
 _brados_cache_verify() {
     repeating_flags=()
-    non_repeating_flags=(--passphrase-stdin --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -680,7 +680,7 @@ _brados_cache_verify() {
 
 _brados_cache_path() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -722,7 +722,7 @@ _brados_keys() {
 
 _brados_keys_generate() {
     repeating_flags=()
-    non_repeating_flags=(--force --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--force --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -741,7 +741,7 @@ _brados_keys_generate() {
 
 _brados_keys_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -783,7 +783,7 @@ _brados_plugins() {
 
 _brados_plugins_list() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -802,7 +802,7 @@ _brados_plugins_list() {
 
 _brados_sync() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--domains --profile --server)
     __brados_offer_flags_options -1
@@ -832,7 +832,7 @@ _brados_sync() {
 
 _brados_doctor() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -851,7 +851,7 @@ _brados_doctor() {
 
 _brados_exit-codes() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--format --profile --server)
     __brados_offer_flags_options 0
@@ -897,7 +897,7 @@ _brados_mealplan() {
 
 _brados_mealplan_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -916,7 +916,7 @@ _brados_mealplan_show() {
 
 _brados_mealplan_today() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -935,7 +935,7 @@ _brados_mealplan_today() {
 
 _brados_mealplan_refresh() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -954,7 +954,7 @@ _brados_mealplan_refresh() {
 
 _brados_mealplan_new() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -973,7 +973,7 @@ _brados_mealplan_new() {
 
 _brados_mealplan_critique() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -992,7 +992,7 @@ _brados_mealplan_critique() {
 
 _brados_mealplan_finalize() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1011,7 +1011,7 @@ _brados_mealplan_finalize() {
 
 _brados_mealplan_status() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1030,7 +1030,7 @@ _brados_mealplan_status() {
 
 _brados_mealplan_path() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1072,7 +1072,7 @@ _brados_visits() {
 
 _brados_visits_list() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1091,7 +1091,7 @@ _brados_visits_list() {
 
 _brados_visits_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1118,7 +1118,7 @@ _brados_visits_show() {
 
 _brados_visits_add() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--place --at --duration --notes --address --profile --server)
     __brados_offer_flags_options 0
@@ -1152,7 +1152,7 @@ _brados_visits_add() {
 
 _brados_visits_delete() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1202,7 +1202,7 @@ _brados_library() {
 
 _brados_library_albums() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server)
     __brados_offer_flags_options 0
@@ -1240,7 +1240,7 @@ _brados_library_albums() {
 
 _brados_library_collections() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --profile --server)
     __brados_offer_flags_options 1
@@ -1262,7 +1262,7 @@ _brados_library_collections() {
 
 _brados_library_sections() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1281,7 +1281,7 @@ _brados_library_sections() {
 
 _brados_library_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--art --profile --server)
     __brados_offer_flags_options 1
@@ -1312,7 +1312,7 @@ _brados_library_show() {
 
 _brados_library_artwork() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--size --output -o --profile --server)
     __brados_offer_flags_options 1
@@ -1346,7 +1346,7 @@ _brados_library_artwork() {
 
 _brados_library_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --rows --columns --profile --server)
     __brados_offer_flags_options 0
@@ -1374,7 +1374,7 @@ _brados_library_prefetch() {
 
 _brados_library_servers() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1393,7 +1393,7 @@ _brados_library_servers() {
 
 _brados_library_use() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1435,7 +1435,7 @@ _brados_library_cache() {
 
 _brados_library_cache_stats() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1454,7 +1454,7 @@ _brados_library_cache_stats() {
 
 _brados_library_cache_prune() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--max-size --profile --server)
     __brados_offer_flags_options 0
@@ -1499,7 +1499,7 @@ _brados_coach() {
 
 _brados_coach_conversations() {
     repeating_flags=()
-    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--limit --profile --server)
     __brados_offer_flags_options 0
@@ -1521,7 +1521,7 @@ _brados_coach_conversations() {
 
 _brados_coach_show() {
     repeating_flags=()
-    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--last --profile --server)
     __brados_offer_flags_options 1
@@ -1551,7 +1551,7 @@ _brados_coach_show() {
 
 _brados_coach_delete() {
     repeating_flags=()
-    non_repeating_flags=(-y --yes --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(-y --yes --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1578,7 +1578,7 @@ _brados_coach_delete() {
 
 _brados_coach_context() {
     repeating_flags=()
-    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1620,7 +1620,7 @@ _brados_plan() {
 
 _brados_plan_show() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--art --profile --server)
     __brados_offer_flags_options 0
@@ -1643,7 +1643,7 @@ _brados_plan_show() {
 
 _brados_plan_targets() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1662,7 +1662,7 @@ _brados_plan_targets() {
 
 _brados_plan_why() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1681,7 +1681,7 @@ _brados_plan_why() {
 
 _brados_plan_recompute() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1700,7 +1700,7 @@ _brados_plan_recompute() {
 
 _brados_plan_refresh() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1719,7 +1719,7 @@ _brados_plan_refresh() {
 
 _brados_plan_weight() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 1
@@ -1738,7 +1738,7 @@ _brados_plan_weight() {
 
 _brados_plan_history() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1757,7 +1757,7 @@ _brados_plan_history() {
 
 _brados_plan_pending() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1776,7 +1776,7 @@ _brados_plan_pending() {
 
 _brados_plan_sync() {
     repeating_flags=()
-    non_repeating_flags=(--include-imported --offline --json -v --verbose -q --quiet --version -h --help)
+    non_repeating_flags=(--include-imported --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0

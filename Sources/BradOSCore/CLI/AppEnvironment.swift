@@ -84,6 +84,13 @@ public struct AppEnvironment: Sendable {
                                    timeout: try Settings.profileLockTimeoutSetting.value(in: settings), clock: clock, io: io)
     }
 
+    /// Sends the rest of the command's stdout through the user's pager, from its first byte,
+    /// when stdout is a terminal and `--no-pager` was not given (``Pager``). For commands
+    /// whose output may run past a screen.
+    public func pageOutput() {
+        if !settings.flags.noPager { io.pageOutput() }
+    }
+
     /// Whether the network must not be used (`--offline`, `BRADOS_OFFLINE=1`, or config).
     public var isOffline: Bool { settings.isOffline }
 

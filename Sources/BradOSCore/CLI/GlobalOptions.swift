@@ -23,6 +23,9 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     @Flag(name: [.short, .long], help: "No notices or progress on stderr; errors still print.")
     public var quiet = false
 
+    @Flag(name: .customLong("no-pager"), help: "Print long output straight to the terminal, not through the pager (env BRADOS_PAGER, PAGER; default less -FRX).")
+    public var noPager = false
+
     public init() {}
 
     /// Checks `--quiet` against `--verbose`, the `--profile` name and the `--server` URL.
@@ -39,13 +42,13 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     /// The flags as plain values.
     public var flags: GlobalFlags {
-        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json, quiet: quiet)
+        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json, quiet: quiet, noPager: noPager)
     }
 }
 
 extension GlobalOptions {
     static let valueOptions: Set<String> = ["--profile", "--server"]
-    static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v", "--quiet", "-q"]
+    static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v", "--quiet", "-q", "--no-pager"]
 
     /// Moves global options written before the subcommand (`brados --offline mealplan show`)
     /// to the end, where the leaf command's ``GlobalOptions`` parses them. Anything else is

@@ -33,6 +33,9 @@ public protocol TerminalIO: Sendable {
     func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String?
     /// One character cell's size in pixels, when the terminal reports it.
     var cellPixels: (width: Int, height: Int)? { get }
+    /// Sends the rest of stdout through the user's pager when it is a terminal (``Pager``);
+    /// nothing for any other stream.
+    func pageOutput()
 }
 
 extension TerminalIO {
@@ -42,6 +45,7 @@ extension TerminalIO {
     public func readSecret(prompt: String) -> String? { nil }
     public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? { nil }
     public var cellPixels: (width: Int, height: Int)? { nil }
+    public func pageOutput() {}
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -70,15 +74,21 @@ public struct QuietIO: TerminalIO {
         base.queryTerminal(request, until: complete, timeout: timeout)
     }
     public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
+    public func pageOutput() { base.pageOutput() }
 }
 
 /// The real process streams.
 public struct StandardIO: TerminalIO {
     public init() {}
 
-    public func write(_ text: String) { Self.writeAll(STDOUT_FILENO, text) }
+    public func write(_ text: String) {
+        Pager.beforeWrite()
+        Self.writeAll(STDOUT_FILENO, text)
+    }
     public func writeError(_ text: String) { Self.writeAll(STDERR_FILENO, text) }
-    public var isOutputTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    /// True too while stdout goes through the pager to the terminal (``Pager``).
+    public var isOutputTerminal: Bool { Pager.isPaging || isatty(STDOUT_FILENO) == 1 }
+    public func pageOutput() { Pager.arm(environment: environment) }
     public var isErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     public func readInput() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
     public var isInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
@@ -151,7 +161,7 @@ public struct StandardIO: TerminalIO {
         var size = winsize()
         // Standard output's window, else the controlling terminal's (`brados doctor | tail`
         // asks about the terminal it runs in).
-        var known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0
+        var known = ioctl(Pager.terminal ?? STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0
         if !known {
             let tty = open("/dev/tty", O_RDONLY | O_CLOEXEC | O_NOCTTY)
             if tty >= 0 {
@@ -165,7 +175,7 @@ public struct StandardIO: TerminalIO {
 
     public var terminalSize: (rows: Int, columns: Int)? {
         var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        guard ioctl(Pager.terminal ?? STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
         return (Int(size.ws_row), Int(size.ws_col))
     }
 

@@ -20,9 +20,13 @@ public struct GlobalFlags: Sendable, Equatable {
     public var json: Bool
     /// `--quiet`: no notices or progress on stderr (errors still print).
     public var quiet: Bool
+    /// `--no-pager`: long output is never sent through the pager.
+    public var noPager: Bool
 
-    public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false, quiet: Bool = false) {
+    public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false, quiet: Bool = false,
+                noPager: Bool = false) {
         self.quiet = quiet
+        self.noPager = noPager
         self.profile = profile
         self.server = server
         self.offline = offline

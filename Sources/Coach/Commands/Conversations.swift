@@ -31,6 +31,7 @@ extension CoachCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
+            env.pageOutput()
             let store = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output)
             try await env.reader.show(store.conversationList(full: full)) { conversations, source in

@@ -23,6 +23,7 @@ extension NutritionCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
+            env.pageOutput()
             let store = try NutritionRepository.live(env)
             let found = try await env.reader.answer(store.currentPlan)
             let log = WeightLog(history: found.value.weights, queued: store.queued)

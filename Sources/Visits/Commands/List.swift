@@ -22,6 +22,7 @@ extension VisitsCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
+            env.pageOutput()
             try await env.reader.show(VisitsRepository.live(env).list, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
         }
     }

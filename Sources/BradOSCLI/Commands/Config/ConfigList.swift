@@ -17,6 +17,7 @@ extension ConfigCommand {
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run(in env: AppEnvironment) async throws {
+            env.pageOutput()
             let all = env.settings.all()
             if env.output.format == .json { return try env.output.json(all) }
             let rows = zip(all, env.settings.keys).map { setting, key in

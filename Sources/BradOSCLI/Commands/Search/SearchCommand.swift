@@ -64,6 +64,7 @@ public struct SearchCommand: AsyncParsableCommand {
     /// Brings the index up to date, then searches it.
     /// - Throws: ``SearchError`` (a query FTS5 cannot parse: exit 64), ``StorageError``, ``ConfigError``.
     public func run(in env: AppEnvironment) async throws {
+        env.pageOutput()
         let results = try SearchRun(env: env).run(SearchQuery(text: query.joined(separator: " "), domains: domain.isEmpty ? nil : domain, limit: limit,
                                                              literal: fixedStrings), reindex: reindex)
         try SearchRenderer(output: env.output, now: env.now()).render(results)
