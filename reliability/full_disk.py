@@ -36,7 +36,7 @@ TEMPORARY_MARKS = (".tmp", ".partial", ".staging", "staging", "-journal", "expor
 DISK_FULL = 10
 
 # How a case may end (expected codes on the nearly full level, then on the full one), as the
-# README's "A full disk" documents it:
+# docs/caching.md's "A full disk" documents it:
 #   read     answers from the cache without writing: 0 at both levels.
 #   dbread   answers from an SQLite cache (coach, artwork): SQLite needs room for the
 #            database's -wal and -shm files to open it, so with less than that left the
@@ -697,7 +697,7 @@ def main():
     tally.figures["partial files"] = partial_files
     tally.figures["cases where 0 or 10 is right"] = len(unpredicted)
     if unpredicted:
-        print("  codes the README does not pin down: " + "; ".join(unpredicted), flush=True)
+        print("  codes docs/caching.md does not pin down: " + "; ".join(unpredicted), flush=True)
     result = tally.report()
     print(json.dumps(result))
     sys.exit(1 if tally.failures else 0)

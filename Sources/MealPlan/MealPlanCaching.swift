@@ -22,7 +22,7 @@ public protocol MealPlanCaching: Sendable {
 }
 
 /// The cache file's document. Its JSON shape is a stable interface for other programs
-/// (see the README): `{"formatVersion": 1, "cachedAt": ISO-8601, "session": {…}}`.
+/// (see docs/mealplan.md): `{"formatVersion": 1, "cachedAt": ISO-8601, "session": {…}}`.
 public struct CachedMealPlan: VersionedDocument, Equatable {
     /// The current format version. A file of another version reads as missing.
     public static let currentFormatVersion = 1

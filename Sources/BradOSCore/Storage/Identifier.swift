@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Ids travel from a server, a cache file or an imported archive to places where text is
 /// code: shell completion, a command line the user runs next, a URL path. So every id is
-/// checked where it is decoded, against a small documented set (README, "Security"), and
+/// checked where it is decoded, against a small documented set (docs/security.md), and
 /// an id outside it is refused as bad data (exit 8) and never cached.
 ///
 /// | kind | characters | length |
@@ -15,7 +15,7 @@ public struct IdentifierRule: Sendable {
     /// What the id is called in messages ("visit id").
     public let name: String
     public let maxLength: Int
-    /// The documented character set, as the README states it.
+    /// The documented character set, as docs/security.md states it.
     public let characters: String
     private let allowsByte: @Sendable (UInt8, _ isFirst: Bool) -> Bool
 

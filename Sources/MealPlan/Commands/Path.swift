@@ -5,7 +5,7 @@ extension MealPlanCommand {
     /// Prints the cache file's stable path, for scripts and widgets that read it directly.
     public struct Path: AsyncParsableCommand {
         public static let configuration = CommandConfiguration(commandName: "path", 
-            abstract: "Print the stable path of the cached plan file (its format is in the README).", discussion: "Examples:\n  brados mealplan path\n  cat $(brados mealplan path)")
+            abstract: "Print the stable path of the cached plan file (its format is in docs/mealplan.md).", discussion: "Examples:\n  brados mealplan path\n  cat $(brados mealplan path)")
 
         @OptionGroup var global: GlobalOptions
         public init() {}
