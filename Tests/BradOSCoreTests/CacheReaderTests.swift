@@ -1,0 +1,132 @@
+@testable import BradOSCore
+import Foundation
+import Synchronization
+import Testing
+
+/// The one read mechanism, against a resource the test controls (what is stored, how old,
+/// what a fetch returns or throws), in every state of a policy and both modes.
+@Suite("CacheReader: the one read mechanism")
+struct CacheReaderTests {
+    /// A resource of one string: its stored copy, its fetch and a count of fetches.
+    final class Resource: CachedResource, @unchecked Sendable {
+        let noun = "notes"
+        let policy: CachePolicy
+        let lock = Mutex<(stored: CachedEntry<String>?, fetches: Int)>((nil, 0))
+        let fetched: @Sendable () throws -> String
+        let refresh: BackgroundRefresh?
+
+        init(policy: CachePolicy, stored: CachedEntry<String>?, refresh: BackgroundRefresh? = nil, fetched: @escaping @Sendable () throws -> String) {
+            self.policy = policy
+            self.fetched = fetched
+            self.refresh = refresh
+            lock.withLock { $0.stored = stored }
+        }
+
+        var fetches: Int { lock.withLock { $0.fetches } }
+        func stored() -> CachedEntry<String>? { lock.withLock { $0.stored } }
+        func fetch(progress: @escaping FetchProgress) async throws -> String {
+            lock.withLock { $0.fetches += 1 }
+            let value = try fetched()
+            lock.withLock { $0.stored = CachedEntry(value, savedAt: now) }
+            return value
+        }
+        var backgroundRefresh: BackgroundRefresh? { refresh }
+    }
+
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    var now: Date { Self.now }
+    /// Fresh for an hour, revalidated behind after five minutes (visits' shape).
+    static let behind = CachePolicy(freshFor: .seconds(3600), revalidation: .behind, revalidateAfter: .seconds(300))
+
+    func reader(_ mode: CacheReader.Mode, offline: Bool = false, notices: Notices = Notices(), started: Started? = nil) -> CacheReader {
+        let start: (@Sendable ([String]) throws -> Void)? = started.map { started in { @Sendable command in started.add(command) } }
+        return CacheReader(mode: mode, offline: offline, now: { Self.now }, notice: { notices.add($0) }, startInBackground: start)
+    }
+
+    final class Notices: Sendable {
+        let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    final class Started: Sendable {
+        let commands = Mutex<[[String]]>([])
+        func add(_ command: [String]) { commands.withLock { $0.append(command) } }
+        var all: [[String]] { commands.withLock { $0 } }
+    }
+
+    @Test("nothing stored: fetched and shown from the network; offline, the resource's error and no fetch")
+    func nothingStored() async throws {
+        let resource = Resource(policy: Self.behind, stored: nil) { "live" }
+        let answer = try await reader(.script).answer(resource)
+        #expect(answer.value == "live" && answer.source == .network && resource.fetches == 1)
+        let offline = Resource(policy: Self.behind, stored: nil) { "live" }
+        await #expect(throws: NetworkError.self) { try await reader(.script, offline: true).answer(offline) }
+        #expect(offline.fetches == 0)
+    }
+
+    @Test("fresh: the stored copy, no request, its age said")
+    func fresh() async throws {
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-60))) { "live" }
+        let (outcome, shown) = try await reader(.script).show(resource) { _, _ in }
+        #expect(outcome == .cached(changed: nil) && shown == "kept" && resource.fetches == 0)
+        let answer = try await reader(.script).answer(resource)
+        #expect(answer.source == .cache(age: 60, noun: "notes"))
+    }
+
+    @Test("due a refresh in a script: the stored copy at once and one detached refresh, not a request in the process")
+    func dueInScript() async throws {
+        let started = Started()
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600)),
+                                refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: nil)) { "live" }
+        let (outcome, shown) = try await reader(.script, started: started).show(resource) { _, _ in }
+        #expect(outcome == .refreshingInBackground && shown == "kept")
+        #expect(started.all == [["notes", "revalidate"]] && resource.fetches == 0)
+    }
+
+    @Test("due a refresh on a terminal: shown, then fetched, and what changed shown again")
+    func dueInteractive() async throws {
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600))) { "live" }
+        let shownValues = Notices()
+        struct Presenter: CachePresenter {
+            let shown: Notices
+            func render(_ value: String, source: DataSource) throws { shown.add(value) }
+            func rerender(old: String, new: String) throws -> Bool {
+                shown.add(new)
+                return old != new
+            }
+        }
+        let (outcome, shown) = try await reader(.interactive).show(resource, with: Presenter(shown: shownValues))
+        #expect(outcome == .cached(changed: true) && shown == "live" && resource.fetches == 1)
+        #expect(shownValues.all == ["kept", "live"])
+    }
+
+    @Test("stale: fetched; a failure the policy answers falls back to the stored copy with a notice, one it does not is thrown")
+    func stale() async throws {
+        let old = CachedEntry("kept", savedAt: now.addingTimeInterval(-7200))
+        let fetched = Resource(policy: Self.behind, stored: old) { "live" }
+        #expect(try await reader(.script).show(fetched) { _, _ in }.outcome == .fetched)
+        let notices = Notices()
+        let down = Resource(policy: Self.behind, stored: old) { throw NetworkError.offlineMode }
+        let (outcome, shown) = try await reader(.script, notices: notices).show(down) { _, _ in }
+        #expect(outcome == .staleFallback && shown == "kept" && notices.all.count == 1)
+        let refused = Resource(policy: Self.behind, stored: old) { throw AuthError.notSignedIn(profile: "default") }
+        await #expect(throws: AuthError.self) { try await reader(.script).show(refused) { _, _ in } }
+    }
+
+    @Test("offline: a stale copy is shown with why, never fetched; --refresh offline is an error")
+    func offline() async throws {
+        let notices = Notices()
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-7200))) { "live" }
+        let (outcome, shown) = try await reader(.script, offline: true, notices: notices).show(resource) { _, _ in }
+        #expect(outcome == .offlineCache && shown == "kept" && resource.fetches == 0 && notices.all.count == 1)
+        await #expect(throws: NetworkError.self) { try await reader(.script, offline: true).show(resource, refresh: true) { _, _ in } }
+    }
+
+    @Test("--refresh skips a fresh copy and fetches")
+    func refresh() async throws {
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now)) { "live" }
+        let (outcome, shown) = try await reader(.script).show(resource, refresh: true) { _, _ in }
+        #expect(outcome == .fetched && shown == "live" && resource.fetches == 1)
+    }
+}
