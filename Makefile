@@ -24,11 +24,11 @@ release: deps
 ## make package — dist/brados_<version>_<arch>.deb and dist/brados-<version>-linux-<arch>.tar.gz (+ .sha256)
 package: release
 	@scripts/ensure-deps.sh package
-	scripts/package.sh $(SCRATCH)
+	packaging/package.sh $(SCRATCH)
 
 ## make check-package — installs both artifacts in a clean Debian root and uses them as a new user would (root)
 check-package: package
-	SCRATCH=$(SCRATCH) scripts/check-package.sh
+	SCRATCH=$(SCRATCH) packaging/check-package.sh
 
 ## make run ARGS='mealplan show' — runs brados (the embedded demo backend when no server is set)
 run: build

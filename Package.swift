@@ -247,7 +247,9 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["BradOSCore"],
-            path: "Tests/TestSupport"
+            path: "Tests/TestSupport",
+            // The pseudo-terminal the end-to-end tests run brados in (run with python3).
+            exclude: ["fake-terminal.py"]
         ),
         .testTarget(
             name: "BradOSCoreTests",

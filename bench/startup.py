@@ -48,7 +48,7 @@ def main():
     parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build")
     parser.add_argument("--peer-only", action="store_true",
-                        help="build the hello-world peer for --configuration and print its path (scripts/check-package.sh)")
+                        help="build the hello-world peer for --configuration and print its path (packaging/check-package.sh)")
     options = parser.parse_args()
     if options.peer_only:
         print(build_peers(options)[0])

@@ -547,7 +547,7 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brado
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados mealplan" -eq 1' -fa 'critique' -d 'Critique the plan in progress and show the revised draft.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados mealplan" -eq 1' -fa 'finalize' -d 'Finalize the plan in progress and cache it (replacing the cached plan).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados mealplan" -eq 1' -fa 'status' -d 'Show whether a plan is cached: id, finalized-at, age, size, path.'
-complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados mealplan" -eq 1' -fa 'path' -d 'Print the stable path of the cached plan file (its format is in the README).'
+complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados mealplan" -eq 1' -fa 'path' -d 'Print the stable path of the cached plan file (its format is in docs/mealplan.md).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados mealplan show" profile' -l 'profile' -d 'Use this profile (env BRADOS_PROFILE; default: the active one).' -rfka '(__brados_custom_completion ---completion mealplan show -- --profile (count (__brados_tokens -pc)) (__brados_tokens -tC))'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados mealplan show" server' -l 'server' -d 'Use this server URL for every service (env BRADOS_SERVER).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados mealplan show" offline' -l 'offline' -d 'Never use the network; serve only from caches (env BRADOS_OFFLINE=1).'

@@ -17,7 +17,7 @@ Depends, recommended -> Recommends, suggested -> Suggests.
 
 Fails, saying why, when a library named in the note is not installed here, no package owns it,
 or a release has no package that ships it: a relation that cannot be computed is never guessed.
-scripts/check-deps.sh uses dlopen_notes, relation_field, library_path and package_of to check
+checks/check-deps.sh uses dlopen_notes, relation_field, library_path and package_of to check
 that what the binary loads is what ensure-deps installs and the package depends on.
 """
 import functools

@@ -5,7 +5,7 @@ The package must install on each of RELEASES: depends.py computes, for every lib
 opens at run time, which package ships it in each release (Ubuntu's TurboJPEG is `libturbojpeg`,
 Debian's `libturbojpeg0`; trixie's t64 renames) and from which version, and writes them as
 alternatives; `check` proves each relation of a built .deb installable in each release;
-scripts/check-package.sh installs the .deb in a clean root of each.
+packaging/check-package.sh installs the .deb in a clean root of each.
 
     packaging/releases.py list                     NAME DISTRIBUTION MIRROR COMPONENTS..., one a line
     packaging/releases.py mirror RELEASE           the archive debootstrap and apt use for RELEASE
@@ -19,7 +19,7 @@ lists, kept by their SHA-256 in $XDG_CACHE_HOME/brados-packaging (a later run do
 what changed). The Release file's signature is not checked (Ubuntu's keyring is not on a Debian
 machine): the checksums guard against a damaged or half-updated mirror, not a forged one;
 what is computed here is proven by installing the package from each release's own apt, which
-checks signatures, in scripts/check-package.sh. Mirrors: BRADOS_DEBIAN_MIRROR (else the Debian mirror apt on this machine uses)
+checks signatures, in packaging/check-package.sh. Mirrors: BRADOS_DEBIAN_MIRROR (else the Debian mirror apt on this machine uses)
 and BRADOS_UBUNTU_MIRROR (else http://archive.ubuntu.com/ubuntu).
 """
 import glob

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what brados's build, tests, benchmarks, reliability suites and packaging need, when
-# it is missing: the one list of them (scripts/check-deps.sh holds the code to it). Idempotent,
+# it is missing: the one list of them (checks/check-deps.sh holds the code to it). Idempotent,
 # and quiet when everything is present. Each group is what one kind of work needs; a group
 # given also brings build and test:
 #
 #     scripts/ensure-deps.sh               build, test: what make run and make test need
 #     scripts/ensure-deps.sh bench         and the benchmarks' peers (make bench)
 #     scripts/ensure-deps.sh reliability   and what the reliability suites use (make reliability)
-#     scripts/ensure-deps.sh package       and make package's and scripts/check-package.sh's tools
+#     scripts/ensure-deps.sh package       and make package's and packaging/check-package.sh's tools
 #     scripts/ensure-deps.sh all           every group (.ci/run: also the interop checks' clients)
 #     scripts/ensure-deps.sh --list [KIND] the list: KIND GROUP NAME, one a line (KIND apt, pip or
 #                                          machine), without installing anything
@@ -31,7 +31,7 @@ apt        build        libpng-dev          png.h: CArtLoader decodes PNG covers
 apt        build        libsqlite3-dev      sqlite3.h and libsqlite3.so: GRDB's GRDBSQLite module links SQLite
 apt        build        zlib1g-dev          zlib.h: CZlib (the reference server's PNG artwork, the age tests)
 apt        test         libchafa0           libchafa.so.0: the binary opens it to draw pictures (ArtTests, PicturesEndToEndTests)
-apt        test         python3             /usr/bin/python3 (with sqlite3): the end-to-end tests' helpers and scripts/fake-terminal.py
+apt        test         python3             /usr/bin/python3 (with sqlite3): the end-to-end tests' helpers and Tests/TestSupport/fake-terminal.py
 apt        test         zsh                 the completion tests run all three shells
 apt        test         fish                the completion tests run all three shells
 apt        test         man-db              man: ManPageTests renders the page at 80 columns, without a warning
@@ -43,12 +43,12 @@ apt        bench        chafa               the covers benchmark's peer (the cha
 apt        bench        ripgrep             rg: the search benchmark's peer
 pip        bench        diskcache==5.6.3    the artwork cache benchmark's peer (python-diskcache)
 pip        reliability  xxhash==3.5.0       crash_safety checks the artwork index's xxh64 checksum
-pip        interop      plexapi==4.18.3     scripts/check-plexapi.py (CI): python-plexapi against the reference server
-pip        interop      pillow==13.0.0      scripts/check-plexapi.py decodes the artwork python-plexapi downloads
-pip        interop      supabase==2.34.1    scripts/check-supabase.py: supabase-py against the reference server
+pip        interop      plexapi==4.18.3     checks/check-plexapi.py (CI): python-plexapi against the reference server
+pip        interop      pillow==13.0.0      checks/check-plexapi.py decodes the artwork python-plexapi downloads
+pip        interop      supabase==2.34.1    checks/check-supabase.py: supabase-py against the reference server
 apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package
-apt        package      lintian             scripts/check-package.sh checks the .deb with it
-apt        package      debootstrap         scripts/check-package.sh makes the clean Debian and Ubuntu roots with it
+apt        package      lintian             packaging/check-package.sh checks the .deb with it
+apt        package      debootstrap         packaging/check-package.sh makes the clean Debian and Ubuntu roots with it
 EOF
 
 if [ "${1:-}" = --list ]; then

@@ -13,7 +13,7 @@ enum ArtLibraries {
     /// Debian's name, which apt also takes on the releases that renamed it for 64-bit time
     /// (trixie, noble: the new package provides the old name); Ubuntu ships TurboJPEG as
     /// `libturbojpeg`. `nil` elsewhere (the tarball on Fedora: its names are its own).
-    /// scripts/check-package.sh installs what this names in a clean root of each release.
+    /// packaging/check-package.sh installs what this names in a clean root of each release.
     static func package(_ lib: cart_lib, osRelease: [String: String] = OSRelease.current) -> String? {
         guard OSRelease.isDebian(osRelease) else { return nil }
         switch lib {

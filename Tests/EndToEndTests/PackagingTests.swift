@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// What `make package` relies on, checked on every `make test` (scripts/check-package.sh then
+/// What `make package` relies on, checked on every `make test` (packaging/check-package.sh then
 /// installs the real artifacts in a clean Debian root, in CI).
 @Suite("Packaging")
 struct PackagingTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Long output on a terminal goes through the pager (`scripts/fake-terminal.py` is the
+/// Long output on a terminal goes through the pager (`Tests/TestSupport/fake-terminal.py` is the
 /// terminal); the pager here is a `sed` that marks every line it passes.
 @Suite("End to end: the pager")
 struct PagerEndToEndTests {
@@ -15,7 +15,7 @@ struct PagerEndToEndTests {
         environment["BRADOS_PAGER"] = pager
         let result = try BuiltProducts.run(
             executable: SystemCommand.url("python3"),
-            [Self.root.appendingPathComponent("scripts/fake-terminal.py").path, "--answers", "silent", "--"] + command,
+            [Self.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--"] + command,
             environment: environment)
         return (result.status, result.stdout.replacingOccurrences(of: "\r", with: ""))
     }

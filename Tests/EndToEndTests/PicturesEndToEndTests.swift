@@ -5,7 +5,7 @@ import TestSupport
 /// Covers and the weight trend end to end: the built `brados` against a `brados-server`
 /// process, through a pipe and inside a pseudo-terminal that answers like kitty, an xterm
 /// with sixel, a terminal without pixel graphics, or one that does not answer
-/// (`scripts/fake-terminal.py`).
+/// (`Tests/TestSupport/fake-terminal.py`).
 @Suite("End to end: pictures", .serialized)
 struct PicturesEndToEndTests {
     let home = TemporaryDirectory("e2e-pictures")
@@ -32,7 +32,7 @@ struct PicturesEndToEndTests {
         let command = filter.map { filter in ["/bin/sh", "-c", "\"$0\" \"$@\" | " + filter] + brados } ?? brados
         let result = try BuiltProducts.run(
             executable: SystemCommand.url("python3"),
-            [Self.root.appendingPathComponent("scripts/fake-terminal.py").path, "--answers", answers, "--size", size, "--cell", cell] + (reportsCells ? [] : ["--no-cell-report"]) + ["--"] + command,
+            [Self.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", answers, "--size", size, "--cell", cell] + (reportsCells ? [] : ["--no-cell-report"]) + ["--"] + command,
             environment: environment(server, extra))
         return (result.status, result.stdout.replacingOccurrences(of: "\r", with: ""), Date().timeIntervalSince(started))
     }

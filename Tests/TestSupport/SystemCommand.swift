@@ -4,7 +4,7 @@ import Foundation
 /// Debian's `python3`), found where Debian installs them, never on the caller's PATH.
 ///
 /// Every test finds such a command here, by its name written out (`SystemCommand.url("age")`):
-/// scripts/check-deps.sh reads these calls to check that scripts/ensure-deps.sh installs each
+/// checks/check-deps.sh reads these calls to check that scripts/ensure-deps.sh installs each
 /// one. A command that is missing fails the test that needs it; nothing is skipped.
 public enum SystemCommand {
     static let folders = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"]

@@ -3,7 +3,7 @@
 # a new shell: tab-complete `brados lib<TAB> art<TAB>` and a rating key, read `man brados`,
 # and run a brados-hello plugin dropped on PATH. Prints each check; exits 1 on a failure.
 #
-#     scripts/check-install.sh [SCRATCH]     (SCRATCH: the release build's scratch path, default .build)
+#     packaging/check-install.sh [SCRATCH]     (SCRATCH: the release build's scratch path, default .build)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scratch="${1:-.build}"

@@ -3,7 +3,7 @@
 the reference server's coach project unchanged: password sign-in, selects with eq, order and
 ranges with an exact count, a single object, token refresh with rotation, sign-out.
 
-    python3 scripts/check-supabase.py [--build-dir .build] [--configuration debug]
+    python3 checks/check-supabase.py [--build-dir .build] [--configuration debug]
 """
 import argparse
 import os

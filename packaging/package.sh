@@ -7,7 +7,7 @@
 #   brados-<upstream>-linux-<arch>.tar.gz         the same files as bin/ and share/ under one
 #   brados-<upstream>-linux-<arch>.tar.gz.sha256  folder, and its SHA-256
 #
-#     scripts/package.sh [SCRATCH]   (SCRATCH: the release build's scratch path, default .build)
+#     packaging/package.sh [SCRATCH]   (SCRATCH: the release build's scratch path, default .build)
 #
 # The version is brados's own (`brados --version`, from Sources/BradOSCore/BradOSVersion.swift);
 # the package adds the Debian revision of the newest entry of packaging/debian/changelog, which

@@ -2,7 +2,7 @@
 """Runs a command in a pseudo-terminal that answers terminal queries like a named terminal,
 and prints everything the command wrote to it (raw bytes) on stdout.
 
-    scripts/fake-terminal.py [--answers kitty|sixel|plain|silent] [--size ROWSxCOLS]
+    Tests/TestSupport/fake-terminal.py [--answers kitty|sixel|plain|silent] [--size ROWSxCOLS]
                              [--cell WxH] [--timeout S] -- COMMAND [ARG...]
 
 The command's stdin, stdout and controlling terminal are the pseudo-terminal (so isatty is

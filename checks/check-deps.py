@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What brados needs from the machine, against what scripts/ensure-deps.sh installs: the code
-behind scripts/check-deps.sh (read its usage there). One line per gap, naming the package to add.
+behind checks/check-deps.sh (read its usage there). One line per gap, naming the package to add.
 
 A need is met by a package ensure-deps names, or by the machine: Debian's Essential and
 Priority: required packages, the packages ensure-deps lists as the machine's and what they depend
@@ -109,8 +109,8 @@ class Declared:
     SCOPES = [
         (("bench/",), {"build", "test", "bench"}),
         (("reliability/",), {"build", "test", "reliability"}),
-        (("scripts/package.sh", "scripts/check-package.sh", "packaging/"), {"build", "test", "package"}),
-        ((".ci/run", "scripts/check-plexapi.py", "scripts/check-supabase.py"), None),  # all
+        (("packaging/package.sh", "packaging/check-package.sh", "packaging/"), {"build", "test", "package"}),
+        ((".ci/run", "checks/check-plexapi.py", "checks/check-supabase.py"), None),  # all
     ]
     DEFAULT_GROUPS = {"build", "test"}
 
@@ -317,7 +317,7 @@ def check_libraries(gaps, dpkg, declared, binary, deb):
 
 # --- commands and Python modules the scripts run -----------------------------------------------
 
-SCRIPT_DIRS = ["bench", "reliability", "scripts", "packaging", "Tests"]
+SCRIPT_DIRS = ["bench", "reliability", "scripts", "checks", "packaging", "Tests"]
 SHELL_WORDS = set("""if then else elif fi for in do done while until case esac function return exit local export
 set unset shift trap source . eval exec command builtin type hash echo printf read cd pwd test [ [[ ]] true false
 : wait kill declare readonly shopt let break continue umask getopts jobs fg bg time select ! { } ( ) mapfile alias""".split())
@@ -554,7 +554,7 @@ def tokenize(text):
 
 
 # Words after which the next word is a command; wrappers whose command runs in a clean root
-# (scripts/check-package.sh's in_root, as_user, shows) end the search up to the next ";".
+# (packaging/check-package.sh's in_root, as_user, shows) end the search up to the next ";".
 STARTERS = {"|", "||", "&&", ";", "&", "(", "{", "$(", "`", "then", "do", "else", "elif", "if", "while", "until", "!",
             "exec", "time", "sudo", "$SUDO", "command", "xargs", "nice", "nohup", "env", "eval"}
 ARGUMENTS_FIRST = {"check": 1, "logged": 1, "timeout": 1}
@@ -699,7 +699,7 @@ def check_commands(gaps, dpkg, declared):
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="scripts/check-deps.sh", description=__doc__,
+    parser = argparse.ArgumentParser(prog="checks/check-deps.sh", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", action="append", default=[], help="a built brados: check the libraries it loads")
     parser.add_argument("--deb", help="the .deb made from the release binary: check that it depends on them")

@@ -4,8 +4,8 @@
 # the .deb and the tarball from `make package`, installed in clean roots (no Swift, no compiler,
 # no project) and used there by an ordinary user. Prints one line per check; exits 1 when one fails.
 #
-#     scripts/check-package.sh      (as root: debootstrap, chroot, mount; run by .ci/run)
-#     BRADOS_CHECK_RELEASES="bookworm jammy" scripts/check-package.sh      some releases only
+#     packaging/check-package.sh      (as root: debootstrap, chroot, mount; run by .ci/run)
+#     BRADOS_CHECK_RELEASES="bookworm jammy" packaging/check-package.sh      some releases only
 #
 # - lintian on the .deb: no error; packaging/releases.py check: every relation installs on each release.
 # - Per release, a minbase root from its archive (Debian's mirror apt here uses; Ubuntu's archive,

@@ -5,7 +5,7 @@ addresses pointed at the reference server's emulation, signing in (password, tok
 PIN and a strong OAuth code), listing resources, connecting to each server the way it picks
 connections, and signing out.
 
-    python3 scripts/check-plexapi.py [--build-dir .build] [--configuration debug]
+    python3 checks/check-plexapi.py [--build-dir .build] [--configuration debug]
 """
 import argparse
 import io

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layers of brados, checked (docs/ARCHITECTURE.md, "Layers"). One line per breach, exit 1.
 
-    python3 scripts/check-boundaries.py
+    python3 checks/check-boundaries.py
 
 1. What each module may import of the project's own modules:
    - the core (BradOSCore) imports no feature, domain, CLI or server module;

@@ -10,13 +10,13 @@
 #     (its ELF dlopen note, read by packaging/depends.py); with --deb, the package names each in
 #     Depends (or Recommends, as the note's priority says).
 #
-#     scripts/check-deps.sh                              headers and commands (before any build)
-#     scripts/check-deps.sh --binary B [--deb D] ...     and the libraries B loads; D depends on them
-#     scripts/check-deps.sh --only headers|commands|libraries ...
+#     checks/check-deps.sh                              headers and commands (before any build)
+#     checks/check-deps.sh --binary B [--deb D] ...     and the libraries B loads; D depends on them
+#     checks/check-deps.sh --only headers|commands|libraries ...
 #
 # .ci/run runs it before anything is built, and again on the built binaries and the .deb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The packages' system module maps are read from their checkouts (no build: a resolve clones them).
 [ -d .build/checkouts ] || swift package resolve >/dev/null
-exec python3 scripts/check-deps.py "$@"
+exec python3 checks/check-deps.py "$@"
