@@ -4,8 +4,7 @@ import Foundation
 /// its freshness rules. ``CacheReader`` does the rest, the same way for every domain
 /// (offline, the stale notice, background revalidation, progress, interactive or script).
 ///
-/// A domain's read command is then a few lines (its `run(in env:)`, which `run()` calls
-/// with the process's environment and a test with its own):
+/// A domain's read command is then a few lines (its ``EnvironmentCommand/run(in:)``):
 ///
 ///     let visits = try VisitsRepository.live(env).list
 ///     try await env.reader.show(visits, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)

@@ -3,21 +3,16 @@ import BradOSCore
 
 extension CoachCommand {
     /// Shows the context profile.
-    public struct Context: AsyncParsableCommand {
+    public struct Context: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "context", 
             abstract: "Show what your coach knows about you: values, goals, situation (cached for 1 hour).", discussion: "Examples:\n  brados coach context\n  brados coach context --refresh")
 
         @Flag(help: "Ask the server even if the cached profile is fresh.") var refresh = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if refresh && global.offline { throw ValidationError("--refresh needs the network; it cannot go with --offline.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

@@ -3,7 +3,7 @@ import BradOSCore
 
 extension CoachCommand {
     /// Lists conversations: from the server, or from the local copy when offline.
-    public struct Conversations: AsyncParsableCommand {
+    public struct Conversations: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "conversations", 
             abstract: "List conversations, most recently updated first (the cached copy when offline).", discussion: """
             A refresh downloads only the conversations updated since the cached list, and \
@@ -17,16 +17,11 @@ extension CoachCommand {
 
         @Option(help: "Show at most this many conversations.") var limit: Int?
         @Flag(help: "Download the whole list again instead of what changed.") var full = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

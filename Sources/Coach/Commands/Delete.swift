@@ -3,20 +3,15 @@ import BradOSCore
 
 extension CoachCommand {
     /// Deletes a conversation on the server, then from the local copy.
-    public struct Delete: AsyncParsableCommand {
+    public struct Delete: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "delete", 
             abstract: "Delete a conversation on the server; once it is gone there, the cached copy goes too.",
             discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.\nExamples:\n  brados coach delete 1eca1011\n  brados coach delete 1eca1011 --yes")
 
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

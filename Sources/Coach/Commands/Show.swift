@@ -3,7 +3,7 @@ import BradOSCore
 
 extension CoachCommand {
     /// Shows one conversation's messages.
-    public struct Show: AsyncParsableCommand {
+    public struct Show: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "show", 
             abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).", discussion: """
             A refresh downloads only what changed since the cached copy: new messages, and \
@@ -17,16 +17,11 @@ extension CoachCommand {
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Option(help: "Show only the last N messages (only they are read from the cache).") var last: Int?
         @Flag(help: "Download every message again instead of what changed.") var full = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if let last, last < 1 { throw ValidationError("--last must be at least 1.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

@@ -3,7 +3,7 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Sends a critique of the draft in progress.
-    public struct Critique: AsyncParsableCommand {
+    public struct Critique: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "critique", 
             abstract: "Critique the plan in progress and show the revised draft.",
             discussion: """
@@ -13,18 +13,13 @@ extension MealPlanCommand {
             """)
 
         @Argument(help: "What to change, in plain words.") var text: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw ValidationError("The critique is empty.") }
             guard trimmed.count <= 2000 else { throw ValidationError("The critique is longer than 2000 characters.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

@@ -3,17 +3,12 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Finalizes the draft in progress and caches it.
-    public struct Finalize: AsyncParsableCommand {
+    public struct Finalize: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "finalize", 
             abstract: "Finalize the plan in progress and cache it (replacing the cached plan).", discussion: "Examples:\n  brados mealplan finalize")
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -3,18 +3,13 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Generates a new draft plan and makes it the one in progress.
-    public struct New: AsyncParsableCommand {
+    public struct New: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "new", 
             abstract: "Generate a new draft plan (clears the cached plan).",
             discussion: "The draft is not cached: critique it, then finalize it.\nExamples:\n  brados mealplan new")
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

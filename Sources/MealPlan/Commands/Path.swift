@@ -3,17 +3,12 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Prints the cache file's stable path, for scripts and widgets that read it directly.
-    public struct Path: AsyncParsableCommand {
+    public struct Path: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "path", 
             abstract: "Print the stable path of the cached plan file (its format is in docs/mealplan.md).", discussion: "Examples:\n  brados mealplan path\n  cat $(brados mealplan path)")
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

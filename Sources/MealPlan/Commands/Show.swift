@@ -3,17 +3,12 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Prints the latest finalized meal plan, from the disk cache when present.
-    public struct Show: AsyncParsableCommand {
+    public struct Show: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "show", 
             abstract: "Show the latest meal plan (from cache when present: no request).", discussion: "Examples:\n  brados mealplan show\n  brados mealplan show --json")
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

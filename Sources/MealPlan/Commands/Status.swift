@@ -3,16 +3,11 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Reports the cache state; never makes a request.
-    public struct Status: AsyncParsableCommand {
+    public struct Status: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "status", abstract: "Show whether a plan is cached: id, finalized-at, age, size, path.", discussion: "Examples:\n  brados mealplan status\n  brados --offline mealplan status --json")
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -3,16 +3,11 @@ import BradOSCore
 
 extension MealPlanCommand {
     /// Prints today's meals (the dashboard card).
-    public struct Today: AsyncParsableCommand {
+    public struct Today: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "today", abstract: "Show today's meals (from cache when present).", discussion: "Examples:\n  brados mealplan today")
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

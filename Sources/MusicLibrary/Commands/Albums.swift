@@ -5,7 +5,7 @@ import Foundation
 
 extension LibraryCommand {
     /// Lists albums: the snapshot first, then the live library.
-    public struct Albums: AsyncParsableCommand {
+    public struct Albums: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "albums", abstract: "List albums (from the snapshot first, then refreshed live).", discussion: """
             A refresh asks Plex whether the section changed since the snapshot (one request), \
             then only for the albums updated since; --full downloads every album again.
@@ -34,17 +34,12 @@ extension LibraryCommand {
         @Flag(help: "Draw the first screen's covers in a grid, titles under them.") var covers = false
         @OptionGroup var art: ArtOptions
         @OptionGroup var screen: ScreenOptions
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
             if offset < 0 { throw ValidationError("--offset must be 0 or more.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

@@ -4,7 +4,7 @@ import Foundation
 
 extension LibraryCommand {
     /// Prints (or writes) an album's artwork.
-    public struct Artwork: AsyncParsableCommand {
+    public struct Artwork: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "artwork", 
             abstract: "Print the path of an album's cached artwork, or write the image with -o.",
             discussion: """
@@ -21,13 +21,8 @@ extension LibraryCommand {
         @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
         @Option(help: "1024 (lists) or 2048 (detail).") var size: ArtworkCache.Size = .list
         @Option(name: .shortAndLong, help: ArgumentHelp("Write the image to this file ('-' for stdout).", valueName: "file")) var output: String?
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -3,15 +3,10 @@ import BradOSCore
 import Foundation
 
 extension LibraryCommand.Cache {
-    public struct Stats: AsyncParsableCommand {
+    public struct Stats: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "stats", abstract: "Artwork cache size per bucket, cap, and snapshot age.", discussion: "Examples:\n  brados library cache stats")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -3,20 +3,15 @@ import BradOSCore
 
 extension LibraryCommand {
     /// Lists collections, or one collection's albums.
-    public struct Collections: AsyncParsableCommand {
+    public struct Collections: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "collections", 
             abstract: "List collections (from the snapshot first), or the albums of one.", discussion: "Examples:\n  brados library collections\n  brados library collections 2001")
 
         @Argument(help: "A collection's rating key: list its albums (live).") var collection: String?
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
         var section: String?
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

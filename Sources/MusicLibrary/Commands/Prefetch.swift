@@ -3,19 +3,14 @@ import BradOSCore
 
 extension LibraryCommand {
     /// Fetches the first screen's 1024 px artwork.
-    public struct Prefetch: AsyncParsableCommand {
+    public struct Prefetch: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "prefetch", 
             abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: "Examples:\n  brados library prefetch\n  brados library prefetch --rows 10 --columns 4")
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
         var section: String?
         @OptionGroup var screen: ScreenOptions
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

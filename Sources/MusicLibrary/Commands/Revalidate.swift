@@ -3,16 +3,11 @@ import BradOSCore
 
 extension LibraryCommand {
     /// Refreshes the snapshot in the background (used by `albums`/`collections` in scripts).
-    public struct Revalidate: AsyncParsableCommand {
+    public struct Revalidate: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "revalidate", abstract: "Refresh the library snapshot in the background.", discussion: "Examples:\n  brados library revalidate", shouldDisplay: false)
         @Option(help: ArgumentHelp("A music section, by key or title.", valueName: "key|title")) var section: String?
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

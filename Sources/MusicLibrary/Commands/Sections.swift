@@ -3,7 +3,7 @@ import BradOSCore
 
 extension LibraryCommand {
     /// Lists the server's library sections.
-    public struct Sections: AsyncParsableCommand {
+    public struct Sections: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "sections", abstract: "List the Plex server's library sections.",
             discussion: """
             USED marks the music section commands use when they name none: library.section (a key \
@@ -13,13 +13,8 @@ extension LibraryCommand {
               brados config set library.section "Live Recordings"
               brados library albums --section 2
             """)
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

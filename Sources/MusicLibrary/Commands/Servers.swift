@@ -4,7 +4,7 @@ import Foundation
 
 extension LibraryCommand {
     /// `brados library servers`.
-    public struct Servers: AsyncParsableCommand {
+    public struct Servers: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "servers",
             abstract: "List the Plex account's media servers and their addresses.",
             discussion: """
@@ -14,13 +14,8 @@ extension LibraryCommand {
               brados library servers
               brados library servers --json | jq '.[].name'
             """)
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

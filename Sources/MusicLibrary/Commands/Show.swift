@@ -5,7 +5,7 @@ import Foundation
 
 extension LibraryCommand {
     /// One album in detail, with its 2048 px artwork cached.
-    public struct Show: AsyncParsableCommand {
+    public struct Show: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an album in detail with its cover (and cache its 2048 px artwork).", discussion: """
             On a terminal the cover is drawn beside the details (above them on a narrow \
             terminal), sized to the terminal: with kitty's graphics protocol, iTerm2's inline \
@@ -20,13 +20,8 @@ extension LibraryCommand {
             """)
         @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
         @OptionGroup var art: ArtOptions
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -4,7 +4,7 @@ import Foundation
 
 extension LibraryCommand {
     /// `brados library use`.
-    public struct Use: AsyncParsableCommand {
+    public struct Use: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "use",
             abstract: "Choose the Plex media server the library uses (saved per profile).",
             discussion: """
@@ -15,13 +15,8 @@ extension LibraryCommand {
               brados --profile work library use office-nas
             """)
         @Argument(help: "The server's name (any case) or machine identifier.") var name: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

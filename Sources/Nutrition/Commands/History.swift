@@ -3,7 +3,7 @@ import BradOSCore
 
 extension NutritionCommand {
     /// `plan history`: the weights logged, newest first, queued ones marked.
-    public struct History: AsyncParsableCommand {
+    public struct History: EnvironmentCommand {
         public static let configuration = CommandConfiguration(
             commandName: "history", abstract: "List the weights you logged, newest first (queued ones marked).",
             discussion: """
@@ -13,13 +13,8 @@ extension NutritionCommand {
               brados plan history
               brados plan history --json
             """)
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -2,15 +2,10 @@ import ArgumentParser
 import BradOSCore
 
 extension NutritionCommand {
-    public struct Recompute: AsyncParsableCommand {
+    public struct Recompute: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "recompute", abstract: "Ask the service to compute the plan again (forceRecompute).", discussion: "Examples:\n  brados plan recompute")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
-
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)

@@ -2,16 +2,11 @@ import ArgumentParser
 import BradOSCore
 
 extension NutritionCommand {
-    public struct Refresh: AsyncParsableCommand {
+    public struct Refresh: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "refresh", 
             abstract: "Fetch the plan, ignoring the cache (which is replaced only by a valid answer).", discussion: "Examples:\n  brados plan refresh")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
-
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)

@@ -3,7 +3,7 @@ import BradOSCore
 import BradOSPictures
 
 extension NutritionCommand {
-    public struct Show: AsyncParsableCommand {
+    public struct Show: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the plan's daily targets and your weight trend (from the cache within the TTL).", discussion: """
             Under the targets, the weights you logged are plotted in braille dots, dates along \
             the bottom, the target dashed and the last value labelled; weights queued and not \
@@ -15,10 +15,8 @@ extension NutritionCommand {
               brados plan show --json
             """)
         @OptionGroup var art: ArtOptions
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws { try await run(in: AppEnvironment.live(global)) }
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws { try await NutritionCommand.present(.summary, in: env, art: art) }
     }

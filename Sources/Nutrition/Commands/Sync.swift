@@ -2,18 +2,13 @@ import ArgumentParser
 import BradOSCore
 
 extension NutritionCommand {
-    public struct Sync: AsyncParsableCommand {
+    public struct Sync: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "sync", 
             abstract: "Send the queued changes in order, then recompute the plan.",
             discussion: "A change leaves the queue only once the service confirmed it. A failure worth retrying stops here and keeps the rest in order (exit code of that failure); a change the service refuses is reported and dropped. Two `plan sync` at once never send the same change.\nChanges that came in an imported archive are paused (they could overwrite newer data): they are sent only with --include-imported, or when you say yes on a terminal.\nExamples:\n  brados plan sync\n  brados plan sync --include-imported")
         @Flag(help: "Send changes that came in an imported archive too (see `brados plan pending`).") var includeImported = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
-
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)

@@ -3,24 +3,19 @@ import BradOSCore
 
 extension NutritionCommand {
     /// Records a new weight: queued durably first, then sent (when online) and the plan recomputed.
-    public struct Weight: AsyncParsableCommand {
+    public struct Weight: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "weight", 
             abstract: "Update your current weight (30–300 kg), then recompute the plan; queued when offline.",
             discussion: "The change is written to the pending queue before anything is sent, so it is never lost: offline, or if the service cannot be reached, it waits for `brados plan sync`.\nExamples:\n  brados plan weight 84.5\n  brados --offline plan weight 84")
 
         @Argument(help: "Your weight in kilograms, e.g. 84.5.") var kilograms: Double
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             guard kilograms.isFinite, (30...300).contains(kilograms) else {
                 throw ValidationError("The weight must be between 30 and 300 kg (got \(Format.number(kilograms))).")
             }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

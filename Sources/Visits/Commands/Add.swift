@@ -4,7 +4,7 @@ import Foundation
 
 extension VisitsCommand {
     /// Records a visit.
-    public struct Add: AsyncParsableCommand {
+    public struct Add: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "add", 
             abstract: "Record a visit.",
             discussion: """
@@ -18,7 +18,7 @@ extension VisitsCommand {
         @Option(help: ArgumentHelp("How long, in minutes (1 to 1440).", valueName: "minutes")) var duration = 30
         @Option(help: "Notes.") var notes: String?
         @Option(help: "Address.") var address: String?
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
@@ -29,11 +29,6 @@ extension VisitsCommand {
             if let at, JSONCoding.date(from: at) == nil {
                 throw ValidationError("--at '\(at)' is not an ISO 8601 date such as 2026-11-20T14:30:00Z.")
             }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

@@ -3,18 +3,13 @@ import BradOSCore
 
 extension VisitsCommand {
     /// Deletes a visit, optimistically.
-    public struct Delete: AsyncParsableCommand {
+    public struct Delete: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "delete", 
             abstract: "Delete a visit (leaves the cache at once; restored if the server fails).", discussion: "Examples:\n  brados visits delete v_8f3a2c01")
 
         @Argument(help: "The visit id.", completion: .custom { _, _, _ in VisitsPlugin.cachedVisitIDs() }) var id: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -3,21 +3,16 @@ import BradOSCore
 
 extension VisitsCommand {
     /// Lists visits, stale-while-revalidate.
-    public struct List: AsyncParsableCommand {
+    public struct List: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "list", 
             abstract: "List visits, newest first (from cache when fresh; revalidated behind it).", discussion: "Examples:\n  brados visits\n  brados visits list --refresh\n  brados visits list --json")
 
         @Flag(help: "Ignore the cache and ask the server (pull-to-refresh).") var refresh = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if refresh && global.offline { throw ValidationError("--refresh needs the network; it cannot go with --offline.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.

@@ -5,17 +5,12 @@ import Foundation
 extension VisitsCommand {
     /// The background half of `visits list` in scripts: refreshes the cache, then exits.
     /// Hidden; one at a time per profile (a lock), so a loop of `visits list` runs one fetch.
-    public struct Revalidate: AsyncParsableCommand {
+    public struct Revalidate: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "revalidate", 
             abstract: "Refresh the visits cache in the background (used by `visits list`).", discussion: "Examples:\n  brados visits revalidate", shouldDisplay: false)
 
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

@@ -3,17 +3,12 @@ import BradOSCore
 
 extension VisitsCommand {
     /// Shows one visit.
-    public struct Show: AsyncParsableCommand {
+    public struct Show: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one visit (from cache when there).", discussion: "Examples:\n  brados visits show v_8f3a2c01")
 
         @Argument(help: "The visit id (see `brados visits list`).", completion: .custom { _, _, _ in VisitsPlugin.cachedVisitIDs() }) var id: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {

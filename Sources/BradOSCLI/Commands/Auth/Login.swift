@@ -5,7 +5,7 @@ import Foundation
 
 extension AuthCommand {
     /// `brados auth login`.
-    public struct Login: AsyncParsableCommand {
+    public struct Login: EnvironmentCommand {
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "login", 
             abstract: "Sign in; a password or token is read from standard input, never from an argument.",
             discussion: """
@@ -42,7 +42,7 @@ extension AuthCommand {
         @Option(help: ArgumentHelp("The two-factor verification code, with --user.", valueName: "code")) var code: String?
         @Option(help: ArgumentHelp("Resume waiting for a code printed by --no-wait.", valueName: "id")) var pin: String?
         @Flag(help: "Print the code to approve and exit (resume with --pin ID).") var noWait = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
 
         public init() {}
 
@@ -65,11 +65,6 @@ extension AuthCommand {
             if passwordStdin, user == nil { throw ValidationError("--password-stdin needs --user NAME.") }
             if user != nil, !passwordStdin { throw ValidationError("Pass the password on standard input with --password-stdin.") }
             if !linked, user == nil { throw ValidationError("Pass --user NAME and the password on standard input with --password-stdin.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// Signs the profile in: with a password, or through a service's account server (a password, a token, or a code

@@ -5,7 +5,8 @@ import Foundation
 
 extension AuthCommand {
     /// `brados auth logout`.
-    public struct Logout: AsyncParsableCommand {
+    public struct Logout: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = .exclusive(activity: "signing out")
         public static let configuration = CommandConfiguration(commandName: "logout", 
             abstract: "Sign out and erase every cache of the profile.",
             discussion: """
@@ -19,18 +20,13 @@ extension AuthCommand {
             """)
         @Flag(help: "Also remove the profile's age key, without asking.") var removeKey = false
         @Flag(help: "Keep the profile's age key, without asking.") var keepKey = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         /// Refuses `--remove-key` with `--keep-key`.
         /// - Throws: `ValidationError` when both are given.
         public func validate() throws {
             if removeKey && keepKey { throw ValidationError("--remove-key and --keep-key cannot go together.") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: .exclusive(activity: "signing out")))
         }
 
         /// Signs out, erases every cache of the profile and, when asked, removes its age key.

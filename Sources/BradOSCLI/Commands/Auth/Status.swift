@@ -5,18 +5,13 @@ import Foundation
 
 extension AuthCommand {
     /// `brados auth status`.
-    public struct Status: AsyncParsableCommand {
+    public struct Status: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "status", 
             abstract: "Show who the profile is signed in as.",
             discussion: "Reads local state only, unless --check asks the server (renewing an expired token). Exits 4 when signed out.\nExamples:\n  brados auth status\n  brados auth status --check --json")
         @Flag(help: "Verify the session with the server.") var check = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// Prints who the profile is signed in as, verified with the server with `--check`.
         /// - Throws: ``AuthError/notSignedIn(profile:)`` when signed out (after printing); with `--check`, ``AuthError`` and

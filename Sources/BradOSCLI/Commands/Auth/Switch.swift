@@ -5,16 +5,12 @@ import Foundation
 
 extension AuthCommand {
     /// `brados auth switch`.
-    public struct Switch: AsyncParsableCommand {
+    public struct Switch: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(commandName: "switch", abstract: "Make another profile the active one.", discussion: "Examples:\n  brados auth switch work\n  brados --profile work cache stats")
         @Argument(help: "The profile name.", completion: .custom { _, _, _ in CompletionValues.profiles() }) var profile: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Makes another profile the active one and says whether it is signed in.
         /// - Throws: ``ConfigError`` (an invalid profile name, an unreadable config file), ``StorageError`` when the config

@@ -9,15 +9,11 @@ import Glibc
 
 extension CacheCommand {
     /// `brados cache path`.
-    public struct Path: AsyncParsableCommand {
+    public struct Path: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(commandName: "path", abstract: "Print where the profile's caches and data live.", discussion: "Examples:\n  brados cache path\n  du -sh $(brados cache path)")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
-
         /// Prints the profile's cache and data folders, one a line (or as JSON).
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.

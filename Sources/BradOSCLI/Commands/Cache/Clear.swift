@@ -4,19 +4,15 @@ import BradOSCore
 import Foundation
 
 extension CacheCommand {
-    public struct Clear: AsyncParsableCommand {
+    public struct Clear: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = .exclusive(activity: "clearing the cache")
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "clear", 
             abstract: "Remove cached data (all domains, or those named).",
             discussion: "Credentials are kept; use `brados auth logout` to sign out and erase everything.\nExamples:\n  brados cache clear\n  brados cache clear \(HelpExamples.domains(2))") }
         @Argument(help: "Only these domains (all when none is named).", completion: .custom { _, _, _ in CompletionValues.domains() }) var domains: [String] = []
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Only these domains (same as naming them).", visibility: .hidden)) var domain: [String] = []
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: .exclusive(activity: "clearing the cache")))
-        }
 
         /// Removes the cached data of every domain, or of those named, holding the profile exclusively.
         /// - Throws: ``ConfigError/unknownDomain(_:known:)`` for a domain no plugin has; ``StorageError``

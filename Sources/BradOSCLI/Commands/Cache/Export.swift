@@ -9,7 +9,7 @@ import Glibc
 
 extension CacheCommand {
     /// `brados cache export`.
-    public struct Export: AsyncParsableCommand {
+    public struct Export: EnvironmentCommand {
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "export", 
             abstract: "Write the profile's caches to one verified, compressed archive.",
             discussion: """
@@ -41,7 +41,7 @@ extension CacheCommand {
         @Flag(help: "Encrypt with a passphrase, asked twice on the terminal (work factor: archive.scrypt-work-factor).") var passphrase = false
         @Flag(help: "With --passphrase: read it from the first line of standard input.") var passphraseStdin = false
         @Flag(help: "Write the encrypted archive as age's armored text (PEM-like) instead of binary.") var armor = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         var encrypted: Bool { !recipients.isEmpty || !recipientsFiles.isEmpty || encrypt || passphrase || passphraseStdin }
@@ -57,11 +57,6 @@ extension CacheCommand {
                 throw ValidationError("--passphrase goes alone: age allows a passphrase only as the one recipient (drop --recipient, --recipients-file and --encrypt).")
             }
             if armor, !encrypted { throw ValidationError("--armor goes with encryption (--recipient, --encrypt or --passphrase).") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
         }
 
         /// Writes the archive (to a file, or to standard output with `-o -`), encrypted when asked, and says what it holds.

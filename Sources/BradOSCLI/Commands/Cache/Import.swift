@@ -9,7 +9,8 @@ import Glibc
 
 extension CacheCommand {
     /// `brados cache import`.
-    public struct Import: AsyncParsableCommand {
+    public struct Import: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "import", 
             abstract: "Import an archive into a profile, verified first, swapped in atomically.",
             discussion: """
@@ -39,7 +40,7 @@ extension CacheCommand {
         @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
         @Flag(help: "With --replace: drop changes this profile has queued and not sent (see each domain's note above).") var discardPending = false
         @OptionGroup var keys: ArchiveKeyFlags
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         /// Checks that the flags go together (`--replace` or `--merge`, `--discard-pending` only with `--replace`).
@@ -48,11 +49,6 @@ extension CacheCommand {
             try keys.validate(file: file)
             if replace && merge { throw ValidationError("--replace and --merge cannot go together.") }
             if discardPending && !replace { throw ValidationError("--discard-pending goes with --replace (--merge keeps every queued change).") }
-        }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
         }
 
         /// Imports the archive into the profile (or `--as` another), or with `--dry-run` says what would change.

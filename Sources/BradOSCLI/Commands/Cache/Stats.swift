@@ -4,15 +4,10 @@ import BradOSCore
 import Foundation
 
 extension CacheCommand {
-    public struct Stats: AsyncParsableCommand {
+    public struct Stats: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show what each domain stores for the profile.", discussion: "Examples:\n  brados cache stats\n  brados cache stats --json")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global))
-        }
 
         /// Prints each domain's entries, files, size and ages, and the profile's total.
         /// - Throws: ``StorageError``, ``ConfigError`` (see ``AppEnvironment/live(_:access:)``).

@@ -9,7 +9,8 @@ import Glibc
 
 extension CacheCommand {
     /// `brados cache verify`.
-    public struct Verify: AsyncParsableCommand {
+    public struct Verify: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(commandName: "verify", 
             abstract: "Read a whole archive and check its manifest and every size and checksum.",
             discussion: """
@@ -24,17 +25,12 @@ extension CacheCommand {
             """)
         @Argument(help: ArgumentHelp("The archive, or - for stdin.", valueName: "file"), completion: .file(extensions: ["zst", "gz", "age"])) var file: String
         @OptionGroup var keys: ArchiveKeyFlags
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
 
         /// Refuses `--passphrase-stdin` when standard input carries the archive.
         /// - Throws: `ValidationError`.
         public func validate() throws { try keys.validate(file: file) }
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Reads the whole archive, decrypting it if needed, and prints what it holds.
         /// - Throws: ``ArchiveError`` for the first problem found, ``AgeError`` for an encrypted archive no key opens or that

@@ -3,15 +3,11 @@ import BradOSCore
 import Foundation
 
 extension ConfigCommand {
-    public struct List: AsyncParsableCommand {
+    public struct List: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(commandName: "list", abstract: "List every setting with its value and where it comes from.", discussion: "Examples:\n  brados config list\n  brados config list --json")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Prints every setting with its value, source, environment variable and meaning.
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;

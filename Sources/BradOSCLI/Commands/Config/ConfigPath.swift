@@ -3,15 +3,11 @@ import BradOSCore
 import Foundation
 
 extension ConfigCommand {
-    public struct Path: AsyncParsableCommand {
+    public struct Path: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(commandName: "path", abstract: "Show where brados keeps its files.", discussion: "Examples:\n  brados config path")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Prints where brados keeps its config, credentials, caches and data.
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;

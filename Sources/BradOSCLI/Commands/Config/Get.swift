@@ -3,16 +3,12 @@ import BradOSCore
 import Foundation
 
 extension ConfigCommand {
-    public struct Get: AsyncParsableCommand {
+    public struct Get: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "get", abstract: "Print a setting's effective value.", discussion: "Examples:\n  brados config get server\n  brados config get \(HelpExamples.domainKey)") }
         @Argument(help: ArgumentHelp("The key, e.g. server or \(HelpExamples.serviceKey)."), completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Prints the key's effective value.
         /// - Throws: ``ConfigError/unknownKey(_:known:)``; ``CommandError`` (not found) when the key is not set; ``ConfigError``

@@ -3,17 +3,13 @@ import BradOSCore
 import Foundation
 
 extension ConfigCommand {
-    public struct Set: AsyncParsableCommand {
+    public struct Set: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set \(HelpExamples.domainSetting.key) \(HelpExamples.domainSetting.value)") }
         @Argument(help: "The key (see `brados config list`).", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
         @Argument(help: "The value.") var value: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Checks the value by the key's rule and writes it to the config file.
         /// - Throws: ``ConfigError/unknownKey(_:known:)``, ``ConfigError/invalidValue(key:value:expected:)``; ``StorageError``

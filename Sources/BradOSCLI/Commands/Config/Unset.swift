@@ -3,16 +3,12 @@ import BradOSCore
 import Foundation
 
 extension ConfigCommand {
-    public struct Unset: AsyncParsableCommand {
+    public struct Unset: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "unset", abstract: "Remove a setting from the config file.", discussion: "Examples:\n  brados config unset \(HelpExamples.serviceKey)") }
         @Argument(help: "The key.", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Removes the key from the config file.
         /// - Throws: ``ConfigError/unknownKey(_:known:)``; ``StorageError`` when the config file cannot be written.

@@ -6,19 +6,15 @@ import Glibc
 #endif
 
 /// `brados doctor`: checks the set-up and says what to fix.
-public struct DoctorCommand: AsyncParsableCommand {
+public struct DoctorCommand: EnvironmentCommand {
+    public static let profileAccess: ProfileLock.Access? = nil
     public static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Check the configuration, servers, sign-in, cache folders and libarchive; say what to fix.",
         discussion: "Exits 1 when a check fails (warnings do not count). Uses the network unless --offline.\nExamples:\n  brados doctor\n  brados --offline doctor\n  brados doctor --json")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup public var global: GlobalOptions
     public init() {}
-
-    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-    public func run() async throws {
-        try await run(in: AppEnvironment.live(global, access: nil))
-    }
 
     /// Runs every check and prints them.
     /// - Throws: `ExitCode` of ``FailureKind/general`` (1) when a check fails; ``ConfigError`` for an unreadable config file or invalid profile name;

@@ -2,7 +2,8 @@ import ArgumentParser
 import BradOSCore
 
 /// `brados exit-codes`: what each exit code means (the table of ``ExitStatus``).
-public struct ExitCodesCommand: AsyncParsableCommand {
+public struct ExitCodesCommand: EnvironmentCommand {
+    public static let profileAccess: ProfileLock.Access? = nil
     public static let configuration = CommandConfiguration(
         commandName: "exit-codes",
         abstract: "Explain each exit code brados uses.",
@@ -18,13 +19,8 @@ public struct ExitCodesCommand: AsyncParsableCommand {
     public enum Format: String, ExpressibleByArgument, CaseIterable, Sendable { case text, markdown, mdoc }
 
     @Option(help: "text, markdown (the README's table) or mdoc (the man page's section).") var format: Format = .text
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup public var global: GlobalOptions
     public init() {}
-
-    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-    public func run() async throws {
-        try await run(in: AppEnvironment.live(global, access: nil))
-    }
 
     /// Prints the exit-code table as text, Markdown or mdoc (or as JSON).
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;

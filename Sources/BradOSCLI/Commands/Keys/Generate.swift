@@ -6,19 +6,15 @@ import Foundation
 
 extension KeysCommand {
     /// `brados keys generate`.
-    public struct Generate: AsyncParsableCommand {
+    public struct Generate: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(
             commandName: "generate",
             abstract: "Create the profile's age key and print its recipient (age1...).",
             discussion: "An existing key is never replaced unless --force: archives encrypted to it open only with it.\nExamples:\n  brados keys generate\n  brados --profile work keys generate --json")
         @Flag(help: "Replace an existing key (archives encrypted to it can then no longer be opened with brados).") var force = false
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Creates the profile's age key (replacing one only with `--force`) and prints its recipient.
         /// - Throws: ``ArchiveError/keyExists(profile:recipient:)`` without `--force`; ``StorageError`` or ``ArchiveError``

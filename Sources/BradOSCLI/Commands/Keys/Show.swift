@@ -6,18 +6,14 @@ import Foundation
 
 extension KeysCommand {
     /// `brados keys show`.
-    public struct Show: AsyncParsableCommand {
+    public struct Show: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(
             commandName: "show",
             abstract: "Print the profile's recipient (age1...), to give to whoever sends you archives.",
             discussion: "Examples:\n  brados keys show\n  brados keys show --json | jq -r .recipient")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Prints the recipient (age1...) of the profile's age key.
         /// - Throws: ``ArchiveError/noKey(profile:)`` when the profile has none, ``ArchiveError/invalidKeys(source:detail:)`` for

@@ -3,15 +3,11 @@ import BradOSCore
 import Foundation
 
 extension PluginsCommand {
-    public struct List: AsyncParsableCommand {
+    public struct List: EnvironmentCommand {
+        public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(commandName: "list", abstract: "List built-in domains and external plugins; warn about unusable ones.", discussion: "Examples:\n  brados plugins list\n  brados plugins list --json")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup public var global: GlobalOptions
         public init() {}
-
-        /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-        public func run() async throws {
-            try await run(in: AppEnvironment.live(global, access: nil))
-        }
 
         /// Prints the built-in domains and the external plugins on `PATH`, with a notice for each unusable one.
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;

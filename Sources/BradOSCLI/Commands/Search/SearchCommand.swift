@@ -4,7 +4,7 @@ import BradOSSearch
 import Foundation
 
 /// `brados search QUERY`: full-text search over everything cached in the profile.
-public struct SearchCommand: AsyncParsableCommand {
+public struct SearchCommand: EnvironmentCommand {
     public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "search",
         abstract: "Full-text search over everything cached, best match first. Never uses the network.",
@@ -40,7 +40,7 @@ public struct SearchCommand: AsyncParsableCommand {
     @Option(help: "At most this many results (1-1000).") var limit = 20
     @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "Take the words as they are: no FTS5 operators.") var fixedStrings = false
     @Flag(help: "Build the index again from the caches first (with no query: only that).") var reindex = false
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup public var global: GlobalOptions
     public init() {}
 
     /// Checks the limit, the domains and that there is a query (or --reindex).
@@ -54,11 +54,6 @@ public struct SearchCommand: AsyncParsableCommand {
         for name in domain where !known.contains(name) {
             throw ValidationError("--domain \(name): no such searchable domain (\(known.joined(separator: ", "))).")
         }
-    }
-
-    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-    public func run() async throws {
-        try await run(in: AppEnvironment.live(global))
     }
 
     /// Brings the index up to date, then searches it.

@@ -3,7 +3,7 @@ import BradOSCore
 import Foundation
 
 /// `brados sync`: the terminal's background refresh, for cron or a systemd user timer.
-public struct SyncCommand: AsyncParsableCommand {
+public struct SyncCommand: EnvironmentCommand {
     public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "sync",
         abstract: "Refresh every domain's cache by its policy and send queued changes; quiet unless something fails.",
@@ -39,7 +39,7 @@ public struct SyncCommand: AsyncParsableCommand {
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
               completion: .custom { _, _, _ in Composition.current.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
     var domainFlags: [String] = []
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup public var global: GlobalOptions
     public init() {}
 
     /// Checks that every extra argument is a flag a domain declared.
@@ -61,11 +61,6 @@ public struct SyncCommand: AsyncParsableCommand {
             flags.insert(String(argument.dropFirst(2)))
         }
         return SyncOptions(flags: flags)
-    }
-
-    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-    public func run() async throws {
-        try await run(in: AppEnvironment.live(global))
     }
 
     /// Syncs each domain in turn; a domain's failure is reported and the others still run.

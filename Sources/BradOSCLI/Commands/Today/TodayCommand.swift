@@ -4,7 +4,7 @@ import BradOSToday
 import Foundation
 
 /// `brados today`: what is on today, across every domain, from the caches.
-public struct TodayCommand: AsyncParsableCommand {
+public struct TodayCommand: EnvironmentCommand {
     public static let configuration = CommandConfiguration(
         commandName: "today",
         abstract: "Show what is on today across every domain, and the changes waiting to be sent. From the caches only.",
@@ -24,13 +24,8 @@ public struct TodayCommand: AsyncParsableCommand {
             """)
 
     @Flag(help: "Refresh what is stale or missing first (uses the network).") var refresh = false
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup public var global: GlobalOptions
     public init() {}
-
-    /// Runs in the environment of the `brados` process (``AppEnvironment/live(_:access:)``).
-    public func run() async throws {
-        try await run(in: AppEnvironment.live(global))
-    }
 
     /// Gathers each domain's section and prints them.
     /// - Throws: ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``); a domain's failure is shown in its section.
