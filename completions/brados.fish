@@ -286,7 +286,7 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brado
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados auth" -eq 1' -fa 'logout' -d 'Sign out and erase every cache of the profile.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" user' -l 'user' -d 'The user name (or e-mail).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" password-stdin' -l 'password-stdin' -d 'Read the password from standard input (required with --user: never pass a password as an argument).'
-complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" service' -l 'service' -d 'Sign in to one service\'s own server: api, plex, supabase, gtsd.' -rfka ''
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" service' -l 'service' -d 'Sign in to one service\'s own server: api, plex, supabase, nutrition.' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" token-stdin' -l 'token-stdin' -d 'Read an existing token of the service from standard input (services with an account server).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" code' -l 'code' -d 'The two-factor verification code, with --user.' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados auth login" pin' -l 'pin' -d 'Resume waiting for a code printed by --no-wait.' -rfka ''

@@ -3,8 +3,9 @@ import BradOSCore
 import Foundation
 
 extension Service {
-    /// The nutrition plan service (`server.gtsd`).
-    public static let gtsd = Service(rawValue: "gtsd")
+    /// The nutrition plan service (`server.nutrition`; `gtsd`, the original service's name,
+    /// until 0.3: ``ServiceRename`` moves what a user kept under it).
+    public static let nutrition = Service(rawValue: "nutrition")
 }
 
 /// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
@@ -29,7 +30,7 @@ public struct NutritionPlugin: DomainPlugin {
     }
 
     public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
-    public var services: [ServiceDescription] { [ServiceDescription(.gtsd, summary: "the nutrition plan service (plan)")] }
+    public var services: [ServiceDescription] { [ServiceDescription(.nutrition, summary: "the nutrition plan service (plan)", formerNames: ["gtsd"])] }
     public var importDescription: String? {
         "Queued plan changes in the archive (`brados plan pending`) arrive paused: only `brados plan sync --include-imported` sends them."
     }
@@ -154,6 +155,6 @@ extension NutritionRepository {
             cache: NutritionCache(directory: NutritionPlugin.cacheDirectory(env.profile), logger: env.logger),
             queue: PendingQueue(url: NutritionPlugin.queueURL(env.profile)),
             ttl: ttl, offline: env.isOffline, now: env.now, logger: env.logger,
-            api: { NutritionRESTClient(client: try await env.client(for: .gtsd)) })
+            api: { NutritionRESTClient(client: try await env.client(for: .nutrition)) })
     }
 }

@@ -91,7 +91,7 @@ struct CommandsInProcessTests {
         #expect(names.first == "config")
         #expect(names.contains("libarchive"), "the archive feature's check")
         #expect(names.contains("pictures mode"), "the pictures feature's check")
-        for service in ["api", "plex", "supabase", "gtsd"] {
+        for service in ["api", "plex", "supabase", "nutrition"] {
             #expect(checks.first { $0.name == "server \(service)" }?.detail == "the built-in demo backend (no server configured)")
         }
     }

@@ -138,7 +138,7 @@ struct PlanRESTTests {
     static let body = #"{"success":true,"data":{"plan":{"id":1,"name":"Week","description":null,"startDate":"2026-11-21T00:00:00.000Z","endDate":"2026-11-28T00:00:00.000Z","status":"active"},"targets":{"bmr":1808,"tdee":2802,"calorieTarget":2252,"proteinTarget":172,"waterTarget":3000,"weeklyRate":-0.5,"estimatedWeeks":16,"projectedDate":"2027-03-13T00:00:00.000Z"},"whyItWorks":{"calorieTarget":{"title":"a","explanation":"b","science":"c"},"proteinTarget":{"title":"a","explanation":"b","science":"c"},"waterTarget":{"title":"a","explanation":"b","science":"c"},"weeklyRate":{"title":"a","explanation":"b","science":"c"}},"recomputed":true,"previousTargets":null}}"#
 
     func client(_ transport: StubTransport, clock: ManualClock) -> NutritionRESTClient {
-        NutritionRESTClient(client: APIClient(service: .gtsd, baseURL: Self.server, transport: transport, authenticator: nil,
+        NutritionRESTClient(client: APIClient(service: .nutrition, baseURL: Self.server, transport: transport, authenticator: nil,
                                          retrier: Retrier(clock: clock, random: { 0.5 })))
     }
 

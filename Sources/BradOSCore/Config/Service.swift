@@ -35,12 +35,22 @@ public struct ServiceDescription: Sendable {
     /// How `auth login --service NAME` signs in when the service's accounts live on a server
     /// of their own (Plex: plex.tv); `nil` for services that sign in on their own server.
     public var signIn: SignInFactory?
+    /// The names the service had before (``ServiceRename``): what a user's config file,
+    /// credentials and environment may still say, moved to the current name once.
+    public var formerNames: [String]
 
-    public init(_ service: Service, summary: String, account: AccountFactory? = nil, signIn: SignInFactory? = nil) {
+    public init(_ service: Service, summary: String, account: AccountFactory? = nil, signIn: SignInFactory? = nil,
+                formerNames: [String] = []) {
         self.service = service
         self.summary = summary
         self.account = account
         self.signIn = signIn
+        self.formerNames = formerNames
+    }
+
+    /// The current name of a service once called `name`, if one was.
+    public static func renamed(_ name: String, in plugins: [any DomainPlugin]) -> Service? {
+        all(plugins).first { $0.formerNames.contains(name) }?.service
     }
 
     /// Whether `auth login --service NAME` signs in through an account server (``signIn``).

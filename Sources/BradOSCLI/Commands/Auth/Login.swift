@@ -51,6 +51,9 @@ extension AuthCommand {
         public func validate() throws {
             let known = ServiceDescription.all(Composition.current.plugins).map(\.service.rawValue)
             if let service, !known.contains(service) {
+                if let renamed = ServiceDescription.renamed(service, in: Composition.current.plugins) {
+                    throw ValidationError("The service '\(service)' is now called '\(renamed)': use --service \(renamed).")
+                }
                 throw ValidationError("Unknown service '\(service)': expected one of \(known.joined(separator: ", ")).")
             }
             let linked = service.map(ServiceDescription.hasAccountServer) ?? false
