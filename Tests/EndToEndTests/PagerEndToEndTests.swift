@@ -44,4 +44,24 @@ struct PagerEndToEndTests {
         let result = try terminal([BuiltProducts.url("brados").path, "auth", "status"])
         #expect(result.screen.contains("Not signed in.") && !result.screen.contains("PAGED:"))
     }
+
+    @Test("library albums on a terminal is paged to its last album; --prefetch then fetches the first screen in the background")
+    func libraryAlbums() async throws {
+        let brados = BuiltProducts.url("brados").path
+        // The embedded backend's library (304 albums): the listing reaches the pager whole.
+        let paged = try terminal([brados, "library", "albums", "--prefetch"])
+        #expect(paged.status == 0)
+        let rows = paged.screen.split(separator: "\n").filter { $0.hasPrefix("PAGED:") }
+        #expect(rows.count == 304 + 2, "\(rows.count) lines paged")
+        let artwork = home.url.appendingPathComponent("cache/users/default/library")
+        // Nothing drew progress over the pager: the first screen's covers arrive from a background process.
+        #expect(!paged.screen.contains("fetching"), "\(paged.screen.suffix(300))")
+        let arrived = await eventually {
+            (FileManager.default.enumerator(atPath: artwork.path)?.allObjects.count ?? 0) > 10
+        }
+        #expect(arrived, "no artwork under \(artwork.path)")
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        let straight = try terminal([brados, "library", "albums", "--no-pager", "--limit", "3"])
+        #expect(straight.status == 0 && straight.screen.contains("albums 1–3 of 304") && !straight.screen.contains("PAGED:"), "\(straight.screen)")
+    }
 }

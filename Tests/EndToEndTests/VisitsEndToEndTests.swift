@@ -24,17 +24,6 @@ struct VisitsEndToEndTests {
         return (document?["visits"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
     }
 
-    /// Whether a brados started for this test's home still runs (a detached revalidation):
-    /// read from each process's environment, so a test waits for exactly its own.
-    func detachedRunning() -> Bool {
-        let mine = "BRADOS_HOME=\(home.url.path)"
-        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
-            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
-            if environ.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == mine }) { return true }
-        }
-        return false
-    }
-
     @Test("with 2 s of server latency, a fresh cache prints in well under a second; the next call shows newer data")
     func staleWhileRevalidate() async throws {
         let server = try ServerProcess()
@@ -172,7 +161,7 @@ struct VisitsEndToEndTests {
         // The one detached revalidation has time to reach the server.
         #expect(try await eventually { try await server.stats().byRoute["GET /api/visits"] == 1 })
         // Every revalidation the 20 calls started has ended: the count is final.
-        #expect(await eventually { !detachedRunning() })
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
         #expect(try await server.stats().byRoute["GET /api/visits"] == 1, "more than one revalidation in 20 calls")
         // With the interval set to zero, every call starts one (the lock makes them one at a time).
         try await server.resetStats()

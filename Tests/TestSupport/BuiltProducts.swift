@@ -37,6 +37,17 @@ public enum BuiltProducts {
         try Running(executable, arguments, environment: environment, stdin: stdin).finish(timeout: timeout)
     }
 
+    /// Whether a process started with `BRADOS_HOME=home` still runs (a detached revalidation
+    /// or prefetch): read from each process's environment, so a test waits for exactly its own.
+    public static func isRunning(home: URL) -> Bool {
+        let mine = "BRADOS_HOME=\(home.path)"
+        for pid in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int(pid) != nil {
+            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { continue }
+            if environ.split(separator: 0).contains(where: { String(decoding: $0, as: UTF8.self) == mine }) { return true }
+        }
+        return false
+    }
+
     /// A built executable started in the background, to be signalled while it runs.
     public final class Running: @unchecked Sendable {
         let process: Process

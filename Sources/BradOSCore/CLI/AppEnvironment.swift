@@ -91,8 +91,11 @@ public struct AppEnvironment: Sendable {
     /// Sends the rest of the command's stdout through the user's pager, from its first byte,
     /// when stdout is a terminal and `--no-pager` was not given (``Pager``). For commands
     /// whose output may run past a screen.
-    public func pageOutput() {
-        if !settings.flags.noPager { io.pageOutput() }
+    /// - Returns: whether stdout will go through a pager (so progress drawn on the terminal
+    ///   after the output would be drawn over it).
+    @discardableResult
+    public func pageOutput() -> Bool {
+        settings.flags.noPager ? false : io.pageOutput()
     }
 
     /// Whether the network must not be used (`--offline`, `BRADOS_OFFLINE=1`, or config).

@@ -35,14 +35,17 @@ public enum Pager {
 
     /// Sends the rest of this process's stdout through the pager from its first byte, when
     /// stdout is a terminal and a pager is chosen.
-    static func arm(environment: [String: String]) {
-        guard isatty(STDOUT_FILENO) == 1, let command = command(environment: environment) else { return }
+    /// - Returns: whether stdout goes (or will go) through the pager.
+    @discardableResult
+    static func arm(environment: [String: String]) -> Bool {
+        guard isatty(STDOUT_FILENO) == 1, let command = command(environment: environment) else { return isPaging }
         state.withLock { state in
             guard state.pid == 0 else { return }
             state.armed = true
             state.command = command
         }
         active.store(true, ordering: .releasing)
+        return true
     }
 
     /// Before a write to stdout: starts the pager if one was asked for and is not running yet.

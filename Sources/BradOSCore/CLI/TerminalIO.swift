@@ -35,7 +35,8 @@ public protocol TerminalIO: Sendable {
     var cellPixels: (width: Int, height: Int)? { get }
     /// Sends the rest of stdout through the user's pager when it is a terminal (``Pager``);
     /// nothing for any other stream.
-    func pageOutput()
+    /// - Returns: whether stdout will go through a pager.
+    @discardableResult func pageOutput() -> Bool
 }
 
 extension TerminalIO {
@@ -45,7 +46,7 @@ extension TerminalIO {
     public func readSecret(prompt: String) -> String? { nil }
     public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? { nil }
     public var cellPixels: (width: Int, height: Int)? { nil }
-    public func pageOutput() {}
+    @discardableResult public func pageOutput() -> Bool { false }
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -74,7 +75,7 @@ public struct QuietIO: TerminalIO {
         base.queryTerminal(request, until: complete, timeout: timeout)
     }
     public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
-    public func pageOutput() { base.pageOutput() }
+    @discardableResult public func pageOutput() -> Bool { base.pageOutput() }
 }
 
 /// The real process streams.
@@ -88,7 +89,7 @@ public struct StandardIO: TerminalIO {
     public func writeError(_ text: String) { Self.writeAll(STDERR_FILENO, text) }
     /// True too while stdout goes through the pager to the terminal (``Pager``).
     public var isOutputTerminal: Bool { Pager.isPaging || isatty(STDOUT_FILENO) == 1 }
-    public func pageOutput() { Pager.arm(environment: environment) }
+    @discardableResult public func pageOutput() -> Bool { Pager.arm(environment: environment) }
     public var isErrorTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     public func readInput() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
     public var isInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }

@@ -22,6 +22,8 @@ extension LibraryCommand {
             --covers draws the first screen's covers in a grid, titles under them, fetching \
             their 1024 px artwork as --prefetch does (kitty, iTerm2, sixel or Unicode blocks: \
             see --art). Through a pipe or with --json the listing is printed instead.
+            On a terminal the listing goes through your pager (--no-pager prints it straight); \
+            --prefetch then fetches in the background.
             """)
 
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
@@ -46,11 +48,13 @@ extension LibraryCommand {
         public func run(in env: AppEnvironment) async throws {
             let store = try LibraryRepository.live(env)
             if covers, try await drawCovers(env: env, store: store) { return }
+            let paged = env.pageOutput()
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))
             let shown = try await env.reader.show(try store.library(section: section, full: full), with: view, refresh: refresh || full).shown
             guard prefetch, !env.isOffline else { return }
             let firstScreen = try shown.albums(limit: min(screen.firstScreen(env.io), limit ?? .max), offset: offset)
-            if env.isInteractive {
+            // Progress drawn after the listing would land on the pager's screen: a paged listing prefetches in the background.
+            if env.isInteractive, !paged {
                 try await Prefetch.prefetch(firstScreen, store: store, env: env)
             } else {
                 try? env.startInBackground(["library", "prefetch"] + screen.arguments + (section.map { ["--section", $0] } ?? []))
