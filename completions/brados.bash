@@ -1240,14 +1240,18 @@ _brados_library_albums() {
 
 _brados_library_collections() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--covers --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --profile --server)
+    non_repeating_options=(--section --art --profile --server)
     __brados_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--section')
+        return
+        ;;
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
         return
         ;;
     '--profile')
@@ -1346,7 +1350,7 @@ _brados_library_artwork() {
 
 _brados_library_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--background --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--section --rows --columns --profile --server)
     __brados_offer_flags_options 0

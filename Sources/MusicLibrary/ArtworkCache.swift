@@ -2,9 +2,9 @@ import BradOSCore
 import Foundation
 import Logging
 
-/// Album artwork at two sizes, 1024 px (lists, grids) and 2048 px (detail), through the
+/// Album and collection artwork at two sizes, 1024 px (lists, grids) and 2048 px (detail), through the
 /// core ``BlobCache`` (memory + disk, LRU by last access over both sizes, capped).
-/// An album without artwork gets the placeholder, never an error.
+/// An album or collection without artwork gets the placeholder, never an error.
 public struct ArtworkCache: Sendable {
     public enum Size: Int, Sendable, CaseIterable {
         case list = 1024
@@ -30,15 +30,15 @@ public struct ArtworkCache: Sendable {
     }
 
     /// The cache key: server (when known) + rating key + artwork path + size.
-    public static func key(_ album: Album, path: String, size: Size, origin: String? = nil) -> BlobKey {
+    public static func key(_ album: some ArtworkItem, path: String, size: Size, origin: String? = nil) -> BlobKey {
         BlobKey(bucket: "\(size.rawValue)", identifier: (origin.map { "\($0)|" } ?? "") + "\(album.ratingKey)|\(path)|\(size.rawValue)")
     }
 
-    func key(_ album: Album, path: String, size: Size) -> BlobKey { Self.key(album, path: path, size: size, origin: origin()) }
+    func key(_ album: some ArtworkItem, path: String, size: Size) -> BlobKey { Self.key(album, path: path, size: size, origin: origin()) }
 
     /// The artwork, from the cache or else fetched and cached; the placeholder when the album has none.
     /// - Throws: ``NetworkError`` (offline, server), ``StorageError``.
-    public func artwork(for album: Album, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
+    public func artwork(for album: some ArtworkItem, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
         guard let path = album.thumb else { return (Placeholder.png, true, true) }
         if let data = try cache.data(for: key(album, path: path, size: size)) { return (data, true, false) }
         let api = try await api()
@@ -58,19 +58,19 @@ public struct ArtworkCache: Sendable {
     }
 
     /// Whether the artwork is cached (nothing is read; see ``BlobCaching/contains(_:)``).
-    public func isCached(_ album: Album, size: Size) -> Bool {
+    public func isCached(_ album: some ArtworkItem, size: Size) -> Bool {
         guard let path = album.thumb else { return true }
         return cache.contains(key(album, path: path, size: size))
     }
 
     /// The artwork if it is cached (never fetched); `nil` otherwise.
-    public func cached(_ album: Album, size: Size) -> Data? {
+    public func cached(_ album: some ArtworkItem, size: Size) -> Data? {
         guard let path = album.thumb else { return nil }
         return try? cache.data(for: key(album, path: path, size: size))
     }
 
     /// Drops an album's cached artwork that does not decode, so the next read fetches it again.
-    public func discard(_ album: Album, size: Size) {
+    public func discard(_ album: some ArtworkItem, size: Size) {
         guard let path = album.thumb else { return }
         do { try cache.remove(key(album, path: path, size: size)) } catch {
             logger.debug("could not drop undecodable artwork", metadata: ["album": "\(album.ratingKey)", "error": "\(error)"])
@@ -78,7 +78,7 @@ public struct ArtworkCache: Sendable {
     }
 
     /// The file holding an album's cached artwork (after ``artwork(for:size:)``), or the placeholder file.
-    public func file(for album: Album, size: Size) throws -> URL {
+    public func file(for album: some ArtworkItem, size: Size) throws -> URL {
         guard let path = album.thumb else {
             let url = blobDirectory.appendingPathComponent("placeholder.png")
             if !FileManager.default.fileExists(atPath: url.path) { try AtomicFile.write(Placeholder.png, to: url, durable: false) }
@@ -87,10 +87,10 @@ public struct ArtworkCache: Sendable {
         return cache.fileURL(for: key(album, path: path, size: size))
     }
 
-    /// Fetches the 1024 px artwork of `albums` that is not cached yet, at most `concurrency`
+    /// Fetches the 1024 px artwork of `albums` (or collections) that is not cached yet, at most `concurrency`
     /// at a time; `progress(done, total)` after each. Individual failures are counted.
     /// - Throws: the first error when every fetch failed (offline, signed out, server down).
-    public func prefetch(_ albums: [Album], concurrency: Int = 4, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> PrefetchReport {
+    public func prefetch(_ albums: [any ArtworkItem], concurrency: Int = 4, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> PrefetchReport {
         let wanted = albums.filter { $0.thumb != nil }
         var report = PrefetchReport(requested: wanted.count, fetched: 0, alreadyCached: 0, failed: 0, skippedWithoutArtwork: albums.count - wanted.count)
         var firstError: (any Error)?

@@ -3,7 +3,7 @@ import BradOSPictures
 import Foundation
 import Logging
 
-/// Album covers in the terminal: one beside (or above) an album's details, or a grid of the
+/// Album and collection covers in the terminal: one beside (or above) an album's or a collection's details, or a grid of the
 /// first screen's. Drawn with the core's ``ArtPainter`` in the mode ``ArtChoice`` says; a
 /// cover that is missing or does not decode is the placeholder (a frame with a note in it),
 /// never an error, and an undecodable cached copy is dropped so the next read fetches it again.
@@ -27,7 +27,7 @@ struct CoverArt: Sendable {
     static let detailColumns = 40
 
     /// Draws `data` (an album's artwork, `nil` when there is none) inside `box`.
-    func draw(_ data: Data?, album: Album, size: ArtworkCache.Size, box: (columns: Int, rows: Int)) -> ArtDrawing {
+    func draw(_ data: Data?, album: any ArtworkItem, size: ArtworkCache.Size, box: (columns: Int, rows: Int)) -> ArtDrawing {
         guard let data, album.thumb != nil else { return placeholder(box) }
         do {
             // Enough pixels for the cells, no more: a JPEG decodes at 1/2, 1/4 or 1/8 of its size.
@@ -70,7 +70,7 @@ struct CoverArt: Sendable {
 
     /// An album's details with its cover, beside or above them (``detailLayout(area:)``).
     /// `rows` are (label, value) pairs.
-    func detail(_ data: Data?, album: Album, size: ArtworkCache.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
+    func detail(_ data: Data?, album: any ArtworkItem, size: ArtworkCache.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
                 style: (String) -> String) -> String {
         let (beside, box) = Self.detailLayout(area: area)
         let drawing = draw(data, album: album, size: size, box: box)
@@ -103,7 +103,7 @@ struct CoverArt: Sendable {
     static func coverRows(_ choice: ArtChoice) -> Int { ArtPainter.fit(width: 1, height: 1, in: (gridWidth, gridWidth), choice: choice).rows }
 
     /// A grid of covers with their titles under them.
-    func grid(_ covers: [(album: Album, data: Data?)], perRow: Int) -> String {
+    func grid(_ covers: [(album: any ArtworkItem, data: Data?)], perRow: Int) -> String {
         let items = covers.map { cover in
             (drawing: draw(cover.data, album: cover.album, size: .list, box: (Self.gridWidth, Self.coverRows(choice))),
              caption: SafeText.visible(cover.album.title))

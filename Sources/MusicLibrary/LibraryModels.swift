@@ -22,7 +22,16 @@ public struct PlexSection: Codable, Sendable, Equatable {
 }
 
 /// An album, with only the fields the output needs (the snapshot stores exactly these).
-public struct Album: Codable, Sendable, Equatable, Identifiable {
+/// What has a cover on the server: an album, or a collection. Its artwork is cached by
+/// ``ArtworkCache`` under the server's rating key (one key space for both) and its path.
+public protocol ArtworkItem: Sendable {
+    var ratingKey: String { get }
+    var title: String { get }
+    /// The artwork's path on the server; `nil` when it has none (the placeholder is drawn).
+    var thumb: String? { get }
+}
+
+public struct Album: ArtworkItem, Codable, Equatable, Identifiable {
     public var ratingKey: String
     public var title: String
     public var artist: String
@@ -62,7 +71,7 @@ public struct Album: Codable, Sendable, Equatable, Identifiable {
 }
 
 /// A collection of albums.
-public struct PlexCollection: Codable, Sendable, Equatable, Identifiable {
+public struct PlexCollection: ArtworkItem, Codable, Equatable, Identifiable {
     public var ratingKey: String
     public var title: String
     public var childCount: Int
@@ -88,13 +97,31 @@ public struct PlexCollection: Codable, Sendable, Equatable, Identifiable {
     }
 }
 
-/// An album's detail (`library show`).
+/// An album's detail (`library show`), or a collection's: then ``collection`` is set and
+/// ``album`` carries its title and cover.
 public struct AlbumDetail: Codable, Sendable, Equatable {
     public var album: Album
     public var summary: String?
     public var studio: String?
     public var genres: [String]
     public var trackCount: Int?
+    public var collection: PlexCollection?
+
+    public init(album: Album, summary: String? = nil, studio: String? = nil, genres: [String] = [], trackCount: Int? = nil) {
+        self.album = album
+        self.summary = summary
+        self.studio = studio
+        self.genres = genres
+        self.trackCount = trackCount
+    }
+
+    public init(collection: PlexCollection) {
+        self.init(album: Album(ratingKey: collection.ratingKey, title: collection.title, artist: "", thumb: collection.thumb))
+        self.collection = collection
+    }
+
+    /// What the cover is of: the collection, or the album.
+    public var item: any ArtworkItem { collection ?? album }
 }
 
 

@@ -13,6 +13,9 @@ public struct LibraryPlugin: DomainPlugin {
     public static let capKey = "library.artwork-cap"
     /// `library.section`: the music section commands use when they name none.
     public static let sectionKey = "library.section"
+    /// `library.prefetch`: whether a load of the library from the network fetches the first
+    /// screen's covers in the background (``LibraryRepository/prefetchInBackground(after:env:)``).
+    public static let prefetchKey = "library.prefetch"
 
     public init() {}
     public var name: String { Self.domainName }
@@ -45,6 +48,8 @@ public struct LibraryPlugin: DomainPlugin {
         [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",
                    environmentVariable: "BRADOS_LIBRARY_ARTWORK_CAP", defaultValue: "250MB", validate: ConfigKey.sizeValidator),
          Self.minRefreshIntervalSetting.configKey,
+         ConfigKey(name: Self.prefetchKey, summary: "After the library loads from the network, fetch the first screen's covers in the background",
+                   environmentVariable: "BRADOS_LIBRARY_PREFETCH", defaultValue: "true", validate: ConfigKey.boolValidator),
          ConfigKey(name: Self.sectionKey, summary: "The music section to use, by key or title (default: the server's first music section)",
                    environmentVariable: "BRADOS_LIBRARY_SECTION", defaultValue: nil, validate: { $0.isEmpty ? "a section key or title" : nil }),
          ConfigKey(name: PlexAccount.accountServerKey, summary: "plex.tv, where Plex sign-in and server discovery happen",
@@ -94,7 +99,8 @@ public struct LibraryPlugin: DomainPlugin {
 
     /// Refreshes the store and prefetches the first screen's artwork (25 albums).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let store = try LibraryRepository.live(env)
+        var store = try LibraryRepository.live(env)
+        store.afterRefresh = nil  // sync fetches the artwork itself, below
         let snapshot = try await store.refresh()
         let report = try await store.artwork.prefetch(try snapshot.albums(limit: 25))
         return "\(snapshot.albumCount) albums, \(report.fetched) artwork fetched"

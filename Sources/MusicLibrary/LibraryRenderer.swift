@@ -120,6 +120,15 @@ public struct LibraryRenderer: Sendable {
     /// An album's details; with `cover`, its cover drawn beside or above them.
     func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?,
                 cover: (art: CoverArt, data: Data?, size: ArtworkCache.Size, area: (columns: Int, rows: Int))? = nil) throws {
+        if let collection = detail.collection {
+            if output.format == .json {
+                struct Document: Encodable { var source: DataSource; var collection: PlexCollection; var artwork: String? }
+                return try output.json(Document(source: source, collection: collection, artwork: artwork?.path))
+            }
+            let rows = [["title", collection.title], ["collection", "\(collection.childCount) albums (`brados library collections \(collection.ratingKey)`)"],
+                        ["artwork", artwork?.path ?? "(not available)"], ["source", source.origin]]
+            return detailRows(rows, of: detail, cover: cover)
+        }
         if output.format == .json {
             struct Document: Encodable { var source: DataSource; var album: AlbumDetail; var artwork: String? }
             return try output.json(Document(source: source, album: detail, artwork: artwork?.path))
@@ -132,8 +141,14 @@ public struct LibraryRenderer: Sendable {
         if let summary = detail.summary { rows.append(["summary", summary]) }
         rows.append(["artwork", artwork?.path ?? "(not available)"])
         rows.append(["source", source.origin])
+        detailRows(rows, of: detail, cover: cover)
+    }
+
+    /// The detail's rows, beside (or above) its cover when there is one to draw.
+    private func detailRows(_ rows: [[String]], of detail: AlbumDetail,
+                            cover: (art: CoverArt, data: Data?, size: ArtworkCache.Size, area: (columns: Int, rows: Int))?) {
         if let cover {
-            let text = cover.art.detail(cover.data, album: detail.album, size: cover.size, rows: rows.map { ($0[0], $0[1]) },
+            let text = cover.art.detail(cover.data, album: detail.item, size: cover.size, rows: rows.map { ($0[0], $0[1]) },
                                         area: cover.area) { output.styled($0, .dim) }
             return output.io.write(text)
         }

@@ -25,6 +25,9 @@ public struct LibraryRepository: Sendable {
     /// Plex routes (and before a server is chosen). The snapshot and the artwork are kept per
     /// server, so `library use` of another never shows the last one's albums or images.
     let origin: @Sendable () -> String?
+    /// Called after each refresh that loaded the library from the network (the live
+    /// repository's starts the first screen's prefetch in the background); `nil` for none.
+    public var afterRefresh: (@Sendable (LibrarySnapshot) -> Void)?
 
     public init(storage: LibraryCacheHandle, artwork: ArtworkCache, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
@@ -75,13 +78,16 @@ public struct LibraryRepository: Sendable {
             return PlexRESTClient(client: client)
         } }
         let origin: @Sendable () -> String? = { PlexServers(env).origin }
-        return LibraryRepository(
+        var repository = LibraryRepository(
             storage: LibraryCacheHandle(profile: env.profile, logger: env.logger),
             artwork: ArtworkCache(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
             minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
             refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
             origin: origin, api: api)
+        let artwork = repository.artwork
+        repository.afterRefresh = { snapshot in prefetchInBackground(after: snapshot, artwork: artwork, env: env) }
+        return repository
     }
 
     /// A stable per-profile `X-Plex-Client-Identifier`, created on first use.
@@ -117,6 +123,13 @@ public struct LibraryRepository: Sendable {
     ///   - full: download every album again (`--full`), as when nothing is stored.
     /// - Throws: ``LibraryError``, ``NetworkError``, ``AuthError``, ``StorageError`` (nothing stored is lost then).
     public func refresh(section: String? = nil, full: Bool = false, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
+        let snapshot = try await load(section: section, full: full, progress: progress)
+        afterRefresh?(snapshot)
+        return snapshot
+    }
+
+    /// ``refresh(section:full:progress:)``'s work.
+    private func load(section: String?, full: Bool, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> LibrarySnapshot {
         let api = try await api()
         let chosen = try Self.choose(section ?? defaultSection, from: try await api.sections())
         let stored = storedForRefresh()
@@ -156,7 +169,7 @@ public struct LibraryRepository: Sendable {
         } catch is LibraryCache.BaseMoved {
             // Another refresh changed the store while this one read its changes: these apply
             // to a store that is gone, so every album is read again.
-            return try await refresh(section: section, full: true, progress: progress)
+            return try await load(section: section, full: true, progress: progress)
         } catch let error as StorageError {
             // What Plex answered is shown all the same, from a copy in memory; the stored copy
             // stays as it was (a full disk, a store another process holds too long, a damaged file).
@@ -260,8 +273,11 @@ extension LibraryRepository {
         public var policy: CachePolicy { LibraryPlugin.detailPolicy }
         public func stored() -> CachedEntry<AlbumDetail>? {
             store.snapshot().flatMap { snapshot in
-                (try? snapshot.database.album(ratingKey)).flatMap { $0 }.map {
-                    CachedEntry(AlbumDetail(album: $0, summary: nil, studio: nil, genres: [], trackCount: nil), savedAt: snapshot.savedAt)
+                if let collection = snapshot.collections.first(where: { $0.ratingKey == ratingKey }) {
+                    return CachedEntry(AlbumDetail(collection: collection), savedAt: snapshot.savedAt)
+                }
+                return (try? snapshot.database.album(ratingKey)).flatMap { $0 }.map {
+                    CachedEntry(AlbumDetail(album: $0), savedAt: snapshot.savedAt)
                 }
             }
         }
@@ -279,5 +295,22 @@ actor PlexAPIMemo {
         let task = self.task ?? Task { try await make() }
         self.task = task
         return try await task.value
+    }
+}
+
+extension LibraryRepository {
+    /// After a load from the network: the first screen's 1024 px covers, fetched by a detached
+    /// `brados library prefetch --background` (which never runs twice at once), so the
+    /// command's output and exit never wait on them. Nothing when `library.prefetch` is off,
+    /// offline, or when every cover of the first screen is cached already.
+    static func prefetchInBackground(after snapshot: LibrarySnapshot, artwork: ArtworkCache, env: AppEnvironment) {
+        guard !env.isOffline, env.settings.resolve(LibraryPlugin.prefetchKey).value.flatMap(parseBool) ?? true else { return }
+        let rows = max(1, (env.io.terminalSize?.rows ?? 24) - 3)
+        guard let albums = try? snapshot.albums(limit: rows + 1), albums.contains(where: { !artwork.isCached($0, size: .list) }) else { return }
+        do {
+            try env.startInBackground(["library", "prefetch", "--background", "--rows", "\(rows)", "--section", snapshot.sectionKey])
+        } catch {
+            env.logger.debug("could not start the background prefetch", metadata: ["error": "\(error)"])
+        }
     }
 }

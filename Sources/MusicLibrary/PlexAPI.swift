@@ -91,6 +91,10 @@ public struct PlexRESTClient: PlexAPI {
         let items = try await client.decode(MediaContainerEnvelope<PlexMetadata>.self, .get("/library/metadata/\(PathComponent.escape(ratingKey))"))
             .MediaContainer.items
         guard let item = items.first else { throw NetworkError.http(status: 404, method: "GET", path: "/library/metadata/\(ratingKey)", message: nil, retryAfter: nil) }
+        if item.type == "collection" {
+            return AlbumDetail(collection: PlexCollection(ratingKey: item.ratingKey, title: item.title, childCount: item.childCount?.value ?? item.leafCount ?? 0,
+                                                          thumb: item.thumb.flatMap { $0.isEmpty ? nil : $0 }))
+        }
         return AlbumDetail(album: item.album, summary: item.summary, studio: item.studio, genres: item.Genre?.map(\.tag) ?? [], trackCount: item.leafCount)
     }
 

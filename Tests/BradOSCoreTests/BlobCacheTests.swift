@@ -321,6 +321,35 @@ struct BlobCacheTests {
         #expect(index == 0o600)
         #expect(bucket == 0o700)
     }
+
+    @Test("the memory LRU in front of the disk: a second read in one process reads no file; the least recently read leaves memory first")
+    func memoryInFront() throws {
+        let dir = TemporaryDirectory()
+        let keys = (0..<3).map { BlobKey(bucket: "1024", identifier: "album-\($0)") }
+        // Written by another process: this one's memory starts empty.
+        let writer = try cache(dir)
+        for (index, key) in keys.enumerated() { try writer.store(Self.png(400, seed: UInt8(index)), for: key) }
+
+        // Room for two blobs in memory (a third trims it to three quarters: the oldest goes).
+        let reader = try cache(dir, memory: 1100)
+        for key in keys.prefix(2) { _ = try reader.data(for: key) }
+        // The files are gone behind the cache's back: what it answers now comes from memory.
+        for key in keys { try FileManager.default.removeItem(at: reader.fileURL(for: key)) }
+        #expect(try reader.data(for: keys[0]) == Self.png(400, seed: 0))
+        #expect(try reader.data(for: keys[1]) == Self.png(400, seed: 1))
+        // keys[2] was never read here: its file is needed, and missing.
+        #expect(try reader.data(for: keys[2]) == nil)
+
+        // Read order now 0, 1: a third blob in memory pushes out 0, the least recently read.
+        let third = BlobKey(bucket: "1024", identifier: "album-3")
+        try reader.store(Self.png(400, seed: 3), for: third)
+        try FileManager.default.removeItem(at: reader.fileURL(for: third))
+        #expect(try reader.data(for: third) == Self.png(400, seed: 3))
+        #expect(try reader.data(for: keys[1]) == Self.png(400, seed: 1))
+        #expect(try reader.data(for: keys[0]) == nil, "evicted from memory, and its file is gone")
+        // A process without a memory copy reads the disk: nothing there now.
+        #expect(try cache(dir).data(for: keys[1]) == nil)
+    }
 }
 
 @Suite("Image formats by their magic bytes")

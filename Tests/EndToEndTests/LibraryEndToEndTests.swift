@@ -7,10 +7,16 @@ import TestSupport
 struct LibraryEndToEndTests {
     let home = TemporaryDirectory("e2e-library")
 
-    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+    func brados(_ arguments: [String], _ server: ServerProcess, extra: [String: String] = [:], stdin: String? = nil) throws -> BuiltProducts.Result {
         try BuiltProducts.run("brados", arguments, environment: [
             "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
-        ], stdin: stdin)
+        ].merging(extra) { $1 }, stdin: stdin)
+    }
+
+    /// The 1024 px images in the artwork cache.
+    func listCovers() -> Int {
+        let folder = home.url.appendingPathComponent("cache/users/default/library/artwork/1024")
+        return (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter { !$0.hasPrefix(".") && $0.count > 3 }.count
     }
 
     func json(_ result: BuiltProducts.Result) throws -> [String: Any] {
@@ -156,5 +162,106 @@ struct LibraryEndToEndTests {
         }
         #expect(files == artwork["entries"] as? Int)
         #expect(total == bytes)
+    }
+
+    @Test("a load from the network prefetches the first screen's covers in the background; never offline, never with library.prefetch off, never twice at once")
+    func backgroundPrefetch() async throws {
+        let server = try ServerProcess()
+        let on = ["BRADOS_LIBRARY_PREFETCH": "true"]
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        // Off: the load fetches no image.
+        #expect(try brados(["library", "albums", "--limit", "3"], server).status == 0)
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        #expect(listCovers() == 0)
+        #expect(try await server.stats().byRoute["GET /photo/{colon}/transcode"] == nil)
+        // Offline: nothing starts, whatever the setting.
+        #expect(try brados(["library", "albums", "--limit", "3", "--offline"], server, extra: on).status == 0)
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        #expect(listCovers() == 0)
+
+        // Another prefetch holds the lock: the background one leaves it be.
+        let lockURL = home.url.appendingPathComponent("cache/users/default/library/prefetch.lock")
+        try FileManager.default.createDirectory(at: lockURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let lock = open(lockURL.path, O_CREAT | O_RDWR, 0o600)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        let loaded = try brados(["library", "albums", "--limit", "3", "--refresh"], server, extra: on)
+        #expect(loaded.status == 0 && loaded.stdout.contains("albums 1–3"), "\(loaded.stderr)")
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        #expect(listCovers() == 0)
+        close(lock)
+
+        // On (the default): the command returns at once, the first screen's covers (24 rows) arrive after.
+        let started = ContinuousClock.now
+        #expect(try brados(["library", "albums", "--limit", "3", "--refresh"], server, extra: on).status == 0)
+        let returned = ContinuousClock.now - started
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        let withArt = try json(try brados(["library", "albums", "--json", "--offline", "--limit", "22"], server))["albums"] as? [[String: Any]] ?? []
+        #expect(listCovers() == withArt.filter { $0["thumb"] != nil }.count, "\(listCovers()) covers for the first 22 albums")
+        #expect(returned < .seconds(5), "\(returned)")
+        // Everything cached: the next load starts nothing.
+        try await server.resetStats()
+        #expect(try brados(["library", "albums", "--limit", "3", "--refresh"], server, extra: on).status == 0)
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        #expect(try await server.stats().byRoute["GET /photo/{colon}/transcode"] == nil)
+    }
+
+    @Test("collections have covers: --covers draws them, show KEY shows a collection with its 2048 px cover")
+    func collectionCovers() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let collections = try json(try brados(["library", "collections", "--json"], server))["collections"] as? [[String: Any]] ?? []
+        let first = try #require(collections.first)
+        let key = try #require(first["ratingKey"] as? String)
+        #expect((first["thumb"] as? String)?.contains("/composite/") == true)
+
+        let show = try json(try brados(["library", "show", key, "--json"], server))
+        #expect((show["collection"] as? [String: Any])?["title"] as? String == first["title"] as? String)
+        let large = try #require(show["artwork"] as? String)
+        #expect(large.contains("/library/artwork/2048/"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: large)).starts(with: [0xFF, 0xD8, 0xFF]))
+        let text = try brados(["library", "show", key], server)
+        #expect(text.status == 0 && text.stdout.contains("collection") && text.stdout.contains("library collections \(key)"), "\(text.stdout)")
+
+        // The grid on a terminal: every collection's cover fetched at 1024 px, titles under them.
+        try await server.resetStats()
+        let screen = try BuiltProducts.run(
+            executable: SystemCommand.url("python3"),
+            [PagerEndToEndTests.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--",
+             BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols"],
+            environment: BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+                                              "PATH": "/usr/bin:/bin"]))
+        #expect(screen.status == 0, "\(screen.stdout.suffix(500))")
+        #expect(screen.stdout.contains("collections 1–") && screen.stdout.contains(first["title"] as? String ?? "?"))
+        let transcodes = try await server.stats().byRoute["GET /photo/{colon}/transcode"] ?? 0
+        #expect(transcodes >= 5, "\(transcodes) covers fetched")
+        // Offline, the grid draws from the cache.
+        let offline = try BuiltProducts.run(
+            executable: SystemCommand.url("python3"),
+            [PagerEndToEndTests.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--",
+             BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols", "--offline"],
+            environment: BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+                                              "PATH": "/usr/bin:/bin"]))
+        #expect(offline.status == 0 && offline.stdout.contains("from cache"), "\(offline.stdout.suffix(500))")
+    }
+
+    @Test("a load shows its progress on a terminal (a bar with the albums read so far) and none in a pipe")
+    func loadProgress() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        // Slow pages, so the progress line is drawn more than once.
+        try await server.addFault(#"{"match":"GET /library/sections/1/all","latencyMs":400}"#)
+        let piped = try brados(["library", "albums", "--limit", "2"], server)
+        #expect(piped.status == 0 && !piped.stderr.contains("fetching albums") && !piped.stderr.contains("⠋"), "\(piped.stderr)")
+        let screen = try BuiltProducts.run(
+            executable: SystemCommand.url("python3"),
+            [PagerEndToEndTests.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--stderr", "--",
+             BuiltProducts.url("brados").path, "library", "albums", "--limit", "2", "--refresh", "--full", "--no-pager"],
+            environment: BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+                                              "PATH": "/usr/bin:/bin"]))
+        #expect(screen.status == 0)
+        #expect(screen.stdout.contains("fetching albums…"), "\(screen.stdout.suffix(800))")
+        // A bar with the count read of the section's total (312 with the duplicates the listing sets aside).
+        #expect(screen.stdout.contains("█") && screen.stdout.contains("100/312"), "\(screen.stdout.suffix(800))")
+        #expect(screen.stdout.contains("albums 1–2 of 304"))
     }
 }

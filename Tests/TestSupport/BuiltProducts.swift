@@ -24,11 +24,22 @@ public enum BuiltProducts {
 
     /// Runs a built executable to completion.
     /// - Parameters:
-    ///   - environment: the whole environment (nothing is inherited but PATH).
+    ///   - environment: the whole environment (nothing is inherited but PATH), with the
+    ///     library's background prefetch off unless it says otherwise (``quiet(_:)``).
     ///   - timeout: the run is killed after this long (it then fails with status 137).
     public static func run(_ name: String, _ arguments: [String], environment: [String: String], stdin: String? = nil,
                            timeout: TimeInterval = 60) throws -> Result {
-        try run(executable: url(name), arguments, environment: environment, stdin: stdin, timeout: timeout)
+        try run(executable: url(name), arguments, environment: quiet(environment), stdin: stdin, timeout: timeout)
+    }
+
+    /// `environment` with `library.prefetch` off unless it sets it: a prefetch brados starts by
+    /// itself after a library load is a detached process that would write into the test's
+    /// home and count in its server's statistics while the test reads them. The tests of the
+    /// background prefetch turn it on (`BRADOS_LIBRARY_PREFETCH=true`).
+    public static func quiet(_ environment: [String: String]) -> [String: String] {
+        var environment = environment
+        if environment["BRADOS_LIBRARY_PREFETCH"] == nil { environment["BRADOS_LIBRARY_PREFETCH"] = "false" }
+        return environment
     }
 
     /// Runs any program (a peer such as `tar`) the same way.
@@ -96,6 +107,6 @@ public enum BuiltProducts {
 
     /// Starts a built executable without waiting for it.
     public static func start(_ name: String, _ arguments: [String], environment: [String: String]) throws -> Running {
-        try Running(url(name), arguments, environment: environment)
+        try Running(url(name), arguments, environment: quiet(environment))
     }
 }

@@ -3,10 +3,11 @@
 and prints everything the command wrote to it (raw bytes) on stdout.
 
     Tests/TestSupport/fake-terminal.py [--answers kitty|sixel|plain|silent] [--size ROWSxCOLS]
-                             [--cell WxH] [--timeout S] -- COMMAND [ARG...]
+                             [--cell WxH] [--timeout S] [--stderr] -- COMMAND [ARG...]
 
 The command's stdin, stdout and controlling terminal are the pseudo-terminal (so isatty is
-true and /dev/tty works); its stderr is passed through. The terminal answers kitty's
+true and /dev/tty works); its stderr is passed through, or with --stderr is the terminal too
+(where progress lines are drawn). The terminal answers kitty's
 graphics query (`ESC _G i=31 … a=q`) and DA1 (`ESC [ c`) as:
     kitty   OK to kitty's query, then DA1 without sixel
     sixel   DA1 listing attribute 4 (sixel), as xterm -ti vt340 does
@@ -44,6 +45,7 @@ def main():
     parser.add_argument("--cell", default="10x20", help="a cell's pixels, WxH (0x0: not reported)")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--no-cell-report", action="store_true", help="never answer CSI 16 t (as xterm by default)")
+    parser.add_argument("--stderr", action="store_true", help="stderr is the terminal too")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -58,7 +60,7 @@ def main():
     def controlling_terminal():
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    child = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=None, start_new_session=True,
+    child = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave if options.stderr else None, start_new_session=True,
                              preexec_fn=controlling_terminal, close_fds=True)
     os.close(slave)
     kitty_answer, da1_answer = ANSWERS[options.answers]

@@ -5,7 +5,14 @@ import Synchronization
 /// artists (some duplicated, as real libraries are), about twenty collections.
 /// Deterministic: the same seed always gives the same library.
 struct PlexCatalogue: Sendable {
-    struct Album: Sendable {
+    /// What has a cover: an album, or a collection (whose cover Plex composes from its albums').
+    protocol ArtworkSubject: Sendable {
+        var ratingKey: String { get }
+        /// 0…1: how busy the generated artwork is (drives its compressed size).
+        var detail: Double { get }
+    }
+
+    struct Album: ArtworkSubject {
         var ratingKey: String
         var title: String
         var artist: String
@@ -24,11 +31,12 @@ struct PlexCatalogue: Sendable {
         var detail: Double
     }
 
-    struct Collection: Sendable {
+    struct Collection: ArtworkSubject {
         var ratingKey: String
         var title: String
         var albumKeys: [String]
         var thumb: String?
+        var detail: Double { 0.5 }
     }
 
     let sectionKey = "1"
@@ -159,13 +167,21 @@ struct PlexCatalogue: Sendable {
         contentChangedAt = max(contentChangedAt + 1, change.at)
     }
 
-    /// The album whose thumb or art path is `path` (or whose rating key the path names).
-    func album(forArtworkPath path: String) -> Album? {
+    /// What `path` is the artwork of: an album's thumb or art (`/library/metadata/KEY/…`), or
+    /// a collection's composite (`/library/collections/KEY/composite/…`); `nil` for anything
+    /// without artwork.
+    func subject(forArtworkPath path: String) -> (any ArtworkSubject)? {
         let parts = path.split(separator: "/")
-        guard parts.count >= 3, parts[0] == "library", parts[1] == "metadata" else { return nil }
-        guard let album = albumsByKey[String(parts[2])], album.thumb != nil else { return nil }
-        return album
+        guard parts.count >= 3, parts[0] == "library" else { return nil }
+        switch parts[1] {
+        case "metadata": return albumsByKey[String(parts[2])].flatMap { $0.thumb == nil ? nil : $0 }
+        case "collections": return collection(String(parts[2])).flatMap { $0.thumb == nil ? nil : $0 }
+        default: return nil
+        }
     }
+
+    /// The collection with rating key `key`.
+    func collection(_ key: String) -> Collection? { collections.first { $0.ratingKey == key } }
 
     /// The image formats the photo transcoder answers in: JPEG by default, as Plex's does.
     enum ImageFormat: String, Sendable {
@@ -175,13 +191,13 @@ struct PlexCatalogue: Sendable {
 
     /// The album's artwork as `format`: the same design either way (a record on a colour
     /// gradient, crossed by bands of noise whose share sets the size).
-    func artwork(for album: Album, size: Int, format: ImageFormat) -> Data {
+    func artwork(for album: some ArtworkSubject, size: Int, format: ImageFormat) -> Data {
         format == .png ? artwork(for: album, size: size) : jpegArtwork(for: album, size: size)
     }
 
     /// The design in 8×8 blocks: flat gradient blocks, and noisy block rows (random DC and AC
     /// coefficients, which entropy coding cannot shrink) in the same share as the PNG's rows.
-    func jpegArtwork(for album: Album, size: Int) -> Data {
+    func jpegArtwork(for album: some ArtworkSubject, size: Int) -> Data {
         let hash = UInt64(album.ratingKey) ?? 1
         let noisyRows = Int((0.03 + album.detail * 0.085) * Double(size))
         let hue = (UInt8(truncatingIfNeeded: hash &* 37), UInt8(truncatingIfNeeded: hash &* 91), UInt8(truncatingIfNeeded: hash &* 53))
@@ -232,7 +248,7 @@ struct PlexCatalogue: Sendable {
 
     /// Generated cover art as PNG: a record on a gradient with bands of noise; busier albums compress worse,
     /// so sizes spread like real artwork (about 100–400 KB at 1024 px, 0.4–1.5 MB at 2048 px).
-    func artwork(for album: Album, size: Int) -> Data {
+    func artwork(for album: some ArtworkSubject, size: Int) -> Data {
         let hash = UInt64(album.ratingKey) ?? 1
         // Exactly this share of rows is noise (incompressible); the rest is a gradient.
         let noisyRows = Int((0.03 + album.detail * 0.085) * Double(size))

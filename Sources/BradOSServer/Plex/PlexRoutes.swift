@@ -44,8 +44,11 @@ struct PlexRoutes {
         // The artwork paths themselves (what clients such as python-plexapi's thumbUrl fetch).
         for kind in ["thumb", "art"] {
             router.get("/library/metadata/{key}/\(kind)/{version}") { request, context in
-                try authenticated(request) { try artwork(key: try context.parameters.require("key")) }
+                try authenticated(request) { try artwork(path: request.uri.path) }
             }
+        }
+        router.get("/library/collections/{key}/composite/{version}") { request, context in
+            try authenticated(request) { try artwork(path: request.uri.path) }
         }
         router.get("/photo/{colon}/transcode") { request, context in
             try authenticated(request) {
@@ -156,12 +159,15 @@ struct PlexRoutes {
     }
 
     func collectionChildren(key: String, request: Request) throws -> Response {
-        guard let collection = catalogue.collections.first(where: { $0.ratingKey == key }) else { throw HTTPError(.notFound) }
+        guard let collection = catalogue.collection(key) else { throw HTTPError(.notFound) }
         let albums = collection.albumKeys.compactMap { catalogue.albumsByKey[$0] }
         return try page(albums, request: request, container: [("title1", collection.title)], element: albumElement)
     }
 
     func metadata(key: String) throws -> MediaContainer {
+        if let collection = catalogue.collection(key) {
+            return MediaContainer(attributes: [("size", 1)], elements: [collectionElement(collection)])
+        }
         guard let album = catalogue.albumsByKey[key] else { throw HTTPError(.notFound) }
         var element = albumElement(album)
         element.attributes += [("summary", "\(album.title) by \(album.artist), \(album.year)."), ("studio", album.studio)]
@@ -169,9 +175,10 @@ struct PlexRoutes {
         return MediaContainer(attributes: [("size", 1)], elements: [element])
     }
 
-    func artwork(key: String) throws -> Response {
-        guard let album = catalogue.albumsByKey[key], album.thumb != nil else { throw HTTPError(.notFound) }
-        let image = artworkCache.image(key: "\(album.ratingKey)/1024") { catalogue.artwork(for: album, size: 1024) }
+    /// An artwork path itself (an album's thumb or art, a collection's composite), as PNG at 1024 px.
+    func artwork(path: String) throws -> Response {
+        guard let subject = catalogue.subject(forArtworkPath: path) else { throw HTTPError(.notFound) }
+        let image = artworkCache.image(key: "\(subject.ratingKey)/1024") { catalogue.artwork(for: subject, size: 1024) }
         return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: image)))
     }
 
@@ -182,7 +189,7 @@ struct PlexRoutes {
               (16...4096).contains(width), (16...4096).contains(height), let url = query.get("url")
         else { throw HTTPError(.badRequest, message: "width, height (16-4096) and url are required.") }
         let path = url.removingPercentEncoding ?? url
-        guard let album = catalogue.album(forArtworkPath: path) else { throw HTTPError(.notFound) }
+        guard let album = catalogue.subject(forArtworkPath: path) else { throw HTTPError(.notFound) }
         let size = max(width, height)
         // JPEG unless `format=png` asks otherwise, as Plex's transcoder answers.
         let format: PlexCatalogue.ImageFormat

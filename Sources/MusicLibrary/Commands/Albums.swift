@@ -46,7 +46,8 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
+            var store = try LibraryRepository.live(env)
+            if prefetch || covers { store.afterRefresh = nil }  // they fetch the first screen themselves
             if covers, try await drawCovers(env: env, store: store) { return }
             let paged = env.pageOutput()
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))
@@ -57,35 +58,18 @@ extension LibraryCommand {
             if env.isInteractive, !paged {
                 try await Prefetch.prefetch(firstScreen, store: store, env: env)
             } else {
-                try? env.startInBackground(["library", "prefetch"] + screen.arguments + (section.map { ["--section", $0] } ?? []))
+                try? env.startInBackground(["library", "prefetch", "--background"] + screen.arguments + (section.map { ["--section", $0] } ?? []))
             }
         }
 
         /// `--covers`: the first screen's covers in a grid; `false` when no picture can be
         /// drawn here (a pipe, `--json`, `--art none`), and the listing is printed instead.
         func drawCovers(env: AppEnvironment, store: LibraryRepository) async throws -> Bool {
-            let choice = try env.art(art)
-            guard choice.drawing != nil else {
-                if env.output.format == .human { env.output.notice("no covers: \(choice.reason); the listing instead.") }
-                return false
-            }
+            guard let grid = try CoverGrid(env: env, store: store, art: art) else { return false }
             let found = try await env.reader.answer(try store.library(section: section, full: full), refresh: refresh || full)
-            let layout = CoverArt.firstScreen(area: env.artArea, choice: choice)
-            let albums = try found.value.albums(limit: min(layout.count, limit ?? .max), offset: offset)
-            if !env.isOffline, albums.contains(where: { $0.thumb != nil }) {
-                let indicator = Spinner(io: env.io, message: "fetching covers…")
-                _ = try? await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
-                indicator.stop()
-            }
-            var drawn: [(album: Album, data: Data?)] = []
-            for album in albums {
-                let image = try? await store.artwork.artwork(for: album, size: .list)
-                drawn.append((album, image.flatMap { $0.placeholder ? nil : $0.data }))
-            }
-            let snapshot = found.value
-            let range = albums.isEmpty ? "no albums" : "albums \(offset + 1)–\(offset + albums.count) of \(snapshot.albumCount)"
-            env.output.line(env.output.styled(range, .bold) + " · \(snapshot.sectionTitle) · " + env.output.styled(found.source.origin, .dim))
-            env.io.write(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output)).grid(drawn, perRow: layout.perRow))
+            let albums = try found.value.albums(limit: min(grid.layout.count, limit ?? .max), offset: offset)
+            let range = albums.isEmpty ? "no albums" : "albums \(offset + 1)–\(offset + albums.count) of \(found.value.albumCount)"
+            await grid.draw(albums, heading: env.output.styled(range, .bold) + " · \(found.value.sectionTitle) · " + env.output.styled(found.source.origin, .dim))
             return true
         }
     }

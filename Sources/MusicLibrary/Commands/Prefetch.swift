@@ -1,22 +1,50 @@
 import ArgumentParser
 import BradOSCore
+import Foundation
 
 extension LibraryCommand {
     /// Fetches the first screen's 1024 px artwork.
     public struct Prefetch: EnvironmentCommand {
-        public static let configuration = CommandConfiguration(commandName: "prefetch", 
-            abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: "Examples:\n  brados library prefetch\n  brados library prefetch --rows 10 --columns 4")
+        public static let configuration = CommandConfiguration(commandName: "prefetch",
+            abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: """
+            brados runs this by itself, in the background, after the library loads from the \
+            network (`library.prefetch`, on by default; never offline). One prefetch runs at \
+            a time: a second waits for the first (a background one leaves it be).
+            Examples:
+              brados library prefetch
+              brados library prefetch --rows 10 --columns 4
+              brados config set library.prefetch false
+            """)
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
         var section: String?
         @OptionGroup var screen: ScreenOptions
+        @Flag(help: "As brados starts it after a load: print nothing, and leave it to a prefetch already running.") var background = false
         @OptionGroup public var global: GlobalOptions
         public init() {}
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
+            var store = try LibraryRepository.live(env)
+            store.afterRefresh = nil  // this is the prefetch
+            let lock = try FileLock(url: Self.lockURL(env.profile))
+            if !lock.tryLock() {
+                if background { return }
+                env.output.notice("waiting for another prefetch of this profile…")
+                try lock.lock()
+            }
+            defer { lock.unlock() }
             let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section) }
-            try await Self.prefetch(try snapshot.albums(limit: screen.firstScreen(env.io)), store: store, env: env)
+            let albums = try snapshot.albums(limit: screen.firstScreen(env.io))
+            if background {
+                _ = try await store.artwork.prefetch(albums)
+                return
+            }
+            try await Self.prefetch(albums, store: store, env: env)
+        }
+
+        /// `<profile cache>/library/prefetch.lock`: held while a prefetch runs.
+        static func lockURL(_ profile: ProfileScope) -> URL {
+            profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("prefetch.lock")
         }
 
         static func prefetch(_ albums: [Album], store: LibraryRepository, env: AppEnvironment) async throws {

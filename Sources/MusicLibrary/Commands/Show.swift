@@ -4,21 +4,23 @@ import BradOSPictures
 import Foundation
 
 extension LibraryCommand {
-    /// One album in detail, with its 2048 px artwork cached.
+    /// One album or collection in detail, with its 2048 px artwork cached.
     public struct Show: EnvironmentCommand {
-        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an album in detail with its cover (and cache its 2048 px artwork).", discussion: """
+        public static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an album or a collection in detail with its cover (and cache its 2048 px artwork).", discussion: """
             On a terminal the cover is drawn beside the details (above them on a narrow \
             terminal), sized to the terminal: with kitty's graphics protocol, iTerm2's inline \
             images or sixel when the terminal shows them, else with Unicode blocks. `brados \
             doctor` says which mode was chosen and why; --art (or config display.art) chooses. \
             No picture is drawn through a pipe, with --json or with --art none; an album \
-            without a usable cover gets a placeholder.
+            without a usable cover gets a placeholder. A collection's key shows the collection \
+            and its cover (`brados library collections` lists them).
             Examples:
               brados library show 1006
+              brados library show 5000
               brados library show 1006 --art symbols
               brados library show 1006 --art none
             """)
-        @Argument(help: "The album's rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
+        @Argument(help: "The album's (or collection's) rating key.", completion: .custom { _, _, _ in LibraryPlugin.cachedRatingKeys() }) var ratingKey: String
         @OptionGroup var art: ArtOptions
         @OptionGroup public var global: GlobalOptions
         public init() {}
@@ -29,7 +31,7 @@ extension LibraryCommand {
             let choice = try env.art(art)
             if choice.drawing != nil { ArtPainter.prepare() }
             let found = try await env.reader.answer(store.detail(ratingKey))
-            let album = found.value.album
+            let album = found.value.item
             let area = env.artArea
             let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
             // The 1024 px copy (cached by lists and prefetch) when it has pixels enough: a
