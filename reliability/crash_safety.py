@@ -10,7 +10,6 @@ Figure: corrupt states found (goal 0).
 
     python3 reliability/crash_safety.py [--runs 200] [--build-dir .build] [--configuration debug]
 """
-import hashlib
 import json
 import os
 import random
@@ -20,7 +19,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import suite_parser, Binaries, Profile, Server, Tally, corrupt_files, files_under, kill_group, profile_digest  # noqa: E402
+from harness import (suite_parser, Binaries, Profile, Server, Tally, biggest_conversation, corrupt_files,  # noqa: E402
+                     files_under, kill_group, profile_digest)
 
 
 def xxh64(data):
@@ -113,6 +113,139 @@ def check(tally, profile, what, extra=()):
     return True
 
 
+class CrashSafety:
+    """One run of the suite: the signed-in profile, the tally and the counts the five
+    operations share. Each operation is a method, run in the order of the docstring."""
+
+    def __init__(self, tally, profile, per_operation):
+        self.tally = tally
+        self.profile = profile
+        self.per_operation = per_operation
+        self.killed_running = 0
+        self.out_dir = None  # where exports go (made by the export case, used by the import case)
+
+    def kill(self, args, window):
+        """`killed`, counting a kill that landed while the command ran."""
+        self.killed_running += killed(self.profile, args, window)
+
+    def mealplan_finalize(self):
+        """1. mealplan finalize: the cached plan is the old one or the new one, never torn."""
+        profile, tally = self.profile, self.tally
+
+        def draft():
+            profile.must("mealplan", "new")
+            profile.must("mealplan", "critique", "more fish")
+        window = duration(profile, ["mealplan", "finalize"], before=draft)
+        for _ in range(self.per_operation):
+            draft()
+            self.kill(["mealplan", "finalize"], window)
+            if check(tally, profile, "mealplan finalize"):
+                shown = profile.run("mealplan", "show")
+                if shown.returncode != 0:
+                    tally.fail(f"mealplan show after a killed finalize: {shown.stderr.strip()}")
+                else:
+                    tally.ok()
+
+    def library_prefetch(self):
+        """2. library prefetch: the artwork index matches the files after every kill."""
+        profile, tally = self.profile, self.tally
+
+        def clear_artwork():
+            profile.must("cache", "clear", "library")
+        window = duration(profile, ["library", "prefetch", "--rows", "40"], before=clear_artwork)
+        for index in range(self.per_operation):
+            if index % 3 == 0:
+                clear_artwork()
+            self.kill(["library", "prefetch", "--rows", "40"], window)
+            if check(tally, profile, "library prefetch", artwork_problems(profile)):
+                again = profile.run("library", "prefetch", "--rows", "40")
+                if again.returncode != 0 or artwork_problems(profile):
+                    tally.fail(f"library prefetch after a kill: {again.stderr.strip()} {artwork_problems(profile)[:2]}")
+                else:
+                    tally.ok()
+
+    def coach_show(self):
+        """3. coach show: the database is intact and the next show succeeds."""
+        profile, tally = self.profile, self.tally
+        biggest = biggest_conversation(profile)
+
+        def clear_coach():
+            profile.must("cache", "clear", "coach")
+        window = duration(profile, ["coach", "show", biggest], before=clear_coach)
+        for index in range(self.per_operation):
+            if index % 2 == 0:
+                clear_coach()
+            self.kill(["coach", "show", biggest], window)
+            if check(tally, profile, "coach show"):
+                again = profile.run("coach", "show", biggest)
+                if again.returncode != 0:
+                    tally.fail(f"coach show after a kill: {again.stderr.strip()}")
+                else:
+                    tally.ok()
+
+    def cache_export(self):
+        """4. cache export: the archive is absent or whole (it verifies)."""
+        profile, tally = self.profile, self.tally
+        self.out_dir = os.path.join(profile.home, "exports")
+        os.makedirs(self.out_dir)
+        target = os.path.join(self.out_dir, "backup.tar.zst")
+
+        def remove_target():
+            if os.path.exists(target):
+                os.remove(target)
+        window = duration(profile, ["cache", "export", "-o", target], before=remove_target)
+        leftovers = 0
+        for _ in range(self.per_operation):
+            remove_target()
+            self.kill(["cache", "export", "-o", target], window)
+            extra = []
+            if os.path.exists(target):
+                verified = profile.run("cache", "verify", target)
+                if verified.returncode != 0:
+                    extra.append(f"a killed export left {target}, which does not verify: {verified.stderr.strip()}")
+            leftovers += len([name for name in os.listdir(self.out_dir) if name != "backup.tar.zst"])
+            if check(tally, profile, "cache export", extra):
+                tally.ok()
+        tally.figures["export temp files left"] = leftovers
+
+    def cache_import(self):
+        """5. cache import: the profile is exactly as before, or exactly as imported."""
+        profile, tally = self.profile, self.tally
+        archive = os.path.join(self.out_dir, "imported.tar.zst")
+        profile.must("cache", "export", "-o", archive)              # state X: everything cached so far
+        profile.must("cache", "clear", "mealplan", "library")       # state Y: some of it gone
+        before_home = os.path.join(profile.home, "..", os.path.basename(profile.home) + "-before")
+        saved = {root: os.path.join(before_home, root) for root in ("cache", "data")}
+        for root, copy in saved.items():
+            shutil.copytree(os.path.join(profile.home, root), copy, symlinks=True)
+        state_before = profile_state(profile)
+        profile.must("cache", "import", archive, "--replace")
+        state_after = profile_state(profile)
+
+        def restore():
+            for root, copy in saved.items():
+                shutil.rmtree(os.path.join(profile.home, root))
+                shutil.copytree(copy, os.path.join(profile.home, root), symlinks=True)
+        window = duration(profile, ["cache", "import", archive, "--replace"], before=restore)
+        torn_imports = 0
+        for _ in range(self.per_operation):
+            restore()
+            self.kill(["cache", "import", archive, "--replace"], window)
+            recovered = profile.run("cache", "stats")  # the next command recovers an interrupted swap
+            state = profile_state(profile)
+            extra = []
+            if recovered.returncode != 0:
+                extra.append(f"cache stats after a killed import: {recovered.stderr.strip()}")
+            if state not in (state_before, state_after):
+                torn_imports += 1
+                changed = sorted(set(state["cache"].items()) ^ set(state_before["cache"].items()))[:3]
+                extra.append(f"the profile is neither as before nor as imported: {changed}")
+            if check(tally, profile, "cache import", extra):
+                tally.ok()
+        tally.figures["half-imported profiles"] = torn_imports
+        shutil.rmtree(before_home, ignore_errors=True)
+
+
 def main():
     parser = suite_parser(__doc__)
     parser.add_argument("--runs", type=int, default=200, help="kills in all, spread over the five operations")
@@ -121,122 +254,21 @@ def main():
     random.seed(options.seed)
     binaries = Binaries(options.build_dir, options.configuration)
     tally = Tally("crash safety")
-    per_operation = max(1, options.runs // 5)
-    killed_running = 0
 
     with Server(binaries) as server:
         profile = Profile(binaries, server)
+        suite = CrashSafety(tally, profile, per_operation=max(1, options.runs // 5))
         try:
             profile.login(supabase_email="demo@example.com")
-
-            # 1. mealplan finalize: the cached plan is the old one or the new one, never torn.
-            def draft():
-                profile.must("mealplan", "new")
-                profile.must("mealplan", "critique", "more fish")
-            window = duration(profile, ["mealplan", "finalize"], before=draft)
-            for _ in range(per_operation):
-                draft()
-                killed_running += killed(profile, ["mealplan", "finalize"], window)
-                if check(tally, profile, "mealplan finalize"):
-                    shown = profile.run("mealplan", "show")
-                    if shown.returncode != 0:
-                        tally.fail(f"mealplan show after a killed finalize: {shown.stderr.strip()}")
-                    else:
-                        tally.ok()
-
-            # 2. library prefetch: the artwork index matches the files after every kill.
-            def clear_artwork():
-                profile.must("cache", "clear", "library")
-            window = duration(profile, ["library", "prefetch", "--rows", "40"], before=clear_artwork)
-            for index in range(per_operation):
-                if index % 3 == 0:
-                    clear_artwork()
-                killed_running += killed(profile, ["library", "prefetch", "--rows", "40"], window)
-                if check(tally, profile, "library prefetch", artwork_problems(profile)):
-                    again = profile.run("library", "prefetch", "--rows", "40")
-                    if again.returncode != 0 or artwork_problems(profile):
-                        tally.fail(f"library prefetch after a kill: {again.stderr.strip()} {artwork_problems(profile)[:2]}")
-                    else:
-                        tally.ok()
-
-            # 3. coach show: the database is intact and the next show succeeds.
-            listing = json.loads(profile.must("coach", "list", "--json").stdout)
-            conversations = listing if isinstance(listing, list) else listing.get("conversations", [])
-            biggest = max(conversations, key=lambda c: c.get("messageCount", 0))["id"]
-            def clear_coach():
-                profile.must("cache", "clear", "coach")
-            window = duration(profile, ["coach", "show", biggest], before=clear_coach)
-            for index in range(per_operation):
-                if index % 2 == 0:
-                    clear_coach()
-                killed_running += killed(profile, ["coach", "show", biggest], window)
-                if check(tally, profile, "coach show"):
-                    again = profile.run("coach", "show", biggest)
-                    if again.returncode != 0:
-                        tally.fail(f"coach show after a kill: {again.stderr.strip()}")
-                    else:
-                        tally.ok()
-
-            # 4. cache export: the archive is absent or whole (it verifies).
-            out_dir = os.path.join(profile.home, "exports")
-            os.makedirs(out_dir)
-            target = os.path.join(out_dir, "backup.tar.zst")
-            def remove_target():
-                if os.path.exists(target):
-                    os.remove(target)
-            window = duration(profile, ["cache", "export", "-o", target], before=remove_target)
-            leftovers = 0
-            for _ in range(per_operation):
-                remove_target()
-                killed_running += killed(profile, ["cache", "export", "-o", target], window)
-                extra = []
-                if os.path.exists(target):
-                    verified = profile.run("cache", "verify", target)
-                    if verified.returncode != 0:
-                        extra.append(f"a killed export left {target}, which does not verify: {verified.stderr.strip()}")
-                leftovers += len([name for name in os.listdir(out_dir) if name != "backup.tar.zst"])
-                if check(tally, profile, "cache export", extra):
-                    tally.ok()
-            tally.figures["export temp files left"] = leftovers
-
-            # 5. cache import: the profile is exactly as before, or exactly as imported.
-            archive = os.path.join(out_dir, "imported.tar.zst")
-            profile.must("cache", "export", "-o", archive)              # state X: everything cached so far
-            profile.must("cache", "clear", "mealplan", "library")       # state Y: some of it gone
-            before_home = os.path.join(profile.home, "..", os.path.basename(profile.home) + "-before")
-            saved = {root: os.path.join(before_home, root) for root in ("cache", "data")}
-            for root, copy in saved.items():
-                shutil.copytree(os.path.join(profile.home, root), copy, symlinks=True)
-            state_before = profile_state(profile)
-            profile.must("cache", "import", archive, "--replace")
-            state_after = profile_state(profile)
-
-            def restore():
-                for root, copy in saved.items():
-                    shutil.rmtree(os.path.join(profile.home, root))
-                    shutil.copytree(copy, os.path.join(profile.home, root), symlinks=True)
-            window = duration(profile, ["cache", "import", archive, "--replace"], before=restore)
-            torn_imports = 0
-            for _ in range(per_operation):
-                restore()
-                killed_running += killed(profile, ["cache", "import", archive, "--replace"], window)
-                recovered = profile.run("cache", "stats")  # the next command recovers an interrupted swap
-                state = profile_state(profile)
-                extra = []
-                if recovered.returncode != 0:
-                    extra.append(f"cache stats after a killed import: {recovered.stderr.strip()}")
-                if state not in (state_before, state_after):
-                    torn_imports += 1
-                    changed = sorted(set(state["cache"].items()) ^ set(state_before["cache"].items()))[:3]
-                    extra.append(f"the profile is neither as before nor as imported: {changed}")
-                if check(tally, profile, "cache import", extra):
-                    tally.ok()
-            tally.figures["half-imported profiles"] = torn_imports
-            shutil.rmtree(before_home, ignore_errors=True)
+            suite.mealplan_finalize()
+            suite.library_prefetch()
+            suite.coach_show()
+            suite.cache_export()
+            suite.cache_import()
         finally:
             profile.remove()
 
-    tally.figures["kills while running"] = killed_running
+    tally.figures["kills while running"] = suite.killed_running
     tally.figures["temp files left in the profile"] = leftover_temps
     tally.figures["corrupt states"] = len(tally.failures)
     result = tally.report()

@@ -133,6 +133,23 @@ class Profile:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+def biggest_conversation(profile):
+    """The id of the coach conversation with the most messages (`coach list --json`)."""
+    listing = json.loads(profile.must("coach", "list", "--json").stdout)
+    conversations = listing if isinstance(listing, list) else listing.get("conversations", [])
+    return max(conversations, key=lambda c: c.get("messageCount", 0))["id"]
+
+
+def wait_for_request(server, key, count=1, timeout=15):
+    """Until /_admin/stats has seen `count` requests for `key`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.admin("GET", "/_admin/stats")["byRoute"].get(key, 0) >= count:
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def kill_group(process):
     try:
         os.killpg(process.pid, signal.SIGKILL)

@@ -145,6 +145,145 @@ def bomb(path, manifest, entries, kind):
             handle.write(gzip.compress(buffer.getvalue(), compresslevel=1))
 
 
+class HostileArchives:
+    """One run of the suite: a profile signed in to the server, the valid export every attack
+    is built from, and what each import is checked against."""
+
+    def __init__(self, options, tally, profile, work):
+        self.options = options
+        self.tally = tally
+        self.profile = profile
+        self.work = work
+        self.outside = os.path.join(work, "outside")          # must stay empty
+        self.valid = os.path.join(work, "valid.tar.gz")
+        self.attack_path = os.path.join(work, "attack.tar.gz")
+        self.manifest = self.entries = None                   # the valid archive, read
+        self.compressed = None                                # its bytes, as exported
+        self.before = None                                    # the profile every import starts from
+        self.expected_after_valid = None                      # the profile the valid archive gives
+        self.rejected_codes = {}
+
+    def state(self):
+        return profile_digest(self.profile.home)
+
+    def outside_writes(self):
+        """Files an import wrote outside the cache root: under `outside`, or beside the home."""
+        written = list(files_under(self.outside))
+        for name in os.listdir(self.work):
+            if name not in ("outside", "home", "valid.tar.gz", "attack.tar.gz"):
+                written.append(os.path.join(self.work, name))
+        return written
+
+    def keep(self, name, path):
+        """Copies a failing archive to --keep-failures, if given."""
+        if self.options.keep_failures:
+            os.makedirs(self.options.keep_failures, exist_ok=True)
+            shutil.copy(path, os.path.join(self.options.keep_failures, name.replace(" ", "-") + ".tar.gz"))
+
+    def attempt(self, name, path, must_reject):
+        """Imports `path` with --replace: nothing may be written outside the cache root; an
+        accepted archive must be allowed and give what the valid one gives; a rejected one
+        must leave the prior cache intact and say why in a brados error."""
+        tally = self.tally
+        result = self.profile.run("cache", "import", path, "--replace", timeout=600)
+        escaped = self.outside_writes()
+        now = self.state()
+        if escaped:
+            tally.fail(f"{name}: wrote outside the cache root: {escaped[:3]}")
+            for item in escaped:
+                shutil.rmtree(item, ignore_errors=True) if os.path.isdir(item) else os.remove(item)
+            return
+        if result.returncode == 0:
+            if must_reject:
+                self.keep(name, path)
+                tally.fail(f"{name}: imported (exit 0), should be rejected")
+            elif self.expected_after_valid is not None and now != self.expected_after_valid:
+                self.keep(name, path)
+                expected = self.expected_after_valid
+                differs = sorted({p for root in now for p in set(now[root].items()) ^ set(expected[root].items())})
+                tally.fail(f"{name}: imported, but the cache is not what the archive holds: {differs[:4]}")
+            else:
+                tally.ok()
+            if now != self.before:  # back to the known state, so one failure does not cascade
+                self.profile.must("cache", "import", self.valid, "--replace")
+            return
+        if "Traceback" in result.stderr or "Fatal error" in result.stderr or result.returncode < 0:
+            tally.fail(f"{name}: crashed ({result.returncode}): {result.stderr.strip()[:200]}")
+            self.keep(name, path)
+        elif now != self.before:
+            self.keep(name, path)
+            tally.fail(f"{name}: rejected ({result.returncode}) but the prior cache changed")
+            self.profile.must("cache", "import", self.valid, "--replace")
+        elif not result.stderr.strip().startswith("brados:"):
+            tally.fail(f"{name}: rejected without a brados error: {result.stderr.strip()[:200]}")
+        else:
+            tally.ok()
+            self.rejected_codes[result.returncode] = self.rejected_codes.get(result.returncode, 0) + 1
+
+    def export_valid(self):
+        """Fills the cache (every domain) and exports it: the archive the attacks start from."""
+        self.profile.login()
+        for command in (["mealplan", "show"], ["visits", "list"], ["plan", "show"], ["library", "prefetch", "--rows", "4"]):
+            self.profile.must(*command)
+        self.profile.must("cache", "export", "--format", "tar.gz", "-o", self.valid)
+        self.manifest, self.entries = read_archive(self.valid)
+        self.before = self.state()
+
+    def import_valid(self):
+        """The valid archive imports, and gives the state every accepted mutation must give."""
+        result = self.profile.run("cache", "import", self.valid, "--replace")
+        if result.returncode != 0:
+            raise SystemExit(f"the valid archive does not import: {result.stderr}")
+        self.expected_after_valid = self.state()
+        self.before = self.expected_after_valid
+
+    def attack_corpus(self):
+        """The attack corpus, a truncated archive and (unless --no-bombs) the two bombs: every
+        one must be rejected."""
+        for name, attack_manifest, attack_entries, override in corpus(self.manifest, self.entries, self.outside):
+            write_archive(self.attack_path, attack_manifest, attack_entries, override)
+            self.attempt(name, self.attack_path, must_reject=True)
+        with open(self.valid, "rb") as handle:
+            self.compressed = handle.read()
+        with open(self.attack_path, "wb") as handle:
+            handle.write(self.compressed[: len(self.compressed) // 2])
+        self.attempt("truncated", self.attack_path, must_reject=True)
+        if not self.options.no_bombs:
+            for kind in ("compression bomb", "entry-count bomb"):
+                bomb(self.attack_path, self.manifest, self.entries, kind)
+                self.attempt(kind, self.attack_path, must_reject=True)
+        self.tally.figures["corpus"] = self.tally.runs
+
+    def mutations(self):
+        """Random mutations: of the tar (then recompressed), or of the compressed bytes. Each
+        is rejected or imported correctly, and `cache stats` works afterwards."""
+        tally = self.tally
+        tar_bytes = gzip.decompress(self.compressed)
+        for index in range(self.options.mutations):
+            if index % 2 == 0:
+                data = bytearray(tar_bytes)
+                for _ in range(random.randint(1, 8)):
+                    position = random.randrange(len(data))
+                    data[position] = random.randrange(256)
+                with open(self.attack_path, "wb") as handle:
+                    handle.write(gzip.compress(bytes(data), compresslevel=1))
+            else:
+                data = bytearray(self.compressed)
+                for _ in range(random.randint(1, 4)):
+                    position = random.randrange(len(data))
+                    data[position] = random.randrange(256)
+                with open(self.attack_path, "wb") as handle:
+                    handle.write(bytes(data))
+            runs_before = tally.runs - len(tally.failures)
+            self.attempt(f"mutation {index}", self.attack_path, must_reject=False)
+            if self.profile.run("cache", "stats").returncode != 0:
+                tally.fail(f"mutation {index}: cache stats fails afterwards")
+            if self.state() == self.expected_after_valid and tally.runs - len(tally.failures) > runs_before:
+                pass
+        tally.figures["mutations"] = self.options.mutations
+        tally.figures["rejected by exit code"] = dict(sorted(self.rejected_codes.items()))
+
+
 def main():
     parser = suite_parser(__doc__)
     parser.add_argument("--mutations", type=int, default=1000)
@@ -156,121 +295,16 @@ def main():
     binaries = Binaries(options.build_dir, options.configuration)
     tally = Tally("hostile archives")
     work = tempfile.mkdtemp(prefix="brados-hostile-")
-    outside = os.path.join(work, "outside")
-    os.makedirs(outside)
+    os.makedirs(os.path.join(work, "outside"))
 
     with Server(binaries) as server:
         profile = Profile(binaries, server, home=os.path.join(work, "home"))
+        suite = HostileArchives(options, tally, profile, work)
         try:
-            profile.login()
-            for command in (["mealplan", "show"], ["visits", "list"], ["plan", "show"], ["library", "prefetch", "--rows", "4"]):
-                profile.must(*command)
-            valid = os.path.join(work, "valid.tar.gz")
-            profile.must("cache", "export", "--format", "tar.gz", "-o", valid)
-            manifest, entries = read_archive(valid)
-
-            def state():
-                return profile_digest(profile.home)
-            before = state()
-            expected_after_valid = None
-
-            def outside_writes():
-                written = list(files_under(outside))
-                for name in os.listdir(work):
-                    if name not in ("outside", "home", "valid.tar.gz", "attack.tar.gz"):
-                        written.append(os.path.join(work, name))
-                return written
-
-            def keep(name, path):
-                if options.keep_failures:
-                    os.makedirs(options.keep_failures, exist_ok=True)
-                    shutil.copy(path, os.path.join(options.keep_failures, name.replace(" ", "-") + ".tar.gz"))
-
-            def attempt(name, path, must_reject):
-                nonlocal before, expected_after_valid
-                result = profile.run("cache", "import", path, "--replace", timeout=600)
-                escaped = outside_writes()
-                now = state()
-                if escaped:
-                    tally.fail(f"{name}: wrote outside the cache root: {escaped[:3]}")
-                    for item in escaped:
-                        shutil.rmtree(item, ignore_errors=True) if os.path.isdir(item) else os.remove(item)
-                    return
-                if result.returncode == 0:
-                    if must_reject:
-                        keep(name, path)
-                        tally.fail(f"{name}: imported (exit 0), should be rejected")
-                    elif expected_after_valid is not None and now != expected_after_valid:
-                        keep(name, path)
-                        differs = sorted({p for root in now for p in set(now[root].items()) ^ set(expected_after_valid[root].items())})
-                        tally.fail(f"{name}: imported, but the cache is not what the archive holds: {differs[:4]}")
-                    else:
-                        tally.ok()
-                    if now != before:  # back to the known state, so one failure does not cascade
-                        profile.must("cache", "import", valid, "--replace")
-                    return
-                if "Traceback" in result.stderr or "Fatal error" in result.stderr or result.returncode < 0:
-                    tally.fail(f"{name}: crashed ({result.returncode}): {result.stderr.strip()[:200]}")
-                    keep(name, path)
-                elif now != before:
-                    keep(name, path)
-                    tally.fail(f"{name}: rejected ({result.returncode}) but the prior cache changed")
-                    profile.must("cache", "import", valid, "--replace")
-                elif not result.stderr.strip().startswith("brados:"):
-                    tally.fail(f"{name}: rejected without a brados error: {result.stderr.strip()[:200]}")
-                else:
-                    tally.ok()
-                    rejected_codes[result.returncode] = rejected_codes.get(result.returncode, 0) + 1
-
-            rejected_codes = {}
-            # The valid archive imports, and gives the state every accepted mutation must give.
-            result = profile.run("cache", "import", valid, "--replace")
-            if result.returncode != 0:
-                raise SystemExit(f"the valid archive does not import: {result.stderr}")
-            expected_after_valid = state()
-            before = expected_after_valid
-
-            attack_path = os.path.join(work, "attack.tar.gz")
-            for name, attack_manifest, attack_entries, override in corpus(manifest, entries, outside):
-                write_archive(attack_path, attack_manifest, attack_entries, override)
-                attempt(name, attack_path, must_reject=True)
-            with open(valid, "rb") as handle:
-                compressed = handle.read()
-            with open(attack_path, "wb") as handle:
-                handle.write(compressed[: len(compressed) // 2])
-            attempt("truncated", attack_path, must_reject=True)
-            if not options.no_bombs:
-                for kind in ("compression bomb", "entry-count bomb"):
-                    bomb(attack_path, manifest, entries, kind)
-                    attempt(kind, attack_path, must_reject=True)
-            tally.figures["corpus"] = tally.runs
-
-            # Random mutations: of the tar (then recompressed), or of the compressed bytes.
-            tar_bytes = gzip.decompress(compressed)
-            accepted = 0
-            for index in range(options.mutations):
-                if index % 2 == 0:
-                    data = bytearray(tar_bytes)
-                    for _ in range(random.randint(1, 8)):
-                        position = random.randrange(len(data))
-                        data[position] = random.randrange(256)
-                    with open(attack_path, "wb") as handle:
-                        handle.write(gzip.compress(bytes(data), compresslevel=1))
-                else:
-                    data = bytearray(compressed)
-                    for _ in range(random.randint(1, 4)):
-                        position = random.randrange(len(data))
-                        data[position] = random.randrange(256)
-                    with open(attack_path, "wb") as handle:
-                        handle.write(bytes(data))
-                runs_before = tally.runs - len(tally.failures)
-                attempt(f"mutation {index}", attack_path, must_reject=False)
-                if profile.run("cache", "stats").returncode != 0:
-                    tally.fail(f"mutation {index}: cache stats fails afterwards")
-                if state() == expected_after_valid and tally.runs - len(tally.failures) > runs_before:
-                    pass
-            tally.figures["mutations"] = options.mutations
-            tally.figures["rejected by exit code"] = dict(sorted(rejected_codes.items()))
+            suite.export_valid()
+            suite.import_valid()
+            suite.attack_corpus()
+            suite.mutations()
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
