@@ -79,6 +79,116 @@ def requests(server, key):
     return server.admin("GET", "/_admin/stats")["byRoute"].get(key, 0)
 
 
+class RefreshInterval:
+    """One run of the suite: the signed-in profile, the server, the tally, the first requests
+    per revalidation (calibrated) and the revalidations counted per domain in each phase.
+    Each phase is a method, run in the order of the docstring."""
+
+    def __init__(self, options, tally, server, profile):
+        self.options = options
+        self.tally = tally
+        self.server = server
+        self.profile = profile
+        self.per_revalidation = {}  # domain: the first requests one revalidation makes
+        self.per_calls = {}         # domain: revalidations in phase 1
+        self.spread = {}            # domain: revalidations in phase 2
+
+    def calibrate(self):
+        """Caches in place; then one revalidation by hand: how many first requests it makes
+        (1 expected)."""
+        profile, server = self.profile, self.server
+        for command, _, _, _ in DOMAINS.values():
+            profile.must(*command, "--refresh")          # caches in place, no background work
+        for domain, (_, background, key, _) in DOMAINS.items():
+            settle(profile, server)
+            server.admin("DELETE", "/_admin/stats")
+            profile.must(*background)
+            settle(profile, server)
+            self.per_revalidation[domain] = max(1, requests(server, key))
+
+    def measure(self, domain, calls, pause, env):
+        """`calls` scripted calls, `pause` seconds apart; returns (revalidations, elapsed)."""
+        profile, server, tally = self.profile, self.server, self.tally
+        command, _, key, _ = DOMAINS[domain]
+        if not settle(profile, server):
+            tally.fail(f"{domain}: brados processes still running before the loop")
+        server.admin("DELETE", "/_admin/stats")
+        failed = []
+        started = time.monotonic()
+        for index in range(calls):
+            if pause:
+                time.sleep(max(0.0, started + index * pause - time.monotonic()))
+            result = profile.run(*command, env=env)
+            if result.returncode != 0:
+                failed.append(f"exit {result.returncode}: {result.stderr.strip()[:200]}")
+                continue
+            try:
+                json.loads(result.stdout)
+            except ValueError as error:
+                failed.append(f"stdout is not one JSON document: {error}")
+        elapsed = time.monotonic() - started
+        if not settle(profile, server):
+            tally.fail(f"{domain}: background revalidations still running 60 s after the loop")
+        for problem in failed[:3]:
+            tally.fail(f"`{' '.join(command)}`: {problem}")
+        if len(failed) > 3:
+            tally.fail(f"`{' '.join(command)}`: {len(failed) - 3} more calls failed")
+        return requests(server, key) / self.per_revalidation[domain], elapsed
+
+    def default_interval(self):
+        """1. The default interval (30 s), a tight loop."""
+        calls, tally = self.options.calls, self.tally
+        for domain in DOMAINS:
+            count, elapsed = self.measure(domain, calls, 0, None)
+            allowed = math.ceil(elapsed / DEFAULT_INTERVAL) + 1
+            self.per_calls[domain] = round(count, 2)
+            print(f"  {domain}: {calls} scripted calls in {elapsed:.1f} s, {count:g} background "
+                  f"revalidations (allowed 1 to {allowed})", flush=True)
+            if count > allowed:
+                tally.fail(f"{domain}: {count:g} revalidations for {calls} scripted calls in {elapsed:.1f} s "
+                           f"with the default {DEFAULT_INTERVAL:.0f} s interval (at most {allowed})")
+            elif count < 1:
+                tally.fail(f"{domain}: no background revalidation at all for {calls} scripted calls")
+            else:
+                tally.ok()
+
+    def short_interval(self):
+        """2. A short interval (env), calls spread out: one per interval, not one ever."""
+        interval, tally = self.options.interval, self.tally
+        calls = max(8, int(self.options.spread / interval * 8))
+        pause = self.options.spread / calls
+        for domain, (_, _, _, variable) in DOMAINS.items():
+            count, elapsed = self.measure(domain, calls, pause, {variable: f"{interval:g}s"})
+            allowed = math.ceil(elapsed / interval) + 1
+            self.spread[domain] = round(count, 2)
+            print(f"  {domain}: {calls} calls over {elapsed:.1f} s at a {interval:g} s interval, "
+                  f"{count:g} revalidations (allowed 2 to {allowed})", flush=True)
+            if count > allowed:
+                tally.fail(f"{domain}: {count:g} revalidations in {elapsed:.1f} s with a {interval:g} s "
+                           f"interval ({variable}) (at most {allowed})")
+            elif count < 2:
+                tally.fail(f"{domain}: {count:g} revalidation(s) in {elapsed:.1f} s with a {interval:g} s "
+                           f"interval ({variable}): expected at least 2 (an interval, not once ever)")
+            else:
+                tally.ok()
+
+    def check_files(self):
+        """After the loops: every JSON file parses and every database passes integrity_check."""
+        problems = [f"{path}: {reason}" for path, reason in corrupt_files(self.profile.home)]
+        if problems:
+            self.tally.fail(f"after the loops: {problems[:3]}")
+        else:
+            self.tally.ok()
+
+    def figures(self):
+        """The suite's figures, into the tally."""
+        options = self.options
+        self.tally.figures[f"revalidations per {options.calls} scripted calls"] = ", ".join(
+            f"{domain} {count:g}" for domain, count in self.per_calls.items())
+        self.tally.figures[f"revalidations in {options.spread:g} s at a {options.interval:g} s interval"] = ", ".join(
+            f"{domain} {count:g}" for domain, count in self.spread.items())
+
+
 def main():
     parser = suite_parser(__doc__)
     parser.add_argument("--calls", type=int, default=100, help="scripted calls per domain in the tight loop")
@@ -87,97 +197,20 @@ def main():
     options = parser.parse_args()
     binaries = Binaries(options.build_dir, options.configuration)
     tally = Tally("refresh interval")
-    per_calls = {}
-    spread = {}
 
     with Server(binaries) as server:
         profile = Profile(binaries, server)
+        suite = RefreshInterval(options, tally, server, profile)
         try:
             profile.login()
-            for command, _, _, _ in DOMAINS.values():
-                profile.must(*command, "--refresh")          # caches in place, no background work
-            # One revalidation by hand: how many first requests it makes (1 expected).
-            per_revalidation = {}
-            for domain, (_, background, key, _) in DOMAINS.items():
-                settle(profile, server)
-                server.admin("DELETE", "/_admin/stats")
-                profile.must(*background)
-                settle(profile, server)
-                per_revalidation[domain] = max(1, requests(server, key))
-
-            def measure(domain, calls, pause, env):
-                """`calls` scripted calls, `pause` seconds apart; returns (revalidations, elapsed)."""
-                command, _, key, _ = DOMAINS[domain]
-                if not settle(profile, server):
-                    tally.fail(f"{domain}: brados processes still running before the loop")
-                server.admin("DELETE", "/_admin/stats")
-                failed = []
-                started = time.monotonic()
-                for index in range(calls):
-                    if pause:
-                        time.sleep(max(0.0, started + index * pause - time.monotonic()))
-                    result = profile.run(*command, env=env)
-                    if result.returncode != 0:
-                        failed.append(f"exit {result.returncode}: {result.stderr.strip()[:200]}")
-                        continue
-                    try:
-                        json.loads(result.stdout)
-                    except ValueError as error:
-                        failed.append(f"stdout is not one JSON document: {error}")
-                elapsed = time.monotonic() - started
-                if not settle(profile, server):
-                    tally.fail(f"{domain}: background revalidations still running 60 s after the loop")
-                for problem in failed[:3]:
-                    tally.fail(f"`{' '.join(command)}`: {problem}")
-                if len(failed) > 3:
-                    tally.fail(f"`{' '.join(command)}`: {len(failed) - 3} more calls failed")
-                return requests(server, key) / per_revalidation[domain], elapsed
-
-            # 1. The default interval (30 s), a tight loop.
-            for domain in DOMAINS:
-                count, elapsed = measure(domain, options.calls, 0, None)
-                allowed = math.ceil(elapsed / DEFAULT_INTERVAL) + 1
-                per_calls[domain] = round(count, 2)
-                print(f"  {domain}: {options.calls} scripted calls in {elapsed:.1f} s, {count:g} background "
-                      f"revalidations (allowed 1 to {allowed})", flush=True)
-                if count > allowed:
-                    tally.fail(f"{domain}: {count:g} revalidations for {options.calls} scripted calls in {elapsed:.1f} s "
-                               f"with the default {DEFAULT_INTERVAL:.0f} s interval (at most {allowed})")
-                elif count < 1:
-                    tally.fail(f"{domain}: no background revalidation at all for {options.calls} scripted calls")
-                else:
-                    tally.ok()
-
-            # 2. A short interval (env), calls spread out: one per interval, not one ever.
-            calls = max(8, int(options.spread / options.interval * 8))
-            pause = options.spread / calls
-            for domain, (_, _, _, variable) in DOMAINS.items():
-                count, elapsed = measure(domain, calls, pause, {variable: f"{options.interval:g}s"})
-                allowed = math.ceil(elapsed / options.interval) + 1
-                spread[domain] = round(count, 2)
-                print(f"  {domain}: {calls} calls over {elapsed:.1f} s at a {options.interval:g} s interval, "
-                      f"{count:g} revalidations (allowed 2 to {allowed})", flush=True)
-                if count > allowed:
-                    tally.fail(f"{domain}: {count:g} revalidations in {elapsed:.1f} s with a {options.interval:g} s "
-                               f"interval ({variable}) (at most {allowed})")
-                elif count < 2:
-                    tally.fail(f"{domain}: {count:g} revalidation(s) in {elapsed:.1f} s with a {options.interval:g} s "
-                               f"interval ({variable}): expected at least 2 (an interval, not once ever)")
-                else:
-                    tally.ok()
-
-            problems = [f"{path}: {reason}" for path, reason in corrupt_files(profile.home)]
-            if problems:
-                tally.fail(f"after the loops: {problems[:3]}")
-            else:
-                tally.ok()
+            suite.calibrate()
+            suite.default_interval()
+            suite.short_interval()
+            suite.check_files()
         finally:
             profile.remove()
 
-    tally.figures[f"revalidations per {options.calls} scripted calls"] = ", ".join(
-        f"{domain} {count:g}" for domain, count in per_calls.items())
-    tally.figures[f"revalidations in {options.spread:g} s at a {options.interval:g} s interval"] = ", ".join(
-        f"{domain} {count:g}" for domain, count in spread.items())
+    suite.figures()
     result = tally.report()
     print(json.dumps(result))
     sys.exit(1 if tally.failures else 0)
