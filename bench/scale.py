@@ -22,17 +22,24 @@ library, N albums (--albums):
     in the middle (`--offset N/2`), and everything (`--json` and the table), with the time until
     the first album of `--json` is out (a whole listing is printed as it is read)
 
+library with real-shaped albums (--real-albums: every field a real Plex sends, ~650-760 bytes
+each in JSON), N albums added as a bulk import leaves them (all in one second) and as a scan
+does (4 a second), changes stamped with the server's time now:
+  - bulk: the first download; 8 changes (5 retitled, 3 added); 2 deleted inside the import's
+    second (which no count can split); `--full`
+  - scan: the first download; 10 changes (5 deleted, 3 added, 2 retitled); `--full`
+
 Growth is the largest size's figure over the smallest's. Goals (issue 31): nothing changed ->
 a constant number of requests (coach: <= 2 for the list, <= 2 per conversation) and <= 4 KB;
 k changes -> O(k) rows; a warm first screen at 100k <= 20 ms and <= 1.5x its time at 1k.
 
     python3 bench/scale.py [--messages 1000,10000,100000] [--conversations 1000] [--albums 1000,10000,100000]
+                           [--real-albums 10000,40000]
                            [--runs 5] [--no-build] [--configuration release] [--build-dir .build]
 """
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -63,7 +70,9 @@ class Brados:
         self.binary = binary
         self.home = tempfile.mkdtemp(prefix="brados-scale-")
         server.homes.append(self.home)
-        self.env = dict(os.environ, BRADOS_HOME=self.home, HOME=self.home, BRADOS_SERVER=server.url, NO_COLOR="1")
+        # No background prefetch after a load: its artwork requests would count in the next case's figures.
+        self.env = dict(os.environ, BRADOS_HOME=self.home, HOME=self.home, BRADOS_SERVER=server.url, NO_COLOR="1",
+                        BRADOS_LIBRARY_PREFETCH="false")
         self.env.pop("BRADOS_OFFLINE", None)
 
     def run(self, arguments, stdin=None):
@@ -181,6 +190,34 @@ def library(binaries, size, runs):
         server.stop()
 
 
+def real_library(binaries, size, shape, runs):
+    """Real-shaped albums added `shape` = "bulk" (all in one second) or "scan" (4 a second)."""
+    per_second = size if shape == "bulk" else 4
+    server = Server(binaries["server"], ["--seed-albums", str(size), "--seed-albums-per-second", str(per_second), "--real-albums"])
+    try:
+        brados = Brados(binaries["brados"], server)
+        brados.run(["auth", "login", "--user", "demo", "--password-stdin"], stdin="demo")
+        refresh = ["library", "albums", "--refresh", "--limit", "50", "--json"]
+        figures = {"first download": measure(server, brados, refresh)}
+        keys = [album["ratingKey"] for album in json.loads(brados.run(["--offline", "library", "albums", "--json"])[0])["albums"]]
+        adds = [{"ratingKey": str(990_000 + n), "title": f"Added {n}", "artist": "Air", "year": 2024} for n in range(3)]
+        if shape == "bulk":
+            server.admin("POST", "/_admin/plex", {"at": int(time.time()), "add": adds,
+                                                  "retitle": {keys[len(keys) * n // 5]: f"Retitled {n}" for n in range(5)}})
+            figures["8 changes (5 retitled, 3 added)"] = measure(server, brados, refresh)
+            server.admin("POST", "/_admin/plex", {"at": int(time.time()), "delete": [keys[7], keys[len(keys) // 2]]})
+            figures["2 deleted in the import's second"] = measure(server, brados, refresh)
+        else:
+            server.admin("POST", "/_admin/plex", {"at": int(time.time()), "add": adds,
+                                                  "delete": [keys[len(keys) * n // 5 + 3] for n in range(5)],
+                                                  "retitle": {keys[11]: "Retitled", keys[-11]: "Retitled too"}})
+            figures["10 changes (5 deleted, 3 added, 2 retitled)"] = measure(server, brados, refresh)
+        figures["--full (starting over)"] = measure(server, brados, ["library", "albums", "--refresh", "--full", "--limit", "50", "--json"], min(runs, 3))
+        return figures
+    finally:
+        server.stop()
+
+
 def table(title, sizes, results, unit):
     cases = list(results[sizes[0]].keys())
     lines = [f"### {title}", "", "| case | " + " | ".join(f"{size:,} {unit}" for size in sizes) + " | growth |",
@@ -201,6 +238,7 @@ def main():
     parser.add_argument("--messages", default="1000,10000,100000")
     parser.add_argument("--conversations", type=int, default=1000)
     parser.add_argument("--albums", default="1000,10000,100000")
+    parser.add_argument("--real-albums", default="10000,40000", help="sizes of the real-shaped bulk and scan libraries")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--configuration", default="release")
@@ -216,6 +254,9 @@ def main():
     album_sizes = [int(size) for size in options.albums.split(",") if size]
     coach_results = {size: coach(binaries, size, options.conversations, options.runs) for size in message_sizes}
     library_results = {size: library(binaries, size, options.runs) for size in album_sizes}
+    real_sizes = [int(size) for size in options.real_albums.split(",") if size]
+    bulk_results = {size: real_library(binaries, size, "bulk", options.runs) for size in real_sizes}
+    scan_results = {size: real_library(binaries, size, "scan", options.runs) for size in real_sizes}
 
     unchanged = [coach_results[size][case] for size in message_sizes for case in ("show: nothing changed", "list: nothing changed")]
     goals = {
@@ -250,11 +291,27 @@ def main():
             library_results[album_sizes[-1]]["warm: albums --json (all), first album out"]["ms"]
             < 0.1 * library_results[album_sizes[-1]]["warm: albums --json (all)"]["ms"],
     }
+    if real_sizes:
+        goals.update({
+            "real-shaped bulk import, 8 changes: what changed, not the import's second (<= a tenth of starting over)":
+                all(bulk_results[size]["8 changes (5 retitled, 3 added)"]["bytes"] <= 0.1 * bulk_results[size]["--full (starting over)"]["bytes"]
+                    for size in real_sizes),
+            "real-shaped bulk import, 2 deleted in its second: never more than starting over (<= 1.02x --full)":
+                all(bulk_results[size]["2 deleted in the import's second"]["bytes"] <= 1.02 * bulk_results[size]["--full (starting over)"]["bytes"]
+                    for size in real_sizes),
+            "real-shaped scan, 10 changes: about 16 KB a change plus a constant (<= 10 x 16 KB + 32 KB at every size)":
+                all(scan_results[size]["10 changes (5 deleted, 3 added, 2 retitled)"]["bytes"] <= 10 * 16384 + 32768 for size in real_sizes),
+        })
     print(f"# scale: requests, response bytes, median wall time and peak RSS by size ({options.configuration}, {options.runs} runs)\n")
     print(table(f"coach: one conversation of N messages, {options.conversations:,} conversations", message_sizes, coach_results, "messages"))
     print()
     print(table("library: N albums", album_sizes, library_results, "albums"))
     print()
+    if real_sizes:
+        print(table("library, real-shaped albums from a bulk import (all in one second)", real_sizes, bulk_results, "albums"))
+        print()
+        print(table("library, real-shaped albums as a scan adds them (4 a second)", real_sizes, scan_results, "albums"))
+        print()
     for goal, met in goals.items():
         print(f"- {goal}: {'met' if met else 'NOT met'}")
 

@@ -44,7 +44,7 @@ def main():
     home = tempfile.mkdtemp(prefix="brados-bench-")
     server.homes.append(home)
     try:
-        env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home}
+        env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home, "BRADOS_LIBRARY_PREFETCH": "false"}
         for login in (["--user", "demo"], ["--service", "supabase", "--user", "demo@example.com"]):
             subprocess.run([brados, "auth", "login", *login, "--password-stdin"], input=b"demo", env=env, check=True, stdout=subprocess.DEVNULL)
         for command in (["mealplan", "show"], ["visits", "list"], ["coach", "conversations"], ["plan", "show"]):

@@ -98,7 +98,10 @@ class Profile:
     def __init__(self, binaries, server=None, home=None, extra_env=None):
         self.binaries = binaries
         self.home = home or tempfile.mkdtemp(prefix="brados-rel-")
-        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "BRADOS_HOME": self.home, "HOME": self.home}
+        # No background prefetch after a library load: a detached process the suites do not
+        # start would add requests and files to what they count.
+        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "BRADOS_HOME": self.home, "HOME": self.home,
+                    "BRADOS_LIBRARY_PREFETCH": "false"}
         if server:
             self.env["BRADOS_SERVER"] = server.url
         self.env.update(extra_env or {})

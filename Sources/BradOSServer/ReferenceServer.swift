@@ -22,7 +22,7 @@ public struct ReferenceServer: Sendable {
         self.configuration = configuration
         database = try ServerDatabase(directory: configuration.dataDirectory)
         admin = AdminState()
-        catalogue = PlexCatalogue(seed: configuration.seed, size: configuration.plexAlbums)
+        catalogue = PlexCatalogue(seed: configuration.seed, size: configuration.plexAlbums, addedPerSecond: configuration.plexAddedPerSecond)
         library = PlexLibrary(catalogue)
         if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed, coachMessages: configuration.coachMessages,
                                                           coachConversations: configuration.coachConversations) }
@@ -46,9 +46,9 @@ public struct ReferenceServer: Sendable {
                                         sharedWith: ["demo"], prefix: "/shared/alice", hasLocalAndRelay: false, takesBradOSTokens: false)
         let plexTV = PlexTVRoutes(database: database, servers: [owned, shared], pinLifetime: configuration.plexPinLifetime)
         plexTV.register(on: router, admin: configuration.admin)
-        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV).register(on: router)
-        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV).register(on: router.group("relay"))
-        PlexRoutes(library: library, database: database, server: shared, plexTV: plexTV).register(on: router.group("shared/alice"))
+        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router)
+        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router.group("relay"))
+        PlexRoutes(library: library, database: database, server: shared, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router.group("shared/alice"))
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)

@@ -30,6 +30,12 @@ public struct ServerConfiguration: Sendable {
 
     /// The music library's size in albums (benchmarks; a few hundred by default).
     public var plexAlbums: Int?
+    /// How many albums were added in each second, as a scan or an import leaves them (4: a
+    /// scan; 10,000: a bulk import, all in one second); `nil`: spread over three years.
+    public var plexAddedPerSecond: Int?
+    /// Albums with every field a real Plex server sends in a listing (guids, keys, summary,
+    /// images, analysis versions: about 650 bytes each in JSON) rather than the ones brados reads.
+    public var plexRealAlbums = false
 
     /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
     public var unixSocket: String?

@@ -196,7 +196,8 @@ public struct LibraryHeader: Sendable, Equatable {
     public var wholeAt: Date?
     /// The section's `contentChangedAt` at the last refresh.
     public var contentChangedAt: Int?
-    /// The newest `updatedAt` read: the next refresh asks for what was updated since.
+    /// The last second every update of which the copy holds (``AlbumChanges/seenThrough``):
+    /// the next refresh asks for the albums updated after it.
     public var updatedThrough: Int?
     /// Shown albums (duplicates aside).
     public var shownCount: Int

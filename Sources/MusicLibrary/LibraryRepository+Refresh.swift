@@ -7,14 +7,20 @@ extension LibraryRepository {
     /// How the library's snapshot is brought up to date, by what changed:
     /// 1. `/library/sections` (always asked, to choose the section): its `contentChangedAt`
     ///    has not moved since the snapshot → nothing else is asked.
-    /// 2. Otherwise the albums updated since the newest `updatedAt` the snapshot holds
-    ///    (`updatedAt>>=T-1`: Plex's "after" is strict and counts whole seconds, so the
-    ///    cursor's own second is asked again), and the section's count (a page of size 0).
+    /// 2. Otherwise the albums updated after the last second every update of which the
+    ///    snapshot holds (`updatedAt>>=T`, Plex's strict "after"), and the section's count (a
+    ///    page of size 0). That second is the one before the server's clock (`Date`) when it
+    ///    last answered (``AlbumChanges/seenThrough``), so albums a bulk import stamped with
+    ///    one second long ago are never listed again; a server without `Date` has the newest
+    ///    update's second asked again.
     /// 3. An album deleted on the server shows only as a count that no longer matches. Plex
     ///    has no id-only listing, but it counts and lists by `addedAt`: the section is halved
     ///    by when albums were added (``CountBisection``) until the ranges whose counts differ
-    ///    are small, and only those are listed. Every added album was read in step 2, so a
-    ///    delete cannot be cancelled out by an add.
+    ///    are small (``leafSize``), and only those are listed. Every added album was read in
+    ///    step 2, so a delete cannot be cancelled out by an add. Albums added in one second
+    ///    cannot be split (an import adds thousands at once); when listing such ranges would
+    ///    cost more than listing the section (``CountBisection/listBudget``), the refresh
+    ///    downloads every album instead: a refresh never costs more than starting over.
     /// Once a day (``wholeInterval``) a refresh downloads every album instead, which bounds
     /// what the delta path cannot see (a change that does not move `updatedAt`, if Plex has
     /// any); `--full` does it at once.
@@ -23,11 +29,21 @@ extension LibraryRepository {
         /// How old the last download of every album may be before a refresh downloads them all again.
         public static let wholeInterval: TimeInterval = 24 * 3600
 
+        /// A range the server holds at most this many albums of is listed rather than halved:
+        /// a count answer is ~500 bytes and an album ~650 with every field a real server
+        /// sends, so leaves of 16 albums (~10 KB) after a few more counts cost less than
+        /// leaves of 100 (~65 KB): each change then costs about 16 KB (bench/scale.py).
+        public static let leafSize = 16
+
+        /// The delta would list more albums than the section holds: the refresh lists every album.
+        struct Costlier: Error {}
+
         /// What changed since `cursor`: the albums updated since (and any the halving found
         /// missing here), the rating keys the server no longer lists, and the new cursor.
+        /// - Throws: ``Costlier`` when finding the deletions would list more albums than the section holds.
         static func changes(_ api: any PlexAPI, section: String, since cursor: Int, database: LibraryCache,
                             progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> (albums: [Album], deletions: Set<String>, newest: Int?) {
-            let changed = try await api.albums(section: section, updatedAfter: cursor - 1, progress: progress)
+            let changed = try await api.albums(section: section, updatedAfter: cursor, progress: progress)
             let total = try await api.albumCount(section: section, addedIn: .all)
             let held = try database.count(holding: changed.albums.map(\.ratingKey))
             let changedKeys = Set(changed.albums.map(\.ratingKey))
@@ -37,14 +53,16 @@ extension LibraryRepository {
                 var added = Dictionary(try database.addedIndex().map { ($0.key, $0.added) }, uniquingKeysWith: { first, _ in first })
                 for album in changed.albums { added[album.ratingKey] = album.addedAt ?? 0 }
                 let listed = Listed()
-                let found = try await bisection(api, section: section, local: added.map { (added: $0.value, key: $0.key) }, listed: listed)
-                    .differences(serverCount: total)
+                var search = bisection(api, section: section, local: added.map { (added: $0.value, key: $0.key) }, listed: listed)
+                search.listBudget = max(0, total - changed.albums.count)
+                let found: (missing: Set<String>, extra: Set<String>)
+                do { found = try await search.differences(serverCount: total) } catch is CountBisection<Int>.OverBudget { throw Costlier() }
                 deletions = found.extra
                 albums += found.missing.compactMap { key in listed.albums.withLock { $0[key] } }
             }
             // A listing of several answers may have missed an album updated meanwhile on a page
             // already read: the cursor stays where it was, and the next refresh asks again.
-            return (albums, deletions, changed.inOneAnswer ? changed.newestUpdate : nil)
+            return (albums, deletions, changed.inOneAnswer ? changed.seenThrough : nil)
         }
 
         /// The albums the ranges' listings brought, by rating key.
@@ -67,7 +85,7 @@ extension LibraryRepository {
                 return firstIndex(atLeast: range.lower)..<(range.upper.map { firstIndex(atLeast: $0) } ?? times.count)
             }
             return CountBisection(
-                listLimit: 100, // an album row is ~330 bytes: a range of 100 is ~33 KB
+                listLimit: leafSize,
                 localCount: { span($0).count },
                 middle: { range in
                     let indices = span(range)

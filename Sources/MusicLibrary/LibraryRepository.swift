@@ -146,17 +146,25 @@ public struct LibraryRepository: Sendable {
                 return LibrarySnapshot(header: current, changes: LibraryChanges(), database: stored)
             }
         }
+        func whole() async throws -> LibraryCache.Update {
+            let all = try await api.albums(section: chosen.key, updatedAfter: nil, progress: progress)
+            return .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: all.albums, whole: true, collections: [],
+                         contentChangedAt: chosen.contentChangedAt, updatedThrough: all.seenThrough, at: now())
+        }
         var update: LibraryCache.Update
         if let stored, let current, let cursor = current.updatedThrough, let wholeAt = current.wholeAt, chosen.contentChangedAt != nil,
            now().timeIntervalSince(wholeAt) < Refresh.wholeInterval {
-            let found = try await Refresh.changes(api, section: chosen.key, since: cursor, database: stored, progress: progress)
-            update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: found.albums, deletions: found.deletions,
-                           whole: false, collections: [], contentChangedAt: chosen.contentChangedAt, updatedThrough: found.newest, at: now(),
-                           base: current.generation)
+            do {
+                let found = try await Refresh.changes(api, section: chosen.key, since: cursor, database: stored, progress: progress)
+                update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: found.albums, deletions: found.deletions,
+                               whole: false, collections: [], contentChangedAt: chosen.contentChangedAt, updatedThrough: found.newest, at: now(),
+                               base: current.generation)
+            } catch is Refresh.Costlier {
+                logger.info("finding what changed would list more albums than the section holds: listing every album")
+                update = try await whole()
+            }
         } else {
-            let all = try await api.albums(section: chosen.key, updatedAfter: nil, progress: progress)
-            update = .init(sectionKey: chosen.key, sectionTitle: chosen.title, origin: origin, albums: all.albums, whole: true, collections: [],
-                           contentChangedAt: chosen.contentChangedAt, updatedThrough: all.newestUpdate, at: now())
+            update = try await whole()
         }
         update.collections = try await api.collections(section: chosen.key)
         update.at = now()

@@ -53,8 +53,9 @@ public struct PlexRESTClient: PlexAPI {
     /// `LibrarySection.search(filters={"updatedAt>>": …})` sends it.
     public func albums(section: String, updatedAfter time: Int?, progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> AlbumChanges {
         let filter = time.map { [("updatedAt>>", "\($0)")] } ?? []
-        let items = try await pages("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")] + filter, progress: progress)
-        return AlbumChanges(albums: items.map(\.album), newestUpdate: items.compactMap(\.updatedAt).max(), inOneAnswer: items.count < pageSize)
+        let listing = try await answers("/library/sections/\(PathComponent.escape(section))/all", query: [("type", "9")] + filter, progress: progress)
+        return AlbumChanges(albums: listing.items.map(\.album), newestUpdate: listing.items.compactMap(\.updatedAt).max(),
+                            inOneAnswer: listing.items.count < pageSize, serverTime: listing.serverTime)
     }
 
     public func albumCount(section: String, addedIn range: KeyRange<Int>) async throws -> Int {
@@ -108,17 +109,26 @@ public struct PlexRESTClient: PlexAPI {
 
     /// Every item of a paged listing.
     func pages(_ path: String, query: [(name: String, value: String)], progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> [PlexMetadata] {
+        try await answers(path, query: query, progress: progress).items
+    }
+
+    /// Every item of a paged listing, and the server's clock when it sent the first page.
+    func answers(_ path: String, query: [(name: String, value: String)],
+                 progress: @escaping @Sendable (Int, Int?) -> Void) async throws -> (items: [PlexMetadata], serverTime: Int?) {
         var items: [PlexMetadata] = []
         var start = 0
+        var serverTime: Int?
         while true {
             var request = APIRequest.get(path, query: query)
             request.headers = [("X-Plex-Container-Start", "\(start)"), ("X-Plex-Container-Size", "\(pageSize)")]
-            let container = try await client.decode(MediaContainerEnvelope<PlexMetadata>.self, request).MediaContainer
+            let answer = try await client.decodeAnswer(MediaContainerEnvelope<PlexMetadata>.self, request)
+            if start == 0 { serverTime = answer.response.serverTime }
+            let container = answer.value.MediaContainer
             items += container.items
             let total = container.totalSize ?? container.size
             progress(items.count, total)
             start += container.items.count
-            if container.items.isEmpty || container.totalSize == nil || start >= total ?? 0 { return items }
+            if container.items.isEmpty || container.totalSize == nil || start >= total ?? 0 { return (items, serverTime) }
         }
     }
 }
@@ -131,12 +141,22 @@ public struct AlbumChanges: Sendable, Equatable {
     /// album updated while a longer listing is read may be missed on a page already read:
     /// then the cursor must not move past it.
     public var inOneAnswer: Bool
+    /// The server's clock (its `Date` header, whole seconds) when it sent the listing's first
+    /// answer: every album updated before that second was there to be listed.
+    public var serverTime: Int?
 
-    public init(albums: [Album], newestUpdate: Int?, inOneAnswer: Bool = true) {
+    public init(albums: [Album], newestUpdate: Int?, inOneAnswer: Bool = true, serverTime: Int? = nil) {
         self.albums = albums
         self.newestUpdate = newestUpdate
         self.inOneAnswer = inOneAnswer
+        self.serverTime = serverTime
     }
+
+    /// The last second every update of which this listing saw, when it says (the refresh's
+    /// cursor, ``LibraryHeader/updatedThrough``): the second before the server's clock when it
+    /// answered (an update in the second it answered in may still come), else the second
+    /// before the newest update listed (that second is asked again); `nil` when neither is known.
+    public var seenThrough: Int? { serverTime.map { $0 - 1 } ?? newestUpdate.map { $0 - 1 } }
 }
 
 /// A count asked for (a page of size 0) that the answer's `totalSize` does not carry.

@@ -31,6 +31,9 @@ struct BradOSServerCommand: AsyncParsableCommand {
     var seedConversations: Int?
     @Option(help: ArgumentHelp("Albums in the music library (default a few hundred; benchmarks).", valueName: "n"))
     var seedAlbums: Int?
+    @Option(help: ArgumentHelp("Albums added in each second, as a scan (4) or a bulk import (10000) leaves them (default: spread over three years; benchmarks).", valueName: "n"))
+    var seedAlbumsPerSecond: Int?
+    @Flag(help: "Albums with every field a real Plex server sends (about 650 bytes each in JSON; benchmarks).") var realAlbums = false
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
     @Flag(help: "Exit when standard input closes: whoever starts the server holds it open, so the server lives exactly as long as its starter (tests, benchmarks), however long that is, and never outlives it.")
     var untilStdinCloses = false
@@ -43,6 +46,7 @@ struct BradOSServerCommand: AsyncParsableCommand {
         guard plexPinLifetime > 0 else { throw ValidationError("--plex-pin-lifetime must be positive.") }
         if let seedMessages, seedMessages < 0 { throw ValidationError("--seed-messages must be 0 or more.") }
         if let seedAlbums, seedAlbums < 0 { throw ValidationError("--seed-albums must be 0 or more.") }
+        if let seedAlbumsPerSecond, seedAlbumsPerSecond < 1 { throw ValidationError("--seed-albums-per-second must be at least 1.") }
         if let seedConversations, seedConversations < 1 { throw ValidationError("--seed-conversations must be at least 1.") }
     }
 
@@ -56,6 +60,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
         configuration.coachMessages = seedMessages
         configuration.coachConversations = seedConversations
         configuration.plexAlbums = seedAlbums
+        configuration.plexAddedPerSecond = seedAlbumsPerSecond
+        configuration.plexRealAlbums = realAlbums
         let server = try ReferenceServer(configuration: configuration)
         let host = self.host
         let app = server.makeApplication(logger: logger) { port in

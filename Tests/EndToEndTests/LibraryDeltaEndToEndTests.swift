@@ -96,4 +96,67 @@ struct LibraryDeltaEndToEndTests {
         #expect(try store("SELECT generation, savedAt FROM snapshot") == before)
         #expect(try store("SELECT count(*) FROM album WHERE shown = 1") == "\(try await remote(server, token: token).count)")
     }
+
+    /// Cost of one `library albums --refresh` after `body` (made at the server's time now): requests and bytes.
+    func refreshCost(_ server: ServerProcess, after body: [String: Any]) async throws -> (requests: Int, bytes: Int) {
+        var body = body
+        body["at"] = Int(Date().timeIntervalSince1970)
+        try await change(server, body)
+        try await server.resetStats()
+        _ = try local(server)
+        let stats = try await server.stats()
+        return (stats.total, stats.bytes)
+    }
+
+    @Test("a bulk import (thousands of albums in one second), real-shaped: changes cost what changed; deletions among them never cost more than starting over")
+    func bulkSecond() async throws {
+        let server = try ServerProcess(extraArguments: ["--seed-albums", "3000", "--seed-albums-per-second", "3000", "--real-albums"])
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let token = try await server.plexToken()
+        try await server.resetStats()
+        _ = try local(server)
+        let whole = try await server.stats().bytes
+        #expect(whole > 3000 * 600, "real-shaped albums: \(whole) bytes for 3,000")
+        let keys = try await remote(server, token: token).map { $0[0] }
+
+        // 5 retitles and 3 adds: the albums that changed, not the import's second again.
+        let adds: [[String: Any]] = (0..<3).map { ["ratingKey": "\(95_000 + $0)", "title": "Added \($0)", "artist": "Air", "year": 2024] }
+        let retitles = Dictionary(uniqueKeysWithValues: keys.prefix(5).map { ($0, "Retitled \($0)") })
+        let edits = try await refreshCost(server, after: ["add": adds, "retitle": retitles])
+        #expect(try local(server) == (try await remote(server, token: token)))
+        #expect(edits.bytes < 30_000, "8 changes: \(edits.bytes) bytes, \(edits.requests) requests (the whole section is \(whole))")
+
+        // 2 deletions inside the import's second, which no count can split: at most a download of everything.
+        let deletions = try await refreshCost(server, after: ["delete": Array(keys.suffix(2))])
+        #expect(try local(server) == (try await remote(server, token: token)))
+        #expect(deletions.bytes <= whole + whole / 50, "\(deletions.bytes) bytes against \(whole) for starting over")
+    }
+
+    @Test("albums spread as a scan leaves them (4 a second), real-shaped: each deletion costs about 16 KB, not a leaf of 100 albums")
+    func scanLeaves() async throws {
+        let server = try ServerProcess(extraArguments: ["--seed-albums", "4000", "--seed-albums-per-second", "4", "--real-albums"])
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let token = try await server.plexToken()
+        _ = try local(server)
+        let keys = try await remote(server, token: token).map { $0[0] }
+        var random = SplitMix(seed: 7)
+        let deleted = (0..<5).map { _ in keys[Int(random.next() % UInt64(keys.count))] }
+        let cost = try await refreshCost(server, after: ["delete": Array(Set(deleted)), "retitle": [keys[10]: "Retitled"]])
+        #expect(try local(server) == (try await remote(server, token: token)))
+        // 5 deletions and 1 retitle: about 16 KB each, and a constant (the sections, the count, the collections).
+        #expect(cost.bytes <= 6 * 16_384 + 24_576, "\(cost.bytes) bytes, \(cost.requests) requests")
+    }
+
+    /// A seeded generator, so the albums chosen are the same every run.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
 }

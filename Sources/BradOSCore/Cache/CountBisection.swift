@@ -31,11 +31,23 @@ public struct KeyRange<Bound: Comparable & Sendable>: Sendable, Equatable {
 /// What it cannot see: a half whose counts agree is not looked into, so a row deleted and
 /// another added in the same half cancel out there. Callers bound how long that can last
 /// (a whole check at an interval) and say so.
+///
+/// Rows that share one key cannot be split: such a range is listed whole however large (a
+/// bulk import gives thousands of rows one second). ``listBudget`` bounds what the search may
+/// list in all, so that it never costs more than listing everything.
 public struct CountBisection<Bound: Comparable & Sendable>: Sendable {
     public typealias Range = KeyRange<Bound>
 
+    /// The search would list more rows than ``listBudget``: listing every row costs less.
+    public struct OverBudget: Error, Equatable {
+        /// The rows it would have listed by then.
+        public var rows: Int
+    }
+
     /// A range the server holds at most this many rows of is listed by id.
     public var listLimit: Int
+    /// The most rows the search may list in all (`nil`: no bound); past it, ``OverBudget`` is thrown.
+    public var listBudget: Int?
     /// The local rows in a range.
     public var localCount: @Sendable (Range) throws -> Int
     /// A key that splits the local rows of a range into two non-empty halves (about the
@@ -64,18 +76,31 @@ public struct CountBisection<Bound: Comparable & Sendable>: Sendable {
     ///   - range: where to look (everything by default).
     ///   - serverCount: the server's count of `range`, already known.
     /// - Throws: what the closures throw.
+    /// - Throws: ``OverBudget`` before listing past ``listBudget`` rows; what the closures throw.
     public func differences(in range: Range = .all, serverCount: Int) async throws -> (missing: Set<String>, extra: Set<String>) {
+        let listed = Listed()
+        return try await differences(in: range, serverCount: serverCount, listed: listed)
+    }
+
+    /// The rows listed so far by one search.
+    private final class Listed: @unchecked Sendable {
+        var rows = 0  // the search runs one step at a time: never two writers
+    }
+
+    private func differences(in range: Range, serverCount: Int, listed: Listed) async throws -> (missing: Set<String>, extra: Set<String>) {
         let local = try localCount(range)
         if local == serverCount { return ([], []) }
         guard serverCount > listLimit, let middle = try middle(range) else {
+            if let listBudget, listed.rows + serverCount > listBudget { throw OverBudget(rows: listed.rows + serverCount) }
+            listed.rows += serverCount
             let remote = try await serverIDs(range)
             let held = try localIDs(range)
             return (remote.subtracting(held), held.subtracting(remote))
         }
         let lower = Range(from: range.lower, to: middle), upper = Range(from: middle, to: range.upper)
         let lowerCount = try await self.serverCount(lower)
-        let below = try await differences(in: lower, serverCount: lowerCount)
-        let above = try await differences(in: upper, serverCount: serverCount - lowerCount)
+        let below = try await differences(in: lower, serverCount: lowerCount, listed: listed)
+        let above = try await differences(in: upper, serverCount: serverCount - lowerCount, listed: listed)
         return (below.missing.union(above.missing), below.extra.union(above.extra))
     }
 }

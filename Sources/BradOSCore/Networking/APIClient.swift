@@ -57,9 +57,15 @@ public struct APIClient: Sendable {
     /// Sends a request and decodes its JSON body.
     /// - Throws: ``NetworkError/invalidResponse(path:detail:)`` when the body does not decode, and what ``send(_:)`` throws.
     public func decode<T: Decodable>(_ type: T.Type, _ request: APIRequest) async throws -> T {
+        try await decodeAnswer(type, request).value
+    }
+
+    /// Sends a request and decodes its JSON body, keeping the response (its headers).
+    /// - Throws: as ``decode(_:_:)``.
+    public func decodeAnswer<T: Decodable>(_ type: T.Type, _ request: APIRequest) async throws -> (value: T, response: HTTPResponse) {
         let response = try await send(request)
         do {
-            return try JSONCoding.decode(T.self, from: response.body)
+            return (try JSONCoding.decode(T.self, from: response.body), response)
         } catch {
             throw NetworkError.undecodable(path: request.path, error)
         }

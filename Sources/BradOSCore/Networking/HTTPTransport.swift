@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One HTTP request, as plain values.
 public struct HTTPRequest: Sendable {
@@ -39,6 +40,21 @@ public struct HTTPResponse: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
+
+    /// The server's clock when it answered (`Date`, an IMF-fixdate such as `Fri, 27 Nov 2026
+    /// 10:00:02 GMT`), in whole Unix seconds; `nil` when absent or not in that form.
+    public var serverTime: Int? {
+        guard let value = header("Date") else { return nil }
+        return Self.imfFixdate.withLock { $0.date(from: value) }.map { Int($0.timeIntervalSince1970) }
+    }
+
+    private static let imfFixdate = Mutex<DateFormatter>({
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }())
 }
 
 /// Sends HTTP requests. The default is ``AsyncHTTPTransport``; tests inject doubles,

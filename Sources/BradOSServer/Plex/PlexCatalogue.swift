@@ -70,9 +70,12 @@ struct PlexCatalogue: Sendable {
         "Vinyl Wishlist", "Lost Weekends", "Cold Mornings", "Golden Era", "Sleep", "Top Rated",
     ]
 
-    /// - Parameter size: how many albums (benchmarks: `--seed-albums`); a few hundred by
-    ///   default. Sized libraries number their titles ("… No. 12") so none are duplicates.
-    init(seed: Int, size: Int? = nil) {
+    /// - Parameters:
+    ///   - size: how many albums (benchmarks: `--seed-albums`); a few hundred by default.
+    ///     Sized libraries number their titles ("… No. 12") so none are duplicates.
+    ///   - addedPerSecond: albums added in each second, one after another (a scan adds a few
+    ///     a second, a bulk import thousands in one); `nil`: spread at random over three years.
+    init(seed: Int, size: Int? = nil, addedPerSecond: Int? = nil) {
         var random = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &+ 0x5EED)
         let base = 1_600_000_000
         var albums: [Album] = []
@@ -94,6 +97,9 @@ struct PlexCatalogue: Sendable {
                     art: hasArt ? "/library/metadata/\(key)/art/\(base + key)" : nil,
                     detail: Double(random.next() % 1000) / 1000))
             }
+        }
+        if let addedPerSecond, addedPerSecond > 0 {
+            for index in albums.indices { albums[index].addedAt = base + index / addedPerSecond }
         }
         // Last updated when added, as albums nobody has edited since.
         for index in albums.indices { albums[index].updatedAt = albums[index].addedAt }
