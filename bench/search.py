@@ -11,28 +11,33 @@ is reported. The same text, read from the caches with sqlite3, goes to files for
 conversation (its title, then one message per line) and one of every album ("title -
 artist") and collection name.
 
-Three queries (chosen from what the seed writes, see Sources/BradOSServer/Coach/CoachSeed.swift
-and Plex/PlexCatalogue.swift): a rare word (one conversation's title, in its messages), a word
-of one line in sixteen of the generated messages, and two words (both must appear; rg looks
-for the first one: it has no "both words on a line, in any order"). Each round runs `brados
-search QUERY` and `rg -i -c WORD DIR` (whole processes, posix_spawn, output to /dev/null)
-for every query, alternating which goes first, after a warm-up; medians, min-max and rg /
-brados are reported. /_admin/stats checks that a search makes no request.
-Goals: brados median <= 20 ms for every query, and rg / brados >= 5x.
+The query classes a person types (chosen from what the seed writes, see
+Sources/BradOSServer/Coach/CoachSeed.swift and Plex/PlexCatalogue.swift): a rare word (one
+conversation's title, in its messages), a medium word (one line in sixteen of the generated
+messages), the most common word, a one-letter and a two-letter prefix, two common words (both
+must appear; rg looks for the first: it has no "both words on a line, in any order") and a
+phrase. Each round runs `brados search QUERY` (newest first, the default), `rg -i -c WORD DIR`
+and `brados --version` (whole processes, posix_spawn, output to /dev/null), alternating which
+goes first, after a warm-up; medians, min-max and rg / brados are reported. /_admin/stats
+checks that a search makes no request. All of it at each --scale (1: the sizes given; 3:
+three times the messages, conversations and albums), to show how each query grows.
+Goals (issue 44): every class at most rg's time (rg / brados >= 1.0), the rare word within
+1.5x `brados --version`, and at three times the data each brados figure within 1.2x of its
+figure at the first scale; the index at most 1.5x its size before the prefix indexes.
 
-    python3 bench/search.py [--messages 100000] [--conversations 100] [--albums 50000] [--runs 20] [--warmup 3]
+    python3 bench/search.py [--messages 100000] [--conversations 100] [--albums 50000] [--scales 1,3] [--runs 20] [--warmup 3]
                             [--no-build] [--configuration release] [--build-dir .build]
 """
 import argparse
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 from scale import Brados  # bench/scale.py: a fresh profile against the seeded server
 from common import Server, require, timed  # bench/common.py
@@ -42,7 +47,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = [
     ("rare word", "sabbatical", "sabbatical"),
     ("medium word", "breakfast", "breakfast"),
-    ("two words", "small step", "small"),
+    ("most common word", "the", "the"),
+    ("one-letter prefix", "a*", "a"),
+    ("two-letter prefix", "pr*", "pr"),
+    ("two common words", "you the", "you"),
+    ("phrase", '"small step"', "small step"),
 ]
 
 
@@ -106,31 +115,16 @@ def spread(values):
     return f"{statistics.median(values) * 1000:.1f} ms ({min(values) * 1000:.1f} – {max(values) * 1000:.1f})"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--messages", type=int, default=100_000, help="messages in the demo user's first conversation")
-    parser.add_argument("--conversations", type=int, default=100, help="conversations in all (the others are short)")
-    parser.add_argument("--albums", type=int, default=50_000)
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--no-build", action="store_true")
-    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
-    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
-    options = parser.parse_args()
-    if not options.no_build:
-        for product in ("brados", "brados-server"):
-            subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
-    directory = os.path.join(ROOT, options.build_dir, options.configuration)
-    binary = os.path.join(directory, "brados")
-    rg = require("rg")
-
-    server = Server(os.path.join(directory, "brados-server"), ["--seed-messages", str(options.messages),
-                                                               "--seed-conversations", str(options.conversations),
-                                                               "--seed-albums", str(options.albums)])
+def measure(options, binaries, scale):
+    """Everything at one scale: fills the caches, builds the index, times every query class."""
+    binary, rg = binaries["brados"], binaries["rg"]
+    messages_wanted, conversations, albums_wanted = options.messages * scale, options.conversations * scale, options.albums * scale
+    server = Server(binaries["server"], ["--seed-messages", str(messages_wanted), "--seed-conversations", str(conversations),
+                                         "--seed-albums", str(albums_wanted)])
     files_dir = tempfile.mkdtemp(prefix="brados-search-rg-")
     try:
         brados = Brados(binary, server)
-        listed_messages = fill_caches(brados, options.conversations)
+        listed_messages = fill_caches(brados, conversations)
         where = json.loads(brados.run(["config", "path", "--json"])[0])
         paths = {"coach": os.path.join(where["profile-data"], "coach", "coach.sqlite"),
                  "library": os.path.join(where["profile-data"], "library", "library.sqlite"),
@@ -149,16 +143,17 @@ def main():
         index_bytes = sum(os.path.getsize(paths["index"] + suffix) for suffix in ("", "-wal") if os.path.exists(paths["index"] + suffix))
 
         messages, albums, collections, file_count, file_bytes = export(paths, files_dir)
-        if messages != listed_messages or albums != options.albums:
-            sys.exit(f"the caches hold {messages:,} messages and {albums:,} albums, the server {listed_messages:,} and {options.albums:,}")
+        if messages != listed_messages or albums != albums_wanted:
+            sys.exit(f"the caches hold {messages:,} messages and {albums:,} albums, the server {listed_messages:,} and {albums_wanted:,}")
         rg_env = {"PATH": os.environ.get("PATH", ""), "HOME": brados.home}  # no RIPGREP_CONFIG_PATH
 
         samples = {query: {"brados": [], "rg": []} for _, query, _ in QUERIES}
+        version = []
         requests = []
 
         def search(query):
             server.reset()
-            elapsed = timed([binary, "search"] + query.split(), brados.env)
+            elapsed = timed([binary, "search"] + shlex.split(query), brados.env)
             requests.append(server.traffic()[0])
             return elapsed
 
@@ -166,14 +161,23 @@ def main():
             return timed([rg, "-i", "-c", word, files_dir], rg_env, accept=(0, 1))
 
         for round_index in range(options.warmup + options.runs):
+            timing = round_index >= options.warmup
+            if round_index % 2 == 0:
+                elapsed = timed([binary, "--version"], brados.env)
+                if timing:
+                    version.append(elapsed)
             for _, query, word in QUERIES:
                 runs = [("brados", lambda: search(query)), ("rg", lambda: grep(word))]
                 if round_index % 2:
                     runs.reverse()
                 for name, run in runs:
                     elapsed = run()
-                    if round_index >= options.warmup:
+                    if timing:
                         samples[query][name].append(elapsed)
+            if round_index % 2 == 1:
+                elapsed = timed([binary, "--version"], brados.env)
+                if timing:
+                    version.append(elapsed)
             if round_index == options.warmup - 1:
                 requests.clear()
         hits = {query: index_hits(paths["index"], query) for _, query, _ in QUERIES}
@@ -181,31 +185,78 @@ def main():
     finally:
         server.stop()
         shutil.rmtree(files_dir, ignore_errors=True)
+    return {"scale": scale, "messages": messages, "conversations": conversations, "albums": albums, "collections": collections,
+            "build_seconds": build_seconds, "build_requests": build_requests, "indexed": indexed, "index_bytes": index_bytes,
+            "file_count": file_count, "file_bytes": file_bytes, "samples": samples, "version": version, "requests": requests,
+            "hits": hits, "lines": lines}
 
-    documents = sum(indexed.values())
-    print(f"# search: warm `brados search` vs `rg -i` over the same text ({options.configuration}, "
-          f"{options.runs} alternated runs after {options.warmup}, {os.cpu_count()} cores)\n")
-    print(f"- caches: {messages:,} messages in {options.conversations:,} conversations, {albums:,} albums, {collections} collections")
-    print(f"- index: built by the first search in {build_seconds:.2f} s ({build_requests} requests), "
-          f"{documents:,} documents ({', '.join(f'{domain} {count:,}' for domain, count in sorted(indexed.items()))}), "
-          f"{index_bytes / 1e6:.1f} MB")
-    print(f"- rg's files: {file_count} ({options.conversations} conversations, one line a message; the albums and collections), "
-          f"{file_bytes / 1e6:.1f} MB; `rg -i -c WORD DIR`")
+
+def report(options, result):
+    documents = sum(result["indexed"].values())
+    print(f"### {result['scale']}x: {result['messages']:,} messages in {result['conversations']:,} conversations, "
+          f"{result['albums']:,} albums, {result['collections']} collections\n")
+    print(f"- index: built by the first search in {result['build_seconds']:.2f} s ({result['build_requests']} requests), "
+          f"{documents:,} documents ({', '.join(f'{domain} {count:,}' for domain, count in sorted(result['indexed'].items()))}), "
+          f"{result['index_bytes'] / 1e6:.1f} MB")
+    print(f"- rg's files: {result['file_count']}, {result['file_bytes'] / 1e6:.1f} MB; `rg -i -c WORD DIR`")
+    print(f"- `brados --version`: {spread(result['version'])}")
     print()
     print("| query | documents matching | brados search: median (min – max) | rg -i: word, lines matching | rg: median (min – max) | rg / brados |")
     print("|---|---|---|---|---|---|")
-    ratios = {}
     for label, query, word in QUERIES:
-        brados_median = statistics.median(samples[query]["brados"])
-        hit = f"{hits[query]:,}" if hits[query] is not None else "?"
-        ratios[query] = statistics.median(samples[query]["rg"]) / brados_median
-        peer = f"`{word}`{' (the first word)' if word != query else ''}, {lines[word]:,} | {spread(samples[query]['rg'])} | {ratios[query]:.1f}x"
-        print(f"| {label}: `{query}` | {hit} of {documents:,} | {spread(samples[query]['brados'])} | {peer} |")
+        samples = result["samples"][query]
+        hit = f"{result['hits'][query]:,}" if result["hits"][query] is not None else "?"
+        ratio = statistics.median(samples["rg"]) / statistics.median(samples["brados"])
+        peer = f"`{word}`, {result['lines'][word]:,} | {spread(samples['rg'])} | {ratio:.2f}x"
+        print(f"| {label}: `{query}` | {hit} of {documents:,} | {spread(samples['brados'])} | {peer} |")
     print()
-    fast = all(statistics.median(samples[query]["brados"]) <= 0.020 for _, query, _ in QUERIES)
-    print(f"- brados search median <= 20 ms for every query: {'met' if fast else 'NOT met'}")
-    print(f"- rg -i / brados search >= 5x for every query: {'met' if all(ratio >= 5 for ratio in ratios.values()) else 'NOT met'}")
-    print(f"- requests per search: max {max(requests)} (goal 0): {'met' if max(requests) == 0 else 'NOT met'}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--messages", type=int, default=100_000, help="messages in the demo user's first conversation")
+    parser.add_argument("--conversations", type=int, default=100, help="conversations in all (the others are short)")
+    parser.add_argument("--albums", type=int, default=50_000)
+    parser.add_argument("--scales", type=lambda text: [int(x) for x in text.split(",")], default=[1, 3],
+                        help="multiples of the sizes to measure at (default 1,3)")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
+    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
+    options = parser.parse_args()
+    if not options.no_build:
+        for product in ("brados", "brados-server"):
+            subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
+    directory = os.path.join(ROOT, options.build_dir, options.configuration)
+    binaries = {"brados": os.path.join(directory, "brados"), "server": os.path.join(directory, "brados-server"), "rg": require("rg")}
+    results = [measure(options, binaries, scale) for scale in options.scales]
+
+    print(f"# search: warm `brados search` vs `rg -i` over the same text ({options.configuration}, "
+          f"{options.runs} alternated runs after {options.warmup}, {os.cpu_count()} cores)\n")
+    for result in results:
+        report(options, result)
+    median = statistics.median
+    first, last = results[0], results[-1]
+    goals = {
+        "every class at most rg's time (rg / brados >= 1.0), at every scale":
+            all(median(r["samples"][q]["rg"]) >= median(r["samples"][q]["brados"]) for r in results for _, q, _ in QUERIES),
+        "the rare word within 1.5x `brados --version`, at every scale":
+            all(median(r["samples"]["sabbatical"]["brados"]) <= 1.5 * median(r["version"]) for r in results),
+        "requests per search: 0": all(max(r["requests"]) == 0 for r in results),
+    }
+    if len(results) > 1:
+        print(f"| query | brados at {first['scale']}x | at {last['scale']}x | growth | rg growth |")
+        print("|---|---|---|---|---|")
+        for label, query, _ in QUERIES:
+            a, b = median(first["samples"][query]["brados"]), median(last["samples"][query]["brados"])
+            ra, rb = median(first["samples"][query]["rg"]), median(last["samples"][query]["rg"])
+            print(f"| {label} | {a * 1000:.1f} ms | {b * 1000:.1f} ms | {b / a:.2f}x | {rb / ra:.2f}x |")
+        print()
+        goals[f"at {last['scale']}x the data, each brados figure within 1.2x of its figure at {first['scale']}x"] = all(
+            median(last["samples"][q]["brados"]) <= 1.2 * median(first["samples"][q]["brados"]) for _, q, _ in QUERIES)
+    for goal, met in goals.items():
+        print(f"- {goal}: {'met' if met else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -219,7 +219,7 @@ _brados_search() {
     repeating_flags=()
     non_repeating_flags=(-F --fixed-strings --reindex --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--domain)
-    non_repeating_options=(--limit --profile --server)
+    non_repeating_options=(--limit --sort --profile --server)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -229,6 +229,10 @@ _brados_search() {
         return
         ;;
     '--limit')
+        return
+        ;;
+    '--sort')
+        __brados_add_completions -W 'newest'$'\n''relevance'
         return
         ;;
     '--profile')

@@ -53,8 +53,30 @@ public struct SearchIndex: Sendable {
                 CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
                 """)
         }
+        // Ids in newest-first order (``SearchFeed/slotBits``) and prefix indexes for one and
+        // two letters (`a*`, `pr*` read one list, not every word they start): every document
+        // is read again from the caches.
+        migrator.registerMigration(Self.currentSchema) { db in
+            try db.execute(sql: """
+                DROP TABLE document_text;
+                DROP TABLE document;
+                DELETE FROM source;
+                CREATE TABLE document (
+                    id INTEGER PRIMARY KEY,
+                    domain TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    date REAL,
+                    command TEXT NOT NULL,
+                    UNIQUE (domain, key)
+                );
+                CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2');
+                """)
+        }
         return migrator
     }
+
+    /// The last migration: an index without it is brought up to it before it is read.
+    static let currentSchema = "v2-newest-first"
 
     /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
     func open() throws -> DatabasePool {
@@ -67,8 +89,11 @@ public struct SearchIndex: Sendable {
     /// Brings the index up to where each domain's cache stands: each plugin's documents, in
     /// one transaction per domain; a domain that yields nothing (or is gone) is removed.
     /// - Throws: ``StorageError``, or a plugin's errors reading its cache.
+    /// - Parameter progress: told the domain being read and how many of its documents were
+    ///   written so far (every 1,024).
     @discardableResult
-    public func update(_ plugins: [any DomainPlugin], in profile: ProfileScope) throws -> UpdateReport {
+    public func update(_ plugins: [any DomainPlugin], in profile: ProfileScope,
+                       progress: ((_ domain: String, _ written: Int) -> Void)? = nil) throws -> UpdateReport {
         var report = UpdateReport()
         let names = Set(plugins.map(\.name))
         // First a read-only look: a domain whose cache has not moved costs no write, and a warm
@@ -81,7 +106,8 @@ public struct SearchIndex: Sendable {
                 var domains = names
                 for plugin in behind ?? plugins where report.failed[plugin.name] == nil {
                     do {
-                        try Self.feed(plugin, in: profile, db, report: &report)
+                        progress?(plugin.name, 0)
+                        try Self.feed(plugin, in: profile, db, report: &report) { progress?(plugin.name, $0) }
                     } catch let error as DatabaseError {
                         throw error // the index's own
                     } catch {
@@ -104,9 +130,11 @@ public struct SearchIndex: Sendable {
     }
 
     /// One domain's documents brought up to date, in one transaction of the index.
-    static func feed(_ plugin: any DomainPlugin, in profile: ProfileScope, _ db: Database, report: inout UpdateReport) throws {
+    static func feed(_ plugin: any DomainPlugin, in profile: ProfileScope, _ db: Database, report: inout UpdateReport,
+                     progress: ((Int) -> Void)? = nil) throws {
         try db.inTransaction(.immediate) {
             let feed = SearchFeed(db: db, domain: plugin.name, indexed: try stamp(of: plugin.name, db))
+            feed.progress = progress
             try plugin.searchDocuments(in: profile, into: feed)
             if feed.stamp == nil { try feed.removeAll() }
             // Documents without their stamp would never be checked again.
@@ -134,7 +162,11 @@ public struct SearchIndex: Sendable {
         // The stamps through SQLite's C API: a warm search opens no GRDB queue to learn that
         // nothing moved. An index that cannot be read this way (damaged, another schema) is
         // looked at the full way, which repairs it.
-        guard let rows = try? SQLiteQuery.rows(url, [("SELECT domain, store, revision FROM source", [])])[0] else { return nil }
+        guard let answers = try? SQLiteQuery.rows(url, [("SELECT domain, store, revision FROM source", []),
+                                                        ("SELECT count(*) FROM grdb_migrations WHERE identifier = ?", [Self.currentSchema])]),
+              case .integer(1) = answers[1].first?[0]
+        else { return nil }
+        let rows = answers[0]
         var held: [String: SearchStamp] = [:]
         for row in rows {
             guard let domain = row[0].text, let store = row[1].text, case let .integer(revision) = row[2] else { return nil }
@@ -179,7 +211,7 @@ public struct SearchIndex: Sendable {
         }
     }
 
-    /// The documents, best match first.
+    /// The documents, newest first or best match first (``SearchQuery/order``).
     /// - Throws: ``SearchError`` for a query FTS5 cannot parse, ``StorageError``.
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
         let text = query.literal ? SearchQuery.literal(query.text) : query.text
@@ -189,9 +221,11 @@ public struct SearchIndex: Sendable {
         let terms = text.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" }).count
         guard terms <= SearchQuery.maximumTerms else { throw SearchError.tooManyTerms(terms) }
         if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
-        // The best `limit` first (bm25 alone), then the highlights of those only, each found by
-        // its rowid (CROSS JOIN keeps that order): a highlight, a snippet or a second pass over
-        // every match of a common word would cost more than the ranking.
+        // The first `limit` matches in the order asked for, then the highlights of those only,
+        // each found by its rowid (CROSS JOIN keeps that order): a highlight, a snippet or a
+        // second pass over every match of a common word would cost more than the ranking.
+        // Newest first reads the matches in id order, which is date order (SearchFeed.slotBits),
+        // and stops after `limit`; best match first must score every match (bm25).
         var join = "", filter = ""
         var arguments: [(any Sendable)?] = [text]
         if let domains = query.domains, !domains.isEmpty {
@@ -202,18 +236,23 @@ public struct SearchIndex: Sendable {
             arguments += domains.map { $0 as (any Sendable)? }
         }
         arguments += [query.limit, text]
+        let top = switch query.order {
+        case .relevance: "SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score"
+        case .newest: "SELECT document_text.rowid AS id, document_text.rowid AS score"
+        }
+        let order = query.order == .relevance ? "score" : "document_text.rowid DESC"
         let sql = """
             WITH top AS (
-                SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score
+                \(top)
                 FROM document_text\(join)
-                WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
+                WHERE document_text MATCH ?\(filter) ORDER BY \(order) LIMIT ?)
             SELECT d.domain, d.key, d.date, d.command,
                 highlight(document_text, 0, char(1), char(2)) AS title,
                 snippet(document_text, 1, char(1), char(2), '…', 16) AS snippet,
-                top.score
+                bm25(document_text, 5.0, 1.0)
             FROM top CROSS JOIN document_text CROSS JOIN document AS d
             WHERE document_text MATCH ? AND document_text.rowid = top.id AND d.id = top.id
-            ORDER BY top.score
+            ORDER BY \(query.order == .relevance ? "top.score" : "top.id DESC")
             """
         // One read-only connection through SQLite's C API, stopped at the deadline.
         do {
@@ -250,12 +289,14 @@ public struct SearchQuery: Sendable, Equatable {
     public var limit: Int
     /// Every word as it is, none an operator (`-F`).
     public var literal: Bool
+    public var order: SearchOrder
 
-    public init(text: String, domains: [String]? = nil, limit: Int = 20, literal: Bool = false) {
+    public init(text: String, domains: [String]? = nil, limit: Int = 20, literal: Bool = false, order: SearchOrder = .newest) {
         self.text = text
         self.domains = domains
         self.limit = limit
         self.literal = literal
+        self.order = order
     }
 
     /// The most terms a query may have (words, phrases, operators).
@@ -267,6 +308,16 @@ public struct SearchQuery: Sendable, Equatable {
     public static func literal(_ text: String) -> String {
         text.split(whereSeparator: \.isWhitespace).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
     }
+}
+
+/// The order of the results (`--sort`).
+public enum SearchOrder: String, Sendable, Equatable, CaseIterable {
+    /// Newest first (a message's time, a visit's day, an album's addition), as notmuch and
+    /// atuin order theirs: only the results shown are read, however many documents match.
+    case newest
+    /// Best match first (bm25, the title weighing five times the body): every match is
+    /// scored, so a common word costs time in proportion to how many documents hold it.
+    case relevance
 }
 
 /// One result.

@@ -22,8 +22,19 @@ public struct SearchRun: Sendable {
     public func run(_ query: SearchQuery, reindex: Bool) throws -> Results {
         let index = SearchIndex(profile: env.profile)
         if reindex { try index.remove() }
+        let started = ContinuousClock.now
+        // Building the index (the first search, a new cache) can take seconds: progress on a
+        // terminal once it has taken one.
+        let indicator = Spinner(io: env.io, message: "indexing the caches for search…", after: .seconds(1))
+        defer { indicator.stop() }
+        var earlier = 0, current = 0
         func attempt() throws -> (SearchIndex.UpdateReport, [SearchHit]) {
-            let report = try index.update(env.plugins, in: env.profile)
+            let report = try index.update(env.plugins, in: env.profile) { domain, written in
+                if written == 0 { earlier += current }
+                current = written
+                indicator.update(message: "indexing the \(domain) cache for search… \(Format.count(earlier + written, "document"))")
+            }
+            indicator.stop()
             return (report, query.text.isEmpty ? [] : try index.search(query))
         }
         let (report, hits): (SearchIndex.UpdateReport, [SearchHit])
@@ -37,6 +48,12 @@ public struct SearchRun: Sendable {
         }
         if !report.isEmpty {
             env.logger.debug("search index updated", metadata: ["written": "\(report.written)", "removed": "\(report.removed)"])
+            let took = ContinuousClock.now - started
+            let written = report.written.values.reduce(0, +)
+            if took > .seconds(1), written > 0 {
+                env.output.notice("search index: \(Format.count(written, "document")) indexed in \(Format.duration(took)) "
+                    + "(\(report.written.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))")
+            }
         }
         for (domain, reason) in report.failed.sorted(by: { $0.key < $1.key }) {
             env.output.notice("the \(domain) cache could not be read for search (\(reason)); its results may be out of date")

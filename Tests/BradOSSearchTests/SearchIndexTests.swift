@@ -81,6 +81,27 @@ struct SearchIndexTests {
         }
     }
 
+    /// A domain of dated lines in one file, `key|seconds|text` (no seconds: undated).
+    struct DatedPlugin: DomainPlugin {
+        struct Command: ParsableCommand {}
+        let file: URL
+        var name: String { "dated" }
+        var summary: String { "dated" }
+        var command: any ParsableCommand.Type { Command.self }
+        var searchDescription: String? { "dated lines" }
+
+        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
+            guard let stamp = SearchStamp.file(file) else { return }
+            try feed.replace(stamp: stamp) {
+                try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map { line in
+                    let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+                    return SearchDocument(key: parts[0], title: "", body: parts[2], date: Double(parts[1]).map(Date.init(timeIntervalSince1970:)),
+                                          command: "dated \(parts[0])")
+                }
+            }
+        }
+    }
+
     let dir = TemporaryDirectory("search-index")
     var index: SearchIndex { SearchIndex(url: dir.url.appendingPathComponent("index.sqlite")) }
     var profile: ProfileScope { Paths.resolve(environment: ["BRADOS_HOME": dir.url.path]).profile(ProfileName(rawValue: "default")!) }
@@ -164,6 +185,34 @@ struct SearchIndexTests {
         let error = SearchError.badQuery(query: String(repeating: "x", count: 200), reason: "fts5: syntax error")
         #expect(error.kind == .usage && error.summary.count < 150 && error.recovery?.contains("-F") == true)
         #expect(throws: SearchError.emptyQuery) { try index.search(SearchQuery(text: "  ")) }
+    }
+
+    @Test("newest first by default (undated last), whatever the ranking; --sort relevance: bm25; a document whose date moves moves with it")
+    func orders() throws {
+        let file = dir.url.appendingPathComponent("dated.txt")
+        let plugin = DatedPlugin(file: file)
+        func write(_ lines: [String]) throws {
+            try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            // A new stamp each time: the file's size changes with what it holds.
+            try index.update([plugin], in: profile)
+        }
+        try write(["old|1000|protein protein protein", "new|3000|protein and many other words in a long sentence about a day",
+                   "mid|2000|protein and some other words", "undated||protein bar", "same|3000|protein in the same second as new"])
+        let newest = try index.search(SearchQuery(text: "protein", limit: 10)).map(\.id)
+        #expect(newest == ["same", "new", "mid", "old", "undated"], "\(newest)")
+        let relevant = try index.search(SearchQuery(text: "protein", limit: 10, order: .relevance)).map(\.id)
+        #expect(relevant.first == "old", "bm25: three matches in a short text first: \(relevant)")
+        #expect(relevant != newest)
+        // The first n of the newest order are the newest n.
+        #expect(try index.search(SearchQuery(text: "protein", limit: 2)).map(\.id) == ["same", "new"])
+        #expect(try index.search(SearchQuery(text: "protein", domains: ["dated"], limit: 3)).map(\.id) == ["same", "new", "mid"])
+        // Its date moves: so does its place.
+        try write(["old|9000|protein protein protein, read again", "new|3000|protein and many other words in a long sentence about a day",
+                   "mid|2000|protein and some other words", "undated||protein bar", "same|3000|protein in the same second as new"])
+        #expect(try index.search(SearchQuery(text: "protein", limit: 10)).map(\.id) == ["old", "same", "new", "mid", "undated"])
+        // Prefixes of one and two letters read their own index.
+        #expect(try index.search(SearchQuery(text: "p*", limit: 10)).count == 5)
+        #expect(try index.search(SearchQuery(text: "se*", limit: 10)).map(\.id) == ["same", "new"])
     }
 
     @Test("a query of too many terms is refused, a slow one stopped at the deadline")

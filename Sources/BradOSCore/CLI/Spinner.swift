@@ -35,7 +35,9 @@ public final class Spinner: Sendable {
     }
 
     /// Starts spinning with `message`, unless stderr is not a terminal (then it does nothing).
-    public init(io: any TerminalIO, message: String) {
+    /// - Parameter delay: nothing is drawn before it has passed (work that is usually quick
+    ///   shows no flicker).
+    public init(io: any TerminalIO, message: String, after delay: Duration = .zero) {
         self.io = io
         guard io.isErrorTerminal else {
             task = nil
@@ -43,6 +45,7 @@ public final class Spinner: Sendable {
         }
         let running = self.running
         task = Task.detached {
+            if delay > .zero { try? await Task.sleep(for: delay) }
             let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
             var index = 0
             while !Task.isCancelled {

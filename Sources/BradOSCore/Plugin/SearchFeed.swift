@@ -36,6 +36,8 @@ public final class SearchFeed {
     package private(set) var stamp: SearchStamp?
     package private(set) var wanted: Wanted?
     package private(set) var finished = false
+    /// Told how many documents were written so far, every 1,024 (the first build's progress).
+    package var progress: ((Int) -> Void)?
     /// Documents written and removed, for the report.
     package private(set) var written = 0
     package private(set) var removed = 0
@@ -90,18 +92,31 @@ public final class SearchFeed {
         if !empty || !sent.insert(document.key).inserted {
             id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE domain = ? AND key = ?"), arguments: [domain, document.key])
         }
+        let second = Self.orderSecond(document.date)
+        if let held = id, held >> Self.slotBits != second {
+            // Its date moved to another second: it takes an id there (the id is its place in the order).
+            try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [held])
+            try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?").execute(arguments: [held])
+            id = nil
+        }
         if let id {
             try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
             try db.cachedStatement(sql: "UPDATE document SET date = ?, command = ? WHERE id = ?")
                 .execute(arguments: [document.date?.timeIntervalSince1970, document.command, id])
         } else {
-            try db.cachedStatement(sql: "INSERT INTO document (domain, key, date, command) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [domain, document.key, document.date?.timeIntervalSince1970, document.command])
-            id = db.lastInsertedRowID
+            let base = second << Self.slotBits
+            let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM document WHERE id >= ? AND id < ?"),
+                                          arguments: [base, base + (1 << Self.slotBits)])
+            let next = last.map { $0 + 1 } ?? base
+            precondition(next < base + (1 << Self.slotBits), "more than 2^\(Self.slotBits) documents dated one second")
+            try db.cachedStatement(sql: "INSERT INTO document (id, domain, key, date, command) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [next, domain, document.key, document.date?.timeIntervalSince1970, document.command])
+            id = next
         }
         try db.cachedStatement(sql: "INSERT INTO document_text (rowid, title, body) VALUES (?, ?, ?)")
             .execute(arguments: [id, document.title, document.body])
         written += 1
+        if written % 1024 == 0 { progress?(written) }
     }
 
     /// Ends the feed: `count` is how many documents the cache holds now; when the index holds
@@ -149,6 +164,18 @@ public final class SearchFeed {
         removed += db.changesCount
         try db.execute(sql: "DELETE FROM document WHERE domain = ?", arguments: [domain])
         try db.execute(sql: "DELETE FROM source WHERE domain = ?", arguments: [domain])
+    }
+
+    /// A document's id is its place in the newest-first order: its date's second (0 for none),
+    /// shifted left by ``slotBits``, plus its slot among the documents of that second. The
+    /// full-text index returns matches in id order, so `ORDER BY rowid DESC LIMIT n` reads
+    /// only the newest n matches, however many there are.
+    package static let slotBits: Int64 = 24
+
+    /// The second a date sorts in: whole Unix seconds, from 1970 to 2^38 (the year 10,680).
+    package static func orderSecond(_ date: Date?) -> Int64 {
+        guard let seconds = date?.timeIntervalSince1970, seconds.isFinite else { return 0 }
+        return min(max(0, Int64(seconds.rounded(.down))), (1 << 38) - 1)
     }
 
     private func remove(id: Int64) throws {

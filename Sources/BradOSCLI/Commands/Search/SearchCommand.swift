@@ -7,11 +7,14 @@ import Foundation
 public struct SearchCommand: EnvironmentCommand {
     public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "search",
-        abstract: "Full-text search over everything cached, best match first. Never uses the network.",
+        abstract: "Full-text search over everything cached, newest first. Never uses the network.",
         discussion: discussion(Composition.current.plugins)) }
 
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
-        var lines = ["Searches the profile's caches (what the other commands have read), best match first.", "What each domain yields:"]
+        var lines = ["Searches the profile's caches (what the other commands have read), newest first:",
+                     "only the results shown are read, so a common word costs what a rare one does.",
+                     "--sort relevance puts the best match first (bm25, a title above a body): every",
+                     "match is scored, so it takes longer the more documents hold the words.", "What each domain yields:"]
         let described = plugins.filter { $0.searchDescription != nil }
         let width = described.map(\.name.count).max() ?? 0
         for plugin in described {
@@ -27,6 +30,7 @@ public struct SearchCommand: EnvironmentCommand {
             "Examples:",
             "  brados search protein breakfast",
             "  brados search '\"blue train\"' --limit 5",
+            "  brados search protein --sort relevance",
             "  brados search 'run* NOT marathon' --json",
             "  brados search -F \"don't skip\"",
         ]
@@ -40,6 +44,8 @@ public struct SearchCommand: EnvironmentCommand {
     @Option(help: "At most this many results (1-1000).") var limit = 20
     @Flag(name: [.customShort("F"), .customLong("fixed-strings")], help: "Take the words as they are: no FTS5 operators.") var fixedStrings = false
     @Flag(help: "Build the index again from the caches first (with no query: only that).") var reindex = false
+    @Option(help: ArgumentHelp("newest (default: only the results shown are read) or relevance (every match scored: slower for common words).",
+                               valueName: "order")) var sort: SearchOrder = .newest
     @OptionGroup public var global: GlobalOptions
     public init() {}
 
@@ -61,7 +67,9 @@ public struct SearchCommand: EnvironmentCommand {
     public func run(in env: AppEnvironment) async throws {
         env.pageOutput()
         let results = try SearchRun(env: env).run(SearchQuery(text: query.joined(separator: " "), domains: domain.isEmpty ? nil : domain, limit: limit,
-                                                             literal: fixedStrings), reindex: reindex)
+                                                             literal: fixedStrings, order: sort), reindex: reindex)
         try SearchRenderer(output: env.output, now: env.now()).render(results)
     }
 }
+
+extension SearchOrder: ExpressibleByArgument {}
