@@ -288,7 +288,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VisitsTests",
-            dependencies: ["Visits", "BradOSCore", "TestSupport"]
+            dependencies: ["Visits", "BradOSCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MusicLibraryTests",

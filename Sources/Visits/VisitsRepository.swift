@@ -17,14 +17,17 @@ public struct VisitsRepository: Sendable {
     public let minRefreshInterval: Duration
     /// When the last one started (`nil`: no limit).
     public let refreshStamp: RefreshStamp?
+    /// `--offline`: an expired copy is shown, not fetched (only the log says so here).
+    let offline: Bool
     let api: @Sendable () async throws -> any VisitsAPI
     let now: @Sendable () -> Date
     let logger: Logger
 
     public init(cache: VisitsCache, ttl: Duration = defaultTTL, minRefreshInterval: Duration = .zero, refreshStamp: RefreshStamp? = nil,
-                now: @escaping @Sendable () -> Date,
+                offline: Bool = false, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.visits"), api: @escaping @Sendable () async throws -> any VisitsAPI) {
         self.cache = cache
+        self.offline = offline
         self.ttl = ttl
         self.minRefreshInterval = minRefreshInterval
         self.refreshStamp = refreshStamp
@@ -40,7 +43,7 @@ public struct VisitsRepository: Sendable {
         return VisitsRepository(
             cache: VisitsCache(store: env.defaults, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger),
             ttl: ttl, minRefreshInterval: try VisitsPlugin.minRefreshIntervalSetting.value(in: env.settings),
-            refreshStamp: .of(domain: VisitsPlugin.domainName, in: env.profile), now: env.now, logger: env.logger,
+            refreshStamp: .of(domain: VisitsPlugin.domainName, in: env.profile), offline: env.isOffline, now: env.now, logger: env.logger,
             api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: readPolicy) })
     }
 
@@ -56,11 +59,22 @@ public struct VisitsRepository: Sendable {
     /// as it is; a stale one is asked for first, with the copy as the answer to a failure.
     public func visit(id: String) -> One { One(store: self, id: id) }
 
-    /// The cached visits; `nil` when none are cached.
+    /// The cached visits; `nil` when none are cached. The verbose log says how old they are
+    /// and whether that is valid (spec 001's cache lines): `cache age 142 s (valid)`, or
+    /// `cache expired, fetching (age 312 s)`.
     public func entry() -> CachedEntry<[Visit]>? {
         guard let entry = cache.load() else { return nil }
-        logger.debug("cached visits saved \(Int(now().timeIntervalSince(entry.savedAt))) s ago")
+        logger.debug("\(Self.ageLine(age: now().timeIntervalSince(entry.savedAt), policy: policy, offline: offline))")
         return .init(entry.visits, savedAt: entry.savedAt)
+    }
+
+    /// The log line for a cached copy `age` seconds old under `policy`.
+    static func ageLine(age: TimeInterval, policy: CachePolicy, offline: Bool) -> String {
+        let seconds = "\(Int(age.rounded(.down))) s"
+        switch policy.state(age: age) {
+        case .fresh, .freshDue: return "cache age \(seconds) (valid)"
+        case .stale: return offline ? "cache expired (age \(seconds)); offline, showing it" : "cache expired, fetching (age \(seconds))"
+        }
     }
 
     /// Fetches the list and saves it.

@@ -55,6 +55,24 @@ struct VisitsEndToEndTests {
         #expect(try await server.stats().byRoute["GET /api/visits"] == 1)
     }
 
+    @Test("--verbose says the cache's age and whether it is valid, as spec 001's cache lines do")
+    func verboseCacheLines() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["visits", "list"], server).status == 0)
+        let valid = try brados(["--verbose", "visits", "list", "--json"], server)
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(valid.stderr.range(of: #"brados: debug: cache age \d+ s \(valid\)"#, options: .regularExpression) != nil, "\(valid.stderr)")
+        #expect(!valid.stderr.contains("cache expired"))
+        #expect(try brados(["config", "set", "visits.ttl", "0s"], server).status == 0)
+        let expired = try brados(["-v", "visits", "list", "--json"], server)
+        #expect(expired.status == 0, "\(expired.stderr)")
+        #expect(expired.stderr.range(of: #"brados: debug: cache expired, fetching \(age \d+ s\)"#, options: .regularExpression) != nil, "\(expired.stderr)")
+        // Without --verbose, not a word of it.
+        let quiet = try brados(["visits", "list", "--json"], server)
+        #expect(!quiet.stderr.contains("cache age") && !quiet.stderr.contains("cache expired"))
+    }
+
     @Test("an expired cache falls back to the stale list when the server fails, exit 0")
     func staleIfError() async throws {
         let server = try ServerProcess()

@@ -1,5 +1,6 @@
 import BradOSCore
 import Foundation
+import Logging
 import Testing
 import TestSupport
 @testable import Visits
@@ -46,6 +47,33 @@ struct VisitsListTests {
         let document = try JSONSerialization.jsonObject(with: Data(fixture.io.stdout.utf8)) as? [String: Any]
         #expect((document?["visits"] as? [Any])?.count == 1)
         #expect((document?["source"] as? [String: Any])?["ageSeconds"] as? Int == 142)
+    }
+
+    @Test("--verbose logs the cache's age and whether it is valid: `cache age 142 s (valid)`, `cache expired, fetching`")
+    func verboseCacheLines() async throws {
+        let fixture = Fixture([visit("a", hoursAgo: 1)])
+        let logs = CapturingIO(environment: [:])
+        let api = fixture.api
+        func store(offline: Bool = false) -> VisitsRepository {
+            VisitsRepository(cache: fixture.cache, ttl: .seconds(300), offline: offline, now: fixture.clock.dateProvider,
+                             logger: Logger(label: "t") { _ in TerminalLogHandler(io: logs, level: .debug) }, api: { api })
+        }
+        let reader = CacheReader(mode: .script, offline: false, now: fixture.clock.dateProvider)
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 142)
+        _ = try await reader.answer(store().list)
+        #expect(logs.stderr.contains("brados: debug: cache age 142 s (valid)"), "\(logs.stderr)")
+        #expect(!logs.stderr.contains("expired"))
+        #expect(fixture.api.calls.isEmpty)
+
+        fixture.clock.advance(by: .seconds(170))
+        _ = try await reader.answer(store().list)
+        #expect(logs.stderr.contains("brados: debug: cache expired, fetching (age 312 s)"), "\(logs.stderr)")
+        #expect(fixture.api.calls == ["list"])
+
+        // Offline, the expired copy is shown, and the line says so instead of "fetching".
+        fixture.clock.advance(by: .seconds(400))
+        _ = try await CacheReader(mode: .script, offline: true, now: fixture.clock.dateProvider).answer(store(offline: true).list)
+        #expect(logs.stderr.contains("brados: debug: cache expired (age 400 s); offline, showing it"), "\(logs.stderr)")
     }
 
     @Test("within the TTL on a terminal: cache first, then the changes re-rendered")
