@@ -27,8 +27,9 @@ public struct NutritionRESTClient: NutritionAPI {
     public let client: APIClient
 
     /// Retries as the core does (3, backoff from 1 s), but a `Retry-After` over 10 s is
-    /// reported with its time instead of waited out.
-    public static let policy = RetryPolicy(maxRetryAfter: .seconds(10))
+    /// reported with its time instead of waited out, and a 503 is never retried: to this
+    /// service it means maintenance (``NutritionError/maintenance``), which outlasts a retry.
+    public static let policy = RetryPolicy(maxRetryAfter: .seconds(10), neverRetriedStatuses: [503])
 
     public init(client: APIClient) { self.client = client }
 

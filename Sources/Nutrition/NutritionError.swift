@@ -52,7 +52,9 @@ public enum NutritionError: BradOSError, Equatable {
         }
     }
 
-    public var isRetryable: Bool { self == .maintenance }
+    /// None is: maintenance outlasts a retry (the spec's `maintenanceMode` is not retryable,
+    /// and the client never retries a 503), and the others need the user or new data.
+    public var isRetryable: Bool { false }
 
     /// Whether the service answered a change with a definite "no", so replaying it cannot
     /// succeed: the queue drops such a change and keeps anything else. A refusal is one of

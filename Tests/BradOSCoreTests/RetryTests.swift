@@ -45,6 +45,19 @@ struct RetryTests {
         #expect(clock.sleeps.isEmpty)
     }
 
+    @Test("a status the policy never retries is asked once, though its class is retried; the others still are")
+    func neverRetriedStatuses() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(sequence: [.success(.json("{}", status: 503))])
+        var request = APIRequest.get("/api/x")
+        request.retry = RetryPolicy(neverRetriedStatuses: [503])
+        await #expect(throws: NetworkError.self) { try await client(transport, clock: clock).send(request) }
+        #expect(transport.requests.count == 1 && clock.sleeps.isEmpty)
+        let other = StubTransport(sequence: [.success(.json("{}", status: 502)), .success(.json("{}"))])
+        _ = try await client(other, clock: clock).send(request)
+        #expect(other.requests.count == 2)
+    }
+
     @Test("429 honours Retry-After instead of the backoff")
     func honoursRetryAfter() async throws {
         let clock = ManualClock()

@@ -39,10 +39,13 @@ struct PlanEndToEndTests {
         #expect(why.stdout.contains("Mifflin–St Jeor"))
         #expect(try await server.stats().byRoute["POST /v1/plans/generate"] == 1)
 
-        try await server.addFault(#"{"match":"POST /v1/plans/generate","status":503,"retryAfter":0}"#) // retried at once, 4 times
+        // 503 is the service's maintenance: said, and never retried (the spec's maintenanceMode).
+        try await server.addFault(#"{"match":"POST /v1/plans/generate","status":503,"retryAfter":0}"#)
+        try await server.resetStats()
         let refresh = try brados(["plan", "refresh"], server)
         #expect(refresh.status == 6, "\(refresh.stderr)")
         #expect(refresh.stderr.contains("maintenance"))
+        #expect(try await server.stats().byRoute["POST /v1/plans/generate"] == 1, "asked once")
         try await server.clearFaults()
         let kept = try brados(["--offline", "plan", "--json"], server)
         #expect(kept.status == 0)

@@ -24,11 +24,15 @@ public struct RetryPolicy: Sendable, Equatable {
     /// retried at the same address: true by default. A client with other addresses to try
     /// (Plex's connections) turns it off and tries those instead.
     public var retriesConnectionFailures: Bool
+    /// HTTP statuses never retried although their class is (a service whose 503 means "down
+    /// for maintenance", not a passing failure): none by default.
+    public var neverRetriedStatuses: Set<Int>
 
     public init(maxRetries: Int = 3, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(10),
                 jitter: Double = 0.2, operationTimeout: Duration = .seconds(300), maxRetryAfter: Duration? = nil,
-                retriesConnectionFailures: Bool = true) {
+                retriesConnectionFailures: Bool = true, neverRetriedStatuses: Set<Int> = []) {
         self.retriesConnectionFailures = retriesConnectionFailures
+        self.neverRetriedStatuses = neverRetriedStatuses
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -39,6 +43,12 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The standard policy.
     public static let standard = RetryPolicy()
+
+    /// Whether `failure` is an HTTP status this policy never retries (``neverRetriedStatuses``).
+    func neverRetries(_ failure: any BradOSError) -> Bool {
+        guard !neverRetriedStatuses.isEmpty, case let .http(status, _, _, _, _)? = failure as? NetworkError else { return false }
+        return neverRetriedStatuses.contains(status)
+    }
 
     /// The wait before retry number `retry` (0-based), given a random value in 0…1.
     /// A server's `Retry-After` replaces the computed backoff.
@@ -81,7 +91,8 @@ public struct Retrier: Sendable {
             } catch {
                 guard retry < policy.maxRetries,
                       let failure = error as? any BradOSError, failure.isRetryable,
-                      policy.retriesConnectionFailures || !((failure as? NetworkError)?.isConnectionFailure ?? false)
+                      policy.retriesConnectionFailures || !((failure as? NetworkError)?.isConnectionFailure ?? false),
+                      !policy.neverRetries(failure)
                 else { throw error }
                 let retryAfter = (failure as? NetworkError)?.retryAfter
                 // A server asking for a longer pause than the policy waits for: report it now.
