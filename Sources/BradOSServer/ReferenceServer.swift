@@ -52,7 +52,9 @@ public struct ReferenceServer: Sendable {
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)
-        NutritionRoutes(database: database, auth: auth).register(on: router)
+        NutritionRoutes(database: database, auth: auth,
+                        generationLimit: RateLimiter(limit: configuration.planRateLimit, window: TimeInterval(configuration.planRateWindow)))
+            .register(on: router)
         if configuration.admin { AdminRoutes(state: admin, database: database, library: library).register(on: router) }
         return router
     }

@@ -37,6 +37,13 @@ public struct ServerConfiguration: Sendable {
     /// images, analysis versions: about 650 bytes each in JSON) rather than the ones brados reads.
     public var plexRealAlbums = false
 
+    /// Plan generations (`POST /v1/plans/generate`) a client (its bearer token, else its
+    /// address) may ask for in ``planRateWindow``: 20 by default, the plan service's limit;
+    /// 0 turns the limit off. One more is answered 429 with `Retry-After`.
+    public var planRateLimit: Int = 20
+    /// The window of ``planRateLimit`` in seconds: 60 by default (20 a minute).
+    public var planRateWindow: Int = 60
+
     /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
     public var unixSocket: String?
 

@@ -34,6 +34,10 @@ struct BradOSServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Albums added in each second, as a scan (4) or a bulk import (10000) leaves them (default: spread over three years; benchmarks).", valueName: "n"))
     var seedAlbumsPerSecond: Int?
     @Flag(help: "Albums with every field a real Plex server sends (about 650 bytes each in JSON; benchmarks).") var realAlbums = false
+    @Option(help: ArgumentHelp("Plan generations a client may ask for in --plan-rate-window (0: no limit).", valueName: "n"))
+    var planRateLimit = 20
+    @Option(help: ArgumentHelp("The window of --plan-rate-limit in seconds (tests shorten it).", valueName: "seconds"))
+    var planRateWindow = 60
     @Flag(help: "Serve /_admin/stats and /_admin/faults (tests and benchmarks).") var admin = false
     @Flag(help: "Exit when standard input closes: whoever starts the server holds it open, so the server lives exactly as long as its starter (tests, benchmarks), however long that is, and never outlives it.")
     var untilStdinCloses = false
@@ -48,6 +52,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
         if let seedAlbums, seedAlbums < 0 { throw ValidationError("--seed-albums must be 0 or more.") }
         if let seedAlbumsPerSecond, seedAlbumsPerSecond < 1 { throw ValidationError("--seed-albums-per-second must be at least 1.") }
         if let seedConversations, seedConversations < 1 { throw ValidationError("--seed-conversations must be at least 1.") }
+        guard planRateLimit >= 0 else { throw ValidationError("--plan-rate-limit must be 0 or more.") }
+        guard planRateWindow > 0 else { throw ValidationError("--plan-rate-window must be positive.") }
     }
 
     func run() async throws {
@@ -62,6 +68,8 @@ struct BradOSServerCommand: AsyncParsableCommand {
         configuration.plexAlbums = seedAlbums
         configuration.plexAddedPerSecond = seedAlbumsPerSecond
         configuration.plexRealAlbums = realAlbums
+        configuration.planRateLimit = planRateLimit
+        configuration.planRateWindow = planRateWindow
         let server = try ReferenceServer(configuration: configuration)
         let host = self.host
         let app = server.makeApplication(logger: logger) { port in

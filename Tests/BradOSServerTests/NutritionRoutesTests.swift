@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 @Suite("Reference server: the nutrition plan API")
@@ -106,5 +107,81 @@ struct NutritionRoutesTests {
             }
             try await client.execute(uri: "/auth/profile/weights", method: .get) { #expect($0.status == .unauthorized) }
         }
+    }
+
+    @Test("target weight, goal and activity level: each validated, each changing the next plan; the plan names its user")
+    func planInputs() async throws {
+        let app = Application(router: try ReferenceServer(configuration: ServerConfiguration(port: 0)).buildRouter())
+        try await app.test(.router) { client in
+            let demo = try await token(client, "demo")
+            let auth: HTTPFields = [.authorization: "Bearer \(demo)", .contentType: "application/json"]
+            func generate() async throws -> [String: Any] {
+                try await client.execute(uri: "/v1/plans/generate", method: .post, headers: auth, body: ByteBuffer(string: #"{"forceRecompute":false}"#)) {
+                    #expect($0.status == .ok)
+                    return Self.json($0.body)["data"] as? [String: Any] ?? [:]
+                }
+            }
+            func put(_ body: String) async throws -> (HTTPResponse.Status, String) {
+                try await client.execute(uri: "/auth/profile", method: .put, headers: auth, body: ByteBuffer(string: body)) { ($0.status, String(buffer: $0.body)) }
+            }
+            let first = try await generate()
+            #expect((first["plan"] as? [String: Any])?["userId"] as? String == DemoSeed.users[0].id)
+            for (body, field) in [(#"{"targetWeight":20}"#, "targetWeight"), (#"{"goal":"bulk"}"#, "goal"), (#"{"activityLevel":"lazy"}"#, "activityLevel")] {
+                let (status, text) = try await put(body)
+                #expect(status == .badRequest && text.contains(field), "\(body): \(text)")
+            }
+            #expect(try await put(#"{"activityLevel":"very_active"}"#).0 == .ok)
+            let active = try await generate()
+            #expect(active["recomputed"] as? Bool == true, "a changed profile makes a new plan")
+            #expect((active["targets"] as? [String: Any])?["tdee"] as? Int == 3118) // 1807.5 × 1.725 = 3117.9
+            #expect(try await put(#"{"goal":"gain_muscle","targetWeight":90}"#).0 == .ok)
+            let gaining = try #require(try await generate()["targets"] as? [String: Any])
+            #expect(gaining["weeklyRate"] as? Double == 0.25 && (gaining["calorieTarget"] as? Int ?? 0) > 3118)
+            #expect(try await put(#"{"goal":"maintain"}"#).0 == .ok)
+            let holding = try #require(try await generate()["targets"] as? [String: Any])
+            #expect(holding["weeklyRate"] as? Double == 0 && holding["calorieTarget"] as? Int == holding["tdee"] as? Int)
+        }
+    }
+
+    @Test("plan generation is rate limited per client: past the limit, 429 with the Retry-After that lets the next one through")
+    func rateLimited() async throws {
+        var configuration = ServerConfiguration(port: 0)
+        configuration.planRateLimit = 2
+        configuration.planRateWindow = 60
+        let app = Application(router: try ReferenceServer(configuration: configuration).buildRouter())
+        try await app.test(.router) { client in
+            let demo = try await token(client, "demo")
+            let alice = try await token(client, "alice")
+            func generate(_ token: String) async throws -> (HTTPResponse.Status, String?, String) {
+                try await client.execute(uri: "/v1/plans/generate", method: .post, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(string: "{}")) {
+                    ($0.status, $0.headers[.retryAfter], String(buffer: $0.body))
+                }
+            }
+            #expect(try await generate(demo).0 == .ok)
+            #expect(try await generate(demo).0 == .ok)
+            let limited = try await generate(demo)
+            #expect(limited.0 == .tooManyRequests && limited.2.contains("at most 2 in 60 s"))
+            let wait = try #require(limited.1.flatMap(Int.init))
+            #expect((59...60).contains(wait))
+            // Another client has its own allowance (alice is not onboarded: 400, not 429).
+            #expect(try await generate(alice).0 == .badRequest)
+        }
+    }
+
+    @Test("the limiter's window slides: a refused request does not count, and the wait it names is exact")
+    func slidingWindow() {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let limiter = RateLimiter(limit: 20, window: 60) { clock.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { clock.withLock { $0 = $0.addingTimeInterval(seconds) } }
+        for _ in 0..<10 { #expect(limiter.admit("a") == nil) }
+        advance(30)
+        for _ in 0..<10 { #expect(limiter.admit("a") == nil) }
+        #expect(limiter.admit("a") == 30, "the first ten leave the window in 30 s")
+        #expect(limiter.admit("b") == nil, "per client")
+        advance(29.5)
+        #expect(limiter.admit("a") == 1)
+        advance(0.5)
+        #expect(limiter.admit("a") == nil)
+        #expect(RateLimiter(limit: 0, window: 60).admit("a") == nil, "0: no limit")
     }
 }

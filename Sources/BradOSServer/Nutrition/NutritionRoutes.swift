@@ -7,14 +7,20 @@ import Hummingbird
 ///
 /// A computed plan is kept for 7 days and served again (`recomputed: false`) unless
 /// `forceRecompute` is set or the profile changed since; a new computation reports the
-/// previous targets.
+/// previous targets. Plan generation is rate limited per client (20 a minute by default:
+/// 429 with `Retry-After` past it). `PUT /auth/profile` validates each field it is sent
+/// (weights and the target 30–300 kg, the goal and activity level among the known values).
 struct NutritionRoutes {
     let database: ServerDatabase
     let auth: AuthRoutes
+    /// The limit on `POST /v1/plans/generate`, per client (``ServerConfiguration/planRateLimit``).
+    var generationLimit = RateLimiter(limit: 0, window: 60)
     var now: @Sendable () -> Date = { Date() }
 
     struct NutritionPlanInfo: Codable, Sendable, Equatable {
         var id: Int
+        /// The plan's owner (the spec's `Plan.userId`; here the user's id, a UUID).
+        var userId: String?
         var name: String
         var description: String
         var startDate: Date
@@ -117,7 +123,13 @@ struct NutritionRoutes {
             let profile = try updateProfile(user.id, update)
             return try JSON.response(Envelope(data: profile))
         }
-        router.post("/v1/plans/generate") { request, _ in
+        router.post("/v1/plans/generate") { request, context in
+            // Per client: its bearer token, else its address (one shared bucket when neither is known).
+            let client = request.headers[.authorization] ?? (context as? any RemoteAddressRequestContext)?.remoteAddress?.description ?? "anonymous"
+            if let wait = generationLimit.admit(client) {
+                throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(wait)],
+                                message: "Too many plan requests: at most \(generationLimit.limit) in \(Int(generationLimit.window)) s. Retry after \(wait) s.")
+            }
             let user = try auth.authenticate(request)
             let body = (try? await JSON.decode(GenerateBody.self, from: request)) ?? GenerateBody(forceRecompute: false)
             return try JSON.response(Envelope(data: try generate(user.id, force: body.forceRecompute ?? false)))
@@ -225,14 +237,15 @@ struct NutritionRoutes {
                 stored = try? Self.decoder.decode(Stored.self, from: Data((row["document"] as String).utf8))
                 computedAt = row["computedAt"]
             }
-            if !force, let stored, now.timeIntervalSince1970 - computedAt < Self.planTTL,
+            if !force, var stored, now.timeIntervalSince1970 - computedAt < Self.planTTL,
                profile.updatedAt.timeIntervalSince1970 <= computedAt {
+                stored.plan.userId = userID
                 return Generated(plan: stored.plan, targets: stored.targets, whyItWorks: stored.whyItWorks, recomputed: false, previousTargets: nil)
             }
             let targets = NutritionScience.targets(profile, now: now)
             let start = Calendar(identifier: .gregorian).startOfDay(for: now)
             let plan = NutritionPlanInfo(
-                id: (stored?.plan.id ?? 0) + 1, name: "Week of \(start.formatted(.iso8601.year().month().day()))",
+                id: (stored?.plan.id ?? 0) + 1, userId: userID, name: "Week of \(start.formatted(.iso8601.year().month().day()))",
                 description: "\(targets.calorieTarget) kcal and \(targets.proteinTarget) g protein a day, \(targets.waterTarget) ml of water.",
                 startDate: start, endDate: start.addingTimeInterval(7 * 86400), status: "active")
             let new = Stored(plan: plan, targets: targets, whyItWorks: NutritionScience.whyItWorks(profile, targets))
