@@ -300,7 +300,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NutritionTests",
-            dependencies: ["Nutrition", "BradOSCore", "TestSupport"]
+            dependencies: ["Nutrition", "BradOSCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "BradOSServerTests",

@@ -21,6 +21,14 @@ public enum NutritionError: BradOSError, Equatable {
     case maintenance
     /// The targets failed validation; nothing was cached.
     case invalidTargets(String)
+    /// The plan shown is a cached copy older than the service's 7-day window (seconds old):
+    /// the service would have made a new plan since. Told beside the plan, which is still
+    /// shown (offline first); never a reason to show nothing.
+    case staleData(age: TimeInterval)
+    /// `plan diff`: no kept plan has this id (the ids kept, oldest first).
+    case planNotKept(id: Int, kept: [Int])
+    /// `plan diff`: fewer than two plans are kept.
+    case tooFewPlansKept(count: Int)
 
     public var summary: String {
         switch self {
@@ -30,6 +38,12 @@ public enum NutritionError: BradOSError, Equatable {
         case let .invalidResponse(reason): "The plan service's response was not understood: \(reason)."
         case .maintenance: "The plan service is down for maintenance."
         case let .invalidTargets(reason): "The plan service sent targets that fail validation: \(reason). The cached plan was kept."
+        case let .staleData(age):
+            "The cached plan is \(Format.age(age)) old, older than the service's \(Int(NutritionRepository.serviceWindow / 86400))-day window: its targets may be out of date."
+        case let .planNotKept(id, kept):
+            "No plan \(id) is kept here" + (kept.isEmpty ? "." : " (kept: \(kept.map(String.init).joined(separator: ", "))).")
+        case let .tooFewPlansKept(count):
+            "A diff needs two plans, and \(count == 0 ? "none is" : "only one is") kept here."
         }
     }
 
@@ -39,6 +53,9 @@ public enum NutritionError: BradOSError, Equatable {
         case let .invalidInput(_, fromServer): fromServer ? "Check the value and try again." : "See `brados plan weight --help` for the accepted range."
         case .invalidResponse, .invalidTargets: "The service may be misconfigured; try again later, or report it."
         case .maintenance: "Try again later."
+        case .staleData: "Run `brados plan refresh` when the service can be reached."
+        case .planNotKept: "`brados plan history --plans` lists the plans kept, with their ids."
+        case .tooFewPlansKept: "Every plan brados receives is kept; `brados plan recompute` asks for a new one."
         }
     }
 
@@ -49,6 +66,8 @@ public enum NutritionError: BradOSError, Equatable {
         case let .invalidInput(_, fromServer): fromServer ? .rejected : .usage
         case .invalidResponse, .maintenance: .server
         case .invalidTargets: .integrity
+        case .staleData: .offline
+        case .planNotKept, .tooFewPlansKept: .notFound
         }
     }
 

@@ -21,19 +21,42 @@ public struct NutritionPlan: Codable, Sendable, Equatable {
 /// The plan period.
 public struct NutritionPlanInfo: Codable, Sendable, Equatable {
     public var id: Int
+    /// The plan's owner as the service names them: the spec's `Plan.userId` (a number there,
+    /// the reference server's user id, a UUID, here), kept as text; `nil` from a service that
+    /// sends none.
+    public var userId: String?
     public var name: String
     public var description: String?
     public var startDate: Date
     public var endDate: Date
     public var status: String?
 
-    public init(id: Int, name: String, description: String?, startDate: Date, endDate: Date, status: String?) {
+    public init(id: Int, userId: String? = nil, name: String, description: String?, startDate: Date, endDate: Date, status: String?) {
         self.id = id
+        self.userId = userId
         self.name = name
         self.description = description
         self.startDate = startDate
         self.endDate = endDate
         self.status = status
+    }
+
+    enum CodingKeys: String, CodingKey { case id, userId, name, description, startDate, endDate, status }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        // A number (as the spec types it) or text (a UUID): both are the same id, kept as text.
+        if let number = try? container.decodeIfPresent(Int.self, forKey: .userId) {
+            userId = String(number)
+        } else {
+            userId = try container.decodeIfPresent(String.self, forKey: .userId)
+        }
+        name = try container.decode(String.self, forKey: .name)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        startDate = try container.decode(Date.self, forKey: .startDate)
+        endDate = try container.decode(Date.self, forKey: .endDate)
+        status = try container.decodeIfPresent(String.self, forKey: .status)
     }
 }
 
@@ -112,10 +135,18 @@ public struct ProfileUpdate: Codable, Sendable, Equatable {
     /// sent: the service records the weight on that day, not the day it arrived. A service
     /// without a weight history ignores it.
     public var currentWeightDate: String?
+    /// Kilograms, 30–300.
+    public var targetWeight: Double?
+    public var goal: NutritionGoal?
+    public var activityLevel: ActivityLevel?
 
-    public init(currentWeight: Double? = nil, currentWeightDate: String? = nil) {
+    public init(currentWeight: Double? = nil, currentWeightDate: String? = nil, targetWeight: Double? = nil,
+                goal: NutritionGoal? = nil, activityLevel: ActivityLevel? = nil) {
         self.currentWeight = currentWeight
         self.currentWeightDate = currentWeightDate
+        self.targetWeight = targetWeight
+        self.goal = goal
+        self.activityLevel = activityLevel
     }
 }
 

@@ -138,6 +138,11 @@ public struct NutritionPlugin: DomainPlugin {
         try staged.replaceAll(operations)
     }
 
+    /// The ids of the plans kept, newest first, for completing `plan diff` (from the cache only).
+    public static func keptPlanIDs() -> [String] {
+        KeptPlans(directory: cacheDirectory(CompletionValues.scope().profile)).all().reversed().map { String($0.plan.plan.id) }
+    }
+
     /// `<profile cache>/plan/` (the cached plan).
     public static func cacheDirectory(_ profile: ProfileScope) -> URL { profile.cacheDirectory(for: domainName) }
     /// `<profile data>/plan/pending.json` (the queue: the user's changes, not a cache).

@@ -33,22 +33,38 @@ public struct NutritionRenderer: Sendable {
         var plan: NutritionPlan
         var change: NutritionPlanChange?
         var weights: WeightsDocument?
+        /// The plan inputs changed and not sent yet (`plan set`), when there are any.
+        var pending: PendingInputs?
     }
 
     /// The weights in `--json`: oldest first, queued ones last and marked.
     struct WeightsDocument: Encodable {
         var targetWeight: Double?
+        /// The target is a `plan set target-weight` not sent yet.
+        var targetWeightPending: Bool
         var points: [WeightLog.Point]
+
+        init(_ log: WeightLog) {
+            targetWeight = log.targetWeight
+            targetWeightPending = log.targetPending
+            points = log.points
+        }
     }
 
     public enum View: Sendable { case summary, targets, why }
 
-    /// Prints a plan in one of the views; a significant change is announced first.
+    /// Prints a plan in one of the views; a significant change is announced first, and a
+    /// cached copy older than the service's window is said to be (on stderr, `--json` too).
     public func render(_ result: NutritionPlanResult, view: View) throws {
+        if let stale = NutritionRepository.staleness(of: result.source) {
+            output.notice(stale.summary + (stale.recovery.map { " " + $0 } ?? ""))
+        }
         let log = trend.map { WeightLog(history: result.weights, queued: $0.queued) }
+        let pending = trend.map { PendingInputs($0.queued) }.flatMap { $0.isEmpty ? nil : $0 }
         if output.format == .json {
-            let weights = view == .summary ? log.map { WeightsDocument(targetWeight: $0.targetWeight, points: $0.points) } : nil
-            return try output.json(Document(source: result.source, plan: result.data, change: result.change, weights: weights))
+            let weights = view == .summary ? log.map(WeightsDocument.init) : nil
+            return try output.json(Document(source: result.source, plan: result.data, change: result.change, weights: weights,
+                                            pending: view == .summary ? pending : nil))
         }
         if let change = result.change { announce(change) }
         let data = result.data
@@ -57,6 +73,10 @@ public struct NutritionRenderer: Sendable {
         switch view {
         case .summary, .targets: targets(data.targets, detailed: view == .targets)
         case .why: why(data.whyItWorks)
+        }
+        if view == .summary, let pending {
+            output.line(output.styled("Pending: \(pending.summary)", .yellow)
+                        + output.styled(" (shown before the service confirms it; `brados plan sync` sends it)", .dim))
         }
         if view == .summary, let trend, let log { weights(log, trend: trend) }
     }
@@ -78,7 +98,7 @@ public struct NutritionRenderer: Sendable {
 
     /// `plan history`: the weights, newest first, with the change from the one before.
     func history(_ log: WeightLog) throws {
-        if output.format == .json { return try output.json(WeightsDocument(targetWeight: log.targetWeight, points: log.points)) }
+        if output.format == .json { return try output.json(WeightsDocument(log)) }
         guard !log.points.isEmpty else {
             return output.line("No weights logged yet: `brados plan weight KG` logs one.")
         }
@@ -90,7 +110,7 @@ public struct NutritionRenderer: Sendable {
                          point.queued ? "queued" : "sent"])
         }
         output.line(output.styled("\(log.points.count) weight\(log.points.count == 1 ? "" : "s")", .bold)
-                    + (log.targetWeight.map { " · target \(WeightLog.kilograms($0))" } ?? ""))
+                    + (log.targetText.map { " · " + $0 } ?? ""))
         output.table(Table(headers: ["DATE", "KG", "CHANGE", "STATUS"], rows: rows, rightAligned: [1, 2]))
     }
 
@@ -184,6 +204,18 @@ public struct NutritionRenderer: Sendable {
         }
     }
 
+    /// What the user is told of a change the service refused: a weight is dropped; a plan
+    /// input shown pending is rolled back to what the service holds.
+    static func refused(_ operation: PendingOperation, _ error: any Error) -> String {
+        let what: String = switch operation.kind {
+        case .updateWeight: "dropped \(operation.summary)"
+        case .updateTargetWeight: "rolled back \(operation.summary): your plan keeps the target weight the service has"
+        case .updateGoal: "rolled back \(operation.summary): your plan keeps the goal the service has"
+        case .updateActivityLevel: "rolled back \(operation.summary): your plan keeps the activity level the service has"
+        }
+        return "\(what). The service refused it: \(error.summaryText)"
+    }
+
     /// What a replay did.
     public func sync(_ report: SyncReport, queued: PendingOperation? = nil) throws {
         if output.format == .json {
@@ -205,7 +237,7 @@ public struct NutritionRenderer: Sendable {
                 plan: report.plan?.data, change: report.plan?.change))
         }
         for operation in report.applied { output.line("Sent \(operation.summary).") }
-        for dropped in report.dropped { output.notice("dropped \(dropped.operation.summary): \(dropped.error.summaryText)") }
+        for dropped in report.dropped { output.notice(Self.refused(dropped.operation, dropped.error)) }
         if let error = report.stoppedBy, !report.remaining.isEmpty {
             output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \(error.summaryText)")
         }

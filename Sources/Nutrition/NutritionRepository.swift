@@ -40,6 +40,9 @@ public struct NutritionRepository: Sendable {
     public static let defaultTTL: Duration = .seconds(3600)
     /// A flow slower than this is reported in the verbose log.
     public static let slowFlow: Duration = .seconds(2)
+    /// How long the service keeps a plan before it computes a new one (7 days, seconds): a
+    /// cached plan older than that is out of date (``NutritionError/staleData(age:)``).
+    public static let serviceWindow: TimeInterval = 7 * 86400
 
     public let cache: NutritionCache
     public let queue: PendingQueue
@@ -133,8 +136,17 @@ public struct NutritionRepository: Sendable {
         if let stored = cache.storedOnDisk(), stored.cachedAt > requestedAt, stored.data.plan.id > data.plan.id {
             logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
         } else {
-            do { try cache.save(CachedNutritionPlan(cachedAt: now(), data: data, weights: weights)) } catch {
+            let receivedAt = now()
+            do { try cache.save(CachedNutritionPlan(cachedAt: receivedAt, data: data, weights: weights)) } catch {
                 logger.warning("could not cache the plan: \(error.summaryText)")
+            }
+            // Every plan received is kept (the cached plan of an older brados first).
+            do {
+                if try cache.kept.keep(data, at: receivedAt, earlier: previous.map { KeptPlan(receivedAt: $0.cachedAt, plan: $0.data) }) {
+                    logger.debug("kept plan \(data.plan.id)")
+                }
+            } catch {
+                logger.warning("could not keep the plan: \(error.summaryText)")
             }
         }
         let before = data.previousTargets ?? previous?.data.targets
@@ -166,23 +178,74 @@ public struct NutritionRepository: Sendable {
     /// The logged weights, or `nil` (logged at debug level) when they cannot be had.
     func fetchWeights(_ api: any NutritionAPI) async -> WeightHistory? {
         do { return try await api.weights() } catch {
-            logger.debug("weights not fetched: \(error.summaryText)")
+            // The kind of failure only: an answer refused for a value names that weight.
+            logger.debug("weights not fetched: \(Self.logged(error))")
             return nil
         }
+    }
+
+    /// What a log line may say of a failure: its type and kind, never its text (a refused
+    /// value, or a server's message about one, may be a value of the person's body).
+    static func logged(_ error: any Error) -> String {
+        if case let .http(status, method, path, _, _)? = error as? NetworkError { return "\(method) \(path) answered \(status)" }
+        if let error = error as? any BradOSError { return "\(type(of: error)) (\(error.kind))" }
+        return "\(type(of: error))"
     }
 
     /// `plan weight KG`: validates, queues the change durably *before* anything is sent, then
     /// (online) replays the queue in order.
     /// - Returns: the queued operation and, online, the replay's report.
+    /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` for a weight out of range (nothing queued), ``StorageError``.
     public func updateWeight(_ kilograms: Double) async throws -> (operation: PendingOperation, report: SyncReport?) {
         guard kilograms.isFinite, (30...300).contains(kilograms) else {
             throw NutritionError.invalidInput("weight must be 30–300 kg (got \(Format.number(kilograms)))", fromServer: false)
         }
-        let operation = PendingOperation(kind: .updateWeight, weightKg: (kilograms * 100).rounded() / 100, createdAt: now())
-        try queue.enqueue(operation)
-        logger.debug("queued \(operation.summary)", metadata: ["id": "\(operation.id)"])
+        return try await send(PendingOperation(kind: .updateWeight, weightKg: (kilograms * 100).rounded() / 100, createdAt: now()))
+    }
+
+    /// `plan set target-weight|goal|activity`: a change to what the plan is computed from,
+    /// handled as a weight is: validated, queued durably first, shown pending at once
+    /// (``PendingInputs``), then (online) sent with the queue and the plan recomputed
+    /// (`forceRecompute`); a refusal drops it from the queue, which rolls the pending value back.
+    /// - Returns: the queued operation and, online, the replay's report.
+    /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` for a value out of range (nothing queued), ``StorageError``.
+    public func set(_ change: PlanInputChange) async throws -> (operation: PendingOperation, report: SyncReport?) {
+        let operation = try queue(change)
         if offline { return (operation, nil) }
         return (operation, try await sync())
+    }
+
+    /// The first half of ``set(_:)``: validates `change` and queues it durably; from here on
+    /// it is shown pending (`plan set` says so before it sends the queue with ``sync(includeImported:)``).
+    /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` for a value out of range (nothing queued), ``StorageError``.
+    public func queue(_ change: PlanInputChange) throws -> PendingOperation {
+        try change.validate()
+        let operation = change.operation(at: now())
+        try enqueue(operation)
+        return operation
+    }
+
+    /// Queues `operation` durably, then (online) replays the queue.
+    func send(_ operation: PendingOperation) async throws -> (operation: PendingOperation, report: SyncReport?) {
+        try enqueue(operation)
+        if offline { return (operation, nil) }
+        return (operation, try await sync())
+    }
+
+    func enqueue(_ operation: PendingOperation) throws {
+        try queue.enqueue(operation)
+        // Never the value: a log line is not the user's output (spec §6.5).
+        logger.debug("queued \(operation.kind.noun)", metadata: ["id": "\(operation.id)"])
+    }
+
+    /// The changes to the plan's inputs queued and not sent yet (the pending values shown).
+    public var pendingInputs: PendingInputs { PendingInputs(queued) }
+
+    /// Whether the plan shown from `source` is a cached copy older than the service's window.
+    /// - Returns: ``NutritionError/staleData(age:)`` to tell beside the plan, or `nil`.
+    public static func staleness(of source: DataSource) -> NutritionError? {
+        guard source.kind == .cache, let age = source.age, age > serviceWindow else { return nil }
+        return .staleData(age: age)
     }
 
     /// `plan sync`: replays the queue in order, under the replay lock (two processes never
@@ -199,17 +262,15 @@ public struct NutritionRepository: Sendable {
                 var report = SyncReport()
                 while let operation = try queue.all().first(where: { includeImported || !$0.isImported }) {
                     do {
-                        switch operation.kind {
-                        case .updateWeight:
-                            _ = try await api().updateProfile(ProfileUpdate(
-                                currentWeight: operation.weightKg, currentWeightDate: Format.day(operation.createdAt, timeZone: WeightLog.utc)))
-                        }
+                        _ = try await api().updateProfile(operation.update)
                     } catch {
                         // Only a definite "no" drops a change; anything else (no network, a server
                         // failure, an answer that does not decode, an expired session) keeps it.
                         if NutritionError.isRefusal(error) {
                             let refusal = NutritionError.map(error)
-                            logger.warning("dropped \(operation.summary): \(refusal.summaryText)")
+                            // The user is told (the command's output, with the value); the log
+                            // says only which kind of change went, at debug level.
+                            logger.debug("dropped \(operation.kind.noun): \(Self.logged(error))", metadata: ["id": "\(operation.id)"])
                             report.dropped.append((operation, refusal))
                             try queue.remove(id: operation.id)
                             continue
@@ -219,7 +280,7 @@ public struct NutritionRepository: Sendable {
                     }
                     try queue.remove(id: operation.id)
                     report.applied.append(operation)
-                    logger.debug("applied \(operation.summary)", metadata: ["id": "\(operation.id)"])
+                    logger.debug("applied \(operation.kind.noun)", metadata: ["id": "\(operation.id)"])
                 }
                 if !report.applied.isEmpty {
                     do { report.plan = try await fetch(forceRecompute: true) } catch {

@@ -2,14 +2,33 @@ import BradOSCore
 import Foundation
 import Logging
 
-/// One change made while offline, waiting to be sent.
+/// One change to the profile, queued before it is sent.
 public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
-    public enum Kind: String, Codable, Sendable { case updateWeight }
+    /// What changes. `updateWeight` is `plan weight`; the others are `plan set`.
+    public enum Kind: String, Codable, Sendable {
+        case updateWeight, updateTargetWeight, updateGoal, updateActivityLevel
+
+        /// `a weight change`: what a log line may say of an operation (never its value).
+        public var noun: String {
+            switch self {
+            case .updateWeight: "a weight change"
+            case .updateTargetWeight: "a target-weight change"
+            case .updateGoal: "a goal change"
+            case .updateActivityLevel: "an activity-level change"
+            }
+        }
+    }
 
     public var id: String
     public var kind: Kind
     /// For `updateWeight`: the new current weight.
     public var weightKg: Double?
+    /// For `updateTargetWeight`: the new target weight.
+    public var targetWeightKg: Double?
+    /// For `updateGoal`.
+    public var goal: NutritionGoal?
+    /// For `updateActivityLevel`.
+    public var activityLevel: ActivityLevel?
     public var createdAt: Date
     /// Set for a change that arrived in an imported archive: when it was imported.
     /// Such a change is paused: only `plan sync --include-imported` sends it.
@@ -17,11 +36,15 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
     /// For an imported change: where it came from ("profile default, archive of 2026-11-01").
     public var importedFrom: String?
 
-    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, weightKg: Double?, createdAt: Date,
+    public init(id: String = UUID().uuidString.lowercased(), kind: Kind, weightKg: Double?, targetWeightKg: Double? = nil,
+                goal: NutritionGoal? = nil, activityLevel: ActivityLevel? = nil, createdAt: Date,
                 importedAt: Date? = nil, importedFrom: String? = nil) {
         self.id = id
         self.kind = kind
         self.weightKg = weightKg
+        self.targetWeightKg = targetWeightKg
+        self.goal = goal
+        self.activityLevel = activityLevel
         self.createdAt = createdAt
         self.importedAt = importedAt
         self.importedFrom = importedFrom
@@ -33,22 +56,39 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
     /// The characters a change id may hold (see ``IdentifierRule``).
     public static let idRule = IdentifierRule.token("change id")
 
-    enum CodingKeys: String, CodingKey { case id, kind, weightKg, createdAt, importedAt, importedFrom }
+    enum CodingKeys: String, CodingKey { case id, kind, weightKg, targetWeightKg, goal, activityLevel, createdAt, importedAt, importedFrom }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Self.idRule, forKey: .id)
         kind = try container.decode(Kind.self, forKey: .kind)
         weightKg = try container.decodeIfPresent(Double.self, forKey: .weightKg)
+        targetWeightKg = try container.decodeIfPresent(Double.self, forKey: .targetWeightKg)
+        goal = try container.decodeIfPresent(NutritionGoal.self, forKey: .goal)
+        activityLevel = try container.decodeIfPresent(ActivityLevel.self, forKey: .activityLevel)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         importedAt = try container.decodeIfPresent(Date.self, forKey: .importedAt)
         importedFrom = try container.decodeIfPresent(String.self, forKey: .importedFrom)
     }
 
-    /// `weight 84.5 kg`.
+    /// `weight 84.5 kg`, `target weight 78 kg`, `goal gain_muscle`, `activity very_active`:
+    /// for the user's own output (never a log line: see ``Kind/noun``).
     public var summary: String {
         switch kind {
         case .updateWeight: "weight \(weightKg.map { Format.number($0) } ?? "?") kg"
+        case .updateTargetWeight: "target weight \(targetWeightKg.map { Format.number($0) } ?? "?") kg"
+        case .updateGoal: "goal \(goal?.rawValue ?? "?")"
+        case .updateActivityLevel: "activity \(activityLevel?.rawValue ?? "?")"
+        }
+    }
+
+    /// The profile update that sends this change (a weight with the day it was logged).
+    var update: ProfileUpdate {
+        switch kind {
+        case .updateWeight: ProfileUpdate(currentWeight: weightKg, currentWeightDate: Format.day(createdAt, timeZone: WeightLog.utc))
+        case .updateTargetWeight: ProfileUpdate(targetWeight: targetWeightKg)
+        case .updateGoal: ProfileUpdate(goal: goal)
+        case .updateActivityLevel: ProfileUpdate(activityLevel: activityLevel)
         }
     }
 }
@@ -61,11 +101,23 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
 /// clear error naming the file, and the file stays for the user to inspect. Replays hold a
 /// second, long-lived lock (``withReplayLock(_:)``), so two processes never replay the same
 /// operation; changes can still be queued meanwhile. Thread-safe.
+///
+/// The file is format 1 while it holds only weights (what every brados reads), and format 2
+/// once it holds a `plan set` change: a brados from before them says its queue is newer than
+/// it understands, instead of failing to decode a change it does not know.
 public struct PendingQueue: Sendable {
     struct File: Codable {
         var formatVersion = 1
         var operations: [PendingOperation]
+
+        /// The version a file of these operations is written in.
+        static func version(of operations: [PendingOperation]) -> Int {
+            operations.allSatisfy { $0.kind == .updateWeight } ? 1 : 2
+        }
     }
+
+    /// The newest queue format this brados reads.
+    static let newestFormat = 2
 
     public let url: URL
     var lockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".pending.lock") }
@@ -116,7 +168,7 @@ public struct PendingQueue: Sendable {
         guard let data = try AtomicFile.readIfPresent(url) else { return File(operations: []) }
         do {
             let file = try JSONCoding.decode(File.self, from: data)
-            guard file.formatVersion == 1 else {
+            guard (1...Self.newestFormat).contains(file.formatVersion) else {
                 throw StorageError.coding(path: url.path, detail: "format version \(file.formatVersion) is newer than this brados understands")
             }
             return file
@@ -132,6 +184,8 @@ public struct PendingQueue: Sendable {
             try FileSystem.remove(url)
             return
         }
+        var file = file
+        file.formatVersion = File.version(of: file.operations)
         let data: Data
         do { data = try JSONCoding.encode(file) } catch { throw StorageError.coding(path: url.path, detail: "\(error)") }
         try AtomicFile.write(data, to: url, durable: true)

@@ -44,15 +44,27 @@ public struct WeightLog: Sendable, Equatable {
     }
 
     public var points: [Point]
+    /// The target: a `plan set target-weight` still queued, else the service's.
     public var targetWeight: Double?
+    /// The target is one queued and not sent yet (shown marked pending).
+    public var targetPending = false
 
     public init(history: WeightHistory?, queued: [PendingOperation]) {
         targetWeight = history?.targetWeight
         points = (history?.weights ?? []).map { Point(date: $0.date, weight: $0.weight, queued: false) }
         for operation in queued.sorted(by: { $0.createdAt < $1.createdAt }) {
+            if operation.kind == .updateTargetWeight, let target = operation.targetWeightKg {
+                targetWeight = target
+                targetPending = true
+            }
             guard operation.kind == .updateWeight, let weight = operation.weightKg else { continue }
             points.append(Point(date: Format.day(operation.createdAt, timeZone: Self.utc), weight: weight, queued: true))
         }
+    }
+
+    /// `target 78.0 kg`, `target 75.0 kg (pending)`.
+    var targetText: String? {
+        targetWeight.map { "target \(WeightLog.kilograms($0))" + (targetPending ? " (pending)" : "") }
     }
 
     static let utc = TimeZone(identifier: "UTC")!
@@ -110,7 +122,7 @@ public struct WeightLog: Sendable, Equatable {
         if !queued.isEmpty { series.append(.init(points: queued, stroke: .dotted, style: .yellow)) }
         let last = dated.last!.point
         let plot = BraillePlot(
-            series: series, reference: targetWeight.map { ($0, "target \(WeightLog.kilograms($0))") },
+            series: series, reference: targetWeight.map { ($0, targetText ?? "") },
             width: width, height: height,
             valueLabel: { String(format: "%.1f", $0) }, timeLabel: { WeightLog.shortDay($0) },
             lastLabel: WeightLog.kilograms(last.weight) + (last.queued ? " (queued)" : ""))
@@ -126,7 +138,7 @@ public struct WeightLog: Sendable, Equatable {
             let days = max(1, to - from)
             text += ", \(WeightLog.signed(change)) kg in \(days) day\(days == 1 ? "" : "s")"
         }
-        if let target = targetWeight { text += " · target \(WeightLog.kilograms(target))" }
+        if let target = targetText { text += " · " + target }
         return text
     }
 

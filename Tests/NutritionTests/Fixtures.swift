@@ -1,6 +1,7 @@
 @testable import Nutrition
 import BradOSCore
 import Foundation
+import Logging
 import Synchronization
 import TestSupport
 
@@ -31,6 +32,10 @@ final class FakePlanAPI: NutritionAPI, Sendable {
         /// What `weights()` answers; `weightsFailure` wins.
         var history: WeightHistory?
         var weightsFailure: (any Error)?
+        /// Every profile update sent, in order.
+        var updates: [ProfileUpdate] = []
+        /// A failure for an update (a refusal of a goal, say), or `nil` to accept it.
+        var refuse: (@Sendable (ProfileUpdate) -> (any Error)?)?
     }
     let state: Mutex<State>
 
@@ -65,7 +70,9 @@ final class FakePlanAPI: NutritionAPI, Sendable {
         return try state.withLock { state in
             state.calls.append("update")
             if let weight = update.currentWeight, let failure = state.updateFailures[weight] { throw failure }
-            state.weights.append(update.currentWeight ?? 0)
+            if let failure = state.refuse?(update) { throw failure }
+            state.updates.append(update)
+            if let weight = update.currentWeight { state.weights.append(weight) }
             return NutritionProfile(currentWeight: update.currentWeight)
         }
     }
@@ -82,9 +89,9 @@ struct PlanSetup {
     var queueURL: URL { dir.url.appendingPathComponent("data/plan/pending.json") }
 
     /// A store as a new process would build it (a fresh memory tier).
-    func store(offline: Bool = false, api: FakePlanAPI? = nil) -> NutritionRepository {
+    func store(offline: Bool = false, api: FakePlanAPI? = nil, logger: Logger = Logger(label: "brados.plan")) -> NutritionRepository {
         let api = api ?? self.api
         return NutritionRepository(cache: NutritionCache(directory: cacheDirectory), queue: PendingQueue(url: queueURL), offline: offline,
-                         now: clock.dateProvider, api: { api })
+                         now: clock.dateProvider, logger: logger, api: { api })
     }
 }

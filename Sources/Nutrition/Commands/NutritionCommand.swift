@@ -13,19 +13,25 @@ public struct NutritionCommand: AsyncParsableCommand {
         it (a script or --json waits for the refreshed plan: one document); past the TTL it is \
         fetched, and if the service cannot be reached the cached plan is shown with a \
         notice. A plan whose targets fail validation is never cached.
-        Weight changes made offline are queued on disk before anything is sent, and \
-        `plan sync` sends them in order.
+        Changes to your weight, target weight, goal and activity are queued on disk before \
+        anything is sent, shown at once marked pending, and `plan sync` sends them in order; \
+        a change the service refuses is rolled back. Every plan received is kept (the last \
+        100), to list and compare.
         Examples:
           brados plan                       calories, protein, water, weekly rate
           brados plan targets               the same with BMR and TDEE
           brados plan why                   why these numbers work
           brados plan weight 84.5           update your weight, then recompute
+          brados plan set goal maintain     change your goal (or target-weight, activity)
           brados plan history               the weights logged, newest first
+          brados plan history --plans       the plans kept
+          brados plan diff                  what changed between the last two plans
           brados --offline plan weight 84   queue it for later
           brados plan pending               what is queued
           brados plan sync                  send the queue, in order
         """,
-        subcommands: [Show.self, Targets.self, Why.self, Recompute.self, Refresh.self, Weight.self, History.self, Pending.self, Sync.self],
+        subcommands: [Show.self, Targets.self, Why.self, Recompute.self, Refresh.self, Weight.self, SetInput.self, History.self, Diff.self,
+                      Pending.self, Sync.self],
         defaultSubcommand: Show.self)
 
     public init() {}

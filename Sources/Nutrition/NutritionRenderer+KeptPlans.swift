@@ -1,0 +1,65 @@
+import BradOSCore
+import Foundation
+
+extension NutritionRenderer {
+    /// `plan history --plans`: the plans kept, newest first. JSON: `{plans: [{receivedAt, plan}]}`, oldest first.
+    func keptPlans(_ plans: [KeptPlan], now: Date) throws {
+        if output.format == .json {
+            struct Document: Encodable { var limit: Int; var plans: [KeptPlan] }
+            return try output.json(Document(limit: KeptPlans.limit, plans: plans))
+        }
+        guard !plans.isEmpty else {
+            return output.line("No plans kept yet: every plan brados receives (`brados plan show`) is kept here.")
+        }
+        output.line(output.styled("\(plans.count) plan\(plans.count == 1 ? "" : "s") kept", .bold)
+                    + output.styled(" (the last \(KeptPlans.limit) at most; `brados plan diff A B` compares two)", .dim))
+        let rows = plans.reversed().map { kept -> [String] in
+            let targets = kept.plan.targets
+            return [String(kept.plan.plan.id), Format.ago(now.timeIntervalSince(kept.receivedAt)),
+                    "\(Format.day(kept.plan.plan.startDate)) → \(Format.day(kept.plan.plan.endDate))",
+                    Format.count(targets.calorieTarget), "\(targets.proteinTarget)", Format.count(targets.waterTarget),
+                    kept.plan.plan.name]
+        }
+        output.table(Table(headers: ["ID", "RECEIVED", "DATES", "KCAL", "PROTEIN G", "WATER ML", "NAME"], rows: rows, rightAligned: [0, 3, 4, 5]))
+    }
+
+    /// `plan diff`: what changed from one kept plan to another. JSON: ``PlanComparison``.
+    func comparison(_ comparison: PlanComparison) throws {
+        if output.format == .json { return try output.json(comparison) }
+        let from = comparison.from
+        let to = comparison.to
+        output.line(output.styled("Plan \(from.id) → plan \(to.id)", .bold)
+                    + output.styled(" · received \(Format.day(from.receivedAt)) and \(Format.day(to.receivedAt))", .dim))
+        func row(_ name: String, _ change: PlanComparison.Change<Int>, _ unit: String) -> [String] {
+            [name, "\(Format.count(change.from)) → \(Format.count(change.to)) \(unit)", Self.difference(change.to - change.from)]
+        }
+        var rows = [
+            row("Calories", comparison.calorieTarget, "kcal"),
+            row("Protein", comparison.proteinTarget, "g"),
+            row("Water", comparison.waterTarget, "ml"),
+            row("BMR", comparison.bmr, "kcal"),
+            row("TDEE", comparison.tdee, "kcal"),
+            ["Weekly rate", "\(Format.number(comparison.weeklyRate.from)) → \(Format.number(comparison.weeklyRate.to)) kg",
+             Self.difference(comparison.weeklyRate.to - comparison.weeklyRate.from)],
+        ]
+        if comparison.estimatedWeeks.from != nil || comparison.estimatedWeeks.to != nil {
+            let weeks = comparison.estimatedWeeks
+            rows.append(["Timeline", "\(weeks.from.map(String.init) ?? "–") → \(weeks.to.map(String.init) ?? "–") weeks",
+                         weeks.from.flatMap { a in weeks.to.map { b in Self.difference(b - a) } } ?? ""])
+        }
+        rows.append(["Dates", "\(Format.day(from.startDate))–\(Format.day(from.endDate)) → \(Format.day(to.startDate))–\(Format.day(to.endDate))",
+                     comparison.startDate.from == comparison.startDate.to && comparison.endDate.from == comparison.endDate.to ? "same" : ""])
+        output.table(Table(headers: [], rows: rows.map { ["  " + $0[0], $0[1], $0[2]] }))
+        if !comparison.targetsChanged { output.line(output.styled("The targets are the same.", .dim)) }
+    }
+
+    /// `+12`, `−102`, `same`.
+    static func difference(_ value: Int) -> String {
+        value == 0 ? "same" : value > 0 ? "+\(Format.count(value))" : "−\(Format.count(-value))"
+    }
+
+    /// `+0.5`, `−0.25`, `same` (kilograms a week).
+    static func difference(_ value: Double) -> String {
+        abs(value) < 0.005 ? "same" : (value > 0 ? "+" : "−") + Format.number(abs(value))
+    }
+}
