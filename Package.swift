@@ -240,7 +240,7 @@ let package = Package(
         .executableTarget(
             name: "brados-bench",
             dependencies: [
-                "BradOSCore", "Coach",
+                "BradOSCore", "Coach", "Nutrition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

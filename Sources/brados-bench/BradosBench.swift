@@ -9,6 +9,7 @@ import Foundation
 ///     brados-bench coach-schema FILE                                (bench/coach_upsert.py)
 ///     brados-bench coach-upsert FILE ROWS
 ///     brados-bench coach-list FILE CONVERSATIONS MESSAGES
+///     brados-bench plan-cache-read DIR RUNS                         (bench/plan_flow.py)
 ///
 /// Workload lines: `put KEY SIZE` or `get KEY SIZE` (a get that misses puts the blob, as an
 /// artwork fetch would). Blob bytes are slices of one random pool, with a PNG signature.
@@ -17,7 +18,7 @@ struct BradosBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "brados-bench",
         abstract: "Runs one benchmark workload through brados's own code and prints one JSON line (used by bench/).",
-        subcommands: [BlobCacheWorkload.self, CoachSchema.self, CoachUpsert.self, CoachList.self])
+        subcommands: [BlobCacheWorkload.self, CoachSchema.self, CoachUpsert.self, CoachList.self, PlanCacheRead.self])
 }
 
 struct CoachSchema: ParsableCommand {
