@@ -43,7 +43,7 @@ SMOKE = {
     "artwork_lru": ["--blobs", "200", "--reads", "400", "--cap-mb", "10", "--rounds", "1"],
     "coach_upsert": ["--rows", "500", "--rounds", "1"],
     "startup": ["--runs", "3", "--warmup", "1"],
-    "scale": ["--messages", "200,1000", "--conversations", "30", "--albums", "200,500", "--runs", "1"],
+    "scale": ["--messages", "200,1000", "--conversations", "30", "--albums", "200,500", "--real-albums", "300,600", "--runs", "1"],
     "today": ["--runs", "3", "--warmup", "1"],
     "covers": ["--runs", "3", "--warmup", "1"],
     "search": ["--messages", "2000", "--conversations", "20", "--albums", "1000", "--scales", "1,2", "--runs", "2", "--warmup", "1"],

@@ -1,0 +1,137 @@
+import BradOSCore
+import Foundation
+
+/// What to look for.
+public struct SearchQuery: Sendable, Equatable {
+    /// FTS5 query syntax (`protein AND breakfast`, `"blue train"`, `blu*`, `title:blue`), or
+    /// plain text when ``literal``.
+    public var text: String
+    /// Only these domains (all when `nil`).
+    public var domains: [String]?
+    public var limit: Int
+    /// Every word as it is, none an operator (`-F`).
+    public var literal: Bool
+    public var order: SearchOrder
+
+    public init(text: String, domains: [String]? = nil, limit: Int = 20, literal: Bool = false, order: SearchOrder = .newest) {
+        self.text = text
+        self.domains = domains
+        self.limit = limit
+        self.literal = literal
+        self.order = order
+    }
+
+    /// The most terms a query may have (words, phrases, operators).
+    public static let maximumTerms = 64
+    /// How long a query may run before it is stopped.
+    public static let deadline: Duration = .seconds(5)
+
+    /// `text` as FTS5 phrases: each whitespace-separated word quoted (quotes doubled), all required.
+    public static func literal(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
+    }
+}
+
+/// The order of the results (`--sort`).
+public enum SearchOrder: String, Sendable, Equatable, CaseIterable {
+    /// Newest first (a message's time, a visit's day, an album's addition), as notmuch and
+    /// atuin order theirs: only the results shown are read, however many documents match.
+    case newest
+    /// Best match first (bm25, the title weighing five times the body): every match is
+    /// scored, so a common word costs time in proportion to how many documents hold it.
+    case relevance
+}
+
+/// One result.
+public struct SearchHit: Sendable, Equatable, Encodable {
+    public var domain: String
+    /// The document's key in its domain.
+    public var id: String
+    public var date: Date?
+    public var command: String
+    /// The title and the snippet with each match between U+0001 and U+0002.
+    public var markedTitle: String
+    public var markedSnippet: String
+    /// bm25, higher is better.
+    public var score: Double
+
+    public var title: String { Self.plain(markedTitle) }
+    public var snippet: String { Self.plain(markedSnippet) }
+
+    /// The text without its match marks.
+    public static func plain(_ marked: String) -> String { marked.filter { $0 != "\u{1}" && $0 != "\u{2}" } }
+
+    /// The text with each match passed through `mark` (and the rest made safe to print).
+    public static func styled(_ marked: String, mark: (String) -> String) -> String {
+        var result = ""
+        var inMatch = false
+        var part = ""
+        func flush() {
+            let safe = SafeText.visible(part)
+            result += inMatch ? mark(safe) : safe
+            part = ""
+        }
+        for character in marked {
+            switch character {
+            case "\u{1}": flush(); inMatch = true
+            case "\u{2}": flush(); inMatch = false
+            default: part.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    enum CodingKeys: String, CodingKey { case domain, id, title, snippet, date, command, score }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(snippet, forKey: .snippet)
+        try container.encode(date, forKey: .date)
+        try container.encode(command, forKey: .command)
+        try container.encode(score, forKey: .score)
+    }
+}
+
+/// What can go wrong searching (beyond the storage's own errors).
+public enum SearchError: BradOSError, Equatable {
+    case emptyQuery
+    case badQuery(query: String, reason: String)
+    case tooManyTerms(Int)
+    case tooSlow(query: String, seconds: Int)
+
+    public var summary: String {
+        switch self {
+        case .emptyQuery: "the search query is empty"
+        case let .badQuery(query, reason):
+            "the search query \(Self.shown(query)) is not valid FTS5 query syntax (\(SafeText.visible(reason)))"
+        case let .tooManyTerms(count):
+            "the search query has \(count) terms; at most \(SearchQuery.maximumTerms) are searched"
+        case let .tooSlow(query, seconds):
+            "the search query \(Self.shown(query)) was stopped after \(seconds) s"
+        }
+    }
+
+    public var recovery: String? {
+        switch self {
+        case .emptyQuery: "Give the words to look for: brados search protein"
+        case .badQuery:
+            "Quote words that hold punctuation (brados search '\"don't\"'), or search for the words as they are with -F (brados search -F \"don't\"). See `brados search --help` for the syntax."
+        case .tooManyTerms:
+            "Keep the few words that matter most: every result must hold each of them."
+        case .tooSlow:
+            "Use fewer terms, fewer prefixes (blu*) and fewer OR/NEAR groups, or narrow it with --domain."
+        }
+    }
+
+    public var kind: FailureKind { .usage }
+
+    /// A query in a message: quoted, and cut when long.
+    static func shown(_ query: String) -> String {
+        let visible = SafeText.visible(query)
+        return "'" + (visible.count > 60 ? String(visible.prefix(57)) + "…" : visible) + "'"
+    }
+}
