@@ -52,7 +52,7 @@ public struct SearchRun: Sendable {
             let written = report.written.values.reduce(0, +)
             if took > .seconds(1), written > 0 {
                 env.output.notice("search index: \(Format.count(written, "document")) indexed in \(Format.duration(took)) "
-                    + "(\(report.written.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))")
+                    + "(\(report.written.sorted { $0.key < $1.key }.map { "\($0.key) \(Format.count($0.value))" }.joined(separator: ", ")))")
             }
         }
         for (domain, reason) in report.failed.sorted(by: { $0.key < $1.key }) {
