@@ -1615,13 +1615,13 @@ _brados_plan() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    show|targets|why|recompute|refresh|weight|history|pending|sync)
+    show|targets|why|recompute|refresh|weight|set|history|diff|pending|sync)
         # Offer subcommand argument completions
         "_brados_plan_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'show targets why recompute refresh weight history pending sync' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'show targets why recompute refresh weight set history diff pending sync' -- "${cur}"))
         ;;
     esac
 }
@@ -1744,9 +1744,105 @@ _brados_plan_weight() {
     esac
 }
 
-_brados_plan_history() {
+_brados_plan_set() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __brados_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    target-weight|goal|activity)
+        # Offer subcommand argument completions
+        "_brados_plan_set_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'target-weight goal activity' -- "${cur}"))
+        ;;
+    esac
+}
+
+_brados_plan_set_target-weight() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion plan set target-weight -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_set_goal() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion plan set goal -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W 'lose_weight'$'\n''maintain'$'\n''gain_muscle'
+        return
+        ;;
+    esac
+}
+
+_brados_plan_set_activity() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion plan set activity -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W 'sedentary'$'\n''lightly_active'$'\n''moderately_active'$'\n''very_active'$'\n''extremely_active'
+        return
+        ;;
+    esac
+}
+
+_brados_plan_history() {
+    repeating_flags=()
+    non_repeating_flags=(--plans --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server)
     __brados_offer_flags_options 0
@@ -1758,6 +1854,37 @@ _brados_plan_history() {
         return
         ;;
     '--server')
+        return
+        ;;
+    esac
+}
+
+_brados_plan_diff() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server)
+    __brados_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion plan diff -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_custom_completions ---completion plan diff -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    2)
+        __brados_add_custom_completions ---completion plan diff -- positional@1 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     esac
