@@ -53,7 +53,8 @@ public struct ReferenceServer: Sendable {
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)
         NutritionRoutes(database: database, auth: auth,
-                        generationLimit: RateLimiter(limit: configuration.planRateLimit, window: TimeInterval(configuration.planRateWindow)))
+                        generationLimit: RateLimiter(limit: configuration.planRateLimit, window: TimeInterval(configuration.planRateWindow),
+                                                                     now: configuration.planRateClock))
             .register(on: router)
         if configuration.admin { AdminRoutes(state: admin, database: database, library: library).register(on: router) }
         return router

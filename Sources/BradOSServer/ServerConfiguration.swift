@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var planRateLimit: Int = 20
     /// The window of ``planRateLimit`` in seconds: 60 by default (20 a minute).
     public var planRateWindow: Int = 60
+    /// The clock of the plan rate limit (tests fix it, so a slow machine never moves a wait).
+    public var planRateClock: @Sendable () -> Date = { Date() }
 
     /// A Unix domain socket to listen on instead of `host`/`port` (the embedded backend).
     public var unixSocket: String?
