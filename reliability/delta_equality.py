@@ -34,7 +34,7 @@ def main():
     # The test target is built in debug by `swift build --build-tests` (make test), whatever
     # configuration the other suites use.
     environment = dict(os.environ, BRADOS_DELTA_ROUNDS=str(options.rounds))
-    result = subprocess.run(["swift", "test", "--skip-build", "--scratch-path", options.build_dir, "--filter", "CoachDeltaEndToEndTests|LibraryDeltaEndToEndTests"],
+    result = subprocess.run(["swift", "test", "--skip-build", "--scratch-path", options.build_dir, "--filter", "CoachDeltaEndToEndTests/randomized|LibraryDeltaEndToEndTests/randomized"],
                             cwd=ROOT, env=environment, capture_output=True, text=True)
     output = result.stdout + result.stderr
     failed = [line.strip() for line in output.splitlines() if "Expectation failed" in line or "recorded an issue" in line]

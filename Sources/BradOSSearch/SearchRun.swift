@@ -4,6 +4,9 @@ import Foundation
 /// One `brados search`: the index brought up to date from the caches, then asked.
 public struct SearchRun: Sendable {
     let env: AppEnvironment
+    /// How long an update of the index runs before its progress shows on a terminal, and the
+    /// least it takes to be told once it is done (a second; tests shorten it).
+    public var progressAfter: Duration = .seconds(1)
 
     public init(env: AppEnvironment) { self.env = env }
 
@@ -25,7 +28,7 @@ public struct SearchRun: Sendable {
         let started = ContinuousClock.now
         // Building the index (the first search, a new cache) can take seconds: progress on a
         // terminal once it has taken one.
-        let indicator = Spinner(io: env.io, message: "indexing the caches for search…", after: .seconds(1))
+        let indicator = Spinner(io: env.io, message: "indexing the caches for search…", after: progressAfter)
         defer { indicator.stop() }
         var earlier = 0, current = 0
         func attempt() throws -> (SearchIndex.UpdateReport, [SearchHit]) {
@@ -50,7 +53,7 @@ public struct SearchRun: Sendable {
             env.logger.debug("search index updated", metadata: ["written": "\(report.written)", "removed": "\(report.removed)"])
             let took = ContinuousClock.now - started
             let written = report.written.values.reduce(0, +)
-            if took > .seconds(1), written > 0 {
+            if took >= progressAfter, written > 0 {
                 env.output.notice("search index: \(Format.count(written, "document")) indexed in \(Format.duration(took)) "
                     + "(\(report.written.sorted { $0.key < $1.key }.map { "\($0.key) \(Format.count($0.value))" }.joined(separator: ", ")))")
             }

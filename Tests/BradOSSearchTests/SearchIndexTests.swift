@@ -278,4 +278,24 @@ struct SearchIndexTests {
         try index.update([notes], in: profile)
         #expect(try keys("protein") == ["a"])
     }
+
+    @Test("an update that takes long is told once done: how many documents, per domain (a second by default; here from the start)")
+    func buildTold() throws {
+        let notes = try NotesPlugin()
+        for number in 0..<2500 { try notes.put("n\(number)", "note number \(number) about protein") }
+        let io = CapturingIO(environment: ["BRADOS_HOME": dir.url.path, "HOME": dir.url.path], terminal: true)
+        let env = try AppEnvironment(io: io, flags: GlobalFlags(offline: true), plugins: [notes], embedded: nil)
+        var run = SearchRun(env: env)
+        run.progressAfter = .zero
+        let results = try run.run(SearchQuery(text: "protein", limit: 3), reindex: false)
+        #expect(results.results.count == 3)
+        #expect(io.stderr.contains("search index: 2,500 documents indexed in"), "\(io.stderr)")
+        #expect(io.stderr.contains("(notes 2,500)"), "\(io.stderr)")
+        // Nothing more to index: nothing said.
+        let quiet = CapturingIO(environment: ["BRADOS_HOME": dir.url.path, "HOME": dir.url.path], terminal: true)
+        var again = SearchRun(env: try AppEnvironment(io: quiet, flags: GlobalFlags(offline: true), plugins: [notes], embedded: nil))
+        again.progressAfter = .zero
+        _ = try again.run(SearchQuery(text: "protein"), reindex: false)
+        #expect(!quiet.stderr.contains("indexed"), "\(quiet.stderr)")
+    }
 }
