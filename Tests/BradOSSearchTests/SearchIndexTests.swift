@@ -62,42 +62,34 @@ struct SearchIndexTests {
         }
     }
 
-    /// A domain kept in one small file: every document again when the file changes.
-    struct FilePlugin: DomainPlugin {
+    /// A domain kept in one small file, a document a line: every document again when the file changes.
+    struct LinesPlugin: DomainPlugin {
         struct Command: ParsableCommand {}
+        let name: String
         let file: URL
-        var name: String { "file" }
-        var summary: String { "file" }
+        let document: @Sendable (Substring) -> SearchDocument
+        var summary: String { name }
         var command: any ParsableCommand.Type { Command.self }
         var searchDescription: String? { "lines" }
 
         func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
             guard let stamp = SearchStamp.file(file) else { return }
-            try feed.replace(stamp: stamp) {
-                try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
-                    SearchDocument(key: String($0), title: String($0), body: "", date: Date(timeIntervalSince1970: 0), command: "file")
-                }
+            try feed.replace(stamp: stamp) { try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(document) }
+        }
+
+        /// Each line a title.
+        static func titles(_ file: URL) -> LinesPlugin {
+            LinesPlugin(name: "file", file: file) {
+                SearchDocument(key: String($0), title: String($0), body: "", date: Date(timeIntervalSince1970: 0), command: "file")
             }
         }
-    }
 
-    /// A domain of dated lines in one file, `key|seconds|text` (no seconds: undated).
-    struct DatedPlugin: DomainPlugin {
-        struct Command: ParsableCommand {}
-        let file: URL
-        var name: String { "dated" }
-        var summary: String { "dated" }
-        var command: any ParsableCommand.Type { Command.self }
-        var searchDescription: String? { "dated lines" }
-
-        func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
-            guard let stamp = SearchStamp.file(file) else { return }
-            try feed.replace(stamp: stamp) {
-                try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map { line in
-                    let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-                    return SearchDocument(key: parts[0], title: "", body: parts[2], date: Double(parts[1]).map(Date.init(timeIntervalSince1970:)),
-                                          command: "dated \(parts[0])")
-                }
+        /// `key|seconds|text` (no seconds: undated).
+        static func dated(_ file: URL) -> LinesPlugin {
+            LinesPlugin(name: "dated", file: file) { line in
+                let parts = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+                return SearchDocument(key: parts[0], title: "", body: parts[2], date: Double(parts[1]).map(Date.init(timeIntervalSince1970:)),
+                                      command: "dated \(parts[0])")
             }
         }
     }
@@ -152,7 +144,7 @@ struct SearchIndexTests {
     func fileDomain() throws {
         let file = dir.url.appendingPathComponent("lines.txt")
         try AtomicFile.write(Data("blue train\nkind of blue\n".utf8), to: file)
-        let plugin = FilePlugin(file: file)
+        let plugin = LinesPlugin.titles(file)
         try index.update([plugin], in: profile)
         #expect(try keys("blue") == ["blue train", "kind of blue"])
         try AtomicFile.write(Data("a love supreme\n".utf8), to: file)
@@ -190,7 +182,7 @@ struct SearchIndexTests {
     @Test("newest first by default (undated last), whatever the ranking; --sort relevance: bm25; a document whose date moves moves with it")
     func orders() throws {
         let file = dir.url.appendingPathComponent("dated.txt")
-        let plugin = DatedPlugin(file: file)
+        let plugin = LinesPlugin.dated(file)
         func write(_ lines: [String]) throws {
             try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
             // A new stamp each time: the file's size changes with what it holds.

@@ -224,23 +224,16 @@ struct LibraryEndToEndTests {
 
         // The grid on a terminal: every collection's cover fetched at 1024 px, titles under them.
         try await server.resetStats()
-        let screen = try BuiltProducts.run(
-            executable: SystemCommand.url("python3"),
-            [PagerEndToEndTests.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--",
-             BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols"],
-            environment: BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
-                                              "PATH": "/usr/bin:/bin"]))
+        let terminal = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "PATH": "/usr/bin:/bin"]
+        let screen = try FakeTerminal.run([BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols"],
+                                          environment: terminal)
         #expect(screen.status == 0, "\(screen.stdout.suffix(500))")
         #expect(screen.stdout.contains("collections 1–") && screen.stdout.contains(first["title"] as? String ?? "?"))
         let transcodes = try await server.stats().byRoute["GET /photo/{colon}/transcode"] ?? 0
         #expect(transcodes >= 5, "\(transcodes) covers fetched")
         // Offline, the grid draws from the cache.
-        let offline = try BuiltProducts.run(
-            executable: SystemCommand.url("python3"),
-            [PagerEndToEndTests.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--",
-             BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols", "--offline"],
-            environment: BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
-                                              "PATH": "/usr/bin:/bin"]))
+        let offline = try FakeTerminal.run([BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols", "--offline"],
+                                           environment: terminal)
         #expect(offline.status == 0 && offline.stdout.contains("from cache"), "\(offline.stdout.suffix(500))")
     }
 
@@ -252,12 +245,10 @@ struct LibraryEndToEndTests {
         try await server.addFault(#"{"match":"GET /library/sections/1/all","latencyMs":400}"#)
         let piped = try brados(["library", "albums", "--limit", "2"], server)
         #expect(piped.status == 0 && !piped.stderr.contains("fetching albums") && !piped.stderr.contains("⠋"), "\(piped.stderr)")
-        let screen = try BuiltProducts.run(
-            executable: SystemCommand.url("python3"),
-            [PagerEndToEndTests.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--stderr", "--",
-             BuiltProducts.url("brados").path, "library", "albums", "--limit", "2", "--refresh", "--full", "--no-pager"],
-            environment: BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
-                                              "PATH": "/usr/bin:/bin"]))
+        let screen = try FakeTerminal.run(
+            [BuiltProducts.url("brados").path, "library", "albums", "--limit", "2", "--refresh", "--full", "--no-pager"],
+            options: ["--answers", "silent", "--stderr"],
+            environment: ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "PATH": "/usr/bin:/bin"])
         #expect(screen.status == 0)
         #expect(screen.stdout.contains("fetching albums…"), "\(screen.stdout.suffix(800))")
         // A bar with the count read of the section's total (312 with the duplicates the listing sets aside).

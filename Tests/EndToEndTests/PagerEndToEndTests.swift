@@ -7,16 +7,12 @@ import TestSupport
 @Suite("End to end: the pager")
 struct PagerEndToEndTests {
     let home = TemporaryDirectory("e2e-pager")
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `command` in a pseudo-terminal; what reached the terminal, without carriage returns.
     func terminal(_ command: [String], pager: String? = "sed s/^/PAGED:/") throws -> (status: Int32, screen: String) {
         var environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "PATH": "/usr/bin:/bin"]
         environment["BRADOS_PAGER"] = pager
-        let result = try BuiltProducts.run(
-            executable: SystemCommand.url("python3"),
-            [Self.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", "silent", "--"] + command,
-            environment: environment)
+        let result = try FakeTerminal.run(command, environment: environment)
         return (result.status, result.stdout.replacingOccurrences(of: "\r", with: ""))
     }
 

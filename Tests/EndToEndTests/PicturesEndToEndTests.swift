@@ -9,7 +9,6 @@ import TestSupport
 @Suite("End to end: pictures", .serialized)
 struct PicturesEndToEndTests {
     let home = TemporaryDirectory("e2e-pictures")
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let escape = "\u{1B}"
 
     func environment(_ server: ServerProcess, _ extra: [String: String]) -> [String: String] {
@@ -30,10 +29,8 @@ struct PicturesEndToEndTests {
         let brados = [BuiltProducts.url("brados").path] + arguments
         // With a filter, brados's stdout is a pipe into it, in the same terminal.
         let command = filter.map { filter in ["/bin/sh", "-c", "\"$0\" \"$@\" | " + filter] + brados } ?? brados
-        let result = try BuiltProducts.run(
-            executable: SystemCommand.url("python3"),
-            [Self.root.appendingPathComponent("Tests/TestSupport/fake-terminal.py").path, "--answers", answers, "--size", size, "--cell", cell] + (reportsCells ? [] : ["--no-cell-report"]) + ["--"] + command,
-            environment: environment(server, extra))
+        let result = try FakeTerminal.run(command, options: ["--answers", answers, "--size", size, "--cell", cell] + (reportsCells ? [] : ["--no-cell-report"]),
+                                          environment: environment(server, extra))
         return (result.status, result.stdout.replacingOccurrences(of: "\r", with: ""), Date().timeIntervalSince(started))
     }
 

@@ -27,9 +27,13 @@ public struct AppEnvironment: Sendable {
         transport: (any HTTPTransport)? = nil, clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) throws {
-        let (environment, renamed) = ServiceRename.environment(io.environment, services: ServiceDescription.all(plugins))
+        let services = ServiceDescription.all(plugins)
+        let (environment, renamedVariables) = ServiceRename.environment(io.environment, services: services)
         let paths = Paths.resolve(environment: environment)
-        let file = try ConfigFile.load(from: paths.configFile)
+        var file = try ConfigFile.load(from: paths.configFile)
+        // What a user kept under a service's former name moves to its current name before anything reads it.
+        let moved = try ServiceRename.migrate(paths, services: services, config: file)
+        if !moved.isEmpty { file = try ConfigFile.load(from: paths.configFile) }
         let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins, features: features)
         let level = settings.logLevel
         let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level) }
@@ -50,10 +54,10 @@ public struct AppEnvironment: Sendable {
                 ? OfflineTransport()
                 : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: (try? settings.networkTimeout()) ?? .seconds(30)),
             embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
-            accounts: ServiceDescription.all(plugins).reduce(into: [:]) { accounts, described in
+            accounts: services.reduce(into: [:]) { accounts, described in
                 if let account = described.account { accounts[described.service] = account(settings, now) }
             })
-        for notice in renamed { output.notice(notice) }
+        for notice in moved + renamedVariables { output.notice(notice) }
     }
 
     /// The environment of a command run from the `brados` executable, holding the profile's
@@ -66,11 +70,8 @@ public struct AppEnvironment: Sendable {
     public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared) async throws -> AppEnvironment {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
         let composition = Composition.current
-        // What a user kept under a service's former name moves to its current name before anything reads it.
-        let moved = try ServiceRename.migrate(Paths.resolve(environment: io.environment), services: ServiceDescription.all(composition.plugins))
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
                                      embedded: composition.embedded)
-        for notice in moved { env.output.notice(notice) }
         if let access { try await env.lock(env.profile.name, access) }
         // What a killed run left (a `cache import` killed mid-swap) is put right before anything reads the caches.
         for feature in env.features {

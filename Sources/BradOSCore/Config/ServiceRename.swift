@@ -14,10 +14,12 @@ public enum ServiceRename {
     /// - Returns: one notice per thing moved (empty when nothing was).
     /// - Throws: ``StorageError`` or ``ConfigError`` when a file cannot be read or written;
     ///   nothing is lost (each file is rewritten atomically, the old name removed only with it).
-    public static func migrate(_ paths: Paths, services: [ServiceDescription]) throws -> [String] {
+    /// - Parameter config: the config file as just read (`nil`: read it): the file is locked
+    ///   and rewritten only when it holds a former name.
+    public static func migrate(_ paths: Paths, services: [ServiceDescription], config: ConfigFile? = nil) throws -> [String] {
         let renames = services.flatMap { described in described.formerNames.map { (old: $0, new: described.service) } }
         guard !renames.isEmpty else { return [] }
-        return try migrateConfig(paths, renames) + migrateCredentials(paths, renames)
+        return try migrateConfig(paths, renames, read: config) + migrateCredentials(paths, renames)
     }
 
     /// The environment with each former `BRADOS_<OLD>_SERVER` standing for the current
@@ -44,10 +46,10 @@ public enum ServiceRename {
 
     private typealias Rename = (old: String, new: Service)
 
-    private static func migrateConfig(_ paths: Paths, _ renames: [Rename]) throws -> [String] {
+    private static func migrateConfig(_ paths: Paths, _ renames: [Rename], read: ConfigFile?) throws -> [String] {
         let stale = { (file: ConfigFile) in renames.filter { file.values[Service(rawValue: $0.old).configKey] != nil } }
         // Read first: the lock and the rewrite only when a former key is there.
-        guard !stale(try ConfigFile.load(from: paths.configFile)).isEmpty else { return [] }
+        guard !stale(try read ?? ConfigFile.load(from: paths.configFile)).isEmpty else { return [] }
         var notices: [String] = []
         try ConfigFile.update(at: paths.configFile) { file in
             for rename in stale(file) {
