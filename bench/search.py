@@ -26,7 +26,7 @@ Goals (issue 44): every class at most rg's time (rg / brados >= 1.0), the rare w
 figure at the first scale; the index at most 1.5x its size before the prefix indexes.
 
     python3 bench/search.py [--messages 100000] [--conversations 100] [--albums 50000] [--scales 1,3] [--runs 20] [--warmup 3]
-                            [--no-build] [--configuration release] [--build-dir .build]
+                            [--no-build] [--keep-index DIR] [--configuration release] [--build-dir .build]
 """
 import argparse
 import json
@@ -94,6 +94,16 @@ def export(paths, directory):
     return messages, albums, collections, len(files), sum(os.path.getsize(name) for name in files)
 
 
+def index_parts(index):
+    """The index's bytes by what holds them (SQLite's dbstat): the text's inverted index, its
+    prefix index, the text itself, the documents' table and its key index."""
+    connection = sqlite3.connect(f"file:{index}?mode=ro", uri=True)
+    try:
+        return dict(connection.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall())
+    finally:
+        connection.close()
+
+
 def index_hits(index, query):
     """Documents the index holds that match the query (all of them, not the first --limit)."""
     try:
@@ -141,6 +151,9 @@ def measure(options, binaries, scale):
         build_requests = server.traffic()[0]
         indexed = json.loads(brados.run(["search", "x", "--json"])[0])["indexed"]
         index_bytes = sum(os.path.getsize(paths["index"] + suffix) for suffix in ("", "-wal") if os.path.exists(paths["index"] + suffix))
+        parts = index_parts(paths["index"])
+        if options.keep_index:
+            shutil.copyfile(paths["index"], os.path.join(options.keep_index, f"index-{scale}x.sqlite"))
 
         messages, albums, collections, file_count, file_bytes = export(paths, files_dir)
         if messages != listed_messages or albums != albums_wanted:
@@ -186,7 +199,7 @@ def measure(options, binaries, scale):
         server.stop()
         shutil.rmtree(files_dir, ignore_errors=True)
     return {"scale": scale, "messages": messages, "conversations": conversations, "albums": albums, "collections": collections,
-            "build_seconds": build_seconds, "build_requests": build_requests, "indexed": indexed, "index_bytes": index_bytes,
+            "build_seconds": build_seconds, "build_requests": build_requests, "indexed": indexed, "index_bytes": index_bytes, "parts": parts,
             "file_count": file_count, "file_bytes": file_bytes, "samples": samples, "version": version, "requests": requests,
             "hits": hits, "lines": lines}
 
@@ -198,6 +211,7 @@ def report(options, result):
     print(f"- index: built by the first search in {result['build_seconds']:.2f} s ({result['build_requests']} requests), "
           f"{documents:,} documents ({', '.join(f'{domain} {count:,}' for domain, count in sorted(result['indexed'].items()))}), "
           f"{result['index_bytes'] / 1e6:.1f} MB")
+    print(f"- index's parts: {', '.join(f'{name} {size / 1e6:.1f} MB' for name, size in result['parts'].items() if size >= 100_000)}")
     print(f"- rg's files: {result['file_count']}, {result['file_bytes'] / 1e6:.1f} MB; `rg -i -c WORD DIR`")
     print(f"- `brados --version`: {spread(result['version'])}")
     print()
@@ -222,6 +236,7 @@ def main():
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--keep-index", metavar="DIR", help="copy each scale's index to DIR/index-<scale>x.sqlite")
     parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
     parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
     options = parser.parse_args()

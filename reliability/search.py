@@ -81,7 +81,7 @@ def rows(database, sql, arguments=()):
 
 def indexed(home, domain):
     return rows(paths(home)["index"], "SELECT d.key, t.title, t.body FROM document AS d JOIN document_text AS t ON t.rowid = d.id "
-                                      "WHERE d.domain = ?", (domain,))
+                                      "JOIN domain AS m ON m.id = d.domain WHERE m.name = ?", (domain,))
 
 
 def coach_cache(home):
@@ -172,11 +172,14 @@ def index_problems(home, scratch, reference_other):
             connection.execute("INSERT INTO document_text(document_text) VALUES ('integrity-check')")
             orphans = connection.execute("""
                 SELECT (SELECT count(*) FROM document WHERE id NOT IN (SELECT rowid FROM document_text)),
-                       (SELECT count(*) FROM document_text WHERE rowid NOT IN (SELECT id FROM document))""").fetchone()
+                       (SELECT count(*) FROM document_text WHERE rowid NOT IN (SELECT id FROM document)),
+                       (SELECT count(*) FROM document WHERE command NOT IN (SELECT id FROM command)),
+                       (SELECT count(*) FROM command WHERE id NOT IN (SELECT command FROM document))""").fetchone()
         finally:
             connection.close()
-        if orphans != (0, 0):
-            problems.append(f"{orphans[0]} documents without text, {orphans[1]} texts without a document")
+        if orphans != (0, 0, 0, 0):
+            problems.append(f"{orphans[0]} documents without text, {orphans[1]} texts without a document, "
+                            f"{orphans[2]} documents without their command, {orphans[3]} commands of no document")
     except sqlite3.Error as error:
         problems.append(f"FTS5 integrity-check: {error}")
     # The index equals the caches, row for row, at the caches' stamps.

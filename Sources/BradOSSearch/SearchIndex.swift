@@ -57,7 +57,7 @@ public struct SearchIndex: Sendable {
         // reads one list, not the thousands of words it starts: 9 ms to 0.2 ms at 151k
         // documents, for 35 % more index; two letters read few enough words without one):
         // every document is read again from the caches.
-        migrator.registerMigration(Self.currentSchema) { db in
+        migrator.registerMigration("v2-newest-first") { db in
             try db.execute(sql: """
                 DROP TABLE document_text;
                 DROP TABLE document;
@@ -73,11 +73,40 @@ public struct SearchIndex: Sendable {
                 CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '1');
                 """)
         }
+        // Half the size (bench/search.py: 78 MB to 56 MB at 151k documents): ids of documents
+        // near in time near each other (SearchFeed.slotBits), a domain's number and a
+        // command's in each document (the messages of a conversation share one), the key
+        // index on a hash of the key.
+        migrator.registerMigration("v3-compact") { db in
+            try db.execute(sql: """
+                DROP TABLE document_text;
+                DROP TABLE document;
+                DELETE FROM source;
+                CREATE TABLE domain (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE command (
+                    id INTEGER PRIMARY KEY,
+                    text TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE document (
+                    id INTEGER PRIMARY KEY,
+                    domain INTEGER NOT NULL,
+                    key TEXT NOT NULL,
+                    hash INTEGER NOT NULL,
+                    date REAL,
+                    command INTEGER NOT NULL
+                );
+                CREATE INDEX document_key ON document (domain, hash);
+                CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '1');
+                """)
+        }
         return migrator
     }
 
     /// The last migration: an index without it is brought up to it before it is read.
-    static let currentSchema = "v2-newest-first"
+    static let currentSchema = "v3-compact"
 
     /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
     func open() throws -> DatabasePool {
@@ -234,7 +263,7 @@ public struct SearchIndex: Sendable {
             // The match is read first and each match's domain looked up by its id (a
             // `rowid IN (…)` filter would run the match once per document of the domain).
             join = " CROSS JOIN document AS d ON d.id = document_text.rowid"
-            filter = " AND d.domain IN (\(domains.map { _ in "?" }.joined(separator: ", ")))"
+            filter = " AND d.domain IN (SELECT id FROM domain WHERE name IN (\(domains.map { _ in "?" }.joined(separator: ", "))))"
             arguments += domains.map { $0 as (any Sendable)? }
         }
         arguments.append(query.limit)
@@ -246,11 +275,12 @@ public struct SearchIndex: Sendable {
         switch query.order {
         case .newest:
             sql = """
-                SELECT d.domain, d.key, d.date, d.command, top.title, top.snippet, top.score
+                SELECT m.name, d.key, d.date, c.text, top.title, top.snippet, top.score
                 FROM (SELECT document_text.rowid AS id, \(marks), bm25(document_text, 5.0, 1.0) AS score
                       FROM document_text\(join)
                       WHERE document_text MATCH ?\(filter) ORDER BY document_text.rowid DESC LIMIT ?) AS top
                 CROSS JOIN document AS d ON d.id = top.id
+                CROSS JOIN domain AS m ON m.id = d.domain CROSS JOIN command AS c ON c.id = d.command
                 ORDER BY top.id DESC
                 """
         case .relevance:
@@ -260,9 +290,9 @@ public struct SearchIndex: Sendable {
                     SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score
                     FROM document_text\(join)
                     WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
-                SELECT d.domain, d.key, d.date, d.command, \(marks), top.score
-                FROM top CROSS JOIN document_text CROSS JOIN document AS d
-                WHERE document_text MATCH ? AND document_text.rowid = top.id AND d.id = top.id
+                SELECT m.name, d.key, d.date, c.text, \(marks), top.score
+                FROM top CROSS JOIN document_text CROSS JOIN document AS d CROSS JOIN domain AS m CROSS JOIN command AS c
+                WHERE document_text MATCH ? AND document_text.rowid = top.id AND d.id = top.id AND m.id = d.domain AND c.id = d.command
                 ORDER BY top.score
                 """
         }
@@ -286,7 +316,7 @@ public struct SearchIndex: Sendable {
     public func counts() throws -> [String: Int] {
         if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
         return try SQLiteStore.readExisting(url, migrate: { _ = try open() }) { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT domain, count(*) FROM document GROUP BY domain").map { ($0[0], $0[1]) })
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT m.name, count(*) FROM document AS d JOIN domain AS m ON m.id = d.domain GROUP BY d.domain").map { ($0[0], $0[1]) })
         }
     }
 }

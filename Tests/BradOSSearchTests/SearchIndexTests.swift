@@ -102,6 +102,11 @@ struct SearchIndexTests {
         try index.search(SearchQuery(text: query, domains: domains, limit: 100)).map(\.id).sorted()
     }
 
+    /// The commands the index keeps (each once, however many documents name it).
+    func commands() throws -> [String] {
+        try DatabaseQueue(path: index.url.path).read { try String.fetchAll($0, sql: "SELECT text FROM command ORDER BY text") }
+    }
+
     @Test("a database domain: everything first, then only what changed; deletes found by the count; a new store sends everything")
     func incremental() throws {
         let notes = try NotesPlugin()
@@ -128,6 +133,7 @@ struct SearchIndexTests {
         try index.update([notes], in: profile)
         #expect(try keys("protein") == ["b"])
         #expect(try index.counts() == ["notes": 2])
+        #expect(try commands() == ["notes show b", "notes show c"], "the deleted document's command goes with it")
 
         // Another store (an import, a rebuilt database): every document again.
         let other = try NotesPlugin()
@@ -205,6 +211,28 @@ struct SearchIndexTests {
         // Prefixes of one and two letters read their own index.
         #expect(try index.search(SearchQuery(text: "p*", limit: 10)).count == 5)
         #expect(try index.search(SearchQuery(text: "se*", limit: 10)).map(\.id) == ["same", "new"])
+    }
+
+    @Test("more documents in one second than it has slots: every one kept, after the earlier seconds and before the later; commands kept once")
+    func crowdedSecond() throws {
+        let file = dir.url.appendingPathComponent("dated.txt")
+        let plugin = LinesPlugin.dated(file)
+        let bulk = (0..<40).map { "bulk\($0)" }
+        try (["after|9000|protein after"] + bulk.map { "\($0)|5000|protein bulk" } + ["before|4000|protein before"])
+            .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        try index.update([plugin], in: profile)
+        #expect(bulk.count > 1 << SearchFeed.slotBits)
+        let newest = try index.search(SearchQuery(text: "protein", limit: 100)).map(\.id)
+        #expect(newest.count == 42)
+        #expect(newest.first == "after" && newest.last == "before", "\(newest)")
+        #expect(Set(newest.dropFirst().dropLast()) == Set(bulk))
+        #expect(try commands().count == 42)
+        // Ten of them left: the others' commands leave with them.
+        try (bulk.prefix(10).map { "\($0)|5000|protein bulk" } + ["before|4000|protein before"])
+            .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        try index.update([plugin], in: profile)
+        #expect(try keys("protein").count == 11)
+        #expect(try commands() == (bulk.prefix(10) + ["before"]).map { "dated \($0)" }.sorted())
     }
 
     @Test("a query of too many terms is refused, a slow one stopped at the deadline")

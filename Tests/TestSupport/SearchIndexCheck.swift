@@ -19,7 +19,8 @@ public enum SearchIndexCheck {
     /// The index's documents of `domain`, as `key|title|body` lines.
     public static func indexed(home: URL, domain: String, profile: String = "default") throws -> [String] {
         try rows(home.appendingPathComponent("cache/users/\(profile)/search/index.sqlite"), """
-            SELECT d.key, t.title, t.body FROM document AS d JOIN document_text AS t ON t.rowid = d.id WHERE d.domain = '\(domain)'
+            SELECT d.key, t.title, t.body FROM document AS d JOIN document_text AS t ON t.rowid = d.id
+            JOIN domain AS m ON m.id = d.domain WHERE m.name = '\(domain)'
             """)
     }
 

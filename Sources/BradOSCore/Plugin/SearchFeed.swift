@@ -44,6 +44,12 @@ public final class SearchFeed {
     private var empty = false
     /// Keys added since the domain's documents were all removed (a key sent twice is replaced).
     private var sent = Set<String>()
+    /// The domain's number in the index, commands' numbers, the next id to try per second.
+    private var domainNumber: Int64?
+    private var commands: [String: Int64] = [:]
+    private var nextFree: [Int64: Int64] = [:]
+    /// Documents were removed or replaced: some commands may be named by none.
+    private var orphans = false
 
     /// A feed that only asks whether the index is up to date (in a read): ``begin(_:)``
     /// throws ``Behind`` when it is not.
@@ -88,29 +94,31 @@ public final class SearchFeed {
     /// - Throws: GRDB's `DatabaseError` (the index's).
     public func add(_ document: SearchDocument) throws {
         precondition(wanted != nil && wanted != .nothing, "SearchFeed.add before begin, or when nothing is wanted")
-        var id: Int64?
-        if !empty || !sent.insert(document.key).inserted {
-            id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE domain = ? AND key = ?"), arguments: [domain, document.key])
-        }
+        let domain = try domainID()
+        let hash = Self.keyHash(document.key)
+        var id: Int64?, replaced: Int64?
         let second = Self.orderSecond(document.date)
-        if let held = id, held >> Self.slotBits != second {
-            // Its date moved to another second: it takes an id there (the id is its place in the order).
-            try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [held])
-            try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?").execute(arguments: [held])
-            id = nil
-        }
-        if let id {
+        if !empty || !sent.insert(document.key).inserted,
+           let held = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, date, command FROM document WHERE domain = ? AND hash = ? AND key = ?"),
+                                       arguments: [domain, hash, document.key]) {
+            id = held[0]
+            replaced = held[2]
             try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
+            if Self.orderSecond((held[1] as Double?).map(Date.init(timeIntervalSince1970:))) != second {
+                // Its date moved to another second: it takes an id there (the id is its place in the order).
+                try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?").execute(arguments: [id])
+                id = nil
+            }
+        }
+        let command = try commandID(document.command)
+        if let replaced, replaced != command { orphans = true }
+        if let id {
             try db.cachedStatement(sql: "UPDATE document SET date = ?, command = ? WHERE id = ?")
-                .execute(arguments: [document.date?.timeIntervalSince1970, document.command, id])
+                .execute(arguments: [document.date?.timeIntervalSince1970, command, id])
         } else {
-            let base = second << Self.slotBits
-            let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM document WHERE id >= ? AND id < ?"),
-                                          arguments: [base, base + (1 << Self.slotBits)])
-            let next = last.map { $0 + 1 } ?? base
-            precondition(next < base + (1 << Self.slotBits), "more than 2^\(Self.slotBits) documents dated one second")
-            try db.cachedStatement(sql: "INSERT INTO document (id, domain, key, date, command) VALUES (?, ?, ?, ?, ?)")
-                .execute(arguments: [next, domain, document.key, document.date?.timeIntervalSince1970, document.command])
+            let next = try freeID(second)
+            try db.cachedStatement(sql: "INSERT INTO document (id, domain, key, hash, date, command) VALUES (?, ?, ?, ?, ?, ?)")
+                .execute(arguments: [next, domain, document.key, hash, document.date?.timeIntervalSince1970, command])
             id = next
         }
         try db.cachedStatement(sql: "INSERT INTO document_text (rowid, title, body) VALUES (?, ?, ?)")
@@ -125,6 +133,7 @@ public final class SearchFeed {
     /// - Throws: GRDB's `DatabaseError` (the index's), or what `keys` throws.
     public func finish(count: Int, keys: () throws -> Set<String>) throws {
         guard let stamp, wanted != .nothing else { return }
+        let domain = try domainID()
         let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM document WHERE domain = ?", arguments: [domain]) ?? 0
         if held != count {
             let keep = try keys()
@@ -136,7 +145,8 @@ public final class SearchFeed {
         try db.execute(sql: """
             INSERT INTO source (domain, store, revision) VALUES (?, ?, ?)
             ON CONFLICT(domain) DO UPDATE SET store = excluded.store, revision = excluded.revision
-            """, arguments: [domain, stamp.store, stamp.revision])
+            """, arguments: [self.domain, stamp.store, stamp.revision])
+        try removeOrphanCommands()
         finished = true
     }
 
@@ -160,17 +170,28 @@ public final class SearchFeed {
 
     /// Removes every document of the domain and its stamp.
     package func removeAll() throws {
-        try db.execute(sql: "DELETE FROM document_text WHERE rowid IN (SELECT id FROM document WHERE domain = ?)", arguments: [domain])
-        removed += db.changesCount
-        try db.execute(sql: "DELETE FROM document WHERE domain = ?", arguments: [domain])
+        if let domain = try Int64.fetchOne(db, sql: "SELECT id FROM domain WHERE name = ?", arguments: [domain]) {
+            try db.execute(sql: "DELETE FROM document_text WHERE rowid IN (SELECT id FROM document WHERE domain = ?)", arguments: [domain])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM document WHERE domain = ?", arguments: [domain])
+            orphans = orphans || db.changesCount > 0
+        }
         try db.execute(sql: "DELETE FROM source WHERE domain = ?", arguments: [domain])
+        try removeOrphanCommands()
     }
 
     /// A document's id is its place in the newest-first order: its date's second (0 for none),
-    /// shifted left by ``slotBits``, plus its slot among the documents of that second. The
-    /// full-text index returns matches in id order, so `ORDER BY rowid DESC LIMIT n` reads
-    /// only the newest n matches, however many there are.
-    package static let slotBits: Int64 = 24
+    /// shifted left by ``slotBits``, plus its slot among the documents of that second; when a
+    /// second's slots are taken, the next free id after them (a bulk import of thousands of
+    /// items in one second sorts a few minutes late, among its own). The full-text index
+    /// returns matches in id order, so `ORDER BY rowid DESC LIMIT n` reads only the newest n
+    /// matches, however many there are.
+    ///
+    /// Four bits: the index stores each match's id as the difference from the one before, in
+    /// as few bytes as it takes, so the ids of documents near in time must be near: with 24
+    /// bits (one second apart: 2^24) the 151k documents of bench/search.py took 78 MB, with 4
+    /// bits 56 MB, ids 1, 2, 3… 54 MB.
+    package static let slotBits: Int64 = 4
 
     /// The second a date sorts in: whole Unix seconds, from 1970 to 2^38 (the year 10,680).
     package static func orderSecond(_ date: Date?) -> Int64 {
@@ -178,10 +199,64 @@ public final class SearchFeed {
         return min(max(0, Int64(seconds.rounded(.down))), (1 << 38) - 1)
     }
 
+    /// The first id at or after the second's first slot that no document holds.
+    private func freeID(_ second: Int64) throws -> Int64 {
+        let base = second << Self.slotBits
+        var candidate = max(base, nextFree[base] ?? base)
+        if nextFree[base] == nil,
+           let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM document WHERE id >= ? AND id < ?"),
+                                         arguments: [base, base + (1 << Self.slotBits)]) {
+            candidate = last + 1
+        }
+        while try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE id = ?"), arguments: [candidate]) != nil {
+            candidate += 1
+        }
+        nextFree[base] = candidate + 1
+        return candidate
+    }
+
+    /// FNV-1a over the key's UTF-8: the key index holds this, not the key (the key is compared
+    /// in the row).
+    package static func keyHash(_ key: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// The domain's number in the index (each document holds it, not the name).
+    private func domainID() throws -> Int64 {
+        if let domainNumber { return domainNumber }
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO domain (name) VALUES (?)").execute(arguments: [domain])
+        let number = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM domain WHERE name = ?"), arguments: [domain])!
+        domainNumber = number
+        return number
+    }
+
+    /// A command's number: the documents of one conversation share theirs.
+    private func commandID(_ command: String) throws -> Int64 {
+        if let number = commands[command] { return number }
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO command (text) VALUES (?)").execute(arguments: [command])
+        let number = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM command WHERE text = ?"), arguments: [command])!
+        if commands.count > 4096 { commands.removeAll(keepingCapacity: true) }
+        commands[command] = number
+        return number
+    }
+
+    /// Commands no document names any more, after documents were removed or changed.
+    private func removeOrphanCommands() throws {
+        guard orphans else { return }
+        try db.execute(sql: "DELETE FROM command WHERE id NOT IN (SELECT command FROM document)")
+        orphans = false
+        commands.removeAll()
+    }
+
     private func remove(id: Int64) throws {
         try db.cachedStatement(sql: "DELETE FROM document_text WHERE rowid = ?").execute(arguments: [id])
         try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?").execute(arguments: [id])
         removed += 1
+        orphans = true
     }
 }
 
