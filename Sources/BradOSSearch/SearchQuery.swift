@@ -52,8 +52,9 @@ public struct SearchHit: Sendable, Equatable, Encodable {
     /// The title and the snippet with each match between U+0001 and U+0002.
     public var markedTitle: String
     public var markedSnippet: String
-    /// bm25, higher is better.
-    public var score: Double
+    /// bm25, higher is better: with ``SearchOrder/relevance`` only (`nil` newest first,
+    /// which reads no score).
+    public var score: Double?
 
     public var title: String { Self.plain(markedTitle) }
     public var snippet: String { Self.plain(markedSnippet) }
