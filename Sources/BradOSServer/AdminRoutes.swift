@@ -2,11 +2,12 @@ import Foundation
 import GRDB
 import Hummingbird
 
-/// `/_admin/stats`, `/_admin/faults`, `/_admin/sql`, `/_admin/plex` and `/_admin/expire-tokens`, served only with `--admin`.
+/// `/_admin/stats`, `/_admin/faults`, `/_admin/realtime-faults`, `/_admin/realtime-channels`, `/_admin/sql`, `/_admin/plex` and `/_admin/expire-tokens`, served only with `--admin`.
 struct AdminRoutes {
     let state: AdminState
     let database: ServerDatabase
     let library: PlexLibrary
+    let realtime: RealtimeHub
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/_admin/stats") { _, _ in try JSON.response(await state.stats()) }
@@ -52,6 +53,18 @@ struct AdminRoutes {
         router.post("/_admin/plex") { request, _ in
             library.apply(try await JSON.decode(PlexCatalogue.Change.self, from: request))
             return try JSON.response(["contentChangedAt": library.current.contentChangedAt, "albums": library.current.albums.count])
+        }
+        // Realtime's faults (``RealtimeFault``): lost events, dropped connections, refused joins.
+        router.get("/_admin/realtime-faults") { _, _ in try JSON.response(await realtime.currentFaults()) }
+        router.post("/_admin/realtime-faults") { request, _ in
+            let fault = try await JSON.decode(RealtimeFault.self, from: request)
+            await realtime.add(fault)
+            return try JSON.response(fault, status: .created)
+        }
+        router.get("/_admin/realtime-channels") { _, _ in try JSON.response(["channels": await realtime.channelCount()]) }
+        router.delete("/_admin/realtime-faults") { _, _ in
+            await realtime.clearFaults()
+            return Response(status: .noContent)
         }
         // Expires every access token now (refresh tokens stay valid), so tests see a 401 and a renewal without waiting.
         router.post("/_admin/expire-tokens") { _, _ in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Synchronization
@@ -15,6 +16,8 @@ public struct ReferenceServer: Sendable {
     let catalogue: PlexCatalogue
     /// The music library the Plex routes serve, changed by `/_admin/plex`.
     let library: PlexLibrary
+    /// Supabase Realtime's subscribers and the change pump.
+    let realtime: RealtimeHub
 
     /// Opens the database and seeds the demo data each domain lacks.
     /// - Throws: database errors.
@@ -24,6 +27,7 @@ public struct ReferenceServer: Sendable {
         admin = AdminState()
         catalogue = PlexCatalogue(seed: configuration.seed, size: configuration.plexAlbums, addedPerSecond: configuration.plexAddedPerSecond)
         library = PlexLibrary(catalogue)
+        realtime = RealtimeHub(database: database, anonKey: configuration.supabaseAnonKey)
         if configuration.seedDemo { try DemoSeed.seed(database, seed: configuration.seed, coachMessages: configuration.coachMessages,
                                                           coachConversations: configuration.coachConversations) }
     }
@@ -56,7 +60,15 @@ public struct ReferenceServer: Sendable {
                         generationLimit: RateLimiter(limit: configuration.planRateLimit, window: TimeInterval(configuration.planRateWindow),
                                                                      now: configuration.planRateClock))
             .register(on: router)
-        if configuration.admin { AdminRoutes(state: admin, database: database, library: library).register(on: router) }
+        if configuration.admin { AdminRoutes(state: admin, database: database, library: library, realtime: realtime).register(on: router) }
+        return router
+    }
+
+    /// The websocket routes (consulted for upgrade requests only): Supabase Realtime.
+    public func buildWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
+        RealtimeRoutes(hub: realtime, auth: supabase).register(on: router)
         return router
     }
 
@@ -64,6 +76,8 @@ public struct ReferenceServer: Sendable {
     public func makeApplication(logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: buildRouter(),
+            server: .http1WebSocketUpgrade(webSocketRouter: buildWebSocketRouter(),
+                                           configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30))))),
             configuration: .init(address: configuration.unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname(configuration.host, port: configuration.port),
                                  serverName: "brados-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },

@@ -49,6 +49,7 @@ public final class ServerDatabase: Sendable {
         NutritionRoutes.migrate(&migrator)
         PlexTVRoutes.migrate(&migrator)
         NutritionRoutes.migrateWeights(&migrator)
+        RealtimeChanges.migrate(&migrator)
         return migrator
     }
 

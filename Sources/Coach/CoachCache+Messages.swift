@@ -24,6 +24,15 @@ extension CoachCache {
         }
     }
 
+    /// One cached message (`nil` when not held).
+    /// - Throws: ``StorageError``.
+    public func message(id: String) throws -> Message? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT remoteId, conversationId, role, content, createdAt FROM message WHERE remoteId = ?",
+                             arguments: [id]).map(Self.message)
+        }
+    }
+
     /// A conversation's cached messages in order of creation (ties by remote id), and when they were fetched.
     public func messages(conversationID: String) throws -> (messages: [Message], syncedAt: Date?) {
         try read { db in

@@ -14,6 +14,8 @@ public enum CoachError: BradOSError {
     case apiKeyRejected(message: String)
     /// `coach delete` in a script without `--yes`, or the person said no.
     case notConfirmed(id: String, interactive: Bool)
+    /// Supabase Realtime refused to let `--follow` join the conversation's changes.
+    case realtimeRefused(String)
 
     public var summary: String {
         switch self {
@@ -24,6 +26,7 @@ public enum CoachError: BradOSError {
         case let .noUserID(profile): "The session of profile '\(profile)' has no user id."
         case let .apiKeyRejected(message): "The Supabase project refused brados's API key (\(message))."
         case let .notConfirmed(id, interactive): interactive ? "Kept conversation \(id)." : "Deleting conversation \(id) needs confirmation."
+        case let .realtimeRefused(reason): "Supabase Realtime refused to follow the conversation (\(SafeText.visible(reason)))."
         }
     }
 
@@ -35,6 +38,7 @@ public enum CoachError: BradOSError {
         case .noUserID: "Sign in again with `brados auth login --service supabase`."
         case .apiKeyRejected: "Set the project's anon key: `brados config set coach.anon-key KEY` (Supabase dashboard → Settings → API)."
         case let .notConfirmed(_, interactive): interactive ? nil : "Pass --yes to delete without a question (scripts)."
+        case .realtimeRefused: "Check that Realtime is enabled for the project's conversations and messages tables (Supabase dashboard → Database → Publications), or follow without it: `watch brados coach show ID --last 20`."
         }
     }
 
@@ -46,6 +50,7 @@ public enum CoachError: BradOSError {
         case .noUserID: .authRequired
         case .apiKeyRejected: .authRequired
         case let .notConfirmed(_, interactive): interactive ? .general : .usage
+        case .realtimeRefused: .general
         }
     }
 }

@@ -134,7 +134,7 @@ extension CoachRepository {
         let opener = DatabaseOpener(url: CoachPlugin.databaseURL(env.profile), logger: env.logger)
         let anonKey = CoachPlugin.anonKey(env.settings)
         let credentials = env.credentials
-        return CoachRepository(
+        var repository = CoachRepository(
             database: { try opener.database() },
             offline: env.isOffline, contextTTL: ttl, profile: env.profile.name.rawValue, now: env.now, logger: env.logger,
             notice: { [output = env.output] in output.notice($0) },
@@ -145,6 +145,17 @@ extension CoachRepository {
                 client.defaultHeaders = [("apikey", anonKey)]
                 return PostgRESTCoachClient(client: client)
             })
+        let heartbeat = env.io.environment["BRADOS_REALTIME_HEARTBEAT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 25
+        repository.realtime = {
+            let client = try await env.client(for: .supabase)
+            guard let url = RealtimeChannel.url(base: client.baseURL, anonKey: anonKey), let authenticator = client.authenticator else {
+                throw CoachError.realtimeRefused("no Supabase session to follow with")
+            }
+            return RealtimeAccess(url: url, token: { try await authenticator.accessToken() },
+                                  renew: { try await authenticator.renewToken(replacing: $0) },
+                                  connector: NIOWebSocketClient(), heartbeat: .milliseconds(Int64(heartbeat * 1000)))
+        }
+        return repository
     }
 }
 

@@ -50,6 +50,57 @@ public struct CoachRenderer: Sendable {
         try thread.forEachBatch { batch in batch.forEach(show) }
     }
 
+    /// What `--follow` prints first: the conversation's tail (NDJSON with --json, one
+    /// `message` event a line).
+    public func followStart(_ thread: ConversationThread, source: DataSource) throws {
+        guard output.format == .json else { return try conversation(thread, source: source) }
+        struct Start: Encodable { var event = "conversation"; var conversation: Conversation; var total: Int; var source: DataSource }
+        try output.jsonLine(Start(conversation: thread.conversation, total: thread.total, source: source))
+        try thread.forEachBatch { batch in
+            for message in batch { try output.jsonLine(FollowLine(event: "message", message: message)) }
+        }
+    }
+
+    /// One line of `--follow --json`.
+    struct FollowLine: Encodable {
+        var event: String
+        var message: Message?
+        var id: String?
+        var conversation: Conversation?
+        var reason: String?
+        var after: Double?
+    }
+
+    /// One followed change, as it happens.
+    public func follow(_ event: FollowEvent) {
+        if output.format == .json {
+            let line: FollowLine
+            switch event {
+            case let .added(message): line = FollowLine(event: "added", message: message)
+            case let .changed(message): line = FollowLine(event: "changed", message: message)
+            case let .deleted(id): line = FollowLine(event: "deleted", id: id)
+            case let .conversationChanged(conversation): line = FollowLine(event: "conversation-changed", conversation: conversation)
+            case let .conversationDeleted(id): line = FollowLine(event: "conversation-deleted", id: id)
+            case let .reconnecting(reason, after):
+                line = FollowLine(event: "reconnecting", reason: reason, after: Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18)
+            }
+            try? output.jsonLine(line)
+            return
+        }
+        switch event {
+        case let .added(message): show(message)
+        case let .changed(message):
+            show(message)
+            output.line(output.styled("       (edited)", .dim))
+        case let .deleted(id): output.line(output.styled("       message \(id.prefix(8)) deleted", .dim))
+        case let .conversationChanged(conversation):
+            output.line(output.styled("       conversation renamed: \(conversation.title ?? "(untitled)")", .dim))
+        case .conversationDeleted: output.line(output.styled("The conversation was deleted on the server.", .bold))
+        case let .reconnecting(reason, after):
+            output.notice("following: \(reason); catching up and going on" + (after > .zero ? " in \(after.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))" : ""))
+        }
+    }
+
     /// One message: its time and author, then its text (continuation lines indented).
     func show(_ message: Message) {
         let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue

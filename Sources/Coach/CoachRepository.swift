@@ -69,6 +69,8 @@ public struct CoachRepository: Sendable {
     let notice: @Sendable (String) -> Void
     /// How a differing count is settled (tests make the halving run on small conversations).
     public var sweepLimits = SweepLimits()
+    /// How `--follow` reaches Supabase Realtime (``follow(_:access:emit:)``); `nil` where it cannot.
+    public var realtime: (@Sendable () async throws -> RealtimeAccess)?
 
     public init(database: @escaping @Sendable () throws -> CoachCache, offline: Bool, contextTTL: Duration = defaultContextTTL,
                 profile: String = "default", now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "brados.coach"),

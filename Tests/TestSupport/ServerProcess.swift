@@ -77,6 +77,19 @@ public final class ServerProcess: @unchecked Sendable {
             headers: [("Content-Type", "application/json")], body: Data(json.utf8)))
     }
 
+    /// `POST /_admin/realtime-faults` with a JSON fault (`{"kind": "lose", "count": 1}`).
+    public func addRealtimeFault(_ json: String) async throws {
+        _ = try await transport.send(HTTPRequest(
+            method: "POST", url: url.appendingPathComponent("_admin/realtime-faults"),
+            headers: [("Content-Type", "application/json")], body: Data(json.utf8)))
+    }
+
+    /// `GET /_admin/realtime-channels`: how many Realtime channels are joined now.
+    public func realtimeChannels() async throws -> Int {
+        let response = try await transport.send(HTTPRequest(method: "GET", url: url.appendingPathComponent("_admin/realtime-channels")))
+        return (try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["channels"] as? Int ?? 0
+    }
+
     /// `POST /_admin/expire-tokens`: every access token expires now (refresh tokens stay valid).
     public func expireAccessTokens() async throws {
         _ = try await transport.send(HTTPRequest(method: "POST", url: url.appendingPathComponent("_admin/expire-tokens")))

@@ -43,6 +43,17 @@ public struct Output: Sendable {
         }
     }
 
+    /// Prints a value as one line of compact JSON (a stream of events: NDJSON).
+    /// - Throws: ``StorageError/coding(path:detail:)`` if it cannot be encoded.
+    public func jsonLine<T: Encodable>(_ value: T) throws {
+        do {
+            let data = try JSONCoding.encode(value, pretty: false)
+            io.write(SafeText.escapingJSON(String(decoding: data, as: UTF8.self)) + "\n")
+        } catch {
+            throw StorageError.coding(path: "<output>", detail: "\(error)")
+        }
+    }
+
     /// Prints a line (or lines) on stdout, control characters made visible (``SafeText``).
     public func line(_ text: String = "") { io.write(SafeText.visibleKeepingStyles(text, keepLines: true) + "\n") }
 

@@ -34,3 +34,12 @@ public enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 }
+
+extension JSONValue {
+    /// The members of an object (`nil` for anything else).
+    public var objectValue: [String: JSONValue]? { if case let .object(value) = self { value } else { nil } }
+    /// A string's text (`nil` for anything else).
+    public var stringValue: String? { if case let .string(value) = self { value } else { nil } }
+    /// A number (`nil` for anything else).
+    public var doubleValue: Double? { if case let .number(value) = self { value } else { nil } }
+}

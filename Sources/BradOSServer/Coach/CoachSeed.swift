@@ -78,6 +78,9 @@ extension CoachRoutes {
     static func seedDemo(_ database: ServerDatabase, users: [String], messages: Int? = nil, conversations: Int? = nil, now: Date = Date()) throws {
         let sized = demoConversations(messages: messages, conversations: conversations)
         try database.writer.write { db in
+            // Seeding is not a change anyone follows: nothing logged for Realtime.
+            try db.execute(sql: "INSERT INTO realtime_pause VALUES ('seed')")
+            defer { try? db.execute(sql: "DELETE FROM realtime_pause") }
             for (userIndex, userID) in users.enumerated() {
                 let conversations = userIndex == 0 ? sized : otherConversations
                 for (index, conversation) in conversations.enumerated() {

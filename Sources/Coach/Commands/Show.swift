@@ -8,30 +8,50 @@ extension CoachCommand {
             abstract: "Show a conversation's messages in order, with their times (the cached copy when offline).", discussion: """
             A refresh downloads only what changed since the cached copy: new messages, and \
             which were deleted when the server's count differs. --full downloads every message again.
+            --follow then keeps printing each new, changed or deleted message as it happens \
+            (Supabase Realtime; no polling), keeping the cache up to date, until Ctrl-C. After \
+            any gap (a lost connection, a lost event) it catches up before going on, so a later \
+            `coach show --offline` shows what was followed. With --json it prints one event a \
+            line (NDJSON): {"event":"message"|"added"|"changed"|"deleted"|"conversation-changed"|\
+            "conversation-deleted"|"reconnecting", …}.
             Examples:
               brados coach show 1eca1011
               brados coach show 1eca1011 --last 20
               brados coach show 1eca1011 --full
+              brados coach show 1eca1011 --follow
+              brados coach show 1eca1011 --follow --json | jq -c 'select(.event == "added") | .message.content'
             """)
 
         @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Option(help: "Show only the last N messages (only they are read from the cache).") var last: Int?
         @Flag(help: "Download every message again instead of what changed.") var full = false
+        @Flag(name: [.short, .long], help: "Keep printing new, changed and deleted messages as they happen, until Ctrl-C (shows the last 10 first unless --last says otherwise).")
+        var follow = false
         @OptionGroup public var global: GlobalOptions
         public init() {}
 
         public func validate() throws {
             if let last, last < 1 { throw ValidationError("--last must be at least 1.") }
+            if follow && global.offline { throw ValidationError("--follow needs the network; drop --offline (or unset BRADOS_OFFLINE).") }
         }
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            env.pageOutput()
             let store = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output)
-            try await env.reader.show(try store.thread(id, last: last, full: full)) { thread, source in
-                try renderer.conversation(thread, source: source)
+            guard follow else {
+                env.pageOutput()
+                try await env.reader.show(try store.thread(id, last: last, full: full)) { thread, source in
+                    try renderer.conversation(thread, source: source)
+                }
+                return
             }
+            if env.isOffline { throw NetworkError.offlineMode }
+            let (thread, source) = try await env.reader.answer(try store.thread(id, last: last ?? 10, full: full))
+            try renderer.followStart(thread, source: source)
+            guard let realtime = store.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
+            let access = try await realtime()
+            try await store.follow(thread.conversation.id, access: access) { event in renderer.follow(event) }
         }
     }
 }

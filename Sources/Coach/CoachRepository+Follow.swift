@@ -1,0 +1,236 @@
+import BradOSCore
+import Foundation
+import Synchronization
+
+/// What `coach show --follow` prints, in order.
+public enum FollowEvent: Sendable, Equatable {
+    /// A message that was not in the copy (new on the server, or found by a catch-up).
+    case added(Message)
+    /// A message whose text (or role, or time) changed.
+    case changed(Message)
+    /// A message the server no longer has.
+    case deleted(id: String)
+    /// The conversation's title or domain changed.
+    case conversationChanged(Conversation)
+    /// The conversation was deleted: following ends.
+    case conversationDeleted(id: String)
+    /// The connection ended (`reason`); the next one is tried after `after`, then what was
+    /// missed is caught up before any event is applied.
+    case reconnecting(reason: String, after: Duration)
+}
+
+/// How `--follow` reaches Supabase Realtime: the socket's address, the session's token (and
+/// its renewal), the connector, and how often a heartbeat checks that the connection lives.
+public struct RealtimeAccess: Sendable {
+    public var url: URL
+    public var token: @Sendable () async throws -> String
+    public var renew: @Sendable (_ rejected: String) async throws -> String
+    public var connector: any WebSocketConnecting
+    /// A heartbeat every `heartbeat`; no reply within min(10 s, heartbeat) ends the connection
+    /// (a dead one is noticed within 35 s by default).
+    public var heartbeat: Duration
+    /// Waits between attempts to connect (exponential, jittered, capped).
+    public var backoff: RetryPolicy
+
+    public init(url: URL, token: @escaping @Sendable () async throws -> String, renew: @escaping @Sendable (String) async throws -> String,
+                connector: any WebSocketConnecting, heartbeat: Duration = .seconds(25),
+                backoff: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: 0.5)) {
+        self.url = url
+        self.token = token
+        self.renew = renew
+        self.connector = connector
+        self.heartbeat = heartbeat
+        self.backoff = backoff
+    }
+}
+
+/// Following a conversation: **the rule.** Every connection first joins the conversation's
+/// channel (its messages, and its own row), then catches up over REST with the delta refresh
+/// (``refreshThread(_:id:full:)``), and only then applies the events that arrived meanwhile
+/// and after, in the order the server committed them. An event whose row is already as it
+/// says (an insert of a message held, a delete of one not held) changes nothing and prints
+/// nothing. So a lost event, a dropped connection or a gap of any length is repaired by the
+/// next connection's catch-up, and replaying events the catch-up already saw converges to the
+/// server's rows (each row's last event is the latest state).
+extension CoachRepository {
+    /// Follows a conversation until the task is cancelled (Ctrl-C) or the conversation is
+    /// deleted, telling `emit` each change as the cache takes it.
+    /// - Parameter id: the conversation's full id.
+    /// - Throws: `CancellationError`; ``CoachError/realtimeRefused(_:)`` when the first join is
+    ///   refused; ``AuthError`` when the session cannot be renewed; ``StorageError``.
+    public func follow(_ id: String, access: RealtimeAccess, emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws {
+        var attempt = 0, joined = false, renewFirst = false
+        while true {
+            try Task.checkCancellation()
+            let reason: String
+            do {
+                let outcome = try await followOnce(id, access: access, renewFirst: renewFirst, joined: { joined = true; attempt = 0 }, emit: emit)
+                if outcome == .deleted { return }
+                reason = "the server closed the connection"
+                renewFirst = false
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as AuthError {
+                throw error
+            } catch let CoachError.realtimeRefused(message) where !message.lowercased().contains("expired") && !joined {
+                throw CoachError.realtimeRefused(message)
+            } catch let error as Gap {
+                reason = error.reason
+                renewFirst = error.tokenExpired
+            } catch let error as CoachError {
+                reason = error.summary
+                renewFirst = "\(error)".lowercased().contains("expired")
+            } catch let error as any BradOSError {
+                reason = error.summary
+            } catch {
+                reason = "\(error)"
+            }
+            // A refused renewal-worthy join is retried at once with a renewed token.
+            let wait = renewFirst && attempt == 0 ? .zero : access.backoff.delay(beforeRetry: attempt, random: Double.random(in: 0...1))
+            attempt += 1
+            try await emit(.reconnecting(reason: reason, after: wait))
+            try await Task.sleep(for: wait)
+        }
+    }
+
+    /// Why one connection ended.
+    struct Gap: Error {
+        var reason: String
+        var tokenExpired = false
+    }
+
+    enum FollowOutcome { case closed, deleted }
+
+    /// The last heartbeat the server answered.
+    final class HeartbeatMark: Sendable { let value = Mutex(0) }
+
+    /// One connection: join, catch up, apply events until it ends.
+    private func followOnce(_ id: String, access: RealtimeAccess, renewFirst: Bool, joined: @escaping () -> Void,
+                            emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws -> FollowOutcome {
+        var token = try await access.token()
+        if renewFirst || JWTExpiry.of(token).map({ $0.timeIntervalSince(now()) < 60 }) == true { token = try await access.renew(token) }
+        let opening = token
+        let outcome = try await access.connector.withConnection(to: access.url, headers: []) { connection in
+            let channel = RealtimeChannel(connection: connection, name: "coach:\(id)")
+            try await channel.join([["event": "*", "schema": "public", "table": "messages", "filter": "conversation_id=eq.\(id)"],
+                                    ["event": "*", "schema": "public", "table": "conversations", "filter": "id=eq.\(id)"]],
+                                   accessToken: opening)
+            return try await self.live(channel, id: id, access: access, token: opening, emit: emit)
+        }
+        joined()
+        return outcome
+    }
+
+    /// A joined channel: the reader, the heartbeat (and token renewal), and the catch-up then
+    /// the events, until one of them ends the connection.
+    private func live(_ channel: RealtimeChannel, id: String, access: RealtimeAccess, token: String,
+                      emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws -> FollowOutcome {
+        let (inbox, delivery) = AsyncStream<RealtimeIncoming>.makeStream()
+        let lastReply = HeartbeatMark()
+        return try await withThrowingTaskGroup(of: FollowOutcome.self) { group in
+            group.addTask {
+                defer { delivery.finish() }
+                while let incoming = try await channel.next() {
+                    if case let .heartbeatReply(ref) = incoming { lastReply.value.withLock { $0 = max($0, ref) } } else { delivery.yield(incoming) }
+                }
+                return .closed
+            }
+            group.addTask {
+                var token = token
+                while true {
+                    try await Task.sleep(for: access.heartbeat)
+                    let ref = try await channel.heartbeat()
+                    try await Task.sleep(for: min(access.heartbeat, .seconds(10)))
+                    if lastReply.value.withLock({ $0 }) < ref {
+                        throw Gap(reason: "no heartbeat reply within \(min(access.heartbeat, .seconds(10)))")
+                    }
+                    if let expiry = JWTExpiry.of(token), expiry.timeIntervalSince(self.now()) < 60 + Double(access.heartbeat.components.seconds) {
+                        token = try await access.renew(token)
+                        try await channel.renew(token)
+                    }
+                }
+            }
+            group.addTask {
+                guard var conversation = try await self.catchUp(id, emit: emit) else { return .deleted }
+                for await incoming in inbox {
+                    switch incoming {
+                    case let .change(change):
+                        guard let next = try await self.apply(change, to: conversation, emit: emit) else { return .deleted }
+                        conversation = next
+                    case let .channelClosed(reason):
+                        throw Gap(reason: reason, tokenExpired: reason.lowercased().contains("expired"))
+                    case .heartbeatReply, .other:
+                        continue
+                    }
+                }
+                return .closed
+            }
+            let first = try await group.next() ?? .closed
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The delta refresh, told as events: messages the copy gained, messages it lost.
+    /// - Returns: the conversation, or `nil` when the server no longer has it.
+    func catchUp(_ id: String, emit: @Sendable (FollowEvent) async throws -> Void) async throws -> Conversation? {
+        let database = try self.database()
+        let before = try database.messageIDs(conversationID: id)
+        guard let conversation = try await refreshThread(try await api(), id: id, full: false) else {
+            try await emit(.conversationDeleted(id: id))
+            return nil
+        }
+        var added: [Message] = []
+        var held = Set<String>()
+        try database.forEachMessage(conversationID: id) { batch in
+            for message in batch {
+                held.insert(message.id)
+                if !before.contains(message.id) { added.append(message) }
+            }
+        }
+        for message in added { try await emit(.added(message)) }
+        for gone in before.subtracting(held).sorted() { try await emit(.deleted(id: gone)) }
+        return conversation
+    }
+
+    /// One event applied to the copy, and told when it changed something.
+    /// - Returns: the conversation as it now is; `nil` when it was deleted.
+    func apply(_ change: RowChange, to conversation: Conversation, emit: @Sendable (FollowEvent) async throws -> Void) async throws -> Conversation? {
+        let database = try self.database()
+        switch (change.table, change.kind) {
+        case ("messages", .insert), ("messages", .update):
+            guard let record = change.record, let message = try? SupabaseJSON.decoder().decode(Message.self, from: record),
+                  message.conversationId == conversation.id else { return conversation }
+            let held = try database.message(id: message.id)
+            guard held != message else { return conversation }
+            try database.apply(.init(upserted: [message], serverIDs: nil), of: conversation, at: now())
+            try await emit(held == nil ? .added(message) : .changed(message))
+        case ("messages", .delete):
+            guard let id = Self.rowID(change.oldRecord), try database.message(id: id) != nil else { return conversation }
+            try database.apply(.init(upserted: [], deleted: [id], serverIDs: nil), of: conversation, at: now())
+            try await emit(.deleted(id: id))
+        case ("conversations", .delete):
+            guard Self.rowID(change.oldRecord) == conversation.id else { return conversation }
+            _ = try database.deleteConversation(id: conversation.id)
+            try await emit(.conversationDeleted(id: conversation.id))
+            return nil
+        case ("conversations", _):
+            guard let record = change.record, var updated = try? SupabaseJSON.decoder().decode(Conversation.self, from: record),
+                  updated.id == conversation.id else { return conversation }
+            // The row's own count is not the messages held; the copy's stays.
+            updated.messageCount = conversation.messageCount
+            guard updated.title != conversation.title || updated.domain != conversation.domain else { return conversation }
+            try database.upsertConversations([updated], at: now())
+            try await emit(.conversationChanged(updated))
+            return updated
+        default:
+            break
+        }
+        return conversation
+    }
+
+    /// The `id` of a row's JSON.
+    static func rowID(_ json: Data?) -> String? {
+        json.flatMap { try? JSONCoding.decode(JSONValue.self, from: $0).objectValue?["id"]?.stringValue }
+    }
+}
