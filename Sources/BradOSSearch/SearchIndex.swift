@@ -73,7 +73,7 @@ public struct SearchIndex: Sendable {
                 CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '1');
                 """)
         }
-        // Half the size (bench/search.py: 78 MB to 56 MB at 151k documents): ids of documents
+        // A quarter smaller (bench/search.py: 80 MB to 60 MB at 151k documents): ids of documents
         // near in time near each other (SearchFeed.slotBits), a domain's number and a
         // command's in each document (the messages of a conversation share one), the key
         // index on a hash of the key.
