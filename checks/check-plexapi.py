@@ -3,7 +3,9 @@
 reference server unchanged: browsing the music library with a token, and, with its plex.tv
 addresses pointed at the reference server's emulation, signing in (password, token, a linked
 PIN and a strong OAuth code), listing resources, connecting to each server the way it picks
-connections, and signing out.
+connections, and signing out; and notifications: its AlertListener (a websocket on
+/:/websockets/notifications) and a server-sent-events reader hear the timeline entries of
+albums added, retitled and deleted.
 
     python3 checks/check-plexapi.py [--build-dir .build] [--configuration debug]
 """
@@ -31,7 +33,7 @@ def main():
         sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh all installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
-    server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen([binary, "--port", "0", "--admin", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         url = server.stdout.readline().strip().split(" ")[-1]
         login = urllib.request.Request(url + "/api/auth/login", data=json.dumps({"username": "demo", "password": "demo"}).encode(),
@@ -68,6 +70,7 @@ def main():
         check("... and PNG on request", png.startswith(b"\x89PNG"))
         check("several sections; a second music one", sorted(s.title for s in plex.library.sections()) == ["Live Recordings", "Movies", "Music"])
 
+        notifications(plex, url, token, check)
         plex_tv(url, check)
     finally:
         server.terminate()
@@ -75,6 +78,55 @@ def main():
     failed = [name for name, passed in checks if not passed]
     print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
+
+
+def notifications(plex, url, token, check):
+    """AlertListener and the event source hear albums added, retitled and deleted."""
+    import threading
+    import time
+
+    heard, streamed = [], []
+    connected = threading.Event()
+    listener = plex.startAlertListener(callback=lambda message: heard.append(message))
+
+    def read_events():
+        request = urllib.request.Request(url + "/:/eventsource/notifications?X-Plex-Token=" + token)
+        with urllib.request.urlopen(request, timeout=30) as stream:
+            connected.set()
+            event = None
+            for raw in stream:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "timeline":
+                    streamed.append(json.loads(line[6:])["TimelineEntry"])
+                    if streamed[-1]["state"] == 9:
+                        return
+
+    reader = threading.Thread(target=read_events, daemon=True)
+    reader.start()
+    connected.wait(10)
+    time.sleep(1)  # the listener's thread connects
+
+    def change(body):
+        admin = urllib.request.Request(url + "/_admin/plex", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(admin).read()
+
+    now = int(time.time())
+    change({"add": [{"ratingKey": "990001", "title": "Alert Album", "artist": "Check", "year": 2026}], "at": now})
+    change({"retitle": {"990001": "Alert Album (Remastered)"}, "at": now + 1})
+    change({"delete": ["990001"], "at": now + 2})
+    deadline = time.time() + 10
+    while time.time() < deadline and sum(len(m.get("TimelineEntry", [])) for m in heard) < 4:
+        time.sleep(0.1)
+    reader.join(10)
+    listener.stop()
+    entries = [(e["itemID"], e["type"], e["state"]) for m in heard if m.get("type") == "timeline" for e in m["TimelineEntry"]]
+    expected = [("990001", 9, 0), ("990001", 9, 5), ("990001", 9, 5), ("990001", 9, 9)]
+    check(f"AlertListener hears the album created, processed, retitled and deleted ({entries})", entries == expected)
+    check("... each entry with its section and title", all(e["sectionID"] == "1" and e["title"].startswith("Alert Album")
+                                                        for m in heard for e in m.get("TimelineEntry", [])))
+    check(f"the event source streams the same ({len(streamed)} events)", [(e["itemID"], e["type"], e["state"]) for e in streamed] == expected)
 
 
 def plex_tv(url, check):

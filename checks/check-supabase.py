@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
-"""Checks that Supabase's own Python client (supabase-py: GoTrue + PostgREST) works against
-the reference server's coach project unchanged: password sign-in, selects with eq, order and
-ranges with an exact count, a single object, token refresh with rotation, sign-out.
+"""Checks that Supabase's own Python client (supabase-py: GoTrue + PostgREST + Realtime) works
+against the reference server's coach project unchanged: password sign-in, selects with eq,
+order and ranges with an exact count, a single object, token refresh with rotation, sign-out;
+and Realtime: a channel of `postgres_changes` on a conversation's messages receives the
+insert, the update and the delete another process makes in the server's SQLite file, and
+nothing of another conversation.
 
     python3 checks/check-supabase.py [--build-dir .build] [--configuration debug]
 """
 import argparse
+import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANON_KEY = "brados-reference-anon-key"
@@ -25,7 +31,9 @@ def main():
         sys.exit("supabase is not installed: scripts/ensure-deps.sh all installs it (pip)")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
-    server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    data = tempfile.mkdtemp(prefix="brados-check-supabase-")
+    server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes", "--data-dir", data], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     checks = []
 
     def check(name, condition):
@@ -50,6 +58,7 @@ def main():
         refreshed = client.auth.refresh_session()
         check("refresh rotates the refresh token", refreshed.session.refresh_token != before)
         check("the user from the new token", client.auth.get_user().user.id == user_id)
+        asyncio.run(realtime(url, busiest["id"], conversations[-1]["id"], os.path.join(data, "server.sqlite"), check))
         client.auth.sign_out()
         check("sign out", client.auth.get_session() is None)
     finally:
@@ -58,6 +67,46 @@ def main():
     failed = [name for name, passed in checks if not passed]
     print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
+
+
+async def realtime(url, conversation, other, database, check):
+    """supabase-py's async client subscribes to one conversation's messages; another process
+    inserts, updates and deletes rows in the server's SQLite file."""
+    from supabase import acreate_client
+
+    client = await acreate_client(url, ANON_KEY)
+    await client.auth.sign_in_with_password({"email": "demo@example.com", "password": "demo"})
+    received, subscribed = [], asyncio.Event()
+    channel = client.channel("check-messages")
+    channel.on_postgres_changes("*", lambda change: received.append(change["data"]), schema="public", table="messages",
+                                filter=f"conversation_id=eq.{conversation}")
+    await channel.subscribe(lambda status, error: subscribed.set() if str(status).endswith("SUBSCRIBED") else None)
+    await asyncio.wait_for(subscribed.wait(), 10)
+    check("Realtime: subscribed to a conversation's messages", subscribed.is_set())
+
+    def write(sql, arguments=()):
+        connection = sqlite3.connect(database, timeout=10)
+        connection.execute(sql, arguments)
+        connection.commit()
+        connection.close()
+
+    insert = ("INSERT INTO messages (id, conversation_id, user_id, role, content, created_at) "
+              "SELECT ?, id, user_id, 'user', ?, (julianday('now') - 2440587.5) * 86400.0 FROM conversations WHERE id = ?")
+    write(insert, ("realtime-other", "not this conversation", other))
+    write(insert, ("realtime-1", "hello", conversation))
+    write("UPDATE messages SET content = 'edited' WHERE id = 'realtime-1'")
+    write("DELETE FROM messages WHERE id = 'realtime-1'")
+    for _ in range(100):
+        if len(received) >= 3:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.3)  # anything more would be one too many
+    kinds = [(getattr(data["type"], "value", data["type"]), (data.get("record") or data.get("old_record") or {}).get("id")) for data in received]
+    check(f"Realtime: insert, update and delete by another process, in order ({kinds})",
+          kinds == [("INSERT", "realtime-1"), ("UPDATE", "realtime-1"), ("DELETE", "realtime-1")])
+    check("Realtime: the record as PostgREST shows it", received and received[0]["record"]["content"] == "hello"
+          and received[0]["record"]["created_at"].endswith("+00:00") and received[0]["commit_timestamp"])
+    await client.remove_all_channels()
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ pip        reliability  xxhash==3.5.0       crash_safety checks the artwork inde
 pip        interop      plexapi==4.18.3     checks/check-plexapi.py (CI): python-plexapi against the reference server
 pip        interop      pillow==13.0.0      checks/check-plexapi.py decodes the artwork python-plexapi downloads
 pip        interop      supabase==2.34.1    checks/check-supabase.py: supabase-py against the reference server
+pip        interop      websocket-client==1.9.2  checks/check-plexapi.py: python-plexapi's AlertListener (Plex notifications)
 apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package
 apt        package      lintian             packaging/check-package.sh checks the .deb with it
 apt        package      debootstrap         packaging/check-package.sh makes the clean Debian and Ubuntu roots with it

@@ -42,15 +42,11 @@ public struct ReferenceServer: Sendable {
         auth.register(on: router)
         MealPlanRoutes(database: database, auth: auth, seed: configuration.seed).register(on: router)
         VisitRoutes(database: database, auth: auth).register(on: router)
-        // plex.tv and two Plex Media Servers on this port: demo's own (at the root, and at
-        // /relay as its relay connection) and one alice shares with demo (at /shared/alice).
-        let owned = PlexServerIdentity(name: "brados reference", machineIdentifier: catalogue.machineIdentifier, owner: "demo", sharedWith: [],
-                                       prefix: "", hasLocalAndRelay: true, takesBradOSTokens: true)
-        let shared = PlexServerIdentity(name: "Alice's Music", machineIdentifier: String(catalogue.machineIdentifier.reversed()), owner: "alice",
-                                        sharedWith: ["demo"], prefix: "/shared/alice", hasLocalAndRelay: false, takesBradOSTokens: false)
-        let plexTV = PlexTVRoutes(database: database, servers: [owned, shared], pinLifetime: configuration.plexPinLifetime)
+        let (owned, shared, plexTV) = plex()
         plexTV.register(on: router, admin: configuration.admin)
-        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router)
+        let ownedRoutes = PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums)
+        ownedRoutes.register(on: router)
+        ownedRoutes.registerEventSource(on: router)
         PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router.group("relay"))
         PlexRoutes(library: library, database: database, server: shared, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router.group("shared/alice"))
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
@@ -64,11 +60,24 @@ public struct ReferenceServer: Sendable {
         return router
     }
 
-    /// The websocket routes (consulted for upgrade requests only): Supabase Realtime.
+    /// plex.tv and two Plex Media Servers on this port: demo's own (at the root, and at
+    /// /relay as its relay connection) and one alice shares with demo (at /shared/alice).
+    func plex() -> (owned: PlexServerIdentity, shared: PlexServerIdentity, plexTV: PlexTVRoutes) {
+        let owned = PlexServerIdentity(name: "brados reference", machineIdentifier: catalogue.machineIdentifier, owner: "demo", sharedWith: [],
+                                       prefix: "", hasLocalAndRelay: true, takesBradOSTokens: true)
+        let shared = PlexServerIdentity(name: "Alice's Music", machineIdentifier: String(catalogue.machineIdentifier.reversed()), owner: "alice",
+                                        sharedWith: ["demo"], prefix: "/shared/alice", hasLocalAndRelay: false, takesBradOSTokens: false)
+        return (owned, shared, PlexTVRoutes(database: database, servers: [owned, shared], pinLifetime: configuration.plexPinLifetime))
+    }
+
+    /// The websocket routes (consulted for upgrade requests only): Supabase Realtime, Plex's notifications.
     public func buildWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
         RealtimeRoutes(hub: realtime, auth: supabase).register(on: router)
+        let (owned, _, plexTV) = plex()
+        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums)
+            .registerNotifications(on: router)
         return router
     }
 
@@ -77,7 +86,7 @@ public struct ReferenceServer: Sendable {
         Application(
             router: buildRouter(),
             server: .http1WebSocketUpgrade(webSocketRouter: buildWebSocketRouter(),
-                                           configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30))))),
+                                           configuration: .init(ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled))),
             configuration: .init(address: configuration.unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname(configuration.host, port: configuration.port),
                                  serverName: "brados-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },

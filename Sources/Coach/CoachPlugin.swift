@@ -145,7 +145,7 @@ extension CoachRepository {
                 client.defaultHeaders = [("apikey", anonKey)]
                 return PostgRESTCoachClient(client: client)
             })
-        let heartbeat = env.io.environment["BRADOS_REALTIME_HEARTBEAT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 25
+        let heartbeat = env.io.environment["BRADOS_REALTIME_HEARTBEAT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 30
         repository.realtime = {
             let client = try await env.client(for: .supabase)
             guard let url = RealtimeChannel.url(base: client.baseURL, anonKey: anonKey), let authenticator = client.authenticator else {

@@ -26,14 +26,14 @@ public struct RealtimeAccess: Sendable {
     public var token: @Sendable () async throws -> String
     public var renew: @Sendable (_ rejected: String) async throws -> String
     public var connector: any WebSocketConnecting
-    /// A heartbeat every `heartbeat`; no reply within min(10 s, heartbeat) ends the connection
-    /// (a dead one is noticed within 35 s by default).
+    /// A heartbeat every `heartbeat` (30 s, as Phoenix's own clients); no reply within
+    /// min(10 s, heartbeat) ends the connection (a dead one is noticed within 40 s).
     public var heartbeat: Duration
     /// Waits between attempts to connect (exponential, jittered, capped).
     public var backoff: RetryPolicy
 
     public init(url: URL, token: @escaping @Sendable () async throws -> String, renew: @escaping @Sendable (String) async throws -> String,
-                connector: any WebSocketConnecting, heartbeat: Duration = .seconds(25),
+                connector: any WebSocketConnecting, heartbeat: Duration = .seconds(30),
                 backoff: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: 0.5)) {
         self.url = url
         self.token = token

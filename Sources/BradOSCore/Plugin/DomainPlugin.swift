@@ -39,6 +39,15 @@ public protocol DomainPlugin: Sendable {
     /// nothing to sync. Nothing by default.
     /// - Throws: the domain's errors (`brados sync` reports them and goes on with the others).
     func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String?
+    /// `brados sync --watch`: keeps the domain's cache following its service live, until the
+    /// task is cancelled, catching up after every gap; `nil` (the default) when the domain
+    /// has no live feed (then `sync --watch` runs ``sync(_:options:)`` every
+    /// ``watchInterval``). `tell` takes a line for `--verbose` (what changed, a reconnect).
+    /// - Throws: the domain's errors (`sync --watch` reports them and starts it again).
+    func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)?
+    /// How often `sync --watch` runs ``sync(_:options:)`` for a domain without a live feed
+    /// (each domain's own policy still decides what is fetched): 5 minutes by default.
+    var watchInterval: Duration { get }
     /// The folders the domain owns in a profile.
     func folders(in profile: ProfileScope) -> [URL]
     /// Files, bytes and the newest write in the domain's folders.
@@ -269,6 +278,10 @@ extension DomainPlugin {
     /// Nothing to sync: returns `nil`.
     /// - Throws: nothing in this default.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
+
+    /// No live feed.
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? { nil }
+    public var watchInterval: Duration { .seconds(300) }
 
     /// Calls ``prepareImport(cache:data:)``; the context is not used.
     /// - Throws: what ``prepareImport(cache:data:)`` throws.

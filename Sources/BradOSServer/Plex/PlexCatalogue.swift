@@ -282,11 +282,21 @@ struct PlexCatalogue: Sendable {
 /// The reference server's music library, shared by its Plex routes and changed by `/_admin/plex`.
 final class PlexLibrary: Sendable {
     private let state: Mutex<PlexCatalogue>
+    /// Who hears of each change (`/:/websockets/notifications`, `/:/eventsource/notifications`).
+    let notifier = PlexNotifier()
 
     init(_ catalogue: PlexCatalogue) { state = Mutex(catalogue) }
 
     /// The library as it is now (a copy: later changes do not reach it).
     var current: PlexCatalogue { state.withLock { $0 } }
 
-    func apply(_ change: PlexCatalogue.Change) { state.withLock { $0.apply(change) } }
+    /// Changes the library, then tells the listeners.
+    func apply(_ change: PlexCatalogue.Change) {
+        let entries = state.withLock { catalogue in
+            let before = catalogue
+            catalogue.apply(change)
+            return PlexTimelineEntry.entries(for: change, before: before, after: catalogue)
+        }
+        notifier.send(entries)
+    }
 }
