@@ -199,7 +199,7 @@ printf "%s\n" "${COMPREPLY[@]}"'
     }
     check "$release: a bash login shell completes brados lib<TAB> to library" completes_lib
     check "$release: systemd-analyze --user verify accepts the units" \
-        as_user systemd-analyze --user verify /usr/lib/systemd/user/brados-sync.service /usr/lib/systemd/user/brados-sync.timer
+        as_user systemd-analyze --user verify /usr/lib/systemd/user/brados-sync.service /usr/lib/systemd/user/brados-sync.timer /usr/lib/systemd/user/brados-watch.service
 
     [ "$release" = "$host" ] && measure_startup
 
@@ -282,7 +282,7 @@ check_tarball() {
     check "$release: man -w brados finds ~/.local/share/man/man1/brados.1.gz (from PATH)" local_man
     units="/home/alice/.local/share/systemd/user"
     check "$release: systemd-analyze --user verify accepts the tarball's units" \
-        as_user systemd-analyze --user verify "$units/brados-sync.service" "$units/brados-sync.timer"
+        as_user systemd-analyze --user verify "$units/brados-sync.service" "$units/brados-sync.timer" "$units/brados-watch.service"
     unit_finds_brados() { # the unit's own PATH (%h is the home folder) leads to the unpacked brados
         local path
         path="$(sed -n 's/^Environment=PATH=//p' "$root$units/brados-sync.service" | sed 's|%h|/home/alice|g')"

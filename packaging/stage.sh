@@ -79,6 +79,8 @@ put 644 "$usr/share/fish/vendor_completions.d/brados.fish" cat completions/brado
 put 644 "$units/brados-sync.service" \
     awk -v line="$exec_line" '$0 == "@EXEC@" { print line; next } { print }' packaging/systemd/brados-sync.service.in
 put 644 "$units/brados-sync.timer" cat packaging/systemd/brados-sync.timer
+put 644 "$units/brados-watch.service" \
+    awk -v line="$exec_line --watch" '$0 == "@EXEC@" { print line; next } { print }' packaging/systemd/brados-watch.service.in
 put 644 "$doc/README" cat packaging/README
 if [ "$layout" = debian ]; then
     put 644 "$doc/copyright" packaging/copyright.py --scratch "$scratch"

@@ -111,6 +111,17 @@ public struct CoachPlugin: DomainPlugin {
         return "\(conversations.count) conversations"
     }
 
+    public var watchDescription: String? { "conversations, and the messages of those cached, over Supabase Realtime" }
+
+    /// Follows the user's conversations, and the messages of those cached, over Supabase Realtime.
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? {
+        {
+            let repository = try CoachRepository.live(env)
+            guard let realtime = repository.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
+            try await repository.watch(access: try await realtime(), tell: tell)
+        }
+    }
+
     /// Cached conversation ids, most recent first, for shell completion (local files only).
     public static func cachedConversationIDs() -> [String] {
         CompletionValues.strings("SELECT remoteId FROM conversation ORDER BY updatedAt DESC", in: databaseURL(CompletionValues.scope().profile))

@@ -59,13 +59,53 @@ extension CoachRepository {
     /// - Throws: `CancellationError`; ``CoachError/realtimeRefused(_:)`` when the first join is
     ///   refused; ``AuthError`` when the session cannot be renewed; ``StorageError``.
     public func follow(_ id: String, access: RealtimeAccess, emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws {
+        let box = ConversationBox()
+        try await keep(RealtimeSubscription(
+            name: "coach:\(id)",
+            bindings: [["event": "*", "schema": "public", "table": "messages", "filter": "conversation_id=eq.\(id)"],
+                       ["event": "*", "schema": "public", "table": "conversations", "filter": "id=eq.\(id)"]],
+            catchUp: {
+                let conversation = try await self.catchUp(id, emit: emit)
+                box.set(conversation)
+                return conversation != nil
+            },
+            apply: { change in
+                guard let conversation = box.get() else { return false }
+                let next = try await self.apply(change, to: conversation, emit: emit)
+                box.set(next)
+                return next != nil
+            }), access: access, reconnecting: { try await emit(.reconnecting(reason: $0, after: $1)) })
+    }
+
+    /// The conversation a follow keeps, between its catch-ups and its events.
+    final class ConversationBox: Sendable {
+        let value = Mutex<Conversation?>(nil)
+        func get() -> Conversation? { value.withLock { $0 } }
+        func set(_ conversation: Conversation?) { value.withLock { $0 = conversation } }
+    }
+
+    /// What one Realtime channel follows, and how: its bindings, the catch-up that makes any
+    /// gap harmless, and what each event does (`false` from either: nothing more to follow).
+    struct RealtimeSubscription: Sendable {
+        var name: String
+        var bindings: [[String: String]]
+        var catchUp: @Sendable () async throws -> Bool
+        var apply: @Sendable (RowChange) async throws -> Bool
+    }
+
+    /// Keeps a subscription until it says it is done or the task is cancelled: join, catch
+    /// up, apply events; after any gap, wait (backoff) and do it all again.
+    /// - Throws: `CancellationError`; ``CoachError/realtimeRefused(_:)`` when the first join is
+    ///   refused; ``AuthError``; ``StorageError``.
+    func keep(_ subscription: RealtimeSubscription, access: RealtimeAccess,
+              reconnecting: @escaping @Sendable (String, Duration) async throws -> Void) async throws {
         var attempt = 0, joined = false, renewFirst = false
         while true {
             try Task.checkCancellation()
             let reason: String
             do {
-                let outcome = try await followOnce(id, access: access, renewFirst: renewFirst, joined: { joined = true; attempt = 0 }, emit: emit)
-                if outcome == .deleted { return }
+                let outcome = try await connectOnce(subscription, access: access, renewFirst: renewFirst, joined: { joined = true; attempt = 0 })
+                if outcome == .done { return }
                 reason = "the server closed the connection"
                 renewFirst = false
             } catch is CancellationError {
@@ -85,10 +125,10 @@ extension CoachRepository {
             } catch {
                 reason = "\(error)"
             }
-            // A refused renewal-worthy join is retried at once with a renewed token.
+            // A join refused for an expired token is tried again at once with a renewed one.
             let wait = renewFirst && attempt == 0 ? .zero : access.backoff.delay(beforeRetry: attempt, random: Double.random(in: 0...1))
             attempt += 1
-            try await emit(.reconnecting(reason: reason, after: wait))
+            try await reconnecting(reason, wait)
             try await Task.sleep(for: wait)
         }
     }
@@ -99,23 +139,21 @@ extension CoachRepository {
         var tokenExpired = false
     }
 
-    enum FollowOutcome { case closed, deleted }
+    enum Outcome { case closed, done }
 
     /// The last heartbeat the server answered.
     final class HeartbeatMark: Sendable { let value = Mutex(0) }
 
     /// One connection: join, catch up, apply events until it ends.
-    private func followOnce(_ id: String, access: RealtimeAccess, renewFirst: Bool, joined: @escaping () -> Void,
-                            emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws -> FollowOutcome {
+    private func connectOnce(_ subscription: RealtimeSubscription, access: RealtimeAccess, renewFirst: Bool,
+                             joined: @escaping () -> Void) async throws -> Outcome {
         var token = try await access.token()
         if renewFirst || JWTExpiry.of(token).map({ $0.timeIntervalSince(now()) < 60 }) == true { token = try await access.renew(token) }
         let opening = token
         let outcome = try await access.connector.withConnection(to: access.url, headers: []) { connection in
-            let channel = RealtimeChannel(connection: connection, name: "coach:\(id)")
-            try await channel.join([["event": "*", "schema": "public", "table": "messages", "filter": "conversation_id=eq.\(id)"],
-                                    ["event": "*", "schema": "public", "table": "conversations", "filter": "id=eq.\(id)"]],
-                                   accessToken: opening)
-            return try await self.live(channel, id: id, access: access, token: opening, emit: emit)
+            let channel = RealtimeChannel(connection: connection, name: subscription.name)
+            try await channel.join(subscription.bindings, accessToken: opening)
+            return try await self.live(channel, subscription: subscription, access: access, token: opening)
         }
         joined()
         return outcome
@@ -123,11 +161,10 @@ extension CoachRepository {
 
     /// A joined channel: the reader, the heartbeat (and token renewal), and the catch-up then
     /// the events, until one of them ends the connection.
-    private func live(_ channel: RealtimeChannel, id: String, access: RealtimeAccess, token: String,
-                      emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws -> FollowOutcome {
+    private func live(_ channel: RealtimeChannel, subscription: RealtimeSubscription, access: RealtimeAccess, token: String) async throws -> Outcome {
         let (inbox, delivery) = AsyncStream<RealtimeIncoming>.makeStream()
         let lastReply = HeartbeatMark()
-        return try await withThrowingTaskGroup(of: FollowOutcome.self) { group in
+        return try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
                 defer { delivery.finish() }
                 while let incoming = try await channel.next() {
@@ -151,12 +188,11 @@ extension CoachRepository {
                 }
             }
             group.addTask {
-                guard var conversation = try await self.catchUp(id, emit: emit) else { return .deleted }
+                guard try await subscription.catchUp() else { return .done }
                 for await incoming in inbox {
                     switch incoming {
                     case let .change(change):
-                        guard let next = try await self.apply(change, to: conversation, emit: emit) else { return .deleted }
-                        conversation = next
+                        guard try await subscription.apply(change) else { return .done }
                     case let .channelClosed(reason):
                         throw Gap(reason: reason, tokenExpired: reason.lowercased().contains("expired"))
                     case .heartbeatReply, .other:

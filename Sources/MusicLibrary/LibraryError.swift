@@ -19,6 +19,8 @@ public enum LibraryError: BradOSError {
     case wouldReplace(String, asked: String, format: String)
     /// The profile uses one media server directly (`server.plex`), not a plex.tv account.
     case signedInToServer(String)
+    /// The Plex connection gives no notifications to follow (`sync --watch`).
+    case noNotifications
 
     public var summary: String {
         switch self {
@@ -32,6 +34,7 @@ public enum LibraryError: BradOSError {
         case let .serverUnreachable(name, tried): "The Plex server '\(name)' did not answer at any of its \(tried.count) addresses (\(tried.joined(separator: ", ")))."
         case let .wouldReplace(written, asked, format): "The image is a \(format), so brados would write \(written) instead of \(asked), and \(written) already exists."
         case let .signedInToServer(url): "Profile signed in to the Plex server at \(url) directly (server.plex), not to a plex.tv account with servers to list."
+        case .noNotifications: "The Plex connection has no session to open the server's notifications with."
         }
     }
 
@@ -48,6 +51,7 @@ public enum LibraryError: BradOSError {
         case .serverUnreachable: "Check that the server is running and online in Plex; brados tries its addresses again on the next command."
         case let .wouldReplace(written, _, _): "To replace it, name it: `-o \(written)`; or choose another name."
         case .signedInToServer: "To choose among an account's servers, unset server.plex and sign in through plex.tv: `brados config unset server.plex && brados auth login --service plex`."
+        case .noNotifications: "Sign in to Plex (`brados auth login --service plex`); until then `sync --watch` refreshes the library on its interval."
         }
     }
 
@@ -55,6 +59,7 @@ public enum LibraryError: BradOSError {
         switch self {
         case .serverUnreachable: .offline
         case .chooseServer, .signedInToServer, .notMusic, .wouldReplace: .usage
+        case .noNotifications: .authRequired
         default: .notFound
         }
     }

@@ -106,6 +106,17 @@ public struct LibraryPlugin: DomainPlugin {
         return "\(snapshot.albumCount) albums, \(report.fetched) artwork fetched"
     }
 
+    public var watchDescription: String? { "the Plex server's notifications: each change refreshes the library by what changed" }
+
+    /// Follows the Plex server's notifications: each change refreshes the library by what changed.
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? {
+        {
+            var store = try LibraryRepository.live(env)
+            store.afterRefresh = nil // no background prefetch from a long-running process
+            try await store.watch(tell: tell)
+        }
+    }
+
     /// Album rating keys from the store, for shell completion (local files only; keys that
     /// are not digits are left out).
     public static func cachedRatingKeys() -> [String] {

@@ -18,6 +18,14 @@ public protocol PlexAPI: Sendable {
     func album(_ ratingKey: String) async throws -> AlbumDetail
     /// The artwork at `path`, transcoded to `size` px.
     func artwork(path: String, size: Int) async throws -> Data
+    /// Where the server's notifications are (`/:/websockets/notifications`) and the headers
+    /// that open it; `nil` when this connection has none.
+    func notificationSocket() async throws -> (url: URL, headers: [(name: String, value: String)])?
+}
+
+extension PlexAPI {
+    /// None.
+    public func notificationSocket() async throws -> (url: URL, headers: [(name: String, value: String)])? { nil }
 }
 
 /// ``PlexAPI`` over the core ``APIClient``: `X-Plex-Token`, client identification headers,
@@ -97,6 +105,15 @@ public struct PlexRESTClient: PlexAPI {
                                                           thumb: item.thumb.flatMap { $0.isEmpty ? nil : $0 }))
         }
         return AlbumDetail(album: item.album, summary: item.summary, studio: item.studio, genres: item.Genre?.map(\.tag) ?? [], trackCount: item.leafCount)
+    }
+
+    public func notificationSocket() async throws -> (url: URL, headers: [(name: String, value: String)])? {
+        guard let authenticator = client.authenticator else { return nil }
+        let token = try await authenticator.accessToken()
+        var url = client.baseURL.absoluteString
+        while url.hasSuffix("/") { url.removeLast() }
+        guard let socket = URL(string: url + "/:/websockets/notifications") else { return nil }
+        return (socket, client.defaultHeaders + client.authScheme.headers(token))
     }
 
     public func artwork(path: String, size: Int) async throws -> Data {

@@ -256,4 +256,7 @@ final class ReconnectingPlexAPI: PlexAPI, Sendable {
     func collectionAlbums(_ ratingKey: String) async throws -> [Album] { try await again { try await $0.collectionAlbums(ratingKey) } }
     func album(_ ratingKey: String) async throws -> AlbumDetail { try await again { try await $0.album(ratingKey) } }
     func artwork(path: String, size: Int) async throws -> Data { try await again { try await $0.artwork(path: path, size: size) } }
+    func notificationSocket() async throws -> (url: URL, headers: [(name: String, value: String)])? {
+        try await (reconnection.client ?? current).notificationSocket()
+    }
 }

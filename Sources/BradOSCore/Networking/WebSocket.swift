@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 
 /// A WebSocket connection (RFC 6455), text messages each way: what a live feed reads.
 public protocol WebSocketConnection: Sendable {
@@ -14,6 +15,9 @@ public protocol WebSocketConnection: Sendable {
     /// Sends one text message.
     /// - Throws: ``NetworkError`` when the connection is gone.
     func send(_ text: String) async throws
+    /// Sends a ping and waits for its pong (read by whoever is reading ``receive()``).
+    /// - Throws: ``NetworkError/connectionLost(host:reason:)`` when none comes within `timeout`.
+    func ping(timeout: Duration) async throws
 }
 
 /// Opens WebSocket connections: the real one (``NIOWebSocketClient``), or a test's.
@@ -96,6 +100,8 @@ public struct NIOWebSocketClient: WebSocketConnecting {
 
 /// Text messages over frames: fragments joined, pings answered, a close answered and ended.
 final class FrameConnection: WebSocketConnection, @unchecked Sendable {
+    /// Pongs received (the reader counts them; ``ping(timeout:)`` waits for one more).
+    private let pongs = Mutex(0)
     // One reader at a time (the protocol says so); writes go through NIO's writer, which is Sendable.
     private var inbound: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
@@ -122,6 +128,8 @@ final class FrameConnection: WebSocketConnection, @unchecked Sendable {
                 if frame.fin { return String(buffer: message) }
             case .ping:
                 try? await outbound.write(WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
+            case .pong:
+                pongs.withLock { $0 += 1 }
             case .connectionClose:
                 closed = true
                 try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer()))
@@ -131,6 +139,22 @@ final class FrameConnection: WebSocketConnection, @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    func ping(timeout: Duration) async throws {
+        let before = pongs.withLock { $0 }
+        try await write(WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer(string: "brados")))
+        let deadline = ContinuousClock.now + timeout
+        while pongs.withLock({ $0 }) == before {
+            guard ContinuousClock.now < deadline else {
+                throw NetworkError.connectionLost(host: "websocket", reason: "no pong within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func write(_ frame: WebSocketFrame) async throws {
+        do { try await outbound.write(frame) } catch { throw NetworkError.connectionLost(host: "websocket", reason: "\(error)") }
     }
 
     func send(_ text: String) async throws {

@@ -45,6 +45,9 @@ public protocol DomainPlugin: Sendable {
     /// ``watchInterval``). `tell` takes a line for `--verbose` (what changed, a reconnect).
     /// - Throws: the domain's errors (`sync --watch` reports them and starts it again).
     func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)?
+    /// What ``watch(_:tell:)`` follows, for `brados sync --help` ("conversations over Supabase
+    /// Realtime"); `nil` (the default) with no live feed.
+    var watchDescription: String? { get }
     /// How often `sync --watch` runs ``sync(_:options:)`` for a domain without a live feed
     /// (each domain's own policy still decides what is fetched): 5 minutes by default.
     var watchInterval: Duration { get }
@@ -282,6 +285,7 @@ extension DomainPlugin {
     /// No live feed.
     public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? { nil }
     public var watchInterval: Duration { .seconds(300) }
+    public var watchDescription: String? { nil }
 
     /// Calls ``prepareImport(cache:data:)``; the context is not used.
     /// - Throws: what ``prepareImport(cache:data:)`` throws.

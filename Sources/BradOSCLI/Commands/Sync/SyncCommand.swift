@@ -30,11 +30,20 @@ public struct SyncCommand: EnvironmentCommand {
             for flag in flags { lines.append("  --" + padded(flag.name, width) + "  " + flag.help) }
         }
         lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
+        lines.append("--watch keeps running instead, until Ctrl-C or SIGTERM (--verbose says what each domain does): domains that can follow their service live do (no polling; after any gap they catch up first), the others sync every 5 minutes as their policy says.")
+        let live = plugins.filter { $0.watchDescription != nil }
+        if !live.isEmpty {
+            let width = live.map(\.name.count).max() ?? 0
+            lines.append("What each domain follows with --watch:")
+            for plugin in live { lines.append("  " + padded(plugin.name, width) + "  " + (plugin.watchDescription ?? "")) }
+        }
         lines.append("Example: systemctl --user enable --now brados-sync.timer   (installed by the package and make install: every 30 minutes)")
+        lines.append("Example: systemctl --user enable --now brados-watch.service   (sync --watch, instead of the timer)")
         return lines.joined(separator: "\n")
     }
 
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
+    @Flag(help: "Keep running: follow the services live where they can push changes, sync the rest on their interval.") var watch = false
     /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
               completion: .custom { _, _, _ in Composition.current.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
@@ -70,6 +79,10 @@ public struct SyncCommand: EnvironmentCommand {
         let options = try Self.options(domainFlags, plugins: env.plugins)
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins
+        if watch {
+            if env.isOffline { throw NetworkError.offlineMode }
+            return try await SyncWatch(env: env, plugins: plugins, options: options, verbose: global.verbose).run()
+        }
         struct Outcome: Encodable { var domain: String; var status: String; var summary: String?; var error: String?; var seconds: Double }
         var outcomes: [Outcome] = []
         var firstFailure: (any Error)?
