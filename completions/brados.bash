@@ -806,7 +806,7 @@ _brados_plugins_list() {
 
 _brados_sync() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--watch --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--domains --profile --server)
     __brados_offer_flags_options -1
@@ -1529,7 +1529,7 @@ _brados_coach_conversations() {
 
 _brados_coach_show() {
     repeating_flags=()
-    non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--full -f --follow --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--last --profile --server)
     __brados_offer_flags_options 1
