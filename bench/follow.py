@@ -124,6 +124,7 @@ def main():
     try:
         brados = Brados(os.path.join(directory, "brados"), server)
         brados.env["BRADOS_SERVER"] = f"http://127.0.0.1:{relay.port}"
+        brados.run(["auth", "login", "--user", "demo", "--password-stdin"], stdin="demo")
         brados.run(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], stdin="demo")
         listed = json.loads(brados.run(["coach", "conversations", "--json"])[0])["conversations"]
         conversation = listed[0]["id"]

@@ -23,6 +23,7 @@ Cases (script: workload vs peer, goal):
                        files: seven query classes (rare, medium, commonest word, 1- and 2-letter prefixes, two words, a phrase),
                        each at most rg's time; the rare word within 1.5x --version; 3x the data within 1.2x
   covers               a 1024 px cover in symbols at 80x40 cells: `library show` vs the `chafa` CLI on the same file: <= 30 ms
+  follow               issue 45: `coach show --follow` latency (p50, p95) and idle traffic vs a 30 s polling loop and the timer
   plan_flow            spec 004: the plan's disk-cache hit (< 10 ms) and generate-and-show flows (< 2 s) vs warm `mealplan show`
 """
 import argparse
@@ -35,7 +36,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale", "today", "search",
-         "covers", "plan_flow"]
+         "covers", "plan_flow", "follow"]
 # Small workloads for the smoke run: it checks the harness works, its numbers mean nothing.
 SMOKE = {
     "mealplan_warm_read": ["--runs", "3", "--warmup", "1", "--latency-ms", "20"],
@@ -48,6 +49,7 @@ SMOKE = {
     "covers": ["--runs", "3", "--warmup", "1"],
     "search": ["--messages", "2000", "--conversations", "20", "--albums", "1000", "--scales", "1,2", "--runs", "2", "--warmup", "1"],
     "plan_flow": ["--runs", "3", "--warmup", "1", "--cache-reads", "20"],
+    "follow": ["--rounds", "5", "--idle", "2", "--runs", "1"],
 }
 
 

@@ -29,6 +29,8 @@ Suites (issue 11):
                     (50 rounds), then the index equals the coach and library stores and passes integrity_check;
                     hostile queries (10 KB of words and operators, control characters, invalid UTF-8, 200
                     random FTS5 fragments) exit 0 or 64 within 10 s, never crash
+  live              issue 45: 200 rounds of random inserts, edits and deletes (by the API and by another process)
+                    and Realtime faults while `coach show --follow` runs: the cache equals the server after each
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -46,7 +48,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
-          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "fuzz"]
+          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -62,6 +64,7 @@ SMOKE = {
     "refresh_interval": ["--calls", "50", "--spread", "6"],
     "delta_equality": ["--rounds", "10"],
     "search": ["--rounds", "5", "--messages", "2000", "--conversations", "10", "--albums", "2000"],
+    "live": ["--rounds", "10"],
     "fuzz": ["--runs", "20000"],
 }
 

@@ -99,12 +99,13 @@ extension CoachRepository {
     ///   refused; ``AuthError``; ``StorageError``.
     func keep(_ subscription: RealtimeSubscription, access: RealtimeAccess,
               reconnecting: @escaping @Sendable (String, Duration) async throws -> Void) async throws {
-        var attempt = 0, joined = false, renewFirst = false
+        let attempts = Attempts()
+        var renewFirst = false
         while true {
             try Task.checkCancellation()
             let reason: String
             do {
-                let outcome = try await connectOnce(subscription, access: access, renewFirst: renewFirst, joined: { joined = true; attempt = 0 })
+                let outcome = try await connectOnce(subscription, access: access, renewFirst: renewFirst, joined: { attempts.joined() })
                 if outcome == .done { return }
                 reason = "the server closed the connection"
                 renewFirst = false
@@ -112,7 +113,7 @@ extension CoachRepository {
                 throw CancellationError()
             } catch let error as AuthError {
                 throw error
-            } catch let CoachError.realtimeRefused(message) where !message.lowercased().contains("expired") && !joined {
+            } catch let CoachError.realtimeRefused(message) where !message.lowercased().contains("expired") && !attempts.everJoined {
                 throw CoachError.realtimeRefused(message)
             } catch let error as Gap {
                 reason = error.reason
@@ -126,8 +127,8 @@ extension CoachRepository {
                 reason = "\(error)"
             }
             // A join refused for an expired token is tried again at once with a renewed one.
+            let attempt = attempts.next()
             let wait = renewFirst && attempt == 0 ? .zero : access.backoff.delay(beforeRetry: attempt, random: Double.random(in: 0...1))
-            attempt += 1
             try await reconnecting(reason, wait)
             try await Task.sleep(for: wait)
         }
@@ -141,21 +142,31 @@ extension CoachRepository {
 
     enum Outcome { case closed, done }
 
+    /// Connections tried since the last one that joined (the backoff's exponent), and whether
+    /// any ever joined (a refusal of the first is the user's to hear, not retried).
+    final class Attempts: Sendable {
+        private let state = Mutex((failed: 0, everJoined: false))
+        func joined() { state.withLock { $0 = (0, true) } }
+        var everJoined: Bool { state.withLock { $0.everJoined } }
+        /// The attempt number of this failure (0 for the first since a join).
+        func next() -> Int { state.withLock { state in defer { state.failed += 1 }; return state.failed } }
+    }
+
     /// The last heartbeat the server answered.
     final class HeartbeatMark: Sendable { let value = Mutex(0) }
 
     /// One connection: join, catch up, apply events until it ends.
     private func connectOnce(_ subscription: RealtimeSubscription, access: RealtimeAccess, renewFirst: Bool,
-                             joined: @escaping () -> Void) async throws -> Outcome {
+                             joined: @escaping @Sendable () -> Void) async throws -> Outcome {
         var token = try await access.token()
         if renewFirst || JWTExpiry.of(token).map({ $0.timeIntervalSince(now()) < 60 }) == true { token = try await access.renew(token) }
         let opening = token
         let outcome = try await access.connector.withConnection(to: access.url, headers: []) { connection in
             let channel = RealtimeChannel(connection: connection, name: subscription.name)
             try await channel.join(subscription.bindings, accessToken: opening)
+            joined()
             return try await self.live(channel, subscription: subscription, access: access, token: opening)
         }
-        joined()
         return outcome
     }
 

@@ -11,7 +11,7 @@ public struct RealtimeFault: Codable, Sendable, Equatable {
         case drop
         /// The next event is not sent.
         case lose
-        /// Each event waits `delayMs` before it is sent.
+        /// The next event waits `delayMs` before it is sent (the next `count` events).
         case delay
         /// The next join is answered with an error.
         case refuseJoin = "refuse-join"
@@ -234,7 +234,7 @@ actor RealtimeHub {
             }
             return
         }
-        if let delay = faults.first(where: { $0.kind == .delay })?.delayMs { try? await Task.sleep(for: .milliseconds(delay)) }
+        if let delay = take([.delay])?.delayMs { try? await Task.sleep(for: .milliseconds(delay)) }
         await send(socket, message)
     }
 
