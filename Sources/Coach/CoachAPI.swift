@@ -41,6 +41,29 @@ public protocol CoachAPI: Sendable {
     func deleteConversation(id: String) async throws -> Bool
     /// The user's context profile, if they have one.
     func contextProfile(userID: String) async throws -> ContextProfile?
+    /// A conversation's messages edited at or after `since` (every edited one for `nil`), and
+    /// the newest edit time among them; `nil` when the project's messages have no
+    /// `updated_at` to ask by.
+    func editedMessages(conversationID: String, since: Date?) async throws -> (messages: [Message], newest: Date?)?
+}
+
+extension CoachAPI {
+    /// No edit times to ask by.
+    public func editedMessages(conversationID: String, since: Date?) async throws -> (messages: [Message], newest: Date?)? { nil }
+}
+
+/// A message with the time it was last edited (`updated_at`).
+struct EditedMessage: Decodable, Identifiable, Sendable {
+    var message: Message
+    var updatedAt: Date
+    var id: String { message.id }
+
+    enum CodingKeys: String, CodingKey { case updatedAt }
+
+    init(from decoder: any Decoder) throws {
+        message = try Message(from: decoder)
+        updatedAt = try decoder.container(keyedBy: CodingKeys.self).decode(Date.self, forKey: .updatedAt)
+    }
 }
 
 /// PostgREST over the core ``APIClient`` (retries, token renewal, error mapping).
@@ -104,6 +127,17 @@ public struct PostgRESTCoachClient: CoachAPI {
     public func messages(conversationID: String, createdSince since: Date?) async throws -> [Message] {
         try await changed("messages", select: Self.messageColumns, [("conversation_id", "eq.\(conversationID)")],
                           column: "created_at", since: since, key: \.createdAt)
+    }
+
+    public func editedMessages(conversationID: String, since: Date?) async throws -> (messages: [Message], newest: Date?)? {
+        do {
+            let rows: [EditedMessage] = try await changed("messages", select: Self.messageColumns + ",updated_at",
+                                                          [("conversation_id", "eq.\(conversationID)"), ("updated_at", "not.is.null")],
+                                                          column: "updated_at", since: since, key: \.updatedAt)
+            return (rows.map(\.message), rows.map(\.updatedAt).max())
+        } catch NetworkError.http(400, _, _, _, _) {
+            return nil // PostgREST's "column does not exist": this project keeps no edit times
+        }
     }
 
     public func messageIDs(conversationID: String, in range: TimeRange) async throws -> Set<String> {

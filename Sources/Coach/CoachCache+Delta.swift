@@ -33,9 +33,36 @@ extension CoachCache {
     /// How many messages a conversation holds, kept by every refresh so that showing the last
     /// N never counts them all (`COUNT(*)` walks the whole index: 6 ms at 100,000).
     static func countKey(messagesOf conversationID: String) -> String { "count:messages:\(conversationID)" }
+    /// The newest edit time (`updated_at`) a live catch-up has read of a conversation's messages.
+    static func editedKey(messagesOf conversationID: String) -> String { "edited:messages:\(conversationID)" }
     /// Every `sync` key that belongs to one conversation.
     static func keys(of conversationID: String) -> [String] {
-        ["messages:\(conversationID)", checkedKey(messagesOf: conversationID), countKey(messagesOf: conversationID)]
+        ["messages:\(conversationID)", checkedKey(messagesOf: conversationID), countKey(messagesOf: conversationID), editedKey(messagesOf: conversationID)]
+    }
+
+    /// Where the next look for edited messages starts (`nil`: every edited message).
+    /// - Throws: ``StorageError``.
+    public func editCursor(conversationID: String) throws -> Date? {
+        try read { db in try Self.syncedAt(Self.editedKey(messagesOf: conversationID), db) }
+    }
+
+    /// Saves edited messages (those still held) and moves the edit cursor to `newest`.
+    /// - Returns: the messages whose stored copy changed.
+    /// - Throws: ``StorageError``.
+    public func applyEdits(_ messages: [Message], newest: Date?, at now: Date) throws -> [Message] {
+        try write { db in
+            var changed: [Message] = []
+            for message in messages {
+                guard let row = try Row.fetchOne(db, sql: "SELECT remoteId, conversationId, role, content, createdAt FROM message WHERE remoteId = ?",
+                                                 arguments: [message.id]), Self.message(row) != message else { continue }
+                changed.append(message)
+            }
+            try Self.upsert(changed, cachedAt: now, db)
+            if let newest, let conversation = messages.first?.conversationId {
+                try Self.markSynced(Self.editedKey(messagesOf: conversation), at: newest, db)
+            }
+            return changed
+        }
     }
 
     /// The messages a conversation holds: the kept count, else counted.
@@ -182,7 +209,7 @@ extension CoachCache {
             if !stale.isEmpty { _ = try SearchRevision.next(db) }
             for id in stale {
                 try delete.execute(arguments: [id])
-                try db.execute(sql: "DELETE FROM sync WHERE key IN (?, ?, ?)", arguments: StatementArguments(Self.keys(of: id)))
+                try db.execute(sql: "DELETE FROM sync WHERE key IN (\(Self.keys(of: id).map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(Self.keys(of: id)))
             }
             // The list's cursor moves only here, to the newest time this list refresh read.
             if let newest = changes.upserted.map(\.updatedAt).max(), newest > (try Self.syncedAt(Self.cursorKey(conversationsOf: userID), db) ?? .distantPast) {
@@ -259,6 +286,6 @@ extension CoachCache {
     /// full one (an imported copy was checked whole by someone else, at another time), and
     /// counts are taken from the rows until then (an archive's numbers are not trusted).
     static func forgetCursors(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM sync WHERE key LIKE 'cursor:%' OR key LIKE 'checked:%' OR key LIKE 'count:%'")
+        try db.execute(sql: "DELETE FROM sync WHERE key LIKE 'cursor:%' OR key LIKE 'checked:%' OR key LIKE 'count:%' OR key LIKE 'edited:%'")
     }
 }

@@ -227,6 +227,7 @@ extension CoachRepository {
             try await emit(.conversationDeleted(id: id))
             return nil
         }
+        let edited = try await catchUpEdits(of: conversation.id)
         var added: [Message] = []
         var held = Set<String>()
         try database.forEachMessage(conversationID: id) { batch in
@@ -236,8 +237,18 @@ extension CoachRepository {
             }
         }
         for message in added { try await emit(.added(message)) }
+        for message in edited where before.contains(message.id) { try await emit(.changed(message)) }
         for gone in before.subtracting(held).sorted() { try await emit(.deleted(id: gone)) }
         return conversation
+    }
+
+    /// The messages edited since the last catch-up looked (a change no count shows), saved.
+    /// - Returns: those whose stored copy changed.
+    func catchUpEdits(of conversationID: String) async throws -> [Message] {
+        let database = try self.database()
+        guard let edited = try await api().editedMessages(conversationID: conversationID, since: try database.editCursor(conversationID: conversationID))
+        else { return [] }
+        return try database.applyEdits(edited.messages, newest: edited.newest, at: now())
     }
 
     /// One event applied to the copy, and told when it changed something.

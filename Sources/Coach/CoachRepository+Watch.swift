@@ -20,6 +20,7 @@ extension CoachRepository {
                 var threads = 0
                 for conversation in conversations where try database.messagesState(conversationID: conversation.id) != nil {
                     _ = try await self.refreshThread(api, id: conversation.id, full: false)
+                    _ = try await self.catchUpEdits(of: conversation.id)
                     threads += 1
                 }
                 tell("coach: caught up (\(conversations.count) conversations, \(threads) with their messages)")

@@ -94,6 +94,13 @@ struct CoachFollowEndToEndTests {
         try await insert("stalled-1", "sent to a silent connection", into: id, server)
         try await reaches("a silent connection")
 
+        // An edit while the connection is silent: no event reaches brados; the catch-up finds it
+        // by its edit time (`updated_at`).
+        try await server.addRealtimeFault(#"{"kind": "stall", "count": 1}"#)
+        try await insert("stalled-2", "sent to another silent connection", into: id, server)
+        try await server.sql("UPDATE messages SET content = 'edited in the gap' WHERE id = 'stalled-1'")
+        try await reaches("an edit in a gap")
+
         // An expired token: the server closes the channel; brados renews it and goes on.
         try await server.expireAccessTokens()
         try await insert("expired-1", "sent after the token expired", into: id, server)

@@ -16,7 +16,7 @@ struct CoachRoutes {
     static let messages = PostgRESTTable(
         name: "messages",
         columns: [("id", .text), ("conversation_id", .text), ("user_id", .text), ("role", .text), ("content", .text),
-                  ("created_at", .timestamp)],
+                  ("created_at", .timestamp), ("updated_at", .timestamp)],
         owner: "user_id", defaultOrder: "\"id\"")
     static let contextProfiles = PostgRESTTable(
         name: "context_profiles",

@@ -42,14 +42,30 @@ enum RealtimeChanges {
                 );
                 CREATE TABLE realtime_pause (reason TEXT);
                 """)
-            for table in published { try db.execute(sql: triggers(table)) }
+            // The columns of the time (messages had no updated_at yet).
+            for table in published { try db.execute(sql: triggers(table, columns: table.columns.filter { $0.name != "updated_at" })) }
+        }
+        // A message's text can change: `updated_at` says when (NULL until it is first edited),
+        // set by a trigger whoever edits it, so a client can ask what was edited after a time.
+        migrator.registerMigration("v10-message-edits") { db in
+            try db.execute(sql: """
+                ALTER TABLE messages ADD COLUMN updated_at REAL;
+                CREATE INDEX messages_edited ON messages(conversation_id, updated_at) WHERE updated_at IS NOT NULL;
+                CREATE TRIGGER messages_edited AFTER UPDATE OF content, role ON messages WHEN NEW.updated_at IS OLD.updated_at BEGIN
+                    UPDATE messages SET updated_at = (julianday('now') - 2440587.5) * 86400.0 WHERE id = NEW.id;
+                END;
+                DROP TRIGGER realtime_messages_insert;
+                DROP TRIGGER realtime_messages_update;
+                DROP TRIGGER realtime_messages_delete;
+                """)
+            try db.execute(sql: triggers(CoachRoutes.messages))
         }
     }
 
-    /// The three triggers of a table.
-    static func triggers(_ table: PostgRESTTable) -> String {
+    /// The three triggers of a table (logging `columns`, all of the table's by default).
+    static func triggers(_ table: PostgRESTTable, columns: [(name: String, type: PostgRESTTable.ColumnType)]? = nil) -> String {
         func row(_ alias: String) -> String {
-            "json_object(" + table.columns.map { "'\($0.name)', \(alias).\"\($0.name)\"" }.joined(separator: ", ") + ")"
+            "json_object(" + (columns ?? table.columns).map { "'\($0.name)', \(alias).\"\($0.name)\"" }.joined(separator: ", ") + ")"
         }
         let now = "(julianday('now') - 2440587.5) * 86400.0"
         let owner = "\"\(table.owner)\""
