@@ -99,21 +99,24 @@ def main():
                 return [[m["id"], m["content"]] for m in json.loads(result.stdout)["messages"]]
 
             def consumed(kind, timeout=30):
-                """Waits until the faults are all taken by an event that reached a channel; one that
+                """Waits until the fault of `kind` is taken by an event that reached a channel; one that
                 met none (a channel closed for an expired token, a join in progress) is followed by
                 another change every 2 s."""
                 nonlocal number
                 deadline = time.monotonic() + timeout
                 poke = time.monotonic() + 2
                 while time.monotonic() < deadline:
-                    if not server.admin("GET", "/_admin/realtime-faults"):
+                    if not any(fault["kind"] == kind for fault in server.admin("GET", "/_admin/realtime-faults")):
                         return
                     if time.monotonic() > poke:
                         number += 1
                         sql(INSERT, f"live-{number}", "user", f"message {number} (for the {kind} fault)", conversation)
                         poke = time.monotonic() + 2
                     time.sleep(0.05)
-                tally.fail(f"the {kind} fault was never taken (no event reached a channel in {timeout} s)")
+                reconnects = [line for line in list(follower.lines) if line.get("event") == "reconnecting"][-3:]
+                channels = server.admin("GET", "/_admin/realtime-channels")["channels"]
+                tally.fail(f"the {kind} fault was never taken (no event reached a channel in {timeout} s; {channels} channels; "
+                           f"last reconnects {reconnects})")
 
             follower = Follower(profile, conversation)
             deadline = time.monotonic() + 30

@@ -1,0 +1,67 @@
+@testable import BradOSServer
+import Foundation
+import GRDB
+import Testing
+
+/// What the reference server logs for Realtime and tells Plex listeners, without a socket.
+@Suite("Reference server: the change log and notifications")
+struct LiveFeedTests {
+    @Test("every committed change of a published table is logged, whoever writes it; a paused writer logs nothing; an edit sets updated_at")
+    func changeLog() throws {
+        let database = try ServerDatabase(directory: nil)
+        try DemoSeed.seed(database, seed: 0, coachMessages: 10, coachConversations: 2)
+        let conversation = try database.writer.read { try String.fetchOne($0, sql: "SELECT id FROM conversations LIMIT 1") }
+        let id = try #require(conversation)
+        let before = try database.writer.read { try RealtimeChanges.last($0) }
+        try database.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO messages (id, conversation_id, user_id, role, content, created_at)
+                SELECT 'log-1', id, user_id, 'user', 'hello', 1800000000.5 FROM conversations WHERE id = ?
+                """, arguments: [id])
+            try db.execute(sql: "UPDATE messages SET content = 'edited' WHERE id = 'log-1'")
+            try db.execute(sql: "DELETE FROM messages WHERE id = 'log-1'")
+        }
+        let changes = try database.writer.read { try RealtimeChanges.after(before, $0) }.filter { $0.table == "messages" }
+        // The edit is logged twice: the text, then the trigger's edit time.
+        #expect(changes.map(\.type) == ["INSERT", "UPDATE", "UPDATE", "DELETE"])
+        let inserted = try #require(RealtimeChanges.record(changes[0].record, of: CoachRoutes.messages))
+        #expect(inserted["content"] as? String == "hello" && (inserted["created_at"] as? String)?.hasSuffix("+00:00") == true)
+        #expect(RealtimeChanges.record(changes[2].record, of: CoachRoutes.messages)?["updated_at"] is String, "the edit time")
+        #expect(RealtimeChanges.record(changes[3].oldRecord, of: CoachRoutes.messages)?["content"] as? String == "edited", "the old row whole")
+        #expect(changes.allSatisfy { $0.userID != nil })
+
+        let paused = try database.writer.read { try RealtimeChanges.last($0) }
+        try database.writer.write { db in
+            try db.execute(sql: "INSERT INTO realtime_pause VALUES ('test')")
+            try db.execute(sql: "UPDATE conversations SET title = 'quiet' WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM realtime_pause")
+        }
+        #expect(try database.writer.read { try RealtimeChanges.after(paused, $0) }.isEmpty)
+    }
+
+    @Test("filters: eq, neq, in, and order on numbers")
+    func filters() throws {
+        let record: [String: Any] = ["conversation_id": "c1", "n": 5]
+        #expect(RealtimeFilter("conversation_id=eq.c1")?.holds(for: record) == true)
+        #expect(RealtimeFilter("conversation_id=neq.c1")?.holds(for: record) == false)
+        #expect(RealtimeFilter("conversation_id=in.(c2,c1)")?.holds(for: record) == true)
+        #expect(RealtimeFilter("n=gt.4")?.holds(for: record) == true && RealtimeFilter("n=lt.4")?.holds(for: record) == false)
+        #expect(RealtimeFilter("n=like.4") == nil && RealtimeFilter("nonsense") == nil)
+    }
+
+    @Test("timeline entries: an album added (created, then processed), retitled, deleted")
+    func timeline() throws {
+        let before = PlexCatalogue(seed: 1, size: 10, addedPerSecond: nil)
+        var after = before
+        let change = PlexCatalogue.Change(add: [.init(ratingKey: "990001", title: "New", artist: "A", year: 2026, addedAt: nil)],
+                                          retitle: [before.albums[0].ratingKey: "Renamed"], delete: [before.albums[1].ratingKey], touch: nil, at: 1_800_000_000)
+        after.apply(change)
+        let entries = PlexTimelineEntry.entries(for: change, before: before, after: after)
+        #expect(entries.map(\.state) == [0, 5, 5, 9])
+        #expect(entries.map(\.itemID) == ["990001", "990001", before.albums[0].ratingKey, before.albums[1].ratingKey])
+        #expect(entries.allSatisfy { $0.type == 9 && $0.sectionID == after.sectionKey && $0.updatedAt == 1_800_000_000 })
+        let frame = try #require(try JSONSerialization.jsonObject(with: Data(PlexNotifier.frame(entries).utf8)) as? [String: Any])
+        #expect(((frame["NotificationContainer"] as? [String: Any])?["TimelineEntry"] as? [Any])?.count == 4)
+        #expect(PlexNotifier.events(Array(entries.prefix(1))).hasPrefix("event: timeline\ndata: {\"TimelineEntry\":"))
+    }
+}
