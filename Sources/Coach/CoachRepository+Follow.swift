@@ -223,7 +223,7 @@ extension CoachRepository {
     func catchUp(_ id: String, emit: @Sendable (FollowEvent) async throws -> Void) async throws -> Conversation? {
         let database = try self.database()
         let before = try database.messageIDs(conversationID: id)
-        guard let conversation = try await refreshThread(try await api(), id: id, full: false) else {
+        guard let conversation = try await refreshThread(try await api(), id: id, full: false, sweepAnyway: true) else {
             try await emit(.conversationDeleted(id: id))
             return nil
         }

@@ -60,10 +60,14 @@ extension CoachRepository {
     }
 
     /// Brings one conversation and its messages up to date.
-    /// - Parameter full: download every message (`--full`), as when there is no copy.
+    /// - Parameters:
+    ///   - full: download every message (`--full`), as when there is no copy.
+    ///   - sweepAnyway: list a conversation of at most ``SweepLimits/wholeSweep`` messages by id even
+    ///     when the counts agree (a live catch-up: a lost insert and a missed delete in the
+    ///     same gap cancel out in the count).
     /// - Returns: the conversation, or `nil` when the server no longer has it (the cached copy is then removed).
     /// - Throws: ``NetworkError``, ``AuthError``, ``StorageError``.
-    func refreshThread(_ api: any CoachAPI, id: String, full: Bool) async throws -> Conversation? {
+    func refreshThread(_ api: any CoachAPI, id: String, full: Bool, sweepAnyway: Bool = false) async throws -> Conversation? {
         guard let remote = try await api.conversation(id: id) else {
             cacheWrite("deletion") { try self.database().deleteConversation(id: id) }
             return nil
@@ -73,7 +77,7 @@ extension CoachRepository {
         if let state = full ? nil : try database.messagesState(conversationID: id) {
             let changed = try await api.messages(conversationID: id, createdSince: state.cursor)
             let held = try database.messageCount(conversationID: id, adding: changed)
-            if now().timeIntervalSince(state.checkedAt) >= Self.fullCheckInterval || (held != remote.messageCount && held <= sweepLimits.wholeSweep) {
+            if now().timeIntervalSince(state.checkedAt) >= Self.fullCheckInterval || ((sweepAnyway || held != remote.messageCount) && held <= sweepLimits.wholeSweep) {
                 changes = try await sweep(api, id: id, database: database, changed: changed)
             } else if held != remote.messageCount {
                 // Write what came first, so the counts by range below compare like with like.

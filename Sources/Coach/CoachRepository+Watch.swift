@@ -19,7 +19,7 @@ extension CoachRepository {
                 let database = try self.database()
                 var threads = 0
                 for conversation in conversations where try database.messagesState(conversationID: conversation.id) != nil {
-                    _ = try await self.refreshThread(api, id: conversation.id, full: false)
+                    _ = try await self.refreshThread(api, id: conversation.id, full: false, sweepAnyway: true)
                     _ = try await self.catchUpEdits(of: conversation.id)
                     threads += 1
                 }

@@ -18,6 +18,7 @@ public actor NetworkAccess {
     let logger: Logger
     let now: @Sendable () -> Date
     private var embeddedURL: URL?
+    private var embeddedStart: Task<URL, any Error>?
     private var accounts: [Service: any AccountProtocol] = [:]
 
     /// The demo account the embedded backend signs profiles into (its password is the
@@ -63,7 +64,18 @@ public actor NetworkAccess {
     /// Whether a service is served by the embedded backend.
     public nonisolated func usesEmbedded(_ service: Service) -> Bool { (try? settings.serverURL(for: service)) == nil }
 
+    /// Starts the embedded backend once, however many requests ask for it at once (`sync
+    /// --watch` runs its domains side by side: a second start would find the socket bound).
     private func startEmbedded() async throws -> URL {
+        if let embeddedURL { return embeddedURL }
+        if let embeddedStart { return try await embeddedStart.value }
+        let start = Task { try await self.startEmbeddedOnce() }
+        embeddedStart = start
+        defer { embeddedStart = nil }
+        return try await start.value
+    }
+
+    private func startEmbeddedOnce() async throws -> URL {
         if let embeddedURL { return embeddedURL }
         guard let embedded else {
             throw NetworkError.unreachable(host: "(no server configured)", reason: "set one with `brados config set server URL`")
