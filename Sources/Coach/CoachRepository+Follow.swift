@@ -109,6 +109,9 @@ extension CoachRepository {
                 if outcome == .done { return }
                 reason = "the server closed the connection"
                 renewFirst = false
+            } catch where Task.isCancelled {
+                // Ctrl-C (or SIGTERM): whatever the connection's tasks threw as they were stopped.
+                throw CancellationError()
             } catch is CancellationError {
                 throw CancellationError()
             } catch let error as AuthError {

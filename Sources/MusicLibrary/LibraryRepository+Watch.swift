@@ -24,6 +24,8 @@ extension LibraryRepository {
                 }
                 reason = "the server closed the connection"
                 attempt = 0
+            } catch where Task.isCancelled {
+                throw CancellationError()
             } catch is CancellationError {
                 throw CancellationError()
             } catch let error as AuthError {

@@ -138,4 +138,24 @@ struct CoachFollowEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("The conversation was deleted on the server."), "\(result.stdout)")
     }
+
+    @Test("a token near its expiry is renewed and handed to the channel (access_token): the connection stays, events keep coming")
+    func renewsInPlace() async throws {
+        // Tokens of 62 s: with a heartbeat a second, brados renews at its first heartbeat (a minute before expiry).
+        let server = try ServerProcess(extraArguments: ["--token-ttl", "62"])
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], server, stdin: "demo").status == 0)
+        let listed = try brados(["coach", "conversations", "--json"], server)
+        let conversations = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])["conversations"] as? [[String: Any]]
+        let id = try #require(conversations?.last?["id"] as? String)
+        let follow = try BuiltProducts.start("brados", ["coach", "show", id, "--follow", "--json", "--last", "1"], environment: environment(server))
+        #expect(try await eventually(timeout: .seconds(30)) { try await server.realtimeChannels() == 1 })
+        try await server.resetStats()
+        #expect(try await eventually(timeout: .seconds(30)) { try await server.stats().byRoute["POST /auth/v1/token"] ?? 0 >= 1 }, "renewed")
+        try await insert("after-renewal", "still following", into: id, server)
+        #expect(try await eventually(timeout: .seconds(30)) { try cached(id, server).last?.first == "after-renewal" })
+        follow.send(SIGINT)
+        let result = follow.finish()
+        #expect(result.status == 130)
+        #expect(!result.stdout.contains("\"reconnecting\""), "the connection was kept: \(result.stdout)")
+    }
 }

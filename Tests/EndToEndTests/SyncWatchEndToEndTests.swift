@@ -90,4 +90,37 @@ struct SyncWatchEndToEndTests {
         #expect(result.status == 143, "\(result.stderr)")
         #expect(result.stderr.contains("sync --watch coach: caught up") && result.stderr.contains("sync --watch library: caught up"), "\(result.stderr)")
     }
+
+    @Test("the embedded default: a message another process writes into the built-in backend's database reaches the cache")
+    func embedded() async throws {
+        let embeddedHome = TemporaryDirectory("e2e-sync-watch-embedded")
+        let environment = ["BRADOS_HOME": embeddedHome.url.path, "HOME": embeddedHome.url.path, "BRADOS_REALTIME_HEARTBEAT": "1"]
+        func run(_ arguments: [String]) throws -> BuiltProducts.Result { try BuiltProducts.run("brados", arguments, environment: environment) }
+        let listed = try run(["coach", "conversations", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let conversations = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])["conversations"] as? [[String: Any]]
+        let id = try #require(conversations?.first?["id"] as? String)
+        #expect(try run(["coach", "show", id, "--last", "1"]).status == 0)
+        let watch = try BuiltProducts.start("brados", ["sync", "--watch"], environment: environment)
+        // Written into the backend's file by another process: the watch hears it (or its catch-up finds it).
+        let database = embeddedHome.url.appendingPathComponent("data/users/default/.embedded/server.sqlite")
+        #expect(FileManager.default.fileExists(atPath: database.path))
+        let python = Process()
+        python.executableURL = try SystemCommand.url("python3")
+        python.arguments = ["-c", """
+            import sqlite3,sys
+            c=sqlite3.connect(sys.argv[1], timeout=10)
+            c.execute("INSERT INTO messages (id, conversation_id, user_id, role, content, created_at) SELECT 'embedded-1', id, user_id, 'user', 'written beside brados', (julianday('now') - 2440587.5) * 86400.0 FROM conversations WHERE id = ?", (sys.argv[2],))
+            c.commit()
+            """, database.path, id]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        #expect(try await eventually(timeout: .seconds(30)) {
+            let shown = try run(["coach", "show", id, "--offline", "--json", "--last", "1"])
+            return shown.stdout.contains("embedded-1")
+        })
+        watch.send(SIGTERM)
+        #expect(watch.finish().status == 143)
+    }
 }

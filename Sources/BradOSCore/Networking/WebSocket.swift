@@ -117,7 +117,9 @@ final class FrameConnection: WebSocketConnection, @unchecked Sendable {
         var inMessage = false
         while !closed {
             let frame: WebSocketFrame?
-            do { frame = try await inbound.next() } catch { throw NetworkError.connectionLost(host: "websocket", reason: "\(error)") }
+            do { frame = try await inbound.next() } catch is CancellationError { throw CancellationError() } catch {
+                throw NetworkError.connectionLost(host: "websocket", reason: "\(error)")
+            }
             guard let frame else { return nil }
             switch frame.opcode {
             case .text, .binary, .continuation:
