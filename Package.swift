@@ -312,6 +312,7 @@ let package = Package(
             name: "BradOSServerTests",
             dependencies: [
                 "BradOSServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
