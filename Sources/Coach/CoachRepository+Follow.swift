@@ -34,7 +34,7 @@ public struct RealtimeAccess: Sendable {
 
     public init(url: URL, token: @escaping @Sendable () async throws -> String, renew: @escaping @Sendable (String) async throws -> String,
                 connector: any WebSocketConnecting, heartbeat: Duration = .seconds(30),
-                backoff: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: 0.5)) {
+                backoff: RetryPolicy = LiveConnection.backoff) {
         self.url = url
         self.token = token
         self.renew = renew
@@ -94,46 +94,23 @@ extension CoachRepository {
     }
 
     /// Keeps a subscription until it says it is done or the task is cancelled: join, catch
-    /// up, apply events; after any gap, wait (backoff) and do it all again.
+    /// up, apply events; after any gap, wait (``LiveConnection``) and do it all again.
     /// - Throws: `CancellationError`; ``CoachError/realtimeRefused(_:)`` when the first join is
     ///   refused; ``AuthError``; ``StorageError``.
     func keep(_ subscription: RealtimeSubscription, access: RealtimeAccess,
               reconnecting: @escaping @Sendable (String, Duration) async throws -> Void) async throws {
-        let attempts = Attempts()
-        var renewFirst = false
-        while true {
-            try Task.checkCancellation()
-            let reason: String
-            do {
-                let outcome = try await connectOnce(subscription, access: access, renewFirst: renewFirst, joined: { attempts.joined() })
-                if outcome == .done { return }
-                reason = "the server closed the connection"
-                renewFirst = false
-            } catch where Task.isCancelled {
-                // Ctrl-C (or SIGTERM): whatever the connection's tasks threw as they were stopped.
-                throw CancellationError()
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch let error as AuthError {
-                throw error
-            } catch let CoachError.realtimeRefused(message) where !message.lowercased().contains("expired") && !attempts.everJoined {
+        try await LiveConnection.keep(backoff: access.backoff, gap: { error, joined in
+            switch error {
+            case let error as AuthError: throw error
+            case let CoachError.realtimeRefused(message) where !message.lowercased().contains("expired") && !joined:
                 throw CoachError.realtimeRefused(message)
-            } catch let error as Gap {
-                reason = error.reason
-                renewFirst = error.tokenExpired
-            } catch let error as CoachError {
-                reason = error.summary
-                renewFirst = "\(error)".lowercased().contains("expired")
-            } catch let error as any BradOSError {
-                reason = error.summary
-            } catch {
-                reason = "\(error)"
+            case let gap as Gap: return .init(reason: gap.reason, retryAtOnce: gap.tokenExpired)
+            case let error as CoachError: return .init(reason: error.summary, retryAtOnce: "\(error)".lowercased().contains("expired"))
+            case let error as any BradOSError: return .init(reason: error.summary)
+            default: return .init(reason: "\(error)")
             }
-            // A join refused for an expired token is tried again at once with a renewed one.
-            let attempt = attempts.next()
-            let wait = renewFirst && attempt == 0 ? .zero : access.backoff.delay(beforeRetry: attempt, random: Double.random(in: 0...1))
-            try await reconnecting(reason, wait)
-            try await Task.sleep(for: wait)
+        }, reconnecting: reconnecting) { previous, joined in
+            try await self.connectOnce(subscription, access: access, renewFirst: previous?.retryAtOnce ?? false, joined: joined) == .done
         }
     }
 
@@ -144,16 +121,6 @@ extension CoachRepository {
     }
 
     enum Outcome { case closed, done }
-
-    /// Connections tried since the last one that joined (the backoff's exponent), and whether
-    /// any ever joined (a refusal of the first is the user's to hear, not retried).
-    final class Attempts: Sendable {
-        private let state = Mutex((failed: 0, everJoined: false))
-        func joined() { state.withLock { $0 = (0, true) } }
-        var everJoined: Bool { state.withLock { $0.everJoined } }
-        /// The attempt number of this failure (0 for the first since a join).
-        func next() -> Int { state.withLock { state in defer { state.failed += 1 }; return state.failed } }
-    }
 
     /// The last heartbeat the server answered.
     final class HeartbeatMark: Sendable { let value = Mutex(0) }

@@ -11,36 +11,22 @@ extension LibraryRepository {
     /// Follows the library until the task is cancelled.
     /// - Throws: `CancellationError`; ``AuthError`` when the session is gone; ``LibraryError``
     ///   when the server has no notifications.
-    public func watch(ping: Duration = .seconds(30), backoff: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: 0.5),
+    public func watch(ping: Duration = .seconds(30), backoff: RetryPolicy = LiveConnection.backoff,
                       tell: @escaping @Sendable (String) -> Void) async throws {
-        var attempt = 0
-        while true {
-            try Task.checkCancellation()
-            let reason: String
-            do {
-                guard let socket = try await api().notificationSocket() else { throw LibraryError.noNotifications }
-                try await NIOWebSocketClient().withConnection(to: socket.url, headers: socket.headers) { connection in
-                    try await self.followNotifications(connection, ping: ping, tell: tell)
-                }
-                reason = "the server closed the connection"
-                attempt = 0
-            } catch where Task.isCancelled {
-                throw CancellationError()
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch let error as AuthError {
-                throw error
-            } catch LibraryError.noNotifications {
-                throw LibraryError.noNotifications
-            } catch let error as any BradOSError {
-                reason = error.summary
-            } catch {
-                reason = "\(error)"
+        try await LiveConnection.keep(backoff: backoff, gap: { error, _ in
+            switch error {
+            case let error as AuthError: throw error
+            case LibraryError.noNotifications: throw LibraryError.noNotifications
+            case let error as any BradOSError: return .init(reason: error.summary)
+            default: return .init(reason: "\(error)")
             }
-            let wait = backoff.delay(beforeRetry: attempt, random: Double.random(in: 0...1))
-            attempt += 1
-            tell("library: \(reason); following again in \(wait)")
-            try await Task.sleep(for: wait)
+        }, reconnecting: { reason, wait in tell("library: \(reason); following again in \(wait)") }) { _, connected in
+            guard let socket = try await self.api().notificationSocket() else { throw LibraryError.noNotifications }
+            try await NIOWebSocketClient().withConnection(to: socket.url, headers: socket.headers) { connection in
+                connected()
+                try await self.followNotifications(connection, ping: ping, tell: tell)
+            }
+            return false
         }
     }
 
