@@ -29,6 +29,7 @@ def main():
     try:
         from PIL import Image
         from plexapi.server import PlexServer
+        import websocket  # noqa: F401 (websocket-client: without it python-plexapi's AlertListener quietly does nothing)
     except ImportError as error:
         sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh all installs it (pip)")
 
