@@ -44,12 +44,12 @@ public struct ReferenceServer: Sendable {
         VisitRoutes(database: database, auth: auth).register(on: router)
         let (owned, shared, plexTV) = plex()
         plexTV.register(on: router, admin: configuration.admin)
-        let ownedRoutes = PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums)
+        let ownedRoutes = plexRoutes(owned, plexTV)
         ownedRoutes.register(on: router)
         ownedRoutes.registerEventSource(on: router)
-        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router.group("relay"))
-        PlexRoutes(library: library, database: database, server: shared, plexTV: plexTV, realAlbums: configuration.plexRealAlbums).register(on: router.group("shared/alice"))
-        let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
+        ownedRoutes.register(on: router.group("relay"))
+        plexRoutes(shared, plexTV).register(on: router.group("shared/alice"))
+        let supabase = supabaseAuth()
         supabase.register(on: router)
         CoachRoutes(database: database, auth: supabase).register(on: router)
         NutritionRoutes(database: database, auth: auth,
@@ -70,14 +70,20 @@ public struct ReferenceServer: Sendable {
         return (owned, shared, PlexTVRoutes(database: database, servers: [owned, shared], pinLifetime: configuration.plexPinLifetime))
     }
 
+    func plexRoutes(_ server: PlexServerIdentity, _ plexTV: PlexTVRoutes) -> PlexRoutes {
+        PlexRoutes(library: library, database: database, server: server, plexTV: plexTV, realAlbums: configuration.plexRealAlbums)
+    }
+
+    func supabaseAuth() -> SupabaseAuthRoutes {
+        SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
+    }
+
     /// The websocket routes (consulted for upgrade requests only): Supabase Realtime, Plex's notifications.
     public func buildWebSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        let supabase = SupabaseAuthRoutes(database: database, tokenTTL: configuration.tokenTTL, anonKey: configuration.supabaseAnonKey)
-        RealtimeRoutes(hub: realtime, auth: supabase).register(on: router)
+        RealtimeRoutes(hub: realtime, auth: supabaseAuth()).register(on: router)
         let (owned, _, plexTV) = plex()
-        PlexRoutes(library: library, database: database, server: owned, plexTV: plexTV, realAlbums: configuration.plexRealAlbums)
-            .registerNotifications(on: router)
+        plexRoutes(owned, plexTV).registerNotifications(on: router)
         return router
     }
 

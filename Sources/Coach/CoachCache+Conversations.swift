@@ -25,7 +25,7 @@ extension CoachCache {
             _ = try SearchRevision.next(db)
             try db.execute(sql: "DELETE FROM conversation WHERE remoteId = ?", arguments: [id])
             let deleted = db.changesCount > 0
-            try db.execute(sql: "DELETE FROM sync WHERE key IN (\(Self.keys(of: id).map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(Self.keys(of: id)))
+            try Self.forgetKeys(of: id, db)
             return deleted
         }
     }

@@ -40,6 +40,12 @@ extension CoachCache {
         ["messages:\(conversationID)", checkedKey(messagesOf: conversationID), countKey(messagesOf: conversationID), editedKey(messagesOf: conversationID)]
     }
 
+    /// Removes every `sync` key of one conversation (``keys(of:)``).
+    static func forgetKeys(of conversationID: String, _ db: Database) throws {
+        let keys = Self.keys(of: conversationID)
+        try db.execute(sql: "DELETE FROM sync WHERE key IN (\(keys.map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(keys))
+    }
+
     /// Where the next look for edited messages starts (`nil`: every edited message).
     /// - Throws: ``StorageError``.
     public func editCursor(conversationID: String) throws -> Date? {
@@ -209,7 +215,7 @@ extension CoachCache {
             if !stale.isEmpty { _ = try SearchRevision.next(db) }
             for id in stale {
                 try delete.execute(arguments: [id])
-                try db.execute(sql: "DELETE FROM sync WHERE key IN (\(Self.keys(of: id).map { _ in "?" }.joined(separator: ", ")))", arguments: StatementArguments(Self.keys(of: id)))
+                try Self.forgetKeys(of: id, db)
             }
             // The list's cursor moves only here, to the newest time this list refresh read.
             if let newest = changes.upserted.map(\.updatedAt).max(), newest > (try Self.syncedAt(Self.cursorKey(conversationsOf: userID), db) ?? .distantPast) {

@@ -82,7 +82,7 @@ public struct CoachRenderer: Sendable {
             case let .conversationChanged(conversation): line = FollowLine(event: "conversation-changed", conversation: conversation)
             case let .conversationDeleted(id): line = FollowLine(event: "conversation-deleted", id: id)
             case let .reconnecting(reason, after):
-                line = FollowLine(event: "reconnecting", reason: reason, after: Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18)
+                line = FollowLine(event: "reconnecting", reason: reason, after: after.seconds)
             }
             try? output.jsonLine(line)
             return

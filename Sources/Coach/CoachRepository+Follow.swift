@@ -162,7 +162,7 @@ extension CoachRepository {
                     if lastReply.value.withLock({ $0 }) < ref {
                         throw Gap(reason: "no heartbeat reply within \(min(access.heartbeat, .seconds(10)))")
                     }
-                    if let expiry = JWTExpiry.of(token), expiry.timeIntervalSince(self.now()) < 60 + Double(access.heartbeat.components.seconds) {
+                    if let expiry = JWTExpiry.of(token), expiry.timeIntervalSince(self.now()) < 60 + access.heartbeat.seconds {
                         token = try await access.renew(token)
                         try await channel.renew(token)
                     }
@@ -227,15 +227,11 @@ extension CoachRepository {
         let database = try self.database()
         switch (change.table, change.kind) {
         case ("messages", .insert), ("messages", .update):
-            guard let record = change.record, let message = try? SupabaseJSON.decoder().decode(Message.self, from: record),
-                  message.conversationId == conversation.id else { return conversation }
-            let held = try database.message(id: message.id)
-            guard held != message else { return conversation }
-            try database.apply(.init(upserted: [message], serverIDs: nil), of: conversation, at: now())
-            try await emit(held == nil ? .added(message) : .changed(message))
+            guard let message = change.row(Message.self), message.conversationId == conversation.id,
+                  let wasHeld = try saveEvent(message, of: conversation) else { return conversation }
+            try await emit(wasHeld ? .changed(message) : .added(message))
         case ("messages", .delete):
-            guard let id = Self.rowID(change.oldRecord), try database.message(id: id) != nil else { return conversation }
-            try database.apply(.init(upserted: [], deleted: [id], serverIDs: nil), of: conversation, at: now())
+            guard let id = Self.rowID(change.oldRecord), try deleteEvent(message: id, of: conversation) else { return conversation }
             try await emit(.deleted(id: id))
         case ("conversations", .delete):
             guard Self.rowID(change.oldRecord) == conversation.id else { return conversation }
@@ -243,8 +239,7 @@ extension CoachRepository {
             try await emit(.conversationDeleted(id: conversation.id))
             return nil
         case ("conversations", _):
-            guard let record = change.record, var updated = try? SupabaseJSON.decoder().decode(Conversation.self, from: record),
-                  updated.id == conversation.id else { return conversation }
+            guard var updated = change.row(Conversation.self), updated.id == conversation.id else { return conversation }
             // The row's own count is not the messages held; the copy's stays.
             updated.messageCount = conversation.messageCount
             guard updated.title != conversation.title || updated.domain != conversation.domain else { return conversation }
@@ -257,8 +252,34 @@ extension CoachRepository {
         return conversation
     }
 
+    /// A message an event carries, saved when the copy is not already as the event says.
+    /// - Returns: whether the copy held the message before; `nil` when nothing changed.
+    func saveEvent(_ message: Message, of conversation: Conversation) throws -> Bool? {
+        let database = try self.database()
+        let held = try database.message(id: message.id)
+        guard held != message else { return nil }
+        try database.apply(.init(upserted: [message], serverIDs: nil), of: conversation, at: now())
+        return held != nil
+    }
+
+    /// A message an event says is gone, removed when the copy holds it.
+    /// - Returns: whether the copy held it.
+    func deleteEvent(message id: String, of conversation: Conversation) throws -> Bool {
+        let database = try self.database()
+        guard try database.message(id: id) != nil else { return false }
+        try database.apply(.init(upserted: [], deleted: [id], serverIDs: nil), of: conversation, at: now())
+        return true
+    }
+
     /// The `id` of a row's JSON.
     static func rowID(_ json: Data?) -> String? {
         json.flatMap { try? JSONCoding.decode(JSONValue.self, from: $0).objectValue?["id"]?.stringValue }
+    }
+}
+
+extension RowChange {
+    /// The row after the change as a coach type (`nil` for a delete, or a row that does not decode).
+    func row<Row: Decodable>(_ type: Row.Type) -> Row? {
+        record.flatMap { try? SupabaseJSON.decoder().decode(type, from: $0) }
     }
 }

@@ -39,23 +39,20 @@ extension CoachRepository {
         let database = try self.database()
         switch (change.table, change.kind) {
         case ("messages", .insert), ("messages", .update):
-            guard let record = change.record, let message = try? SupabaseJSON.decoder().decode(Message.self, from: record),
-                  let conversation = try database.conversation(id: message.conversationId),
+            guard let message = change.row(Message.self), let conversation = try database.conversation(id: message.conversationId),
                   try database.messagesState(conversationID: conversation.id) != nil,
-                  try database.message(id: message.id) != message else { return }
-            try database.apply(.init(upserted: [message], serverIDs: nil), of: conversation, at: now())
+                  try saveEvent(message, of: conversation) != nil else { return }
             tell("coach: message \(message.id.prefix(8)) of \(conversation.id.prefix(8)) \(change.kind == .insert ? "added" : "changed")")
         case ("messages", .delete):
             guard let id = Self.rowID(change.oldRecord), let held = try database.message(id: id),
-                  let conversation = try database.conversation(id: held.conversationId) else { return }
-            try database.apply(.init(upserted: [], deleted: [id], serverIDs: nil), of: conversation, at: now())
+                  let conversation = try database.conversation(id: held.conversationId),
+                  try deleteEvent(message: id, of: conversation) else { return }
             tell("coach: message \(id.prefix(8)) of \(conversation.id.prefix(8)) deleted")
         case ("conversations", .delete):
             guard let id = Self.rowID(change.oldRecord), try database.deleteConversation(id: id) else { return }
             tell("coach: conversation \(id.prefix(8)) deleted")
         case ("conversations", _):
-            guard let record = change.record, let conversation = try? SupabaseJSON.decoder().decode(Conversation.self, from: record),
-                  try database.conversation(id: conversation.id) != conversation else { return }
+            guard let conversation = change.row(Conversation.self), try database.conversation(id: conversation.id) != conversation else { return }
             try database.upsertConversations([conversation], at: now())
             tell("coach: conversation \(conversation.id.prefix(8)) \(change.kind == .insert ? "added" : "changed")")
         default:

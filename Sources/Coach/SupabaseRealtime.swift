@@ -39,14 +39,13 @@ final class RealtimeChannel: Sendable {
 
     /// The socket's address for a Supabase project at `base` (its REST base URL).
     static func url(base: URL, anonKey: String) -> URL? {
-        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { return nil }
+        let http = APIRequest.get("/realtime/v1/websocket", query: [("apikey", anonKey), ("vsn", "1.0.0")]).url(relativeTo: base)
+        guard var components = URLComponents(url: http, resolvingAgainstBaseURL: false) else { return nil }
         switch components.scheme?.lowercased() {
         case "http": components.scheme = "ws"
         case "https": components.scheme = "wss"
         default: break // http+unix: the embedded backend's socket, as it is
         }
-        components.percentEncodedPath = components.percentEncodedPath.trimmingSuffix("/") + "/realtime/v1/websocket"
-        components.queryItems = [URLQueryItem(name: "apikey", value: anonKey), URLQueryItem(name: "vsn", value: "1.0.0")]
         return components.url
     }
 
@@ -148,8 +147,4 @@ enum JWTExpiry {
               let exp = claims["exp"]?.doubleValue else { return nil }
         return Date(timeIntervalSince1970: exp)
     }
-}
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }

@@ -110,10 +110,7 @@ public struct PlexRESTClient: PlexAPI {
     public func notificationSocket() async throws -> (url: URL, headers: [(name: String, value: String)])? {
         guard let authenticator = client.authenticator else { return nil }
         let token = try await authenticator.accessToken()
-        var url = client.baseURL.absoluteString
-        while url.hasSuffix("/") { url.removeLast() }
-        guard let socket = URL(string: url + "/:/websockets/notifications") else { return nil }
-        return (socket, client.defaultHeaders + client.authScheme.headers(token))
+        return (APIRequest.get("/:/websockets/notifications").url(relativeTo: client.baseURL), client.defaultHeaders + client.authScheme.headers(token))
     }
 
     public func artwork(path: String, size: Int) async throws -> Data {

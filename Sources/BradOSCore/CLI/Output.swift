@@ -34,20 +34,15 @@ public struct Output: Sendable {
 
     /// Prints a value as one pretty-printed JSON document.
     /// - Throws: ``StorageError/coding(path:detail:)`` if it cannot be encoded.
-    public func json<T: Encodable>(_ value: T) throws {
-        do {
-            let data = try JSONCoding.encode(value, pretty: true)
-            io.write(SafeText.escapingJSON(String(decoding: data, as: UTF8.self)) + "\n")
-        } catch {
-            throw StorageError.coding(path: "<output>", detail: "\(error)")
-        }
-    }
+    public func json<T: Encodable>(_ value: T) throws { try writeJSON(value, pretty: true) }
 
     /// Prints a value as one line of compact JSON (a stream of events: NDJSON).
     /// - Throws: ``StorageError/coding(path:detail:)`` if it cannot be encoded.
-    public func jsonLine<T: Encodable>(_ value: T) throws {
+    public func jsonLine<T: Encodable>(_ value: T) throws { try writeJSON(value, pretty: false) }
+
+    private func writeJSON<T: Encodable>(_ value: T, pretty: Bool) throws {
         do {
-            let data = try JSONCoding.encode(value, pretty: false)
+            let data = try JSONCoding.encode(value, pretty: pretty)
             io.write(SafeText.escapingJSON(String(decoding: data, as: UTF8.self)) + "\n")
         } catch {
             throw StorageError.coding(path: "<output>", detail: "\(error)")

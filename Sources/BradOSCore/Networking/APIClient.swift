@@ -157,4 +157,6 @@ actor RenewalState {
 extension Duration {
     /// Whole milliseconds.
     public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    /// Seconds, with the fraction.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

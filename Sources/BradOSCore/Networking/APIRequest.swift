@@ -42,7 +42,7 @@ public struct APIRequest: Sendable {
     }
 
     /// The full URL under `base`.
-    func url(relativeTo base: URL) -> URL {
+    public func url(relativeTo base: URL) -> URL {
         var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
         // `path` is already percent-encoded by the caller (ids are escaped where they are inserted).
         let basePath = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath

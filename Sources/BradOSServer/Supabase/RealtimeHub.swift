@@ -42,8 +42,7 @@ actor RealtimeHub {
         var event: String
         var schema: String
         var table: String
-        var filter: String?
-        var condition: RealtimeFilter?
+        var filter: RealtimeFilter?
     }
 
     struct Channel: Sendable {
@@ -148,22 +147,21 @@ actor RealtimeHub {
                 return await refuse("Unable to subscribe to changes with given parameters: table \(entry["table"] as? String ?? "?") is not published")
             }
             guard ["*", "INSERT", "UPDATE", "DELETE"].contains(event) else { return await refuse("invalid event \(event)") }
-            let filter = entry["filter"] as? String
-            var condition: RealtimeFilter?
-            if let filter {
-                guard let parsed = RealtimeFilter(filter), published.type(of: parsed.column) != nil else {
-                    return await refuse("Unable to subscribe to changes with given parameters: invalid filter \(filter)")
+            var filter: RealtimeFilter?
+            if let text = entry["filter"] as? String {
+                guard let parsed = RealtimeFilter(text), published.type(of: parsed.column) != nil else {
+                    return await refuse("Unable to subscribe to changes with given parameters: invalid filter \(text)")
                 }
-                condition = parsed
+                filter = parsed
             }
-            bindings.append(Binding(id: nextBindingID, event: event, schema: schema, table: table, filter: filter, condition: condition))
+            bindings.append(Binding(id: nextBindingID, event: event, schema: schema, table: table, filter: filter))
             nextBindingID += 1
         }
         let channel = Channel(topic: message.topic, joinRef: message.joinRef ?? message.ref, bindings: bindings, token: token)
         socket.channels.withLock { $0[message.topic] = channel }
         let echoed: [[String: Any]] = bindings.map { binding in
             var object: [String: Any] = ["id": binding.id, "event": binding.event, "schema": binding.schema, "table": binding.table]
-            if let filter = binding.filter { object["filter"] = filter }
+            if let filter = binding.filter { object["filter"] = filter.text }
             return object
         }
         await send(socket, PhoenixMessage.reply(to: message, status: "ok", response: ["postgres_changes": echoed]))
@@ -257,18 +255,21 @@ extension RealtimeHub.Binding {
     /// Whether a change is one this binding asked for.
     func matches(_ change: RealtimeChanges.Change, record: [String: Any]) -> Bool {
         guard change.table == table, event == "*" || event == change.type else { return false }
-        return condition?.holds(for: record) ?? true
+        return filter?.holds(for: record) ?? true
     }
 }
 
 /// A Realtime filter, `column=op.value`: `eq`, `neq`, `lt`, `lte`, `gt`, `gte`, `in.(a,b)`.
 struct RealtimeFilter: Sendable {
+    /// As the client sent it (the join's reply echoes it).
+    var text: String
     var column: String
     var op: String
     var values: [String]
 
     init?(_ text: String) {
         guard let equals = text.firstIndex(of: "="), let dot = text[equals...].firstIndex(of: ".") else { return nil }
+        self.text = text
         column = String(text[..<equals])
         op = String(text[text.index(after: equals)..<dot])
         let operand = String(text[text.index(after: dot)...])

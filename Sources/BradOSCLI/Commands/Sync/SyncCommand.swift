@@ -107,7 +107,3 @@ public struct SyncCommand: EnvironmentCommand {
         if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
