@@ -22,13 +22,20 @@ struct LiveFeedTests {
             try db.execute(sql: "DELETE FROM messages WHERE id = 'log-1'")
         }
         let changes = try database.writer.read { try RealtimeChanges.after(before, $0) }.filter { $0.table == "messages" }
-        // The edit is logged twice: the text, then the trigger's edit time.
-        #expect(changes.map(\.type) == ["INSERT", "UPDATE", "UPDATE", "DELETE"])
+        // One edit, one UPDATE: the new text with its edit time, the old row whole.
+        try #require(changes.map(\.type) == ["INSERT", "UPDATE", "DELETE"])
         let inserted = try #require(RealtimeChanges.record(changes[0].record, of: CoachRoutes.messages))
         #expect(inserted["content"] as? String == "hello" && (inserted["created_at"] as? String)?.hasSuffix("+00:00") == true)
-        #expect(RealtimeChanges.record(changes[2].record, of: CoachRoutes.messages)?["updated_at"] is String, "the edit time")
-        #expect(RealtimeChanges.record(changes[3].oldRecord, of: CoachRoutes.messages)?["content"] as? String == "edited", "the old row whole")
+        let edit = try #require(RealtimeChanges.record(changes[1].record, of: CoachRoutes.messages))
+        #expect(edit["content"] as? String == "edited" && edit["updated_at"] is String, "the new text with its edit time")
+        #expect(RealtimeChanges.record(changes[1].oldRecord, of: CoachRoutes.messages)?["content"] as? String == "hello")
+        #expect(RealtimeChanges.record(changes[2].oldRecord, of: CoachRoutes.messages)?["content"] as? String == "edited", "the old row whole")
         #expect(changes.allSatisfy { $0.userID != nil })
+        let chosen = try database.writer.read { try RealtimeChanges.last($0) }
+        try database.writer.write { db in  // a writer that sets the edit time itself: logged once too
+            try db.execute(sql: "UPDATE messages SET content = 'own time', updated_at = 1800000001 WHERE conversation_id = ? AND rowid = (SELECT min(rowid) FROM messages WHERE conversation_id = ?)", arguments: [id, id])
+        }
+        #expect(try database.writer.read { try RealtimeChanges.after(chosen, $0) }.map(\.type) == ["UPDATE"])
 
         let paused = try database.writer.read { try RealtimeChanges.last($0) }
         try database.writer.write { db in

@@ -60,13 +60,50 @@ enum RealtimeChanges {
                 """)
             try db.execute(sql: triggers(CoachRoutes.messages))
         }
+        // One edit, one UPDATE (as Postgres's BEFORE trigger would give): the edit trigger logs
+        // the row with its edit time, the old row whole, and the generic trigger passes over both
+        // halves of the edit (the text without its time, then the time alone).
+        migrator.registerMigration("v11-one-event-per-edit") { db in
+            try db.execute(sql: """
+                DROP TRIGGER messages_edited;
+                DROP TRIGGER realtime_messages_update;
+                """)
+            try db.execute(sql: editTriggers)
+        }
+    }
+
+    /// The messages' update triggers since v11: the edit time set and the edit logged once.
+    private static var editTriggers: String {
+        let table = CoachRoutes.messages
+        let now = "(julianday('now') - 2440587.5) * 86400.0"
+        let edited = "(NEW.content IS NOT OLD.content OR NEW.role IS NOT OLD.role)"
+        let timeAlone = table.columns.filter { $0.name != "updated_at" }.map { "NEW.\"\($0.name)\" IS OLD.\"\($0.name)\"" }
+            .joined(separator: " AND ")
+        return """
+            CREATE TRIGGER messages_edited AFTER UPDATE OF content, role ON messages WHEN NEW.updated_at IS OLD.updated_at BEGIN
+                UPDATE messages SET updated_at = \(now) WHERE id = NEW.id;
+                INSERT INTO realtime_change (tbl, type, record, old_record, user_id, committed_at)
+                SELECT 'messages', 'UPDATE', \(row(table, "m")), \(row(table, "OLD")), m.user_id, \(now)
+                FROM messages m WHERE m.id = NEW.id AND NOT EXISTS (SELECT 1 FROM realtime_pause);
+            END;
+            CREATE TRIGGER realtime_messages_update AFTER UPDATE ON messages
+            WHEN NOT EXISTS (SELECT 1 FROM realtime_pause)
+                AND NOT (\(edited) AND NEW.updated_at IS OLD.updated_at)
+                AND NOT (NEW.updated_at IS NOT OLD.updated_at AND \(timeAlone)) BEGIN
+                INSERT INTO realtime_change (tbl, type, record, old_record, user_id, committed_at)
+                VALUES ('messages', 'UPDATE', \(row(table, "NEW")), \(row(table, "OLD")), NEW.user_id, \(now));
+            END;
+            """
+    }
+
+    /// A row of `table` as a JSON object of SQLite's values (`columns`, all of the table's by default).
+    private static func row(_ table: PostgRESTTable, _ alias: String, columns: [(name: String, type: PostgRESTTable.ColumnType)]? = nil) -> String {
+        "json_object(" + (columns ?? table.columns).map { "'\($0.name)', \(alias).\"\($0.name)\"" }.joined(separator: ", ") + ")"
     }
 
     /// The three triggers of a table (logging `columns`, all of the table's by default).
     static func triggers(_ table: PostgRESTTable, columns: [(name: String, type: PostgRESTTable.ColumnType)]? = nil) -> String {
-        func row(_ alias: String) -> String {
-            "json_object(" + (columns ?? table.columns).map { "'\($0.name)', \(alias).\"\($0.name)\"" }.joined(separator: ", ") + ")"
-        }
+        func row(_ alias: String) -> String { Self.row(table, alias, columns: columns) }
         let now = "(julianday('now') - 2440587.5) * 86400.0"
         let owner = "\"\(table.owner)\""
         let paused = "WHEN NOT EXISTS (SELECT 1 FROM realtime_pause)"
