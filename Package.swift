@@ -57,6 +57,11 @@ let package = Package(
             ],
             swiftSettings: fuzzed
         ),
+        // The system keyring (Secret Service) through libsecret, opened on first use: no headers, no link.
+        .target(
+            name: "CSecretLoader",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // GNU extensions Swift's Glibc module does not import (syncfs, memfd_create), for the core and archives.
         .target(name: "CBradOSSystem"),
         // The shared core every domain builds on: the plugin contract (DomainPlugin, the search
@@ -65,7 +70,7 @@ let package = Package(
         .target(
             name: "BradOSCore",
             dependencies: [
-                "CBradOSSystem",
+                "CBradOSSystem", "CSecretLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,5 @@
 /// Failures of signing in and staying signed in.
-public enum AuthError: BradOSError {
+public enum AuthError: BradOSError, Equatable {
     /// The profile has no credentials for the service.
     case notSignedIn(profile: String)
     /// The service signs in on its own (e.g. Supabase Auth) and the profile has no session for it.
@@ -22,6 +22,8 @@ public enum AuthError: BradOSError {
     case tokenRejected(service: String)
     /// A sign-in code expired (or is unknown) before it was approved.
     case linkExpired(service: String)
+    /// The system keyring could not store or give a secret (``CredentialStore``).
+    case keyring(KeyringFailure)
 
     public var summary: String {
         switch self {
@@ -38,6 +40,7 @@ public enum AuthError: BradOSError {
             wrong ? "The \(service) account '\(user)' refused the verification code." : "The \(service) account '\(user)' uses two-factor authentication: a verification code is needed."
         case let .tokenRejected(service): "The \(service) account server refused the token."
         case let .linkExpired(service): "The \(service) sign-in code expired before it was approved (or it is unknown)."
+        case let .keyring(failure): "The system keyring could not be used: \(failure.reason)."
         }
     }
 
@@ -59,12 +62,22 @@ public enum AuthError: BradOSError {
         case let .tokenRejected(service):
             "Copy the token again from an app signed in to \(service), or sign in with a code to approve instead: brados auth login --service \(service)"
         case let .linkExpired(service): "Start again: brados auth login --service \(service)"
+        case let .keyring(failure):
+            switch failure {
+            case .noLibrary: "Install libsecret (apt install libsecret-1-0), or keep secrets in files: brados config set credentials.store file"
+            case .noService:
+                "Run brados in a session with a keyring (a desktop login; headless: dbus-run-session and gnome-keyring-daemon --unlock), or keep secrets in files: brados config set credentials.store file (and move them: brados auth migrate --to file)"
+            case .locked: "Unlock the keyring (seahorse, or sign in to the desktop), then run the command again; brados never prompts for it."
+            case .timedOut: "Check that the keyring daemon runs (is it stopped?), or wait longer: BRADOS_KEYRING_TIMEOUT=30s."
+            case .failed: "Run the command again; `brados doctor` says whether the keyring answers."
+            }
         }
     }
 
     public var kind: FailureKind {
         switch self {
         case .emptyPassword, .emptyToken: .usage
+        case .keyring: .keyring
         default: .authRequired
         }
     }

@@ -74,11 +74,31 @@ public struct AuthService: Sendable {
             AuthStatus.Session(user: credential.user, userID: credential.userID, server: credential.server,
                                expiresAt: credential.expiresAt, signedInAt: credential.obtainedAt)
         }
+        let inventory = env.credentials.inventory()
         return AuthStatus(
             profile: env.profile.name.rawValue, active: active == env.profile.name,
-            signedIn: !credentials.isEmpty, account: credentials.account.map(entry),
+            signedIn: !credentials.isEmpty || !inventory.secrets.isEmpty, account: credentials.account.map(entry),
             services: credentials.services.mapValues(entry),
-            credentialsFile: env.credentials.url.path, verified: nil)
+            credentialsFile: env.credentials.url.path, secrets: inventory, verified: nil)
+    }
+
+    /// Moves the secrets of `profiles` to `target` (``CredentialStore/migrate(to:)``), each
+    /// under its refresh lock, so no renewal writes to the old place meanwhile.
+    /// - Throws: ``AuthError/keyring(_:)``, ``StorageError``; what moved before a failure stays moved.
+    public func migrate(to target: SecretLocation, profiles: [ProfileName]) async throws -> [CredentialMigration] {
+        var reports: [CredentialMigration] = []
+        for profile in profiles {
+            let store = env.credentials(of: profile)
+            reports.append(try await FileLock.withExclusiveLock(at: store.lockURL, timeout: .seconds(60)) { try store.migrate(to: target) })
+        }
+        return reports
+    }
+
+    /// Every profile with secrets in the credentials folder, and `current`.
+    public func profilesWithSecrets(including current: ProfileName) -> [ProfileName] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: env.paths.credentialsDirectory.path)) ?? []
+        let stored = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap { ProfileName(rawValue: String($0.dropLast(5))) }
+        return Array(Set(stored + [current])).sorted { $0.rawValue < $1.rawValue }
     }
 
     /// Makes `profile` the active one (config key `profile`).
@@ -124,9 +144,14 @@ public struct AuthService: Sendable {
         // Under the refresh lock, so a renewal in another process cannot write the tokens back.
         // The lock file itself stays: a process waiting on it must not end up holding a lock
         // on a deleted file while another takes a new one.
-        try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) { try env.credentials.remove() }
-        // Erase everything we can even if one part fails, then report the first failure.
+        // Erase everything we can even if one part fails (a locked keyring keeps its items),
+        // then report the first failure.
         var firstFailure: (any Error)?
+        do {
+            try await FileLock.withExclusiveLock(at: env.credentials.lockURL, timeout: .seconds(60)) { try env.credentials.remove() }
+        } catch let error as AuthError {
+            firstFailure = error
+        }
         var erased: [LogoutReport.Domain] = []
         for plugin in env.plugins {
             let stats = (try? plugin.stats(in: env.profile)) ?? CacheStats()
@@ -171,6 +196,8 @@ public struct AuthStatus: Codable, Sendable {
     public var account: Session?
     public var services: [String: Session]
     public var credentialsFile: String
+    /// Where each secret lives (the keyring or the file), and whether the keyring answered.
+    public var secrets: CredentialInventory
     /// Filled by `auth status --check`.
     public var verified: ServerAccount?
 }

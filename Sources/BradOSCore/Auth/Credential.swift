@@ -60,7 +60,9 @@ extension Credential {
     public static let embeddedServer = "embedded"
 
     /// Whether this session was issued by `server` (or by the embedded backend, when `embedded`).
+    /// A token stored in the keyring by hand names no server: it is the service's own.
     public func isIssued(by server: URL, embedded: Bool) -> Bool {
+        if self.server.isEmpty { return true }
         if embedded { return self.server == Self.embeddedServer }
         return Self.normalized(self.server) == Self.normalized(server.absoluteString)
     }

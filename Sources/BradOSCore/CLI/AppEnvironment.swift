@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Everything a command needs, built once per invocation and injected everywhere:
 /// streams, settings, the profile's folders, logging, time, and network access.
@@ -19,12 +20,17 @@ public struct AppEnvironment: Sendable {
     /// The clock retries sleep on.
     public let clock: any Clock<Duration>
     public let network: NetworkAccess
+    /// The system keyring secrets may live in (``CredentialStore``).
+    public let keyring: any Keyring
+    /// `credentials.store`: where new secrets go.
+    public let credentialStoreChoice: CredentialStoreChoice
+    private let notifyOnce: @Sendable (String) -> Void
 
     /// Builds the environment.
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name.
     public init(
         io: any TerminalIO, flags: GlobalFlags, plugins: [any DomainPlugin], features: [any Feature] = [], embedded: (any EmbeddedBackend)?,
-        transport: (any HTTPTransport)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        transport: (any HTTPTransport)? = nil, keyring: any Keyring = NoKeyring(), clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) throws {
         let services = ServiceDescription.all(plugins)
@@ -48,12 +54,27 @@ public struct AppEnvironment: Sendable {
         self.features = features
         self.now = now
         self.clock = clock
+        self.keyring = keyring
+        let choice: CredentialStoreChoice
+        do { choice = try settings.credentialStore() } catch {
+            choice = .auto
+            output.notice("\((error as? any BradOSError)?.summary ?? "\(error)") Using auto.")
+        }
+        credentialStoreChoice = choice
+        // `auto`'s fallback to a file is said once per command, whichever store says it.
+        let said = Mutex(false)
+        let notifyOnce: @Sendable (String) -> Void = { [output] notice in
+            if said.withLock({ said in defer { said = true }; return !said }) { output.notice(notice) }
+        }
+        self.notifyOnce = notifyOnce
         network = NetworkAccess(
             settings: settings, paths: paths, profile: profile.name,
             transport: settings.isOffline
                 ? OfflineTransport()
                 : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: (try? settings.networkTimeout()) ?? .seconds(30)),
             embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
+            credentials: CredentialStore(paths: paths, profile: profile.name, choice: choice, keyring: keyring,
+                                         notify: notifyOnce, logger: logger),
             accounts: services.reduce(into: [:]) { accounts, described in
                 if let account = described.account { accounts[described.service] = account(settings, now) }
             })
@@ -71,7 +92,7 @@ public struct AppEnvironment: Sendable {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
         let composition = Composition.current
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
-                                     embedded: composition.embedded)
+                                     embedded: composition.embedded, keyring: SecretServiceKeyring(environment: io.environment))
         if let access { try await env.lock(env.profile.name, access) }
         // What a killed run left (a `cache import` killed mid-swap) is put right before anything reads the caches.
         for feature in env.features {
@@ -106,7 +127,12 @@ public struct AppEnvironment: Sendable {
     public var defaults: KeyValueStore { KeyValueStore(url: profile.defaultsFile, logger: logger) }
 
     /// The profile's credentials.
-    public var credentials: CredentialStore { CredentialStore(paths: paths, profile: profile.name, logger: logger) }
+    public var credentials: CredentialStore { credentials(of: profile.name) }
+
+    /// A profile's credentials, in this environment's keyring and with its `credentials.store`.
+    public func credentials(of profile: ProfileName) -> CredentialStore {
+        CredentialStore(paths: paths, profile: profile, choice: credentialStoreChoice, keyring: keyring, notify: notifyOnce, logger: logger)
+    }
 
     /// A client for a service, signed in as the profile.
     /// - Throws: ``NetworkError/offlineMode`` when offline (before any socket exists).

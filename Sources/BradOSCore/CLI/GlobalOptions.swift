@@ -26,6 +26,11 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     @Flag(name: .customLong("no-pager"), help: "Print long output straight to the terminal, not through the pager (env BRADOS_PAGER, PAGER; default less -FRX).")
     public var noPager = false
 
+    @Option(name: .customLong("credentials-store"),
+            help: ArgumentHelp("Where secrets go: auto, keyring or file (env BRADOS_CREDENTIALS_STORE; default auto).", valueName: "store"),
+            completion: .list(CredentialStoreChoice.allCases.map(\.rawValue)))
+    public var credentialsStore: String?
+
     public init() {}
 
     /// Checks `--quiet` against `--verbose`, the `--profile` name and the `--server` URL.
@@ -35,6 +40,9 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         if let profile, ProfileName(rawValue: profile) == nil {
             throw ValidationError("Invalid profile name '\(profile)': use letters, digits, '.', '_' or '-'.")
         }
+        if let credentialsStore, CredentialStoreChoice(rawValue: credentialsStore) == nil {
+            throw ValidationError("Invalid --credentials-store '\(credentialsStore)': expected auto, keyring or file.")
+        }
         if let server, let problem = ConfigKey.urlValidator(server) {
             throw ValidationError("Invalid --server '\(server)': expected \(problem).")
         }
@@ -42,12 +50,13 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     /// The flags as plain values.
     public var flags: GlobalFlags {
-        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json, quiet: quiet, noPager: noPager)
+        GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json, quiet: quiet, noPager: noPager,
+                    credentialsStore: credentialsStore)
     }
 }
 
 extension GlobalOptions {
-    static let valueOptions: Set<String> = ["--profile", "--server"]
+    static let valueOptions: Set<String> = ["--profile", "--server", "--credentials-store"]
     static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v", "--quiet", "-q", "--no-pager"]
 
     /// Moves global options written before the subcommand (`brados --offline mealplan show`)

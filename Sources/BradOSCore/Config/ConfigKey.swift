@@ -57,6 +57,10 @@ public struct ConfigKey: Sendable {
         ConfigKey(name: "log", summary: "Log level on stderr: error, warning, info, debug, trace",
                   environmentVariable: "BRADOS_LOG", defaultValue: "warning",
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
+        ConfigKey(name: "credentials.store",
+                  summary: "Where secrets go: auto (the keyring when one answers, else a 0600 file, said once), keyring, or file",
+                  environmentVariable: "BRADOS_CREDENTIALS_STORE", defaultValue: CredentialStoreChoice.auto.rawValue,
+                  validate: { CredentialStoreChoice(rawValue: $0) == nil ? "auto, keyring or file" : nil }),
         Settings.networkTimeoutSetting.configKey,
         Settings.profileLockTimeoutSetting.configKey,
     ]

@@ -72,12 +72,13 @@ public enum ServiceRename {
         var notices: [String] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
             guard let profile = ProfileName(rawValue: String(name.dropLast(5))) else { continue }
-            let store = CredentialStore(paths: paths, profile: profile)
+            // Files only: the keyring came after every rename, so no secret there has a former name.
+            let store = CredentialStore(paths: paths, profile: profile, choice: .file)
             // Read first: the lock and the rewrite only when a former name is there.
             let attachments = (try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory.path)) ?? []
-            let stored = store.load()
+            let stored = store.storedSlots()
             guard renames.contains(where: { rename in
-                stored.services[rename.old] != nil || attachments.contains { $0.hasPrefix("\(rename.old).") }
+                stored.contains(rename.old) || attachments.contains { $0.hasPrefix("\(rename.old).") }
             }) else { continue }
             let moved = try FileLock.withExclusiveLock(at: store.lockURL) { () throws -> [String] in
                 var credentials = try store.loadForUpdate()

@@ -22,9 +22,12 @@ public struct GlobalFlags: Sendable, Equatable {
     public var quiet: Bool
     /// `--no-pager`: long output is never sent through the pager.
     public var noPager: Bool
+    /// `--credentials-store`: where secrets go (`credentials.store`).
+    public var credentialsStore: String?
 
     public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false, quiet: Bool = false,
-                noPager: Bool = false) {
+                noPager: Bool = false, credentialsStore: String? = nil) {
+        self.credentialsStore = credentialsStore
         self.quiet = quiet
         self.noPager = noPager
         self.profile = profile
@@ -105,6 +108,7 @@ public struct Settings: Sendable {
         case _ where name.hasPrefix("server."): flags.server
         case "offline": flags.offline ? "true" : nil
         case "log": flags.verbose ? "debug" : nil
+        case "credentials.store": flags.credentialsStore
         default: nil
         }
     }
@@ -113,6 +117,17 @@ public struct Settings: Sendable {
     /// - Throws: ``ConfigError/invalidProfileName(_:)``.
     public func profile() throws -> ProfileName {
         try ProfileName(validating: resolve("profile").value ?? ProfileName.default.rawValue)
+    }
+
+    /// `credentials.store`: where new secrets go.
+    /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` for a value that is none of them.
+    public func credentialStore() throws -> CredentialStoreChoice {
+        let setting = resolve("credentials.store")
+        guard let value = setting.value else { return .auto }
+        guard let choice = CredentialStoreChoice(rawValue: value) else {
+            throw ConfigError.invalidValue(key: "credentials.store", value: value, expected: "auto, keyring or file")
+        }
+        return choice
     }
 
     /// Whether the network must not be used.

@@ -26,6 +26,8 @@ public enum FailureKind: String, Sendable, Equatable, CaseIterable {
     case busy
     /// An encrypted archive could not be opened with the keys or passphrase given.
     case decryption
+    /// The system keyring did not answer, is locked, or failed, where a secret lives or must go.
+    case keyring
     /// The user interrupted the command.
     case interrupted
 }

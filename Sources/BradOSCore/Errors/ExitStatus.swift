@@ -41,6 +41,8 @@ public enum ExitStatus {
               meaning: "The profile is busy: another brados (an import, a cache clear, a sign-out) held it longer than `profile.lock-timeout`."),
         Entry(code: 12, kind: .decryption, name: "cannot decrypt",
               meaning: "An encrypted archive that no key or passphrase given opens: the wrong key, the wrong passphrase, or none given."),
+        Entry(code: 13, kind: .keyring, name: "keyring",
+              meaning: "The system keyring did not answer, is locked, or failed, where a secret lives or `credentials.store` is `keyring` (`brados doctor` says which)."),
         Entry(code: 64, kind: .usage, name: "usage", meaning: "Usage error: bad flags or arguments."),
         Entry(code: 130, kind: .interrupted, name: "interrupted",
               meaning: "Interrupted by Ctrl-C; 143 by SIGTERM and 129 by SIGHUP (a closed terminal or SSH session). The command first undoes what it started: an optimistic delete is restored, a half-written archive discarded. A second signal ends it at once."),

@@ -17,6 +17,8 @@ public actor NetworkAccess {
     let output: Output
     let logger: Logger
     let now: @Sendable () -> Date
+    /// The profile's credentials.
+    let credentials: CredentialStore
     private var embeddedURL: URL?
     private var embeddedStart: Task<URL, any Error>?
     private var accounts: [Service: any AccountProtocol] = [:]
@@ -26,9 +28,10 @@ public actor NetworkAccess {
     public static let demoUser = "demo"
 
     init(settings: Settings, paths: Paths, profile: ProfileName, transport: any HTTPTransport, embedded: (any EmbeddedBackend)?,
-         retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date,
+         retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date, credentials: CredentialStore,
          accounts: [Service: any AccountProtocol] = [:]) {
         self.accounts = accounts
+        self.credentials = credentials
         self.settings = settings
         self.paths = paths
         self.profile = profile
@@ -96,7 +99,7 @@ public actor NetworkAccess {
     public func client(for service: Service, authScheme: AuthScheme) async throws -> APIClient {
         if settings.isOffline { throw NetworkError.offlineMode }
         let base = try await baseURL(for: service)
-        let store = CredentialStore(paths: paths, profile: profile, logger: logger)
+        let store = credentials
         // A service with its own sign-in protocol has its own accounts: it never borrows the
         // BradOS account's session (nor writes a renewal into it).
         let dedicated = isDedicated(service)

@@ -9,7 +9,8 @@ public struct AuthCommand: AsyncParsableCommand {
         commandName: "auth",
         abstract: "Sign in, check, switch and sign out profiles.",
         discussion: """
-        Credentials live in the config directory (mode 0600), never in the cache. \
+        Secrets live in the system keyring when one answers, else in the config directory \
+        (mode 0600), never in the cache (`credentials.store`; `auth status` says where). \
         Signing out erases every cache of the profile.
         Examples:
           echo PASSWORD | brados auth login --user demo --password-stdin
@@ -17,7 +18,7 @@ public struct AuthCommand: AsyncParsableCommand {
           brados auth switch work
           brados auth logout
         """,
-        subcommands: [Login.self, Status.self, Switch.self, Logout.self])
+        subcommands: [Login.self, Status.self, Switch.self, Migrate.self, Logout.self])
 
     public init() {}
 }

@@ -21,6 +21,38 @@ public struct AuthRenderer {
         for (service, session) in status.services.sorted(by: { $0.key < $1.key }) {
             output.line("  \(service): \(describe(session))")
         }
+        secrets(status.secrets)
+    }
+
+    /// Where each secret lives (`auth status`, `auth migrate`).
+    func secrets(_ inventory: CredentialInventory) {
+        output.line("Secrets (credentials.store \(inventory.store.rawValue); keyring: \(inventory.keyring)):")
+        let width = inventory.secrets.map(\.name.count).max() ?? 0
+        for secret in inventory.secrets {
+            let place = secret.location == .keyring ? "keyring" : "file \(secret.name.contains("/") ? "(beside it)" : inventory.file)"
+            output.line("  \(secret.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place)\(secret.problem.map { " — \($0)" } ?? "")")
+        }
+        if inventory.secrets.isEmpty { output.line("  none") }
+        let misplaced = inventory.misplaced
+        if !misplaced.isEmpty {
+            let target = misplaced[0].location == .file ? "keyring" : "file"
+            output.line("\(Format.count(misplaced.count, "secret")) not where credentials.store puts new ones; move them: brados auth migrate --to \(target)")
+        }
+    }
+
+    /// Prints what `auth migrate` moved.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
+    public func migrated(_ reports: [CredentialMigration]) throws {
+        if output.format == .json { return try output.json(reports) }
+        for report in reports {
+            let place = report.to == .keyring ? "the keyring" : "files"
+            if report.moved.isEmpty {
+                output.line("Profile \(report.profile): \(report.alreadyThere.isEmpty ? "no secrets" : "every secret already in \(place)").")
+            } else {
+                output.line("Profile \(report.profile): moved \(report.moved.joined(separator: ", ")) to \(place)"
+                            + (report.alreadyThere.isEmpty ? "." : " (\(report.alreadyThere.joined(separator: ", ")) already there)."))
+            }
+        }
     }
 
     /// Prints what `auth logout` erased.

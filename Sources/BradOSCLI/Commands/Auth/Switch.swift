@@ -17,7 +17,7 @@ extension AuthCommand {
         ///   file cannot be written.
         public func run(in env: AppEnvironment) async throws {
             let profile = try AuthService(env).switchProfile(to: self.profile)
-            let signedIn = !CredentialStore(paths: env.paths, profile: profile).load().isEmpty
+            let signedIn = !env.credentials(of: profile).storedSlots().isEmpty
             if env.output.format == .json { return try env.output.json(["profile": profile.rawValue, "signedIn": "\(signedIn)"]) }
             env.output.line("Active profile: \(profile)\(signedIn ? "" : " (not signed in yet: brados auth login --user NAME --password-stdin)")")
         }

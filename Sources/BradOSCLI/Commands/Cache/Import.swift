@@ -63,7 +63,7 @@ extension CacheCommand {
             let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name, target.name], env: env))
             // The profile imported into is the one locked (`--as` names another).
             try await env.lock(target.name, dryRun ? .shared : .exclusive(activity: "importing"))
-            let credentials = CredentialStore(paths: env.paths, profile: target.name, logger: env.logger).load()
+            let credentials = env.credentials(of: target.name).load()
             let importer = CacheImporter(target: target, plugins: env.plugins, features: env.features, accounts: CacheArchiveSupport.accounts(credentials),
                                          cacheStaging: CacheArchiveSupport.staging(target.cacheDirectory),
                                          dataStaging: CacheArchiveSupport.staging(target.dataDirectory), marker: StagingMarker(paths: env.paths))

@@ -38,6 +38,7 @@ public struct Doctor {
             checks.append(DoctorCheck(name: name, status: status, detail: detail, fix: fix))
         }
         let credentials = env.credentials.load()
+        checks.append(secrets())
         for service in env.services.map(\.service) {
             let configured = try? env.settings.serverURL(for: service)
             let name = "server \(service.rawValue)"
@@ -68,6 +69,27 @@ public struct Doctor {
             }
         }
         return checks
+    }
+
+    /// Where secrets go (`credentials.store`), whether the keyring answers, and where each secret lives.
+    func secrets() -> DoctorCheck {
+        let inventory = env.credentials.inventory()
+        let inKeyring = inventory.secrets.filter { $0.location == .keyring }.count
+        var detail = "store \(inventory.store.rawValue); keyring: \(inventory.keyring); "
+            + "\(Format.count(inKeyring, "secret")) in the keyring, \(inventory.secrets.count - inKeyring) in files"
+        if inventory.store == .auto && !inventory.keyringAnswers { detail += " (new secrets go to files)" }
+        if let unreadable = inventory.secrets.first(where: { $0.problem != nil }) {
+            return DoctorCheck(name: "credentials", status: .fail, detail: detail + "; \(unreadable.name) cannot be read",
+                               fix: AuthError.keyring(inventory.keyringAnswers ? .locked : .noService(inventory.keyring)).recovery)
+        }
+        if inventory.store == .keyring && !inventory.keyringAnswers {
+            return DoctorCheck(name: "credentials", status: .fail, detail: detail, fix: AuthError.keyring(.noService(inventory.keyring)).recovery)
+        }
+        if let misplaced = inventory.misplaced.first {
+            return DoctorCheck(name: "credentials", status: .warn, detail: detail,
+                               fix: "brados auth migrate --to \(misplaced.location == .file ? "keyring" : "file")")
+        }
+        return DoctorCheck(name: "credentials", status: .ok, detail: detail)
     }
 
     /// The config, cache and data folders: private (0700), and their sizes.
