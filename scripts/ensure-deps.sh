@@ -38,6 +38,11 @@ apt        test         man-db              man: ManPageTests renders the page a
 apt        test         strace              reliability/security.py and a test check the embedded backend binds no TCP port
 apt        test         libarchive-tools    bsdtar: a test lists an exported archive with bsdtar, GNU tar and Python's tarfile
 apt        test         age                 age, age-keygen: the encrypted-archive tests open brados's exports with age and import its files
+apt        test         libsecret-1-0       libsecret-1.so.0: the binary opens it to keep secrets in the system keyring (KeyringEndToEndTests)
+apt        test         libsecret-tools     secret-tool: the keyring tests read brados's secrets with it and store one it uses
+apt        test         gnome-keyring       gnome-keyring-daemon: the Secret Service the keyring tests and reliability/keyring.py run
+apt        test         dbus-daemon         dbus-daemon: the keyring tests' private session bus
+apt        test         dbus-bin            dbus-send: the keyring tests lock the keyring and wait for it on the bus
 apt        test         zstd                the tests list a decrypted archive with tar --zstd; debootstrap unpacks Ubuntu's packages with it
 apt        bench        chafa               the covers benchmark's peer (the chafa command)
 apt        bench        ripgrep             rg: the search benchmark's peer

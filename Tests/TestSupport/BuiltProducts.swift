@@ -36,9 +36,14 @@ public enum BuiltProducts {
     /// itself after a library load is a detached process that would write into the test's
     /// home and count in its server's statistics while the test reads them. The tests of the
     /// background prefetch turn it on (`BRADOS_LIBRARY_PREFETCH=true`).
+    ///
+    /// Secrets go to files (`credentials.store = file`) unless it says otherwise: with no session
+    /// bus, `auto` would say on each sign-in that it fell back to one. The keyring's own tests
+    /// set the store and give a bus of their own (``KeyringSession``).
     public static func quiet(_ environment: [String: String]) -> [String: String] {
         var environment = environment
         if environment["BRADOS_LIBRARY_PREFETCH"] == nil { environment["BRADOS_LIBRARY_PREFETCH"] = "false" }
+        if environment["BRADOS_CREDENTIALS_STORE"] == nil { environment["BRADOS_CREDENTIALS_STORE"] = "file" }
         return environment
     }
 

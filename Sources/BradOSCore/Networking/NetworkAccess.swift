@@ -103,11 +103,11 @@ public actor NetworkAccess {
         // A service with its own sign-in protocol has its own accounts: it never borrows the
         // BradOS account's session (nor writes a renewal into it).
         let dedicated = isDedicated(service)
-        // Read once; again only after a sign-in wrote them.
-        var credentials = store.load()
+        // Read once (a secret the keyring holds and cannot give is an error, not a sign-out); again only after a sign-in wrote them.
+        var credentials = try store.loadForUpdate()
         if usesEmbedded(service), credentials.credential(for: service, dedicated: dedicated) == nil {
             try await signInDemo(service: service, store: store, server: base)
-            credentials = store.load()
+            credentials = try store.loadForUpdate()
         }
         guard let credential = credentials.credential(for: service, dedicated: dedicated) else {
             throw dedicated ? AuthError.serviceNotSignedIn(profile: profile.rawValue, service: service.rawValue)
