@@ -200,7 +200,7 @@ _brados_today() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -212,6 +212,10 @@ _brados_today() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -219,7 +223,7 @@ _brados_search() {
     repeating_flags=()
     non_repeating_flags=(-F --fixed-strings --reindex --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--domain)
-    non_repeating_options=(--limit --sort --profile --server)
+    non_repeating_options=(--limit --sort --profile --server --credentials-store)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -242,6 +246,10 @@ _brados_search() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -257,13 +265,13 @@ _brados_auth() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    login|status|switch|logout)
+    login|status|switch|migrate|logout)
         # Offer subcommand argument completions
         "_brados_auth_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'login status switch logout' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'login status switch migrate logout' -- "${cur}"))
         ;;
     esac
 }
@@ -272,7 +280,7 @@ _brados_auth_login() {
     repeating_flags=()
     non_repeating_flags=(--password-stdin --token-stdin --no-wait --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--user --service --code --pin --profile --server)
+    non_repeating_options=(--user --service --code --pin --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -296,6 +304,10 @@ _brados_auth_login() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -303,7 +315,7 @@ _brados_auth_status() {
     repeating_flags=()
     non_repeating_flags=(--check --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -315,6 +327,10 @@ _brados_auth_status() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -322,7 +338,7 @@ _brados_auth_switch() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -332,6 +348,10 @@ _brados_auth_switch() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -345,11 +365,38 @@ _brados_auth_switch() {
     esac
 }
 
+_brados_auth_migrate() {
+    repeating_flags=()
+    non_repeating_flags=(--all --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--to --profile --server --credentials-store)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--to')
+        __brados_add_completions -W 'keyring'$'\n''file'
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion auth migrate -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
+}
+
 _brados_auth_logout() {
     repeating_flags=()
     non_repeating_flags=(--remove-key --keep-key --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -359,6 +406,10 @@ _brados_auth_logout() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -391,7 +442,7 @@ _brados_config_get() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -401,6 +452,10 @@ _brados_config_get() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -418,7 +473,7 @@ _brados_config_set() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 2
 
     # Offer option value completions
@@ -428,6 +483,10 @@ _brados_config_set() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -445,7 +504,7 @@ _brados_config_unset() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -455,6 +514,10 @@ _brados_config_unset() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -472,7 +535,7 @@ _brados_config_list() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -484,6 +547,10 @@ _brados_config_list() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -491,7 +558,7 @@ _brados_config_path() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -501,6 +568,10 @@ _brados_config_path() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -533,7 +604,7 @@ _brados_cache_stats() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -545,6 +616,10 @@ _brados_cache_stats() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -552,7 +627,7 @@ _brados_cache_clear() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -562,6 +637,10 @@ _brados_cache_clear() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -579,7 +658,7 @@ _brados_cache_export() {
     repeating_flags=()
     non_repeating_flags=(--overwrite --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--recipient --recipients-file)
-    non_repeating_options=(--output -o --format --level --domains --profile --server)
+    non_repeating_options=(--output -o --format --level --domains --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -610,6 +689,10 @@ _brados_cache_export() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -617,7 +700,7 @@ _brados_cache_import() {
     repeating_flags=()
     non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
-    non_repeating_options=(--as --domains --profile --server)
+    non_repeating_options=(--as --domains --profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -640,6 +723,10 @@ _brados_cache_import() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -655,7 +742,7 @@ _brados_cache_verify() {
     repeating_flags=()
     non_repeating_flags=(--passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -669,6 +756,10 @@ _brados_cache_verify() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -686,7 +777,7 @@ _brados_cache_path() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -696,6 +787,10 @@ _brados_cache_path() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -728,7 +823,7 @@ _brados_keys_generate() {
     repeating_flags=()
     non_repeating_flags=(--force --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -740,6 +835,10 @@ _brados_keys_generate() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -747,7 +846,7 @@ _brados_keys_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -757,6 +856,10 @@ _brados_keys_show() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -789,7 +892,7 @@ _brados_plugins_list() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -801,6 +904,10 @@ _brados_plugins_list() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -808,7 +915,7 @@ _brados_sync() {
     repeating_flags=()
     non_repeating_flags=(--watch --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--domains --profile --server)
+    non_repeating_options=(--domains --profile --server --credentials-store)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -821,6 +928,10 @@ _brados_sync() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -838,7 +949,7 @@ _brados_doctor() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -850,6 +961,10 @@ _brados_doctor() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -857,7 +972,7 @@ _brados_exit-codes() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format --profile --server)
+    non_repeating_options=(--format --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -871,6 +986,10 @@ _brados_exit-codes() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -903,7 +1022,7 @@ _brados_mealplan_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -915,6 +1034,10 @@ _brados_mealplan_show() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -922,7 +1045,7 @@ _brados_mealplan_today() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -934,6 +1057,10 @@ _brados_mealplan_today() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -941,7 +1068,7 @@ _brados_mealplan_refresh() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -953,6 +1080,10 @@ _brados_mealplan_refresh() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -960,7 +1091,7 @@ _brados_mealplan_new() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -972,6 +1103,10 @@ _brados_mealplan_new() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -979,7 +1114,7 @@ _brados_mealplan_critique() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -991,6 +1126,10 @@ _brados_mealplan_critique() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -998,7 +1137,7 @@ _brados_mealplan_finalize() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1010,6 +1149,10 @@ _brados_mealplan_finalize() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1017,7 +1160,7 @@ _brados_mealplan_status() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1029,6 +1172,10 @@ _brados_mealplan_status() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1036,7 +1183,7 @@ _brados_mealplan_path() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1046,6 +1193,10 @@ _brados_mealplan_path() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1078,7 +1229,7 @@ _brados_visits_list() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1090,6 +1241,10 @@ _brados_visits_list() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1097,7 +1252,7 @@ _brados_visits_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1107,6 +1262,10 @@ _brados_visits_show() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1124,7 +1283,7 @@ _brados_visits_add() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--place --at --duration --notes --address --profile --server)
+    non_repeating_options=(--place --at --duration --notes --address --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1151,6 +1310,10 @@ _brados_visits_add() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1158,7 +1321,7 @@ _brados_visits_delete() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1168,6 +1331,10 @@ _brados_visits_delete() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1208,7 +1375,7 @@ _brados_library_albums() {
     repeating_flags=()
     non_repeating_flags=(--refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server)
+    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1239,6 +1406,10 @@ _brados_library_albums() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1246,7 +1417,7 @@ _brados_library_collections() {
     repeating_flags=()
     non_repeating_flags=(--covers --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --art --profile --server)
+    non_repeating_options=(--section --art --profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1265,6 +1436,10 @@ _brados_library_collections() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1272,7 +1447,7 @@ _brados_library_sections() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1284,6 +1459,10 @@ _brados_library_sections() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1291,7 +1470,7 @@ _brados_library_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--art --profile --server)
+    non_repeating_options=(--art --profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1305,6 +1484,10 @@ _brados_library_show() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1322,7 +1505,7 @@ _brados_library_artwork() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--size --output -o --profile --server)
+    non_repeating_options=(--size --output -o --profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1341,6 +1524,10 @@ _brados_library_artwork() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -1356,7 +1543,7 @@ _brados_library_prefetch() {
     repeating_flags=()
     non_repeating_flags=(--background --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --rows --columns --profile --server)
+    non_repeating_options=(--section --rows --columns --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1377,6 +1564,10 @@ _brados_library_prefetch() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1384,7 +1575,7 @@ _brados_library_servers() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1396,6 +1587,10 @@ _brados_library_servers() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1403,7 +1598,7 @@ _brados_library_use() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1413,6 +1608,10 @@ _brados_library_use() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1445,7 +1644,7 @@ _brados_library_cache_stats() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1457,6 +1656,10 @@ _brados_library_cache_stats() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1464,7 +1667,7 @@ _brados_library_cache_prune() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--max-size --profile --server)
+    non_repeating_options=(--max-size --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1477,6 +1680,10 @@ _brados_library_cache_prune() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1509,7 +1716,7 @@ _brados_coach_conversations() {
     repeating_flags=()
     non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --profile --server)
+    non_repeating_options=(--limit --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1524,6 +1731,10 @@ _brados_coach_conversations() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1531,7 +1742,7 @@ _brados_coach_show() {
     repeating_flags=()
     non_repeating_flags=(--full -f --follow --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--last --profile --server)
+    non_repeating_options=(--last --profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1544,6 +1755,10 @@ _brados_coach_show() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1561,7 +1776,7 @@ _brados_coach_delete() {
     repeating_flags=()
     non_repeating_flags=(-y --yes --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1571,6 +1786,10 @@ _brados_coach_delete() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1588,7 +1807,7 @@ _brados_coach_context() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1598,6 +1817,10 @@ _brados_coach_context() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1630,7 +1853,7 @@ _brados_plan_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--art --profile --server)
+    non_repeating_options=(--art --profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1646,6 +1869,10 @@ _brados_plan_show() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1653,7 +1880,7 @@ _brados_plan_targets() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1665,6 +1892,10 @@ _brados_plan_targets() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1672,7 +1903,7 @@ _brados_plan_why() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1684,6 +1915,10 @@ _brados_plan_why() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1691,7 +1926,7 @@ _brados_plan_recompute() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1703,6 +1938,10 @@ _brados_plan_recompute() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1710,7 +1949,7 @@ _brados_plan_refresh() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1722,6 +1961,10 @@ _brados_plan_refresh() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1729,7 +1972,7 @@ _brados_plan_weight() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1739,6 +1982,10 @@ _brados_plan_weight() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1771,7 +2018,7 @@ _brados_plan_set_target-weight() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1783,6 +2030,10 @@ _brados_plan_set_target-weight() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1790,7 +2041,7 @@ _brados_plan_set_goal() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1800,6 +2051,10 @@ _brados_plan_set_goal() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1817,7 +2072,7 @@ _brados_plan_set_activity() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1827,6 +2082,10 @@ _brados_plan_set_activity() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1844,7 +2103,7 @@ _brados_plan_history() {
     repeating_flags=()
     non_repeating_flags=(--plans --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1856,6 +2115,10 @@ _brados_plan_history() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1863,7 +2126,7 @@ _brados_plan_diff() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 2
 
     # Offer option value completions
@@ -1873,6 +2136,10 @@ _brados_plan_diff() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac
@@ -1894,7 +2161,7 @@ _brados_plan_pending() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1906,6 +2173,10 @@ _brados_plan_pending() {
     '--server')
         return
         ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
     esac
 }
 
@@ -1913,7 +2184,7 @@ _brados_plan_sync() {
     repeating_flags=()
     non_repeating_flags=(--include-imported --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server)
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1923,6 +2194,10 @@ _brados_plan_sync() {
         return
         ;;
     '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac

@@ -31,6 +31,8 @@ Suites (issue 11):
                     random FTS5 fragments) exit 0 or 64 within 10 s, never crash
   live              issue 45: 200 rounds of random inserts, edits and deletes (by the API and by another process)
                     and Realtime faults while `coach show --follow` runs: the cache equals the server after each
+  keyring           issue 46: a real Secret Service; SIGKILL mid `auth migrate` both ways, the keyring locked, its
+                    daemon killed mid-command (100 rounds): no secret lost, none left in a file after a move to the keyring
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -48,7 +50,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
-          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "fuzz"]
+          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "keyring", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -65,6 +67,7 @@ SMOKE = {
     "delta_equality": ["--rounds", "10"],
     "search": ["--rounds", "5", "--messages", "2000", "--conversations", "10", "--albums", "2000"],
     "live": ["--rounds", "10"],
+    "keyring": ["--rounds", "10"],
     "fuzz": ["--runs", "20000"],
 }
 

@@ -23,6 +23,12 @@ extension CredentialStore {
         if let failure = snapshot.keyringFailure, target == .keyring || !snapshot.file.keyring.isEmpty {
             throw AuthError.keyring(failure)
         }
+        // An index entry the keyring answered without (another keyring on the bus, a daemon
+        // started afresh): moving now would drop the entry while the secret may be elsewhere.
+        if let missing = snapshot.file.keyring.sorted().first(where: { snapshot.item($0) == nil }), snapshot.keyringFailure == nil,
+           !snapshot.items.contains(where: { $0.attributes.service == nil }) {
+            throw AuthError.keyring(.failed("the keyring answered without the \(missing) secret the credentials file says it holds (another keyring on the bus?); nothing was moved"))
+        }
         let sessions = try snapshot.credentials(strict: true)
         if let (_, failure) = sessions.unreadable.first { throw AuthError.keyring(failure) }
         // Every attachment, wherever it is.
