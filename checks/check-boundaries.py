@@ -28,11 +28,11 @@ FEATURES = {"BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures"}
 DOMAINS = {"MealPlan", "Visits", "MusicLibrary", "Coach", "Nutrition"}
 # The C and format modules a feature (or the core) keeps to itself.
 HELPERS = {
-    "BradOSCore": {"CBradOSSystem"},
+    "BradOSCore": {"CBradOSSystem", "CSecretLoader"},
     "BradOSArchive": {"CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption"},
     "BradOSPictures": {"CArtLoader"},
 }
-CLIENT = CORE | FEATURES | DOMAINS | {"BradOSCLI", "CBradOSSystem", "CArchive", "CArchiveLoader", "CArtLoader", "AgeEncryption"}
+CLIENT = CORE | FEATURES | DOMAINS | {"BradOSCLI", "CBradOSSystem", "CSecretLoader", "CArchive", "CArchiveLoader", "CArtLoader", "AgeEncryption"}
 
 
 def allowed(target, project):

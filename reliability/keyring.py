@@ -57,8 +57,10 @@ class Session:
         self.start()
 
     def start(self):
-        """GNOME Keyring in the foreground, replacing any, its login keyring unlocked."""
+        """GNOME Keyring in the foreground, replacing any (one the bus started on demand, locked,
+        as after a crash in a desktop session), its login keyring unlocked."""
         self.stop_daemon()
+        self.kill_activated()
         self.daemon = subprocess.Popen([require("gnome-keyring-daemon"), "--replace", "--foreground", "--unlock", "--components=secrets"],
                                        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
         self.daemon.stdin.write(PASSWORD.encode())
@@ -70,6 +72,22 @@ class Session:
                 return
             time.sleep(0.05)
         raise SystemExit("gnome-keyring-daemon did not come up on the bus")
+
+    def kill_activated(self):
+        """Every gnome-keyring-daemon of this session (found by its runtime folder)."""
+        mine = f"XDG_RUNTIME_DIR={self.env['XDG_RUNTIME_DIR']}".encode()
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if open(f"/proc/{pid}/comm").read().strip().startswith("gnome-keyring") and mine in open(f"/proc/{pid}/environ", "rb").read().split(b"\0"):
+                    os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        for _ in range(100):
+            owner = subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                    "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"], capture_output=True, text=True, env=self.env)
+            if "boolean true" not in owner.stdout:
+                return
+            time.sleep(0.05)
 
     def stop_daemon(self):
         if self.daemon and self.daemon.poll() is None:
@@ -150,7 +168,10 @@ def main():
                 if process.poll() is None:
                     landed += 1
                 if killer == "brados":
-                    os.killpg(process.pid, signal.SIGKILL)
+                    try:
+                        os.killpg(process.pid, signal.SIGKILL)
+                    except ProcessLookupError:  # it had finished
+                        pass
                 else:
                     session.stop_daemon()
                 process.wait()
