@@ -68,13 +68,12 @@ public struct AuthService: Sendable {
 
     /// The profile's sign-in state, read locally (no request).
     public func status() -> AuthStatus {
-        let credentials = env.credentials.load()
+        let (credentials, inventory) = env.credentials.readAll()
         let active = (try? Settings(flags: GlobalFlags(), environment: [:], file: env.settings.file).profile()) ?? .default
         func entry(_ credential: Credential) -> AuthStatus.Session {
             AuthStatus.Session(user: credential.user, userID: credential.userID, server: credential.server,
                                expiresAt: credential.expiresAt, signedInAt: credential.obtainedAt)
         }
-        let inventory = env.credentials.inventory()
         return AuthStatus(
             profile: env.profile.name.rawValue, active: active == env.profile.name,
             signedIn: !credentials.isEmpty || !inventory.secrets.isEmpty, account: credentials.account.map(entry),

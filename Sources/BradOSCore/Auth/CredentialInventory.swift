@@ -19,6 +19,11 @@ public struct CredentialInventory: Codable, Sendable, Equatable {
     public var file: String
     public var secrets: [Secret]
 
+    /// Where `auth migrate --to` would take the misplaced secrets; `nil` when there are none.
+    public var migrationTarget: SecretLocation? {
+        misplaced.first.map { $0.location == .file ? .keyring : .file }
+    }
+
     /// Secrets that live where `store` would not put a new one (`file` with `store` = keyring…).
     public var misplaced: [Secret] {
         switch store {
@@ -31,11 +36,15 @@ public struct CredentialInventory: Codable, Sendable, Equatable {
 
 extension CredentialStore {
     /// Where each secret of the profile lives (the keyring asked, whatever ``choice`` says).
-    public func inventory() -> CredentialInventory {
+    public func inventory() -> CredentialInventory { readAll().inventory }
+
+    /// What ``load()`` and ``inventory()`` give, from one read (one keyring search).
+    public func readAll() -> (credentials: CredentialSet, inventory: CredentialInventory) {
         let snapshot = (try? snapshot(askKeyring: true))
             ?? Snapshot(file: StoredFile(), items: [], keyringFailure: nil, profile: profile.rawValue)
         var secrets: [CredentialInventory.Secret] = []
-        if let sessions = try? snapshot.credentials(strict: false) {
+        let sessions = try? snapshot.credentials(strict: false)
+        if let sessions {
             for (slot, location) in sessions.locations.sorted(by: { $0.key < $1.key }) {
                 secrets.append(.init(name: slot, location: location, problem: sessions.unreadable[slot]?.reason))
             }
@@ -52,7 +61,8 @@ extension CredentialStore {
             let unreadable = location == .keyring && (snapshot.keyringFailure != nil || snapshot.item(slot)?.secret == nil)
             secrets.append(.init(name: slot, location: location, problem: unreadable ? (snapshot.keyringFailure ?? .locked).reason : nil))
         }
-        return CredentialInventory(store: choice, keyring: snapshot.keyringFailure?.reason ?? "answers",
-                                   keyringAnswers: snapshot.keyringFailure == nil, file: url.path, secrets: secrets)
+        return (sessions?.set ?? CredentialSet(),
+                CredentialInventory(store: choice, keyring: snapshot.keyringFailure?.reason ?? "answers",
+                                    keyringAnswers: snapshot.keyringFailure == nil, file: url.path, secrets: secrets))
     }
 }

@@ -16,6 +16,12 @@ extension CredentialStore {
         attachmentsDirectory.appendingPathComponent("\(service.rawValue).\(name).json")
     }
 
+    /// The file of an attachment's slot (`service/name`).
+    func attachmentURL(_ slot: String) -> URL {
+        let (service, name) = CredentialStore.split(slot)
+        return attachmentURL(name ?? "", of: Service(rawValue: service))
+    }
+
     /// An attachment, decoded; `nil` when absent or unreadable.
     public func attachment<T: Decodable>(_ type: T.Type, _ name: String, of service: Service) -> T? {
         let slot = "\(service.rawValue)/\(name)"
@@ -35,14 +41,9 @@ extension CredentialStore {
         let slot = "\(service.rawValue)/\(name)"
         let data = try JSONCoding.encode(value)
         var snapshot = try snapshot()
-        var location = snapshot.location(of: slot) ?? snapshot.location(of: service.rawValue)
-        if location == nil {
-            location = choice == .file ? .file : (snapshot.keyringFailure == nil ? .keyring : (choice == .keyring ? nil : .file))
-            if location == nil, let failure = snapshot.keyringFailure { throw AuthError.keyring(failure) }
-        }
+        let location = try snapshot.location(of: slot) ?? snapshot.location(of: service.rawValue) ?? newLocation(for: slot, snapshot: &snapshot)
         if location == .keyring {
-            try keyring.store(String(decoding: data, as: UTF8.self), label: "brados \(service.rawValue) \(name) of profile \(profile.rawValue)",
-                              attributes: attributes(slot))
+            try keyring.store(String(decoding: data, as: UTF8.self), label: label(slot), attributes: attributes(slot))
             if !snapshot.file.keyring.contains(slot) {
                 snapshot.file.keyring.insert(slot)
                 try write(snapshot.file)

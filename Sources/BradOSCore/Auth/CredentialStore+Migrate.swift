@@ -57,15 +57,12 @@ extension CredentialStore {
             for (slot, credential) in sessions.set.slots {
                 written[slot] = String(decoding: try JSONCoding.encode(credential), as: UTF8.self)
                 if sessions.locations[slot] != .keyring || !snapshot.file.keyring.contains(slot) {
-                    try keyring.store(written[slot]!, label: label(slot, credential.user), attributes: attributes(slot))
+                    try keyring.store(written[slot]!, label: label(slot, user: credential.user), attributes: attributes(slot))
                 }
             }
             for (slot, attachment) in attachments {
                 written[slot] = String(decoding: attachment.data, as: UTF8.self)
-                if attachment.location == .file {
-                    let parts = slot.split(separator: "/", maxSplits: 1)
-                    try keyring.store(written[slot]!, label: "brados \(parts[0]) \(parts[1]) of profile \(profile.rawValue)", attributes: attributes(slot))
-                }
+                if attachment.location == .file { try keyring.store(written[slot]!, label: label(slot), attributes: attributes(slot)) }
             }
             // Read back before anything is removed.
             let stored = try self.snapshot(askKeyring: true)
@@ -73,15 +70,11 @@ extension CredentialStore {
                 throw AuthError.keyring(.failed("the \(slot) secret did not read back as it was written; the file still holds it"))
             }
             try write(StoredFile(keyring: Set(written.keys)))
-            for (slot, attachment) in attachments where attachment.location == .file {
-                let parts = slot.split(separator: "/", maxSplits: 1).map(String.init)
-                try FileSystem.remove(attachmentURL(parts[1], of: Service(rawValue: parts[0])))
-            }
+            for (slot, attachment) in attachments where attachment.location == .file { try FileSystem.remove(attachmentURL(slot)) }
         case .file:
             for (slot, attachment) in attachments where attachment.location == .keyring {
-                let parts = slot.split(separator: "/", maxSplits: 1).map(String.init)
                 try FileSystem.createDirectory(attachmentsDirectory)
-                try AtomicFile.write(attachment.data, to: attachmentURL(parts[1], of: Service(rawValue: parts[0])), mode: 0o600)
+                try AtomicFile.write(attachment.data, to: attachmentURL(slot), mode: 0o600)
             }
             var file = StoredFile()
             for (slot, credential) in sessions.set.slots { file.set(slot, credential) }

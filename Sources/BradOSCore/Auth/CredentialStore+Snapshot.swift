@@ -68,9 +68,8 @@ struct Snapshot {
 
     /// The item of a slot (`service` or `service/attachment`).
     func item(_ slot: String) -> KeyringItem? {
-        let parts = slot.split(separator: "/", maxSplits: 1).map(String.init)
-        let attachment = parts.count > 1 ? parts[1] : nil
-        return items.first { $0.attributes.profile == profile && $0.attributes.service == parts[0] && $0.attributes.attachment == attachment }
+        let (service, attachment) = CredentialStore.split(slot)
+        return items.first { $0.attributes.profile == profile && $0.attributes.service == service && $0.attributes.attachment == attachment }
     }
 
     /// Where a slot's secret lives now; `nil` when it is nowhere.

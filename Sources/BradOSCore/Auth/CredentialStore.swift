@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// `credentials.store`: where new secrets go.
 public enum CredentialStoreChoice: String, Sendable, CaseIterable, Codable {
@@ -36,6 +37,10 @@ public struct CredentialStore: Sendable {
     /// Says that `auto` put a secret in the file (the environment says it once per command).
     let notify: @Sendable (String) -> Void
     let logger: Logger
+    /// The last ``loadForUpdate()`` and the credentials file it was read with: every request
+    /// re-reads the token, and a keyring read is a D-Bus round trip. Every save writes a new
+    /// file, so another identity means another read.
+    private let lastRead = LastRead()
 
     public init(paths: Paths, profile: ProfileName, choice: CredentialStoreChoice = .file, keyring: any Keyring = NoKeyring(),
                 notify: @escaping @Sendable (String) -> Void = { _ in }, logger: Logger = Logger(label: "brados.auth")) {
@@ -61,7 +66,11 @@ public struct CredentialStore: Sendable {
     /// (locked, gone), is thrown, so a session that could not be read is never overwritten.
     /// - Throws: ``StorageError/io(operation:path:errno:)``, ``AuthError/keyring(_:)``.
     public func loadForUpdate() throws -> CredentialSet {
-        try snapshot().credentials(strict: true).set
+        let identity = FileSystem.identity(of: url) ?? "none"
+        if let last = lastRead.value.withLock({ $0 }), last.identity == identity { return last.set }
+        let set = try snapshot().credentials(strict: true).set
+        lastRead.value.withLock { $0 = (identity, set) }
+        return set
     }
 
     /// Writes the credentials: each secret where it lives, a new one where ``choice`` says
@@ -77,8 +86,8 @@ public struct CredentialStore: Sendable {
             let location = try snapshot.location(of: slot) ?? newLocation(for: slot, snapshot: &snapshot)
             if location == .keyring {
                 do {
-                    try keyring.store(String(decoding: try JSONCoding.encode(credential), as: UTF8.self), label: label(slot, credential.user),
-                                      attributes: attributes(slot))
+                    try keyring.store(String(decoding: try JSONCoding.encode(credential), as: UTF8.self),
+                                      label: label(slot, user: credential.user), attributes: attributes(slot))
                     file.keyring.insert(slot)
                     continue
                 } catch AuthError.keyring(let failure) where choice == .auto && !snapshot.file.keyring.contains(slot) {
@@ -120,7 +129,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Where a new secret goes: ``choice``, with `auto` choosing the keyring if it answered.
-    private func newLocation(for slot: String, snapshot: inout Snapshot) throws -> SecretLocation {
+    func newLocation(for slot: String, snapshot: inout Snapshot) throws -> SecretLocation {
         switch choice {
         case .file: return .file
         case .keyring:
@@ -134,7 +143,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// `auto` put a secret in the file: says so.
-    private func fellBack(_ slot: String, _ failure: KeyringFailure) {
+    func fellBack(_ slot: String, _ failure: KeyringFailure) {
         notify("""
             the keyring did not take the \(slot == CredentialSet.accountSlot ? "account" : slot) secret (\(failure.reason)); \
             it is in \(url.path) (mode 0600). Move it once a keyring answers: brados auth migrate --to keyring \
@@ -142,12 +151,26 @@ public struct CredentialStore: Sendable {
             """)
     }
 
-    func label(_ slot: String, _ user: String) -> String {
-        "brados \(slot == CredentialSet.accountSlot ? "account" : slot) session of profile \(profile.rawValue) (\(user))"
+    /// The label seahorse shows: a session's (with its user), or an attachment's.
+    func label(_ slot: String, user: String? = nil) -> String {
+        let (service, attachment) = Self.split(slot)
+        if let attachment { return "brados \(service) \(attachment) of profile \(profile.rawValue)" }
+        return "brados \(service) session of profile \(profile.rawValue)" + (user.map { " (\($0))" } ?? "")
     }
 
     func attributes(_ slot: String) -> KeyringAttributes {
-        let parts = slot.split(separator: "/", maxSplits: 1).map(String.init)
-        return KeyringAttributes(profile: profile.rawValue, service: parts[0], attachment: parts.count > 1 ? parts[1] : nil)
+        let (service, attachment) = Self.split(slot)
+        return KeyringAttributes(profile: profile.rawValue, service: service, attachment: attachment)
     }
+
+    /// A slot's service and attachment: `account`, `plex`, `plex/server`.
+    static func split(_ slot: String) -> (service: String, attachment: String?) {
+        guard let slash = slot.firstIndex(of: "/") else { return (slot, nil) }
+        return (String(slot[..<slash]), String(slot[slot.index(after: slash)...]))
+    }
+}
+
+/// ``CredentialStore``'s last strict read, shared by its copies.
+private final class LastRead: Sendable {
+    let value = Mutex<(identity: String, set: CredentialSet)?>(nil)
 }

@@ -20,11 +20,10 @@ public struct AppEnvironment: Sendable {
     /// The clock retries sleep on.
     public let clock: any Clock<Duration>
     public let network: NetworkAccess
-    /// The system keyring secrets may live in (``CredentialStore``).
-    public let keyring: any Keyring
     /// `credentials.store`: where new secrets go.
     public let credentialStoreChoice: CredentialStoreChoice
-    private let notifyOnce: @Sendable (String) -> Void
+    /// A profile's ``CredentialStore``: this environment's keyring and `credentials.store`.
+    private let makeCredentials: @Sendable (ProfileName) -> CredentialStore
 
     /// Builds the environment.
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name.
@@ -54,7 +53,6 @@ public struct AppEnvironment: Sendable {
         self.features = features
         self.now = now
         self.clock = clock
-        self.keyring = keyring
         let choice: CredentialStoreChoice
         do { choice = try settings.credentialStore() } catch {
             choice = .auto
@@ -66,15 +64,17 @@ public struct AppEnvironment: Sendable {
         let notifyOnce: @Sendable (String) -> Void = { [output] notice in
             if said.withLock({ said in defer { said = true }; return !said }) { output.notice(notice) }
         }
-        self.notifyOnce = notifyOnce
+        let makeCredentials: @Sendable (ProfileName) -> CredentialStore = { [paths, logger] profile in
+            CredentialStore(paths: paths, profile: profile, choice: choice, keyring: keyring, notify: notifyOnce, logger: logger)
+        }
+        self.makeCredentials = makeCredentials
         network = NetworkAccess(
             settings: settings, paths: paths, profile: profile.name,
             transport: settings.isOffline
                 ? OfflineTransport()
                 : TimeoutTransport(base: transport ?? AsyncHTTPTransport(), timeout: (try? settings.networkTimeout()) ?? .seconds(30)),
             embedded: embedded, retrier: Retrier(clock: clock, random: random), output: output, logger: logger, now: now,
-            credentials: CredentialStore(paths: paths, profile: profile.name, choice: choice, keyring: keyring,
-                                         notify: notifyOnce, logger: logger),
+            credentials: makeCredentials(profile.name),
             accounts: services.reduce(into: [:]) { accounts, described in
                 if let account = described.account { accounts[described.service] = account(settings, now) }
             })
@@ -130,9 +130,7 @@ public struct AppEnvironment: Sendable {
     public var credentials: CredentialStore { credentials(of: profile.name) }
 
     /// A profile's credentials, in this environment's keyring and with its `credentials.store`.
-    public func credentials(of profile: ProfileName) -> CredentialStore {
-        CredentialStore(paths: paths, profile: profile, choice: credentialStoreChoice, keyring: keyring, notify: notifyOnce, logger: logger)
-    }
+    public func credentials(of profile: ProfileName) -> CredentialStore { makeCredentials(profile) }
 
     /// A client for a service, signed in as the profile.
     /// - Throws: ``NetworkError/offlineMode`` when offline (before any socket exists).

@@ -100,8 +100,6 @@ extension SearchStamp {
     /// The stamp of a domain kept in one file written atomically (a new file each write):
     /// its inode, size and modification time; `nil` when there is no file.
     public static func file(_ url: URL) -> SearchStamp? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
-        return SearchStamp(store: "file:\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)", revision: 0)
+        FileSystem.identity(of: url).map { SearchStamp(store: "file:\($0)", revision: 0) }
     }
 }

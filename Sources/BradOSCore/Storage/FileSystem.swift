@@ -96,6 +96,15 @@ public enum FileSystem {
         return UInt64(info.f_bavail) * UInt64(info.f_frsize) < margin
     }
 
+    /// Which file is at `url` now, as text: its inode, size and modification time. A file
+    /// written atomically (a new file each write) has a new identity after every write;
+    /// `nil` when there is none.
+    public static func identity(of url: URL) -> String? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
     /// Size and modification time of a regular file, or `nil`.
     public static func attributes(of url: URL) -> (size: Int64, modified: Date)? {
         var info = stat()

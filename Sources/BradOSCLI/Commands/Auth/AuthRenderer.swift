@@ -33,10 +33,8 @@ public struct AuthRenderer {
             output.line("  \(secret.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place)\(secret.problem.map { " — \($0)" } ?? "")")
         }
         if inventory.secrets.isEmpty { output.line("  none") }
-        let misplaced = inventory.misplaced
-        if !misplaced.isEmpty {
-            let target = misplaced[0].location == .file ? "keyring" : "file"
-            output.line("\(Format.count(misplaced.count, "secret")) not where credentials.store puts new ones; move them: brados auth migrate --to \(target)")
+        if let target = inventory.migrationTarget {
+            output.line("\(Format.count(inventory.misplaced.count, "secret")) not where credentials.store puts new ones; move them: brados auth migrate --to \(target.rawValue)")
         }
     }
 

@@ -37,8 +37,8 @@ public struct Doctor {
         func add(_ name: String, _ status: DoctorCheck.Status, _ detail: String, fix: String? = nil) {
             checks.append(DoctorCheck(name: name, status: status, detail: detail, fix: fix))
         }
-        let credentials = env.credentials.load()
-        checks.append(secrets())
+        let (credentials, inventory) = env.credentials.readAll()
+        checks.append(secrets(inventory))
         for service in env.services.map(\.service) {
             let configured = try? env.settings.serverURL(for: service)
             let name = "server \(service.rawValue)"
@@ -72,8 +72,7 @@ public struct Doctor {
     }
 
     /// Where secrets go (`credentials.store`), whether the keyring answers, and where each secret lives.
-    func secrets() -> DoctorCheck {
-        let inventory = env.credentials.inventory()
+    func secrets(_ inventory: CredentialInventory) -> DoctorCheck {
         let inKeyring = inventory.secrets.filter { $0.location == .keyring }.count
         var detail = "store \(inventory.store.rawValue); keyring: \(inventory.keyring); "
             + "\(Format.count(inKeyring, "secret")) in the keyring, \(inventory.secrets.count - inKeyring) in files"
@@ -85,9 +84,8 @@ public struct Doctor {
         if inventory.store == .keyring && !inventory.keyringAnswers {
             return DoctorCheck(name: "credentials", status: .fail, detail: detail, fix: AuthError.keyring(.noService(inventory.keyring)).recovery)
         }
-        if let misplaced = inventory.misplaced.first {
-            return DoctorCheck(name: "credentials", status: .warn, detail: detail,
-                               fix: "brados auth migrate --to \(misplaced.location == .file ? "keyring" : "file")")
+        if let target = inventory.migrationTarget {
+            return DoctorCheck(name: "credentials", status: .warn, detail: detail, fix: "brados auth migrate --to \(target.rawValue)")
         }
         return DoctorCheck(name: "credentials", status: .ok, detail: detail)
     }
