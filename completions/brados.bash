@@ -821,7 +821,7 @@ _brados_keys() {
 
 _brados_keys_generate() {
     repeating_flags=()
-    non_repeating_flags=(--force --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--force --post-quantum --pq --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0

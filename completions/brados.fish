@@ -74,7 +74,7 @@ function __brados_parse_tokens -S
             __brados_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
             case 'generate'
-                __brados_parse_subcommand 0 'force' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'version' 'h/help'
+                __brados_parse_subcommand 0 'force' 'post-quantum' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'version' 'h/help'
             case 'show'
                 __brados_parse_subcommand 0 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'version' 'h/help'
             end
@@ -459,8 +459,8 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options 
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export" level' -l 'level' -d 'Compression level (zstd 1-19, default 3; gzip 1-9, default 6).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export" domains' -l 'domains' -d 'Only these domains (comma-separated).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export" overwrite' -l 'overwrite' -d 'Replace the output file if it exists.'
-complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export"' -l 'recipient' -d 'Encrypt to this age public key (repeatable).' -rfka ''
-complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export"' -l 'recipients-file' -d 'Encrypt to the age1... lines of this file (repeatable; # comments).' -rF
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export"' -l 'recipient' -d 'Encrypt to this age public key, age1... or age1pq1... (repeatable).' -rfka ''
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export"' -l 'recipients-file' -d 'Encrypt to the age1... and age1pq1... lines of this file (repeatable; # comments).' -rF
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export" encrypt' -l 'encrypt' -d 'Encrypt to this profile\'s own key (`brados keys generate`); adds to --recipient.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export" passphrase' -l 'passphrase' -d 'Encrypt with a passphrase, asked twice on the terminal (work factor: archive.scrypt-work-factor).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados cache export" passphrase-stdin' -l 'passphrase-stdin' -d 'With --passphrase: read it from the first line of standard input.'
@@ -521,8 +521,9 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options 
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys" version' -l 'version' -d 'Show the version.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados keys" -eq 1' -fa 'generate' -d 'Create the profile\'s age key and print its recipient (age1...).'
-complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados keys" -eq 1' -fa 'show' -d 'Print the profile\'s recipient (age1...), to give to whoever sends you archives.'
+complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados keys" -eq 1' -fa 'show' -d 'Print the profile\'s recipient (age1... or age1pq1...), to give to whoever sends you archives.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys generate" force' -l 'force' -d 'Replace an existing key (archives encrypted to it can then no longer be opened with brados).'
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys generate" post-quantum pq' -l 'post-quantum' -l 'pq' -d 'Make a post-quantum hybrid key (age1pq1..., ML-KEM-768 + X25519; age 1.3 or later).'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys generate" profile' -l 'profile' -d 'Use this profile (env BRADOS_PROFILE; default: the active one).' -rfka '(__brados_custom_completion ---completion keys generate -- --profile (count (__brados_tokens -pc)) (__brados_tokens -tC))'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys generate" server' -l 'server' -d 'Use this server URL for every service (env BRADOS_SERVER).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados keys generate" offline' -l 'offline' -d 'Never use the network; serve only from caches (env BRADOS_OFFLINE=1).'

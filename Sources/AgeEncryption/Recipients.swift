@@ -20,6 +20,9 @@ public protocol AgeRecipient: Sendable {
     func wrap(fileKey: [UInt8]) throws -> [Stanza]
     /// Whether this is a passphrase (scrypt) recipient, which age allows only alone.
     var isPassphrase: Bool { get }
+    /// Whether this recipient resists a quantum computer; age never mixes the two kinds in
+    /// one file (the classic one would be the weak link).
+    var isPostQuantum: Bool { get }
 }
 
 /// Something that may open a file: it unwraps the file key from the header's stanzas.
@@ -29,7 +32,10 @@ public protocol AgeIdentity: Sendable {
     func unwrap(_ stanzas: [Stanza]) throws -> [UInt8]?
 }
 
-extension AgeRecipient { public var isPassphrase: Bool { false } }
+extension AgeRecipient {
+    public var isPassphrase: Bool { false }
+    public var isPostQuantum: Bool { false }
+}
 
 enum AgeKDF {
     static let fileKeySize = 16
@@ -43,6 +49,15 @@ enum AgeKDF {
     static func seal(fileKey: [UInt8], key: SymmetricKey) throws -> [UInt8] {
         let box = try ChaChaPoly.seal(fileKey, using: key, nonce: zeroNonce)
         return Array(box.ciphertext) + Array(box.tag)
+    }
+
+    /// Whether X25519 gives all zeros for this share with any key (a point of small order): a
+    /// clamped scalar is a multiple of 8, so the result is zero for exactly those points.
+    static func isLowOrder(_ share: [UInt8]) -> Bool {
+        guard let point = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share),
+              let secret = try? Curve25519.KeyAgreement.PrivateKey().sharedSecretFromKeyAgreement(with: point)
+        else { return true }
+        return secret.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }
     }
 
     /// The file key, or `nil` when the body does not authenticate under `key`.
@@ -182,36 +197,5 @@ public struct ScryptPassphrase: AgeRecipient, AgeIdentity {
               digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = Int(text)
         else { throw AgeError.malformedHeader("an scrypt stanza's work factor '\(text.prefix(20))' is not a decimal number") }
         return value
-    }
-}
-
-/// The line format age's identity and recipients files share: one key per line; blank lines
-/// and `#` comments are skipped; at least one key.
-enum AgeKeyLines {
-    static func parse<Key>(_ text: String, what: String, plural: String, example: String, _ make: (String) throws -> Key) throws -> [Key] {
-        var keys: [Key] = []
-        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            do { keys.append(try make(line)) } catch {
-                throw AgeError.invalidKey("line \(number + 1) is not an age \(what) (\(example)); only X25519 \(plural) are supported")
-            }
-        }
-        guard !keys.isEmpty else { throw AgeError.invalidKey("it holds no \(what) (\(example) lines)") }
-        return keys
-    }
-}
-
-/// Reads an identity file: `AGE-SECRET-KEY-1…` lines; blank lines and `#` comments are skipped.
-public enum AgeIdentityFile {
-    public static func parse(_ text: String) throws -> [X25519Identity] {
-        try AgeKeyLines.parse(text, what: "identity", plural: "identities", example: "AGE-SECRET-KEY-1…", X25519Identity.init)
-    }
-}
-
-/// Reads a recipients file: `age1…` lines; blank lines and `#` comments are skipped.
-public enum AgeRecipientsFile {
-    public static func parse(_ text: String) throws -> [X25519Recipient] {
-        try AgeKeyLines.parse(text, what: "recipient", plural: "recipients", example: "age1…", X25519Recipient.init)
     }
 }

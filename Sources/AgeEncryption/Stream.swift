@@ -31,13 +31,24 @@ public final class AgeEncryptor: ByteSink {
     private var counter: UInt64 = 0
     private var finished = false
 
-    /// Writes the header at once.
-    /// - Throws: ``AgeError/invalidUse(_:)`` for no recipient, or a passphrase with others.
-    public init(recipients: [any AgeRecipient], output: ByteSink, armor: Bool = false) throws {
+    /// Refuses a set of recipients age does not allow together: none, a passphrase with
+    /// others, or post-quantum with classic ones (as age 1.3: the classic one would be the
+    /// weak link).
+    /// - Throws: ``AgeError/invalidUse(_:)``.
+    public static func check(_ recipients: [any AgeRecipient]) throws {
         guard !recipients.isEmpty else { throw AgeError.invalidUse("there is no recipient to encrypt to") }
         if recipients.contains(where: \.isPassphrase), recipients.count > 1 {
             throw AgeError.invalidUse("a passphrase cannot be combined with other recipients")
         }
+        if recipients.contains(where: \.isPostQuantum), recipients.contains(where: { !$0.isPostQuantum }) {
+            throw AgeError.invalidUse("post-quantum (age1pq1…) and classic (age1…) recipients cannot be combined: a file is only as strong as its weakest recipient (write one file for each kind)")
+        }
+    }
+
+    /// Writes the header at once.
+    /// - Throws: ``AgeError/invalidUse(_:)`` for no recipient, or a passphrase with others.
+    public init(recipients: [any AgeRecipient], output: ByteSink, armor: Bool = false) throws {
+        try Self.check(recipients)
         var generator = SystemRandomNumberGenerator()
         let fileKey = (0..<AgeKDF.fileKeySize).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let nonce = (0..<AgeStream.nonceSize).map { _ in UInt8.random(in: 0...255, using: &generator) }

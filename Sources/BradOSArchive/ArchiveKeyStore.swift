@@ -20,22 +20,23 @@ public struct ArchiveKeyStore: Sendable {
 
     /// The key, or `nil` when the profile has none.
     /// - Throws: ``ArchiveError/invalidKeys(source:detail:)`` for a damaged key file.
-    public func load() throws -> X25519Identity? {
+    public func load() throws -> NativeIdentity? {
         guard let data = try AtomicFile.readIfPresent(url) else { return nil }
         do { return try AgeIdentityFile.parse(String(decoding: data, as: UTF8.self)).first } catch {
             throw ArchiveError.invalidKeys(source: url.path, detail: "\(error)")
         }
     }
 
-    /// Creates a key; an existing one is replaced only with `replace`.
+    /// Creates a key (post-quantum, `age1pq1…`, with `postQuantum`); an existing one is replaced
+    /// only with `replace`.
     /// - Throws: ``ArchiveError/keyExists(profile:recipient:)``, ``StorageError``.
-    public func generate(replace: Bool, now: Date) throws -> X25519Identity {
+    public func generate(replace: Bool, postQuantum: Bool = false, now: Date) throws -> NativeIdentity {
         // Refused whenever the file exists, readable or not: it may be a key this brados cannot
         // read (hand-edited, another kind), and it is the only way to open its archives.
         if !replace, FileSystem.exists(url) {
-            throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.string ?? "unreadable: \(url.path)")
+            throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.abbreviated ?? "unreadable: \(url.path)")
         }
-        let identity = X25519Identity()
+        let identity = NativeIdentity(postQuantum: postQuantum)
         let text = """
             # brados age identity of profile '\(profile.rawValue)'
             # created: \(ISO8601DateFormatter().string(from: now))
@@ -51,7 +52,7 @@ public struct ArchiveKeyStore: Sendable {
         // Created exclusively: of two `keys generate` at once, one gets "already has a key".
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.string ?? "unreadable: \(url.path)") }
+            if errno == EEXIST { throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.abbreviated ?? "unreadable: \(url.path)") }
             throw StorageError.io(operation: "create", path: url.path, errno: errno)
         }
         defer { close(fd) }

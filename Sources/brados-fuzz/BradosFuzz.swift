@@ -20,6 +20,7 @@ enum FuzzTarget: String, CaseIterable {
 
     /// The age target's key (C2SP's test-vector identity; fuzz.py encrypts its seeds to it).
     static let ageIdentity = try! X25519Identity("AGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0")
+    static let hybridIdentity = try! HybridIdentity("AGE-SECRET-KEY-PQ-1HZLGZUPT4ETPKDEV8HSGFDCYZ4E522W0A7PU2LHT8EH9W6YLNC3SW78XKG")
 
     /// Runs one input through the target's real decoding path.
     func run(_ data: Data) {
@@ -33,7 +34,7 @@ enum FuzzTarget: String, CaseIterable {
         case .age:
             // An encrypted archive's reader: detection, armor, header, stanzas, STREAM, to the
             // end. The seeds' key and passphrase open it; scrypt is capped at 2^10 here.
-            let identities: [any AgeIdentity] = [Self.ageIdentity, ScryptPassphrase("fuzz", maxWorkFactor: 10)]
+            let identities: [any AgeIdentity] = [Self.ageIdentity, Self.hybridIdentity, ScryptPassphrase("fuzz", maxWorkFactor: 10)]
             guard let decryptor = try? AgeDecryptor(input: MemorySource(Array(data)), identities: { _ in identities }) else { return }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while let count = try? buffer.withUnsafeMutableBytes({ try decryptor.read(into: $0) }), count > 0 {}

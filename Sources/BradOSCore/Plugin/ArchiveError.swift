@@ -96,7 +96,7 @@ public enum ArchiveError: BradOSError, Equatable {
             "Create one with `brados keys generate\(profile == "default" ? "" : " --profile \(profile)")`, or pass --recipient age1… (someone else's key) or --passphrase."
         case .keyExists:
             "Archives encrypted to it open only with it, so it is never replaced silently: keep it, or pass --force to replace it (back it up first: `brados keys show --json` prints its path)."
-        case .invalidKeys: "An identity file holds AGE-SECRET-KEY-1… lines (`age-keygen` writes one); a recipient is an age1… line. Lines starting with # are comments."
+        case .invalidKeys: "An identity file holds AGE-SECRET-KEY-1… or AGE-SECRET-KEY-PQ-1… lines (`age-keygen` writes one); a recipient is an age1… or age1pq1… line, and one file goes to one kind. Lines starting with # are comments."
         case .passphrase: "Pass it on standard input with --passphrase-stdin, or run the command on a terminal to be asked."
         case let .pendingChanges(_, _, _, send):
             "Nothing was imported. Send them first (`\(send)`), import with --merge (they are kept), or add --discard-pending to drop them."

@@ -20,7 +20,7 @@ public struct ArchiveKeyFlags: ParsableArguments, Sendable {
     /// Identities from `--identity`, then the given profiles' keys; a passphrase (from stdin or
     /// the terminal) only when the archive is for one.
     func decryption(profiles: [ProfileName], env: AppEnvironment) throws -> ArchiveDecryption {
-        let files = try identities.flatMap { path -> [X25519Identity] in
+        let files = try identities.flatMap { path -> [NativeIdentity] in
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ArchiveError.invalidKeys(source: path, detail: "it cannot be read")
             }
@@ -55,7 +55,7 @@ public struct ArchiveKeyFlags: ParsableArguments, Sendable {
         }
         var list: [any AgeRecipient] = []
         for text in recipients {
-            do { list.append(try X25519Recipient(text.trimmingCharacters(in: .whitespaces))) } catch {
+            do { list.append(try NativeRecipient(text.trimmingCharacters(in: .whitespaces))) } catch {
                 throw ArchiveError.invalidKeys(source: "--recipient", detail: "\(error)")
             }
         }
@@ -71,6 +71,7 @@ public struct ArchiveKeyFlags: ParsableArguments, Sendable {
             }
             list.append(identity.recipient)
         }
+        do { try AgeEncryptor.check(list) } catch { throw ArchiveError.invalidKeys(source: "cache export", detail: "\(error)") }
         return ArchiveEncryption(recipients: list, armor: armor)
     }
 

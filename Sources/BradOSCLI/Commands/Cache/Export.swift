@@ -18,8 +18,11 @@ extension CacheCommand {
             Credentials are never included.
             Encrypted with age (age-encryption.org/v1, opened by brados or by the `age` tool): \
             --recipient age1... (someone's public key, from their `brados keys show`), \
-            --encrypt (this profile's own key), or --passphrase. Compressed, encrypted and \
-            written in one pass: no unencrypted byte reaches the disk.
+            --encrypt (this profile's own key), or --passphrase. A post-quantum recipient \
+            (age1pq1..., ML-KEM-768 + X25519, from `keys generate --post-quantum` or age-keygen -pq) \
+            keeps the archive private against a future quantum computer; it cannot be mixed with \
+            classic age1... recipients, and opens with brados or age 1.3 and later. Compressed, \
+            encrypted and written in one pass: no unencrypted byte reaches the disk.
             Examples:
               brados cache export                          brados-<profile>-<date>.tar.zst here
               brados cache export -o backup.tar.gz --format tar.gz
@@ -34,8 +37,8 @@ extension CacheCommand {
         @Option(help: ArgumentHelp("Compression level (zstd 1-19, default 3; gzip 1-9, default 6).", valueName: "n")) var level: Int?
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Replace the output file if it exists.") var overwrite = false
-        @Option(name: .customLong("recipient"), help: ArgumentHelp("Encrypt to this age public key (repeatable).", valueName: "age1...")) var recipients: [String] = []
-        @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Encrypt to the age1... lines of this file (repeatable; # comments).", valueName: "file"),
+        @Option(name: .customLong("recipient"), help: ArgumentHelp("Encrypt to this age public key, age1... or age1pq1... (repeatable).", valueName: "age1...")) var recipients: [String] = []
+        @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Encrypt to the age1... and age1pq1... lines of this file (repeatable; # comments).", valueName: "file"),
                 completion: .file()) var recipientsFiles: [String] = []
         @Flag(help: "Encrypt to this profile's own key (`brados keys generate`); adds to --recipient.") var encrypt = false
         @Flag(help: "Encrypt with a passphrase, asked twice on the terminal (work factor: archive.scrypt-work-factor).") var passphrase = false

@@ -11,8 +11,18 @@ extension KeysCommand {
         public static let configuration = CommandConfiguration(
             commandName: "generate",
             abstract: "Create the profile's age key and print its recipient (age1...).",
-            discussion: "An existing key is never replaced unless --force: archives encrypted to it open only with it.\nExamples:\n  brados keys generate\n  brados --profile work keys generate --json")
+            discussion: """
+                An existing key is never replaced unless --force: archives encrypted to it open only with it.
+                --post-quantum makes an ML-KEM-768 + X25519 key (age1pq1..., as age-keygen -pq): archives encrypted \
+                to it stay private against a future quantum computer; age 1.3 or later reads them, earlier versions do not.
+                Examples:
+                  brados keys generate
+                  brados keys generate --post-quantum
+                  brados --profile work keys generate --json
+                """)
         @Flag(help: "Replace an existing key (archives encrypted to it can then no longer be opened with brados).") var force = false
+        @Flag(name: [.customLong("post-quantum"), .customLong("pq")], help: "Make a post-quantum hybrid key (age1pq1..., ML-KEM-768 + X25519; age 1.3 or later).")
+        var postQuantum = false
         @OptionGroup public var global: GlobalOptions
         public init() {}
 
@@ -21,7 +31,7 @@ extension KeysCommand {
         ///   when the key file cannot be written; ``ConfigError``.
         public func run(in env: AppEnvironment) async throws {
             let store = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
-            let identity = try store.generate(replace: force, now: env.now())
+            let identity = try store.generate(replace: force, postQuantum: postQuantum, now: env.now())
             try KeysRenderer(output: env.output).show(identity.recipient, store: store, created: true)
         }
     }

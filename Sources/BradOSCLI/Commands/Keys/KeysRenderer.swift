@@ -8,10 +8,11 @@ import Foundation
 struct KeysRenderer {
     let output: Output
 
-    func show(_ recipient: X25519Recipient, store: ArchiveKeyStore, created: Bool) throws {
+    func show(_ recipient: NativeRecipient, store: ArchiveKeyStore, created: Bool) throws {
         if output.format == .json {
-            struct Document: Encodable { var profile: String; var recipient: String; var identityFile: String; var created: Bool }
-            return try output.json(Document(profile: store.profile.rawValue, recipient: recipient.string, identityFile: store.url.path, created: created))
+            struct Document: Encodable { var profile: String; var recipient: String; var kind: String; var postQuantum: Bool; var identityFile: String; var created: Bool }
+            return try output.json(Document(profile: store.profile.rawValue, recipient: recipient.string, kind: recipient.kind, postQuantum: recipient.isPostQuantum,
+                                            identityFile: store.url.path, created: created))
         }
         output.line(recipient.string)
         if created {

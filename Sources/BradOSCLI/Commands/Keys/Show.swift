@@ -10,7 +10,7 @@ extension KeysCommand {
         public static let profileAccess: ProfileLock.Access? = nil
         public static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Print the profile's recipient (age1...), to give to whoever sends you archives.",
+            abstract: "Print the profile's recipient (age1... or age1pq1...), to give to whoever sends you archives.",
             discussion: "Examples:\n  brados keys show\n  brados keys show --json | jq -r .recipient")
         @OptionGroup public var global: GlobalOptions
         public init() {}
