@@ -153,6 +153,30 @@ logged() { local log="$work/$1"; shift; "$@" > "$log" 2>&1 || { tail -20 "$log" 
 shows() { as_user "${@:2}" | grep -- "$1" >/dev/null; }
 said() { grep -- "$1" "$work/stderr" >/dev/null; }
 
+# check_keyring: the keyring from the .deb: a session bus and GNOME Keyring in the clean root, libsecret from
+# the .deb's Recommends. The demo session, stored in a file while no keyring answered (auto's
+# fallback, above), moves to the keyring; secret-tool reads it there, none is left in a file,
+# and brados signs in with it; logout erases it from the keyring.
+check_keyring() {
+    check "$release: dbus, gnome-keyring and secret-tool install (the keyring's session, not brados's)" \
+        logged keyring-tools.log in_root apt-get install -y --no-install-recommends dbus-daemon dbus-bin gnome-keyring libsecret-tools
+    check "$release: the .deb's Recommends brought libsecret" in_root dpkg-query -W libsecret-1-0
+    in_session() { as_user dbus-run-session -- sh -c 'printf %s keyring-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null; '"$1" > "$work/keyring.out" 2>&1; }
+    migrated() {
+        in_session 'brados auth migrate --to keyring && brados auth status && secret-tool lookup application brados profile default service account' \
+            && grep -q 'moved account to the keyring' "$work/keyring.out" && grep -q 'account  keyring' "$work/keyring.out" \
+            && grep -q accessToken "$work/keyring.out" && ! grep -q accessToken "$root/home/alice/.config/brados/credentials/default.json" \
+            || { tail -5 "$work/keyring.out" | sed 's/^/     /'; return 1; }
+    }
+    check "$release: brados auth migrate --to keyring: secret-tool reads it there, no token left in a file" migrated
+    signs_in() { in_session 'brados auth status --check && brados doctor' && grep -q 'Verified with the server: demo' "$work/keyring.out" && grep -q 'credentials: store auto; keyring: answers; 1 secret in the keyring' "$work/keyring.out"; }
+    check "$release: brados uses the session in the keyring (auth status --check), doctor says where it is" signs_in
+    locked_out() { ! as_user brados auth status --check >/dev/null 2>"$work/stderr" && said 'keyring' && [ -f "$root/home/alice/.config/brados/credentials/default.json" ]; }
+    check "$release: with no session bus, the secret in the keyring is an error, not a sign-out" locked_out
+    logged_out() { in_session 'brados auth logout >/dev/null; secret-tool search --all application brados' && ! grep -q 'attribute.application' "$work/keyring.out"; }
+    check "$release: brados auth logout erases it from the keyring" logged_out
+}
+
 # check_deb RELEASE: the .deb, installed as users install it, used, removed and purged.
 check_deb() {
     local release="$1"
@@ -183,6 +207,12 @@ check_deb() {
     check "$release: brados cache export" exported
     imported() { as_user brados cache import /home/alice/backup.tar.zst --as bob >/dev/null && shows breakfast brados --profile bob --offline mealplan show; }
     check "$release: brados cache import --as bob, then bob's mealplan offline" imported
+    pq_archive() {
+        as_user brados keys generate --post-quantum | grep -q '^age1pq1' && as_user brados cache export --encrypt -o /home/alice/pq.tar.zst.age >/dev/null \
+            && grep -aq '^-> mlkem768x25519 ' "$root/home/alice/pq.tar.zst.age" \
+            && as_user brados cache import /home/alice/pq.tar.zst.age --as carol >/dev/null && shows breakfast brados --profile carol --offline mealplan show
+    }
+    check "$release: a post-quantum key (keys generate --post-quantum), cache export --encrypt to it, import --as carol" pq_archive
     doctor_ok() { as_user brados doctor > "$work/doctor.out" && ! grep -q '^\(FAIL\|warn\)' "$work/doctor.out"; }
     check "$release: brados doctor (no failure, no warning)" doctor_ok
 
@@ -200,6 +230,8 @@ printf "%s\n" "${COMPREPLY[@]}"'
     check "$release: a bash login shell completes brados lib<TAB> to library" completes_lib
     check "$release: systemd-analyze --user verify accepts the units" \
         as_user systemd-analyze --user verify /usr/lib/systemd/user/brados-sync.service /usr/lib/systemd/user/brados-sync.timer /usr/lib/systemd/user/brados-watch.service
+
+    [ "$release" = "$host" ] && check_keyring
 
     [ "$release" = "$host" ] && measure_startup
 
