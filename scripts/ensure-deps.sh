@@ -52,6 +52,8 @@ pip        interop      plexapi==4.18.3     checks/check-plexapi.py (CI): python
 pip        interop      pillow==13.0.0      checks/check-plexapi.py decodes the artwork python-plexapi downloads
 pip        interop      supabase==2.34.1    checks/check-supabase.py: supabase-py against the reference server
 pip        interop      websocket-client==1.9.2  checks/check-plexapi.py: python-plexapi's AlertListener (Plex notifications)
+pip        interop      kyber-py==1.2.0     checks/check-age-pq.py: ML-KEM-768 of the second implementation of age's post-quantum type
+pip        interop      cryptography==48.0.0  checks/check-age-pq.py: its X25519 and ChaCha20-Poly1305
 apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package
 apt        package      lintian             packaging/check-package.sh checks the .deb with it
 apt        package      debootstrap         packaging/check-package.sh makes the clean Debian and Ubuntu roots with it
