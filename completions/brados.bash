@@ -313,7 +313,7 @@ _brados_auth_login() {
 
 _brados_auth_status() {
     repeating_flags=()
-    non_repeating_flags=(--check --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--check --all --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0

@@ -78,6 +78,17 @@ struct KeyringEndToEndTests {
         #expect(toKeyring.status == 0 && toKeyring.stdout.contains("moved account to the keyring"), "\(toKeyring.stderr)")
         #expect(!fileText.contains(token))
         #expect(try session.secretTool(["lookup"] + Self.account).stdout.contains(token))
+        // Every profile at once: this one's secret in the keyring, another's in its file.
+        #expect(try brados(["--profile", "work", "auth", "login", "--user", "demo", "--password-stdin"], session, store: "file", server: server, stdin: "demo\n").status == 0)
+        let all = try brados(["auth", "status", "--all", "--json"], session)
+        let profiles = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]], "\(all.stderr)")
+        let places = profiles.map { profile in
+            "\(profile["profile"]!): " + (((profile["secrets"] as? [String: Any])?["secrets"] as? [[String: Any]]) ?? []).map { "\($0["name"]!) \($0["location"]!)" }.joined(separator: ", ")
+        }
+        #expect(places == ["default: account keyring", "work: account file"])
+        #expect(try brados(["auth", "status", "--all"], session).stdout.contains("Profile: work\nSigned in as demo"))
+        #expect(try brados(["auth", "status", "--all", "--check"], session).status == 64)
+        #expect(try brados(["--profile", "work", "auth", "logout"], session, server: server).status == 0)
 
         try session.lock()
         let locked = try brados(["mealplan", "show"], session, server: server)

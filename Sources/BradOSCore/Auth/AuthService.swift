@@ -67,18 +67,22 @@ public struct AuthService: Sendable {
     }
 
     /// The profile's sign-in state, read locally (no request).
-    public func status() -> AuthStatus {
-        let (credentials, inventory) = env.credentials.readAll()
+    public func status() -> AuthStatus { status(of: env.profile.name) }
+
+    /// What `auth status` shows for `profile` (this one or another, `auth status --all`).
+    public func status(of profile: ProfileName) -> AuthStatus {
+        let store = env.credentials(of: profile)
+        let (credentials, inventory) = store.readAll()
         let active = (try? Settings(flags: GlobalFlags(), environment: [:], file: env.settings.file).profile()) ?? .default
         func entry(_ credential: Credential) -> AuthStatus.Session {
             AuthStatus.Session(user: credential.user, userID: credential.userID, server: credential.server,
                                expiresAt: credential.expiresAt, signedInAt: credential.obtainedAt)
         }
         return AuthStatus(
-            profile: env.profile.name.rawValue, active: active == env.profile.name,
+            profile: profile.rawValue, active: active == profile,
             signedIn: !credentials.isEmpty || !inventory.secrets.isEmpty, account: credentials.account.map(entry),
             services: credentials.services.mapValues(entry),
-            credentialsFile: env.credentials.url.path, secrets: inventory, verified: nil)
+            credentialsFile: store.url.path, secrets: inventory, verified: nil)
     }
 
     /// Moves the secrets of `profiles` to `target` (``CredentialStore/migrate(to:)``), each

@@ -24,6 +24,16 @@ public struct AuthRenderer {
         secrets(status.secrets)
     }
 
+    /// `auth status --all`: every profile's status, one after the other.
+    /// - Throws: ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
+    public func statuses(_ statuses: [AuthStatus]) throws {
+        if output.format == .json { return try output.json(statuses) }
+        for (index, status) in statuses.enumerated() {
+            if index > 0 { output.line("") }
+            try self.status(status)
+        }
+    }
+
     /// Where each secret lives (`auth status`, `auth migrate`).
     func secrets(_ inventory: CredentialInventory) {
         output.line("Secrets (credentials.store \(inventory.store.rawValue); keyring: \(inventory.keyring)):")
