@@ -15,14 +15,14 @@ First the peer proves itself on C2SP's vectors (the specification's example key 
 
     python3 checks/check-age-pq.py [--build-dir .build] [--configuration debug]
 """
-import argparse
 import base64
 import hashlib
 import hmac
 import os
 import subprocess
-import sys
 import tempfile
+
+import interop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VECTORS = os.path.join(ROOT, "Tests", "AgeEncryptionTests", "testdata")
@@ -244,25 +244,17 @@ def vector(name):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
-    options = parser.parse_args()
+    options = interop.options(__doc__)
     try:
         import kyber_py  # noqa: F401
         import cryptography  # noqa: F401
-    except ImportError:
-        sys.exit("kyber-py or cryptography is not installed: scripts/ensure-deps.sh all installs them (pip)")
+    except ImportError as error:
+        interop.not_installed(error.name)
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados")
     home = tempfile.mkdtemp(prefix="brados-check-age-pq-")
     environment = dict(os.environ, BRADOS_HOME=home, HOME=home, BRADOS_CREDENTIALS_STORE="file")
     environment.pop("BRADOS_SERVER", None)
-    checks = []
-
-    def check(name, condition):
-        checks.append((name, bool(condition)))
-        print(("ok   " if condition else "FAIL ") + name)
-
+    check = interop.Checks()
     def brados(*arguments):
         return subprocess.run([binary, *arguments], env=environment, capture_output=True, text=True, timeout=120)
 
@@ -318,9 +310,7 @@ def main():
         out.write(tampered)
     check("a byte changed in the peer's file: brados refuses it (exit 8)", brados("cache", "verify", sealed).returncode == 8)
 
-    failed = [name for name, ok in checks if not ok]
-    print(f"{len(checks) - len(failed)}/{len(checks)} checks passed")
-    sys.exit(1 if failed else 0)
+    check.finish()
 
 
 if __name__ == "__main__":

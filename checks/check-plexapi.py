@@ -9,29 +9,26 @@ albums added, retitled and deleted.
 
     python3 checks/check-plexapi.py [--build-dir .build] [--configuration debug]
 """
-import argparse
 import io
 import json
 import os
 import subprocess
-import sys
 import urllib.request
+
+import interop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
-    options = parser.parse_args()
+    options = interop.options(__doc__)
     # Pinned in scripts/ensure-deps.sh: a new plexapi release must not turn CI red by itself.
     try:
         from PIL import Image
         from plexapi.server import PlexServer
         import websocket  # noqa: F401 (websocket-client: without it python-plexapi's AlertListener quietly does nothing)
     except ImportError as error:
-        sys.exit(f"{error.name} is not installed: scripts/ensure-deps.sh all installs it (pip)")
+        interop.not_installed(error.name)
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
     server = subprocess.Popen([binary, "--port", "0", "--admin", "--until-stdin-closes"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -41,12 +38,7 @@ def main():
                                        headers={"Content-Type": "application/json"})
         token = json.load(urllib.request.urlopen(login))["accessToken"]
         plex = PlexServer(url, token)
-        checks = []
-
-        def check(name, condition):
-            checks.append((name, bool(condition)))
-            print(("ok   " if condition else "FAIL ") + name)
-
+        check = interop.Checks()
         check("server identity", plex.machineIdentifier and plex.version)
         music = plex.library.section("Music")
         check("one music section of type artist", music.type == "artist")
@@ -76,9 +68,7 @@ def main():
     finally:
         server.terminate()
         server.wait()
-    failed = [name for name, passed in checks if not passed]
-    print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    check.finish()
 
 
 def notifications(plex, url, token, check):

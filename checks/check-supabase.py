@@ -8,38 +8,30 @@ nothing of another conversation.
 
     python3 checks/check-supabase.py [--build-dir .build] [--configuration debug]
 """
-import argparse
 import asyncio
 import os
 import sqlite3
 import subprocess
-import sys
 import tempfile
+
+import interop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANON_KEY = "brados-reference-anon-key"
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=".build")
-    parser.add_argument("--configuration", default="debug")
-    options = parser.parse_args()
+    options = interop.options(__doc__)
     try:
         from supabase import create_client
     except ImportError:
-        sys.exit("supabase is not installed: scripts/ensure-deps.sh all installs it (pip)")
+        interop.not_installed("supabase")
 
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados-server")
     data = tempfile.mkdtemp(prefix="brados-check-supabase-")
     server = subprocess.Popen([binary, "--port", "0", "--until-stdin-closes", "--data-dir", data], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    checks = []
-
-    def check(name, condition):
-        checks.append((name, bool(condition)))
-        print(("ok   " if condition else "FAIL ") + name)
-
+    check = interop.Checks()
     try:
         url = server.stdout.readline().strip().split(" ")[-1]
         client = create_client(url, ANON_KEY)
@@ -64,9 +56,7 @@ def main():
     finally:
         server.terminate()
         server.wait()
-    failed = [name for name, passed in checks if not passed]
-    print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    check.finish()
 
 
 async def realtime(url, conversation, other, database, check):
