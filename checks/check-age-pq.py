@@ -195,11 +195,12 @@ def age_encrypt(plaintext, public_key):
 
 
 def age_decrypt(data, private):
-    """The plaintext; raises on anything the spec refuses."""
+    """The plaintext; raises ValueError on anything the spec refuses."""
     end = data.index(b"\n---")
     header_end = data.index(b"\n", end + 1)
     lines = data[:end].decode().split("\n")
-    assert lines[0] == "age-encryption.org/v1", "not an age v1 file"
+    if lines[0] != "age-encryption.org/v1":
+        raise ValueError("not an age v1 file")
     stanzas, index = [], 1
     while index < len(lines):
         arguments = lines[index][3:].split(" ")
@@ -212,17 +213,20 @@ def age_decrypt(data, private):
     for arguments, body in stanzas:
         if arguments[0] != "mlkem768x25519":
             continue
+        if len(arguments) != 2 or len(unb64(arguments[1])) != 1120 or len(body) != 32:
+            raise ValueError("malformed mlkem768x25519 stanza")
         enc = unb64(arguments[1])
-        assert len(arguments) == 2 and len(enc) == 1120 and len(body) == 32, "malformed stanza"
         key, nonce = hpke_key(xwing_decapsulate(private, enc))
         try:
             file_key = chacha(key).decrypt(nonce, body, b"")
             break
         except Exception:
             continue
-    assert file_key is not None, "no stanza opened"
+    if file_key is None:
+        raise ValueError("no stanza opened")
     mac = hmac.new(_hkdf(file_key, b"", b"header"), data[:end + 4], hashlib.sha256).digest()
-    assert hmac.compare_digest(mac, unb64(data[end + 5:header_end].decode())), "header MAC"
+    if not hmac.compare_digest(mac, unb64(data[end + 5:header_end].decode())):
+        raise ValueError("the header MAC does not verify")
     payload = data[header_end + 1:]
     aead = chacha(_hkdf(file_key, payload[:16], b"payload"))
     sealed = [payload[i:i + 65552] for i in range(16, len(payload), 65552)]
@@ -232,7 +236,8 @@ def age_decrypt(data, private):
 
 def identity_keys(text):
     hrp, seed = bech32_decode(text)
-    assert hrp == "age-secret-key-pq-" and len(seed) == 32
+    if hrp != "age-secret-key-pq-" or len(seed) != 32:
+        raise ValueError("not a post-quantum age identity")
     return xwing_keys(seed)
 
 
@@ -276,8 +281,14 @@ def main():
     generated = brados("keys", "generate", "--post-quantum")
     recipient = generated.stdout.strip()
     check("brados keys generate --post-quantum prints an age1pq1 recipient", generated.returncode == 0 and recipient.startswith("age1pq1"))
+    if generated.returncode != 0:
+        print("     ", generated.stderr.strip())
+        check.finish()
     key_file = os.path.join(home, "config", "keys", "default.txt")
-    identity = next(line for line in open(key_file).read().splitlines() if line.startswith("AGE-SECRET-KEY-PQ-1"))
+    identity = next((line for line in open(key_file).read().splitlines() if line.startswith("AGE-SECRET-KEY-PQ-1")), "")
+    check("the key file holds an AGE-SECRET-KEY-PQ-1 identity", identity)
+    if not identity:
+        check.finish()
     public, private = identity_keys(identity)
     check("peer: the key file's identity gives the recipient brados printed", bech32_encode("age1pq", public) == recipient)
     shown = brados("mealplan", "show")

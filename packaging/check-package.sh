@@ -163,13 +163,13 @@ check_keyring() {
     has_libsecret() { in_root dpkg-query -W libsecret-1-0 >/dev/null; }
     check "$release: the .deb's Recommends brought libsecret" has_libsecret
     in_session() { as_user dbus-run-session -- sh -c 'printf %s keyring-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null; '"$1" > "$work/keyring.out" 2>&1; }
-    migrated() {
+    keyring_migrated() {
         in_session 'brados auth migrate --to keyring && brados auth status && secret-tool lookup application brados profile default service account' \
             && grep -Eq 'moved account(, [a-z/]+)* to the keyring' "$work/keyring.out" && grep -Eq '^ +account +keyring$' "$work/keyring.out" \
             && grep -q accessToken "$work/keyring.out" && ! grep -q accessToken "$root/home/alice/.config/brados/credentials/default.json" \
-            || { tail -5 "$work/keyring.out" | sed 's/^/     /'; return 1; }
+            || { tail -5 "$work/keyring.out" "$work/stderr" | sed 's/^/     /'; return 1; }
     }
-    check "$release: brados auth migrate --to keyring: secret-tool reads it there, no token left in a file" migrated
+    check "$release: brados auth migrate --to keyring: secret-tool reads it there, no token left in a file" keyring_migrated
     signs_in() { in_session 'brados auth status --check && brados doctor' && grep -q 'Verified with the server: demo' "$work/keyring.out" && grep -Eq 'credentials: store auto; keyring: answers; [0-9]+ secrets? in the keyring' "$work/keyring.out"; }
     check "$release: brados uses the session in the keyring (auth status --check), doctor says where it is" signs_in
     locked_out() { ! as_user brados auth status --check >/dev/null 2>"$work/stderr" && said 'keyring' && [ -f "$root/home/alice/.config/brados/credentials/default.json" ]; }

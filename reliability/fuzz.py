@@ -30,6 +30,8 @@ from harness import suite_parser, ROOT, Binaries, Profile, Server, Tally  # noqa
 TARGETS = ["manifest", "archive", "mealplan", "library", "plan", "visits", "server", "headers", "text", "age"]
 # The age target's key, compiled into brados-fuzz (C2SP's test-vector identity).
 AGE_IDENTITY = "AGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0"
+# The post-quantum key BradosFuzz.swift decrypts with too (C2SP's hybrid vectors' identity).
+AGE_PQ_IDENTITY = "AGE-SECRET-KEY-PQ-1HZLGZUPT4ETPKDEV8HSGFDCYZ4E522W0A7PU2LHT8EH9W6YLNC3SW78XKG"
 
 # Requests as Supabase's clients send them (target line, then headers), and header values.
 SERVER_SEEDS = [
@@ -68,8 +70,16 @@ def seeds(binaries, corpus):
             with open(key, "w") as handle:
                 handle.write(AGE_IDENTITY + "\n")
             recipient = subprocess.run(["age-keygen", "-y", key], check=True, capture_output=True, text=True).stdout.strip()
+            # The post-quantum key's recipient, as brados derives it (keys show of a home holding it).
+            pq_home = os.path.join(profile.home, "pq-key-home")
+            os.makedirs(os.path.join(pq_home, "config", "keys"))
+            with open(os.path.join(pq_home, "config", "keys", "default.txt"), "w") as handle:
+                handle.write(AGE_PQ_IDENTITY + "\n")
+            pq_recipient = subprocess.run([binaries.brados, "keys", "show"], check=True, capture_output=True, text=True,
+                                          env=dict(profile.env, BRADOS_HOME=pq_home, HOME=pq_home)).stdout.strip()
             encrypted = []
-            for index, flags in enumerate((["--recipient", recipient], ["--recipient", recipient, "--armor"], ["--passphrase-stdin"])):
+            for index, flags in enumerate((["--recipient", recipient], ["--recipient", recipient, "--armor"], ["--passphrase-stdin"],
+                                           ["--recipient", pq_recipient])):
                 path = os.path.join(profile.home, f"seed-{index}.age")
                 subprocess.run([binaries.brados, "cache", "export", "--domains", "mealplan", "-o", path] + flags, check=True,
                                input="fuzz\n", text=True, capture_output=True,

@@ -13,17 +13,36 @@ enum HybridKEM {
     static let recipientPrefix = "age1pq"
     static let identityPrefix = "AGE-SECRET-KEY-PQ-"
     static var suite: HPKE.Ciphersuite { HPKE.Ciphersuite(kem: .XWingMLKEM768X25519, kdf: .HKDF_SHA256, aead: .chaChaPoly) }
+
+    /// Whether a 1216-byte public key can be encrypted to, as age 1.3 checks when it parses one:
+    /// its ML-KEM-768 encapsulation key passes FIPS 203's modulus check (every 12-bit
+    /// coefficient of its first 1152 bytes is below q = 3329), and its X25519 point (the last
+    /// 32 bytes) is not of small order.
+    static func isValidPublicKey(_ key: [UInt8]) -> Bool {
+        guard key.count == publicKeySize else { return false }
+        for index in stride(from: 0, to: 1152, by: 3) {
+            let first = UInt16(key[index]) | UInt16(key[index + 1] & 0x0F) << 8
+            let second = UInt16(key[index + 1] >> 4) | UInt16(key[index + 2]) << 4
+            if first >= 3329 || second >= 3329 { return false }
+        }
+        return !AgeKDF.isLowOrder(Array(key.suffix(32)))
+    }
 }
 
 /// An `age1pq1…` public key (1216 bytes: an ML-KEM-768 encapsulation key and an X25519 point).
 public struct HybridRecipient: AgeRecipient, Hashable {
+    /// The stanza's type, and the recipient type's name in messages.
+    public static let stanzaType = HybridKEM.stanzaType
     public let publicKey: [UInt8]
 
     /// Parses an `age1pq1…` string (lowercase Bech32, as age writes it).
     public init(_ text: String) throws {
         guard text.hasPrefix(HybridKEM.recipientPrefix + "1"), let (hrp, data) = Bech32.decode(text), hrp == HybridKEM.recipientPrefix,
-              data.count == HybridKEM.publicKeySize, (try? XWingMLKEM768X25519.PublicKey(rawRepresentation: data)) != nil
+              data.count == HybridKEM.publicKeySize
         else { throw AgeError.invalidKey("'\(text.prefix(40))…' is not a post-quantum age recipient (age1pq1…, 1,959 characters)") }
+        guard HybridKEM.isValidPublicKey(data) else {
+            throw AgeError.invalidKey("'\(text.prefix(24))…\(text.suffix(8))' is not a valid post-quantum key (its ML-KEM or X25519 part is malformed)")
+        }
         publicKey = data
     }
 
@@ -33,10 +52,14 @@ public struct HybridRecipient: AgeRecipient, Hashable {
     public var isPostQuantum: Bool { true }
 
     public func wrap(fileKey: [UInt8]) throws -> [Stanza] {
-        let key = try XWingMLKEM768X25519.PublicKey(rawRepresentation: publicKey)
-        var sender = try HPKE.Sender(recipientKey: key, ciphersuite: HybridKEM.suite, info: HybridKEM.info)
-        let body = try sender.seal(fileKey, authenticating: Data())
-        return [Stanza(type: HybridKEM.stanzaType, arguments: [Base64.encodeString(Array(sender.encapsulatedKey))], body: Array(body))]
+        do {
+            let key = try XWingMLKEM768X25519.PublicKey(rawRepresentation: publicKey)
+            var sender = try HPKE.Sender(recipientKey: key, ciphersuite: HybridKEM.suite, info: HybridKEM.info)
+            let body = try sender.seal(fileKey, authenticating: Data())
+            return [Stanza(type: HybridKEM.stanzaType, arguments: [Base64.encodeString(Array(sender.encapsulatedKey))], body: Array(body))]
+        } catch {
+            throw AgeError.invalidKey("the post-quantum recipient \(NativeRecipient.hybrid(self).abbreviated) cannot be encrypted to (\(error))")
+        }
     }
 }
 

@@ -61,7 +61,7 @@ public enum NativeRecipient: AgeRecipient, Hashable {
     }
 
     /// The recipient's kind as age names its stanza: `X25519` or `mlkem768x25519`.
-    public var kind: String { isPostQuantum ? HybridKEM.stanzaType : "X25519" }
+    public var kind: String { isPostQuantum ? HybridKEM.stanzaType : X25519Recipient.stanzaType }
 
     public var isPostQuantum: Bool {
         if case .hybrid = self { return true }
@@ -85,7 +85,8 @@ enum AgeKeyLines {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             do { keys.append(try make(line)) } catch {
-                throw AgeError.invalidKey("line \(number + 1) is not an age \(what) (\(example)); plugin and SSH keys are not supported")
+                let known = line.hasPrefix("age1") || line.uppercased().hasPrefix("AGE-SECRET-KEY-")
+                throw AgeError.invalidKey("line \(number + 1): " + (known ? "\(error)" : "not an age \(what) (\(example)); plugin and SSH keys are not supported"))
             }
         }
         guard !keys.isEmpty else { throw AgeError.invalidKey("it holds no \(what) (\(example) lines)") }

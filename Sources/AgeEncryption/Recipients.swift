@@ -51,14 +51,19 @@ enum AgeKDF {
         return Array(box.ciphertext) + Array(box.tag)
     }
 
-    /// Whether X25519 gives all zeros for this share with any key (a point of small order): a
-    /// clamped scalar is a multiple of 8, so the result is zero for exactly those points.
-    static func isLowOrder(_ share: [UInt8]) -> Bool {
+    /// X25519 of `key` and a 32-byte `share`, or `nil` when the result is all zeros: the share
+    /// is a point of small order, which age refuses wherever X25519 is used.
+    static func sharedSecret(_ key: Curve25519.KeyAgreement.PrivateKey, _ share: [UInt8]) -> [UInt8]? {
         guard let point = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: share),
-              let secret = try? Curve25519.KeyAgreement.PrivateKey().sharedSecretFromKeyAgreement(with: point)
-        else { return true }
-        return secret.withUnsafeBytes { $0.allSatisfy { $0 == 0 } }
+              let secret = try? key.sharedSecretFromKeyAgreement(with: point).withUnsafeBytes({ Array($0) }),
+              secret.contains(where: { $0 != 0 })
+        else { return nil }
+        return secret
     }
+
+    /// Whether a share is of small order: a clamped scalar is a multiple of 8, so any key gives
+    /// all zeros for exactly those points.
+    static func isLowOrder(_ share: [UInt8]) -> Bool { sharedSecret(Curve25519.KeyAgreement.PrivateKey(), share) == nil }
 
     /// The file key, or `nil` when the body does not authenticate under `key`.
     static func open(body: [UInt8], key: SymmetricKey) -> [UInt8]? {
@@ -74,6 +79,8 @@ enum AgeKDF {
 
 /// An `age1…` public key.
 public struct X25519Recipient: AgeRecipient, Hashable {
+    /// The stanza's type, and the recipient type's name in messages.
+    public static let stanzaType = "X25519"
     public let publicKey: [UInt8]
 
     /// Parses an `age1…` string (lowercase Bech32, as age writes it).
@@ -91,11 +98,9 @@ public struct X25519Recipient: AgeRecipient, Hashable {
     public func wrap(fileKey: [UInt8]) throws -> [Stanza] {
         let ephemeral = Curve25519.KeyAgreement.PrivateKey()
         let share = Array(ephemeral.publicKey.rawRepresentation)
-        let theirs = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: publicKey)
-        let secret = try ephemeral.sharedSecretFromKeyAgreement(with: theirs).withUnsafeBytes { Array($0) }
-        guard secret.contains(where: { $0 != 0 }) else { throw AgeError.invalidKey("the recipient \(string) is a low-order point") }
+        guard let secret = AgeKDF.sharedSecret(ephemeral, publicKey) else { throw AgeError.invalidKey("the recipient \(string) is a low-order point") }
         let key = AgeKDF.hkdf(secret, salt: share + publicKey, info: "age-encryption.org/v1/X25519")
-        return [Stanza(type: "X25519", arguments: [Base64.encodeString(share)], body: try AgeKDF.seal(fileKey: fileKey, key: key))]
+        return [Stanza(type: Self.stanzaType, arguments: [Base64.encodeString(share)], body: try AgeKDF.seal(fileKey: fileKey, key: key))]
     }
 }
 
@@ -122,15 +127,13 @@ public struct X25519Identity: AgeIdentity {
     public func unwrap(_ stanzas: [Stanza]) throws -> [UInt8]? {
         let privateKey = self.privateKey
         let ours = Array(privateKey.publicKey.rawRepresentation)
-        for stanza in stanzas where stanza.type == "X25519" {
+        for stanza in stanzas where stanza.type == X25519Recipient.stanzaType {
             guard stanza.arguments.count == 1 else { throw AgeError.malformedHeader("an X25519 stanza has \(stanza.arguments.count) arguments, not 1") }
             guard let share = Base64.decodeUnpadded(Array(stanza.arguments[0].utf8)), share.count == 32 else {
                 throw AgeError.malformedHeader("an X25519 stanza's share is not 32 bytes of canonical base64")
             }
             guard stanza.body.count == AgeKDF.fileKeySize + 16 else { throw AgeError.malformedHeader("an X25519 stanza's body is \(stanza.body.count) bytes, not 32") }
-            let theirs = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: share)
-            let secret = try privateKey.sharedSecretFromKeyAgreement(with: theirs).withUnsafeBytes { Array($0) }
-            guard secret.contains(where: { $0 != 0 }) else { throw AgeError.malformedHeader("an X25519 stanza's share is a low-order point") }
+            guard let secret = AgeKDF.sharedSecret(privateKey, share) else { throw AgeError.malformedHeader("an X25519 stanza's share is a low-order point") }
             let key = AgeKDF.hkdf(secret, salt: share + ours, info: "age-encryption.org/v1/X25519")
             if let fileKey = AgeKDF.open(body: stanza.body, key: key) { return fileKey }
         }

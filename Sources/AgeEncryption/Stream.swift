@@ -31,28 +31,46 @@ public final class AgeEncryptor: ByteSink {
     private var counter: UInt64 = 0
     private var finished = false
 
-    /// Refuses a set of recipients age does not allow together: none, a passphrase with
-    /// others, or post-quantum with classic ones (as age 1.3: the classic one would be the
-    /// weak link).
-    /// - Throws: ``AgeError/invalidUse(_:)``.
+    /// Refuses, before any data, a set of recipients age does not allow together (none, a
+    /// passphrase with others, post-quantum with classic ones: as age 1.3, the classic one
+    /// would be the weak link), one that cannot be encrypted to, or so many that the header
+    /// would be larger than an age file's may be.
+    /// - Throws: ``AgeError/invalidUse(_:)``, ``AgeError/invalidKey(_:)``.
     public static func check(_ recipients: [any AgeRecipient]) throws {
+        try checkKinds(recipients)
+        guard !recipients.contains(where: \.isPassphrase) else { return }
+        // Wrapped once with a throwaway key (a passphrase's scrypt is not run twice).
+        let throwaway = [UInt8](repeating: 0, count: AgeKDF.fileKeySize)
+        try checkSize(try recipients.flatMap { try $0.wrap(fileKey: throwaway) }, recipients: recipients.count)
+    }
+
+    static func checkKinds(_ recipients: [any AgeRecipient]) throws {
         guard !recipients.isEmpty else { throw AgeError.invalidUse("there is no recipient to encrypt to") }
         if recipients.contains(where: \.isPassphrase), recipients.count > 1 {
             throw AgeError.invalidUse("a passphrase cannot be combined with other recipients")
         }
         if recipients.contains(where: \.isPostQuantum), recipients.contains(where: { !$0.isPostQuantum }) {
-            throw AgeError.invalidUse("post-quantum (age1pq1…) and classic (age1…) recipients cannot be combined: a file is only as strong as its weakest recipient (write one file for each kind)")
+            throw AgeError.invalidUse("post-quantum (age1pq1…) and classic (age1…) recipients cannot be combined: a file is only as strong as its weakest recipient")
+        }
+    }
+
+    /// The header stays one that brados (and age) read back.
+    static func checkSize(_ stanzas: [Stanza], recipients: Int) throws {
+        let size = AgeHeader.encode(stanzas, fileKey: [UInt8](repeating: 0, count: AgeKDF.fileKeySize)).count
+        guard stanzas.count <= AgeHeader.maxStanzas, size <= AgeHeader.maxSize else {
+            throw AgeError.invalidUse("\(recipients) recipients make a header of \(size / 1024) KiB, over the \(AgeHeader.maxSize / 1024) KiB (and \(AgeHeader.maxStanzas) stanzas) an age file may have")
         }
     }
 
     /// Writes the header at once.
-    /// - Throws: ``AgeError/invalidUse(_:)`` for no recipient, or a passphrase with others.
+    /// - Throws: what ``check(_:)`` throws.
     public init(recipients: [any AgeRecipient], output: ByteSink, armor: Bool = false) throws {
-        try Self.check(recipients)
+        try Self.checkKinds(recipients)
         var generator = SystemRandomNumberGenerator()
         let fileKey = (0..<AgeKDF.fileKeySize).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let nonce = (0..<AgeStream.nonceSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let stanzas = try recipients.flatMap { try $0.wrap(fileKey: fileKey) }
+        try Self.checkSize(stanzas, recipients: recipients.count)
         self.armor = armor ? try ArmorWriter(output: output) : nil
         self.output = self.armor ?? output
         key = AgeStream.payloadKey(fileKey: fileKey, nonce: nonce)

@@ -23,7 +23,7 @@ extension AgeError: BradOSError {
         case let .noUsableIdentity(kinds) where kinds == ["scrypt"]:
             "Pass it with --passphrase-stdin, or run the command on a terminal to be asked."
         case .noIdentityMatched, .noUsableIdentity:
-            "Nothing was imported. Pass the identity it was encrypted to with --identity FILE (an age identity file), or use the profile whose key it is (--profile NAME; `brados keys show` prints a profile's recipient). If the key is right, the file's header was damaged: use another copy."
+            "Nothing was imported. Pass the identity it was encrypted to with --identity FILE (an age identity file: AGE-SECRET-KEY-1… lines, or AGE-SECRET-KEY-PQ-1… for a post-quantum key), or use the profile whose key it is (--profile NAME; `brados keys show` prints a profile's recipient). If the key is right, the file's header was damaged: use another copy."
         case .workFactorTooHigh:
             "Nothing was imported: opening it would take minutes. Open only files whose sender you trust, with `age -d` directly."
         case .invalidKey, .invalidUse: nil
@@ -41,6 +41,13 @@ extension AgeError: BradOSError {
     }
 
     static func describe(_ kinds: [String]) -> String {
-        kinds.map { $0 == "X25519" ? "an age key (X25519)" : $0 == "scrypt" ? "a passphrase" : "'\($0)'" }.joined(separator: " and ")
+        kinds.map { kind in
+            switch kind {
+            case X25519Recipient.stanzaType: "an age key (X25519)"
+            case HybridRecipient.stanzaType: "a post-quantum age key (mlkem768x25519)"
+            case "scrypt": "a passphrase"
+            default: "'\(kind)'"
+            }
+        }.joined(separator: " and ")
     }
 }

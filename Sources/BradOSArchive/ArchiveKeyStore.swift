@@ -34,7 +34,7 @@ public struct ArchiveKeyStore: Sendable {
         // Refused whenever the file exists, readable or not: it may be a key this brados cannot
         // read (hand-edited, another kind), and it is the only way to open its archives.
         if !replace, FileSystem.exists(url) {
-            throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.abbreviated ?? "unreadable: \(url.path)")
+            throw keyExists
         }
         let identity = NativeIdentity(postQuantum: postQuantum)
         let text = """
@@ -52,7 +52,7 @@ public struct ArchiveKeyStore: Sendable {
         // Created exclusively: of two `keys generate` at once, one gets "already has a key".
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            if errno == EEXIST { throw ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.abbreviated ?? "unreadable: \(url.path)") }
+            if errno == EEXIST { throw keyExists }
             throw StorageError.io(operation: "create", path: url.path, errno: errno)
         }
         defer { close(fd) }
@@ -64,6 +64,11 @@ public struct ArchiveKeyStore: Sendable {
             throw error
         }
         return identity
+    }
+
+    /// The refusal to replace the key, naming it (shortened) or saying it cannot be read.
+    private var keyExists: ArchiveError {
+        ArchiveError.keyExists(profile: profile.rawValue, recipient: (try? load())?.recipient.abbreviated ?? "unreadable: \(url.path)")
     }
 
     /// Deletes the key file; a missing one is not an error.

@@ -1,4 +1,4 @@
-import AgeEncryption
+@testable import AgeEncryption
 import Foundation
 import Testing
 
@@ -30,15 +30,33 @@ struct AgeHybridTests {
         #expect(try NativeIdentity(Self.specIdentity).recipient.string == Self.specRecipient)
     }
 
-    @Test("bad keys are refused: mixed case, a wrong checksum, a short key, the other kind's prefix")
+    /// `text` with the case of one character of its data part flipped.
+    static func flipOneCase(_ text: String) -> String {
+        var characters = Array(text)
+        let index = characters.indices.last { characters[$0].isLetter }!
+        characters[index] = Character(characters[index].isUppercase ? characters[index].lowercased() : characters[index].uppercased())
+        return String(characters)
+    }
+
+    @Test("bad keys are refused: all or one character in the other case, a wrong checksum, a short key, the other kind's prefix")
     func badKeys() throws {
         #expect(throws: AgeError.self) { try HybridRecipient(Self.specRecipient.uppercased()) }
         #expect(throws: AgeError.self) { try HybridIdentity(Self.specIdentity.lowercased()) }
+        #expect(throws: AgeError.self) { try HybridRecipient(Self.flipOneCase(Self.specRecipient)) }
+        #expect(throws: AgeError.self) { try HybridIdentity(Self.flipOneCase(Self.specIdentity)) }
         let last = Self.specRecipient.last == "q" ? "p" : "q"
         #expect(throws: AgeError.self) { try HybridRecipient(String(Self.specRecipient.dropLast()) + last) }
         #expect(throws: AgeError.self) { try HybridRecipient(X25519Identity().recipient.string) }
         #expect(throws: AgeError.self) { try HybridIdentity(X25519Identity().string) }
         #expect(throws: AgeError.self) { try NativeRecipient("age1pq1") }
+        // A well-formed string whose key bytes are not a key: an ML-KEM coefficient at or above
+        // q (all 0xFF), or a low-order X25519 point (zeros after a valid ML-KEM key).
+        let valid = try HybridRecipient(Self.specRecipient).publicKey
+        for bytes in [[UInt8](repeating: 0xFF, count: 1_216), Array(valid.prefix(1_184)) + [UInt8](repeating: 0, count: 32)] {
+            let text = Bech32.encode(hrp: "age1pq", data: bytes)
+            let error = #expect(throws: AgeError.self) { try HybridRecipient(text) }
+            #expect(error.map { "\($0)" }?.contains("not a valid post-quantum key") == true)
+        }
         // A classic key and a hybrid one in one identity file; a recipients file the same.
         let classic = X25519Identity()
         let file = try AgeIdentityFile.parse("# two keys\n\(classic.string)\n\(Self.specIdentity)\n")
@@ -74,12 +92,29 @@ struct AgeHybridTests {
         }
     }
 
+    /// The message of the `invalidUse` error `body` throws, or nil for any other outcome.
+    static func refusal(_ body: () throws -> Void) -> String? {
+        do { try body() } catch let AgeError.invalidUse(message) { return message } catch { return nil }
+        return nil
+    }
+
     @Test("post-quantum and classic recipients are never mixed in one file, nor with a passphrase")
     func neverMixed() throws {
         let hybrid = HybridIdentity().recipient, classic = X25519Identity().recipient
-        #expect(throws: AgeError.self) { try Self.encrypt([1], to: [hybrid, classic]) }
-        #expect(throws: AgeError.self) { try Self.encrypt([1], to: [classic, NativeRecipient.hybrid(hybrid)]) }
-        #expect(throws: AgeError.self) { try Self.encrypt([1], to: [hybrid, ScryptPassphrase("a", workFactor: 10)]) }
+        #expect(Self.refusal { _ = try Self.encrypt([1], to: [hybrid, classic]) }?.contains("cannot be combined") == true)
+        #expect(Self.refusal { try AgeEncryptor.check([classic, NativeRecipient.hybrid(hybrid)]) }?.contains("cannot be combined") == true)
+        #expect(Self.refusal { _ = try Self.encrypt([1], to: [hybrid, ScryptPassphrase("a", workFactor: 10)]) }?.contains("passphrase") == true)
         #expect(throws: Never.self) { try AgeEncryptor.check([hybrid, HybridIdentity().recipient]) }
+    }
+
+    @Test("so many recipients that the header would pass 1 MiB are refused before writing; the most that fit are read back")
+    func headerLimit() throws {
+        let identity = HybridIdentity()
+        #expect(Self.refusal { try AgeEncryptor.check(Array(repeating: identity.recipient, count: 700)) }?.contains("over the 1024 KiB") == true)
+        let sink = MemorySink()
+        #expect(throws: AgeError.self) { _ = try AgeEncryptor(recipients: Array(repeating: identity.recipient, count: 700), output: sink) }
+        #expect(sink.bytes.isEmpty, "nothing written")
+        let file = try Self.encrypt(Array("many".utf8), to: Array(repeating: identity.recipient, count: 600))
+        #expect(try AgeRoundTripTests.decrypt(file, with: [identity]) == Array("many".utf8))
     }
 }

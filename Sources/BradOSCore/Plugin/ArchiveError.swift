@@ -36,6 +36,8 @@ public enum ArchiveError: BradOSError, Equatable {
     case keyExists(profile: String, recipient: String)
     /// A key, identity or recipients file that is not what it should be.
     case invalidKeys(source: String, detail: String)
+    /// Recipients age does not put in one file (post-quantum with classic ones, too many).
+    case recipientsRefused(detail: String)
     /// The passphrase could not be had: empty, the two entries differ, or no terminal to ask on.
     case passphrase(String)
 
@@ -68,6 +70,7 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .noKey(profile): "Profile '\(profile)' has no age key."
         case let .keyExists(profile, recipient): "Profile '\(profile)' already has an age key (\(recipient))."
         case let .invalidKeys(source, detail): "\(source): \(detail)."
+        case let .recipientsRefused(detail): "These recipients cannot share one archive: \(detail)."
         case let .passphrase(detail): "No passphrase: \(detail)."
         case let .pendingChanges(domain, profile, count, _):
             "Profile '\(profile)' has \(count) queued \(domain) change\(count == 1 ? "" : "s") not sent yet, which --replace would drop."
@@ -97,6 +100,8 @@ public enum ArchiveError: BradOSError, Equatable {
         case .keyExists:
             "Archives encrypted to it open only with it, so it is never replaced silently: keep it, or pass --force to replace it (back it up first: `brados keys show --json` prints its path)."
         case .invalidKeys: "An identity file holds AGE-SECRET-KEY-1… or AGE-SECRET-KEY-PQ-1… lines (`age-keygen` writes one); a recipient is an age1… or age1pq1… line, and one file goes to one kind. Lines starting with # are comments."
+        case .recipientsRefused:
+            "Nothing was written. Export once for each group: the post-quantum age1pq1… keys in one archive, the classic age1… keys in another (--encrypt adds this profile's own key; `brados keys show --json` says which kind it is)."
         case .passphrase: "Pass it on standard input with --passphrase-stdin, or run the command on a terminal to be asked."
         case let .pendingChanges(_, _, _, send):
             "Nothing was imported. Send them first (`\(send)`), import with --merge (they are kept), or add --discard-pending to drop them."
@@ -106,7 +111,7 @@ public enum ArchiveError: BradOSError, Equatable {
     public var kind: FailureKind {
         switch self {
         case .io, .libarchiveUnavailable: .general
-        case .targetNotEmpty, .unknownDomain, .destinationExists, .noKey, .keyExists, .invalidKeys, .passphrase: .usage
+        case .targetNotEmpty, .unknownDomain, .destinationExists, .noKey, .keyExists, .invalidKeys, .recipientsRefused, .passphrase: .usage
         case .foreignAccount, .pendingChanges: .rejected
         case .noSuchArchive: .notFound
         case .changedDuringExport: .general

@@ -71,7 +71,7 @@ public struct ArchiveKeyFlags: ParsableArguments, Sendable {
             }
             list.append(identity.recipient)
         }
-        do { try AgeEncryptor.check(list) } catch { throw ArchiveError.invalidKeys(source: "cache export", detail: "\(error)") }
+        do { try AgeEncryptor.check(list) } catch { throw ArchiveError.recipientsRefused(detail: "\(error)") }
         return ArchiveEncryption(recipients: list, armor: armor)
     }
 
