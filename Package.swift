@@ -316,7 +316,7 @@ let package = Package(
         .testTarget(
             name: "BradOSServerTests",
             dependencies: [
-                "BradOSServer",
+                "BradOSServer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
