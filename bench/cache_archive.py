@@ -14,9 +14,12 @@ over rounds after a warm-up:
                 with no hash cache (every file read twice: hashed for the manifest, then written)
   age import    `brados cache import` of that archive (the profile's key) vs the unencrypted
                 import; `age -d -i KEY | tar --zstd -xf -` for reference
+  post-quantum  the same export and import to and from a post-quantum key (`keys generate
+                --post-quantum`, issue 46) vs the X25519 ones
 
 Goals: gzip export <= 1.0x tar -czf; zstd export <= 0.3x tar -czf; import <= 1.2x tar -xf;
-encrypted export and import <= 1.15x unencrypted, encrypted export <= 1.0x the age pipeline.
+encrypted export and import <= 1.15x unencrypted, encrypted export <= 1.0x the age pipeline;
+post-quantum export and import <= 1.02x X25519's (the key exchange happens once per file).
 
     python3 bench/cache_archive.py [--rounds 5] [--no-build] [--build-dir DIR]
 """
@@ -86,11 +89,17 @@ def main():
         # The profile's age key: the encrypted export goes to it, the import opens with it.
         recipient = subprocess.run([brados, "keys", "generate"], env=env, check=True, capture_output=True, text=True).stdout.strip()
         key_file = os.path.join(home, "config", "keys", "default.txt")
+        # A post-quantum key of another home: exported to with --recipient, imported with --identity.
+        pq_home = os.path.join(work, "pq-home")
+        pq_recipient = subprocess.run([brados, "keys", "generate", "--post-quantum"], env=dict(env, BRADOS_HOME=pq_home, HOME=pq_home),
+                                      check=True, capture_output=True, text=True).stdout.strip()
+        pq_key_file = os.path.join(pq_home, "config", "keys", "default.txt")
         results = {name: [] for name in ("brados export tar.gz", "tar -czf", "brados export tar.zst", "tar --zstd -cf",
                                          "brados import (verified)", "tar -xf", "brados export tar.zst.age",
                                          "tar --zstd -cf - | age -r", "brados import tar.zst.age (verified)",
                                          "brados export tar.zst.age, first (no hash cache)",
-                                         "age -d | tar --zstd -xf -")}
+                                         "age -d | tar --zstd -xf -", "brados export tar.zst.age (post-quantum)",
+                                         "brados import tar.zst.age (post-quantum, verified)")}
         tar_list = " ".join(tar_sources)
         # An export keeps the SHA-256 of files that have not changed since (like borg's files
         # cache); the "first" case removes it, as for a cache never exported before.
@@ -111,6 +120,8 @@ def main():
                 ("brados export tar.zst.age, first (no hash cache)", lambda: forget_hashes() or timed(
                     [brados, "cache", "export", "-o", f"{out}/c.tar.zst.age", "--recipient", recipient], env=env)),
                 ("tar --zstd -cf - | age -r", lambda: timed(["bash", "-o", "pipefail", "-c", f"tar --zstd -cf - {tar_list} | age -r {recipient} -o {out}/t.tar.zst.age"])),
+                ("brados export tar.zst.age (post-quantum)", lambda: timed(
+                    [brados, "cache", "export", "-o", f"{out}/pq.tar.zst.age", "--recipient", pq_recipient], env=env)),
             ]
             if round_index % 2:
                 cases.reverse()
@@ -120,6 +131,8 @@ def main():
                 ("tar -xf", lambda: timed(["tar", "-xf", f"{out}/t.tar.zst", "-C", os.makedirs(f"{out}/x") or f"{out}/x"])),
                 ("brados import tar.zst.age (verified)", lambda: timed([brados, "cache", "import", f"{out}/b.tar.zst.age", "--as", f"copyage{round_index}"], env=env)),
                 ("age -d | tar --zstd -xf -", lambda: timed(["bash", "-o", "pipefail", "-c", f"age -d -i {key_file} {out}/t.tar.zst.age | tar --zstd -xf - -C " + (os.makedirs(f"{out}/y") or f"{out}/y")])),
+                ("brados import tar.zst.age (post-quantum, verified)", lambda: timed(
+                    [brados, "cache", "import", f"{out}/pq.tar.zst.age", "--as", f"copypq{round_index}", "--identity", pq_key_file], env=env)),
             ]
             if round_index % 2:
                 imports.reverse()
@@ -129,7 +142,7 @@ def main():
                     results[name].append(seconds)
             shutil.rmtree(out)
             for folder in ("cache", "data"):
-                for copy in (f"copy{round_index}", f"copyage{round_index}"):
+                for copy in (f"copy{round_index}", f"copyage{round_index}", f"copypq{round_index}"):
                     shutil.rmtree(os.path.join(home, folder, "users", copy), ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -163,6 +176,11 @@ def main():
         ("brados import tar.zst.age (verified)", med["brados import tar.zst.age (verified)"] / med["brados import (verified)"],
          "<= 1.15x brados import (verified)"),
         ("age -d | tar --zstd -xf -", med["age -d | tar --zstd -xf -"] / med["brados import (verified)"], "(reference: no verification)"),
+        ("brados export tar.zst.age (post-quantum)", med["brados export tar.zst.age (post-quantum)"] / med["brados export tar.zst.age"],
+         "<= 1.02x brados export tar.zst.age (X25519)"),
+        ("brados import tar.zst.age (post-quantum, verified)",
+         med["brados import tar.zst.age (post-quantum, verified)"] / med["brados import tar.zst.age (verified)"],
+         "<= 1.02x brados import tar.zst.age (X25519)"),
     ]
     for name, ratio, goal in rows:
         samples = results[name]
