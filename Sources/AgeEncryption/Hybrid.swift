@@ -41,7 +41,7 @@ public struct HybridRecipient: AgeRecipient, Hashable {
               data.count == HybridKEM.publicKeySize
         else { throw AgeError.invalidKey("'\(text.prefix(40))…' is not a post-quantum age recipient (age1pq1…, 1,959 characters)") }
         guard HybridKEM.isValidPublicKey(data) else {
-            throw AgeError.invalidKey("'\(text.prefix(24))…\(text.suffix(8))' is not a valid post-quantum key (its ML-KEM or X25519 part is malformed)")
+            throw AgeError.invalidKey("'\(NativeRecipient.abbreviate(text))' is not a valid post-quantum key (its ML-KEM or X25519 part is malformed)")
         }
         publicKey = data
     }
@@ -58,7 +58,7 @@ public struct HybridRecipient: AgeRecipient, Hashable {
             let body = try sender.seal(fileKey, authenticating: Data())
             return [Stanza(type: HybridKEM.stanzaType, arguments: [Base64.encodeString(Array(sender.encapsulatedKey))], body: Array(body))]
         } catch {
-            throw AgeError.invalidKey("the post-quantum recipient \(NativeRecipient.hybrid(self).abbreviated) cannot be encrypted to (\(error))")
+            throw AgeError.invalidKey("the post-quantum recipient \(NativeRecipient.abbreviate(string)) cannot be encrypted to (\(error))")
         }
     }
 }

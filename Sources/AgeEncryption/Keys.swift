@@ -55,9 +55,10 @@ public enum NativeRecipient: AgeRecipient, Hashable {
 
     /// The string as a person reads it in a message: a post-quantum key's 1,959 characters
     /// cut to their start and end.
-    public var abbreviated: String {
-        let text = string
-        return text.count <= 80 ? text : "\(text.prefix(24))…\(text.suffix(8))"
+    public var abbreviated: String { Self.abbreviate(string) }
+
+    static func abbreviate(_ text: String) -> String {
+        text.count <= 80 ? text : "\(text.prefix(24))…\(text.suffix(8))"
     }
 
     /// The recipient's kind as age names its stanza: `X25519` or `mlkem768x25519`.
