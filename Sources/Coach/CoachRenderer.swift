@@ -25,7 +25,7 @@ public struct CoachRenderer: Sendable {
             rows: conversations.map {
                 [String($0.id.prefix(8)), Format.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
             },
-            rightAligned: [2]))
+            rightAligned: [2], keepWhole: [0, 1, 2]))
         output.line(output.styled("Show one with `brados coach show ID` (the first 8 characters of the id are enough).", .dim))
     }
 
@@ -101,12 +101,15 @@ public struct CoachRenderer: Sendable {
         }
     }
 
-    /// One message: its time and author, then its text (continuation lines indented).
+    /// One message: its time and author, then its text, continuation lines indented under
+    /// its first; on a terminal the text wraps at word boundaries to its width.
     func show(_ message: Message) {
         let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
         let prefix = "\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
-        let lines = message.content.split(separator: "\n", omittingEmptySubsequences: false)
-        output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + (lines.first.map(String.init) ?? ""))
+        let text = SafeText.visible(message.content, keepLines: true).replacingOccurrences(of: "\t", with: "    ")
+        let lines = output.width.map { TextWidth.wrap(text, width: max(20, $0 - prefix.count)) }
+            ?? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + (lines.first ?? ""))
         let indent = String(repeating: " ", count: prefix.count)
         for line in lines.dropFirst() { output.line(indent + line) }
     }
@@ -137,7 +140,7 @@ public struct CoachRenderer: Sendable {
         output.line(output.styled("SITUATION", .bold))
         let fields = profile.situation.fields
         if fields.isEmpty { return output.line("  (nothing yet)") }
-        output.table(Table(headers: [], rows: fields.map { ["  \($0.label)", $0.value] }))
+        output.table(Table(headers: [], rows: fields.map { ["  \($0.label)", $0.value] }, wrapLast: true))
     }
 
 }

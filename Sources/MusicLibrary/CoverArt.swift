@@ -53,12 +53,15 @@ struct CoverArt: Sendable {
     }
 
     /// Where an album's cover goes in `area`: beside the details when the terminal leaves
-    /// ``detailColumns`` for them, else above; and the box it is drawn in.
-    static func detailLayout(area: (columns: Int, rows: Int)) -> (beside: Bool, box: (columns: Int, rows: Int)) {
-        let coverRows = min(24, max(6, area.rows - 4))
-        let besideBox = (columns: coverRows * 2, rows: coverRows)
-        let beside = area.columns - besideBox.columns - gap >= detailColumns
-        return (beside, beside ? besideBox : (columns: area.columns, rows: max(6, min(area.rows - 4, area.columns))))
+    /// ``detailColumns`` for them (the cover made smaller for that, down to 8 rows), else
+    /// above them; and the box it is drawn in. Either way the cover and the `textLines` lines
+    /// of details fit the terminal's height with the command line and the prompt (4 rows).
+    static func detailLayout(area: (columns: Int, rows: Int), textLines: Int = 10) -> (beside: Bool, box: (columns: Int, rows: Int)) {
+        let coverRows = min(24, max(4, area.rows - 4))
+        let besideRows = min(coverRows, (area.columns - gap - detailColumns) / 2)
+        if besideRows >= 8 { return (true, (columns: besideRows * 2, rows: besideRows)) }
+        let aboveRows = max(4, min(coverRows - 1 - textLines, area.columns / 2))
+        return (false, (columns: min(area.columns, aboveRows * 2), rows: aboveRows))
     }
 
     /// The artwork size that is enough for `box`: 1024 px unless the box needs more pixels
@@ -72,7 +75,7 @@ struct CoverArt: Sendable {
     /// `rows` are (label, value) pairs.
     func detail(_ data: Data?, album: any ArtworkItem, size: ArtworkCache.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
                 style: (String) -> String) -> String {
-        let (beside, box) = Self.detailLayout(area: area)
+        let (beside, box) = Self.detailLayout(area: area, textLines: rows.count)
         let drawing = draw(data, album: album, size: size, box: box)
         let textWidth = beside ? area.columns - drawing.columns - Self.gap : area.columns
         let labelWidth = rows.map(\.0.count).max() ?? 0

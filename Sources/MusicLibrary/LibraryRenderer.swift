@@ -150,8 +150,8 @@ public struct LibraryRenderer: Sendable {
         if let cover {
             let text = cover.art.detail(cover.data, album: detail.item, size: cover.size, rows: rows.map { ($0[0], $0[1]) },
                                         area: cover.area) { output.styled($0, .dim) }
-            return output.io.write(text)
+            return output.picture(text)
         }
-        output.table(Table(headers: [], rows: rows))
+        output.table(Table(headers: [], rows: rows, wrapLast: true))
     }
 }

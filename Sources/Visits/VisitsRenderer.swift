@@ -44,7 +44,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
         output.table(Table(
             headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
             rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place, "\($0.durationMinutes) min", Format.firstLine($0.notes ?? "", 48)] },
-            rightAligned: [3]))
+            rightAligned: [3], keepWhole: [0, 1, 3]))
     }
 
     /// One visit in detail.
@@ -59,7 +59,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
         rows.append(["duration", "\(visit.durationMinutes) min"])
         if let notes = visit.notes, !notes.isEmpty { rows.append(["notes", notes]) }
         rows.append(["source", source.origin])
-        output.table(Table(headers: [], rows: rows))
+        output.table(Table(headers: [], rows: rows, wrapLast: true))
     }
 
     /// `2026-11-21 14:30` in the local time zone.

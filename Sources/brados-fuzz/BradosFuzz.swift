@@ -54,7 +54,7 @@ enum FuzzTarget: String, CaseIterable {
         case .text:
             // What every server string goes through on its way to the terminal (ESC then m trapped).
             let text = String(decoding: data, as: UTF8.self)
-            _ = SafeText.visibleKeepingStyles(text, keepLines: data.count % 2 == 0)
+            _ = SafeText.rendered(text, keepLines: data.count % 2 == 0)
             _ = SafeText.visible(text)
             _ = SafeText.escapingJSON(text)
         case .visits:

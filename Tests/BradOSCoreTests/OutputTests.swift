@@ -22,6 +22,50 @@ struct OutputTests {
         #expect(text == "A       N\nlong    5\nx     123\n")
     }
 
+    @Test("a table wider than the terminal is fitted: the widest columns cut with an ellipsis, ids whole, optional columns dropped first")
+    func tableFitsWidth() {
+        let notes = "Six-month check-up; no cavities, next cleaning booked for May"
+        let table = Table(headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
+                          rows: [["v_seed000", "2026-11-27 08:00", "Riverside Dental Practice", "30 min", notes]], rightAligned: [3], keepWhole: [0, 1, 3])
+        let lines = table.render(width: 80).split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { TextWidth.of($0) <= 80 }, "\(lines)")
+        #expect(lines[1].hasPrefix("v_seed000  2026-11-27 08:00  "))
+        #expect(lines[1].contains("30 min"))
+        #expect(lines[1].hasSuffix("…"))
+        // Unfitted (a pipe): every cell whole.
+        #expect(table.render().contains(notes))
+
+        let config = Table(headers: ["KEY", "VALUE", "SOURCE", "ENV", "MEANING"],
+                           rows: [["library.min-refresh-interval", "30s", "default", "BRADOS_LIBRARY_MIN_REFRESH_INTERVAL",
+                                   "Least time between two background refreshes of the snapshot (scripts)"]],
+                           keepWhole: [0, 1], dropFirst: [3, 2], wrapLast: true)
+        let fitted = config.render(width: 80)
+        #expect(!fitted.contains("BRADOS_LIBRARY"), "the environment column goes first")
+        #expect(fitted.contains("library.min-refresh-interval"))
+        #expect(fitted.split(separator: "\n").allSatisfy { TextWidth.of(String($0)) <= 80 }, "\(fitted)")
+        // The meaning wraps under its own column, every word kept.
+        let words = fitted.split(separator: "\n").dropFirst().flatMap { $0.split(separator: " ") }
+        #expect(words.joined(separator: " ").hasSuffix("default Least time between two background refreshes of the snapshot (scripts)"))
+        // Wide enough: nothing dropped or cut.
+        #expect(config.render(width: 300) == config.render())
+    }
+
+    @Test("text width: wide characters count two, combining marks none; cutting keeps brados's styles whole and closes them")
+    func textWidth() {
+        #expect(TextWidth.of("abc") == 3)
+        #expect(TextWidth.of("日本語") == 6)
+        #expect(TextWidth.of("e\u{301}") == 1)
+        #expect(TextWidth.of("🏃") == 2)
+        let styled = Output.styled("Blue Electric", .bold, colors: true)
+        #expect(TextWidth.of(styled) == 13)
+        let cut = TextWidth.truncate(styled, to: 6)
+        #expect(SafeText.rendered(cut, keepLines: false) == "\u{1B}[1mBlue …\u{1B}[0m")
+        #expect(TextWidth.truncate("日本語テキスト", to: 5) == "日本…")
+        #expect(TextWidth.wrap("one two three four", width: 9) == ["one two", "three", "four"])
+        #expect(TextWidth.wrap("abcdefghijkl", width: 5) == ["abcde", "fghij", "kl"])
+        #expect(TextWidth.wrap("a\n\nb", width: 5) == ["a", "", "b"])
+    }
+
     @Test("a streamed JSON document is the document json() prints, whatever the batches", arguments: [0, 1, 2, 7])
     func jsonStream(count: Int) throws {
         struct Item: Codable, Equatable { var name: String; var tags: [String]; var note: String? }

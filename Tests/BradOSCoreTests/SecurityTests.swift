@@ -71,10 +71,12 @@ struct SecurityTests {
         #expect(SafeText.visible("abc\u{202E}fed") == "abc<U+202E>fed")
         #expect(SafeText.visible("one\ntwo\tx", keepLines: true) == "one\ntwo\tx")
         #expect(SafeText.visible("one\ntwo") == "one^Jtwo")
-        // Truncated or odd sequences never trap (ESC then m, ESC at the end, ESC [ then nothing).
-        for odd in ["\u{1B}m", "a\u{1B}", "\u{1B}[", "\u{1B}[m", "\u{1B}[999m", "\u{1B}[3", "\u{1B}\u{301}[0m", "\u{1B}[0m\u{1B}[1"] {
-            let shown = SafeText.visibleKeepingStyles(odd, keepLines: false)
-            #expect(!shown.unicodeScalars.contains("\u{1B}") || shown.contains("\u{1B}[0m"), "\(shown)")
+        // Truncated or odd sequences never trap (ESC then m, ESC at the end, ESC [ then nothing),
+        // and no escape sequence in text, brados's own colours' included, is ever kept.
+        for odd in ["\u{1B}m", "a\u{1B}", "\u{1B}[", "\u{1B}[m", "\u{1B}[999m", "\u{1B}[3", "\u{1B}\u{301}[0m", "\u{1B}[0m\u{1B}[1", "\u{1B}[31m",
+                    "\u{E000}31\u{E001}", "\u{E000}0000000000000000031\u{E001}", "\u{E000}"] {
+            let shown = SafeText.rendered(odd, keepLines: false)
+            #expect(!shown.unicodeScalars.contains("\u{1B}"), "\(shown)")
         }
 
         let io = CapturingIO(environment: ["CLICOLOR_FORCE": "1"], terminal: true)
@@ -82,12 +84,19 @@ struct SecurityTests {
         output.line("Café \u{1B}[2J\u{1B}]0;owned\u{07} " + output.styled("ok", .green))
         output.table(Table(headers: ["PLACE"], rows: [["x\r\u{1B}[8mhidden\nnext"]]))
         output.notice("from \u{9B}31mserver")
+        // A colour in a server's text is shown, not obeyed, even where brados's own are.
+        output.line(output.styled("Title", .bold) + " said \u{1B}[31mred\u{1B}[0m and \u{1B}[1mbold")
+        #expect(io.stdout.contains("\u{1B}[1mTitle\u{1B}[0m said ^[[31mred^[[0m and ^[[1mbold"), "\(io.stdout)")
         #expect(io.stdout.contains("Café ^[[2J^[]0;owned^G \u{1B}[32mok\u{1B}[0m"), "\(io.stdout)")
         #expect(io.stdout.contains("x^M^[[8mhidden^Jnext"), "\(io.stdout)")
         #expect(io.stderr.contains("from ^[[31mserver"))
         // Every ESC left is one of brados's own styles.
         let escapes = io.stdout.components(separatedBy: "\u{1B}").dropFirst()
         #expect(escapes.allSatisfy { $0.hasPrefix("[0m") || $0.hasPrefix("[1m") || $0.hasPrefix("[32m") })
+        // Without colours (a pipe), no escape at all: a server's colour is text there too.
+        let piped = CapturingIO(environment: [:], terminal: false)
+        Output(io: piped, format: .human).line("said \u{1B}[31mred\u{1B}[0m")
+        #expect(piped.stdout == "said ^[[31mred^[[0m\n")
 
         let json = CapturingIO(environment: [:])
         try Output(io: json, format: .json).json(["title": "a\u{1B}[2Jb\u{9B}c\u{202E}d"])

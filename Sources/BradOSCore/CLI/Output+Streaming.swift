@@ -4,9 +4,14 @@ import Foundation
 extension Output {
     /// Starts a table whose column widths are known before its rows (e.g. from the store's
     /// longest values), printing its header line now; rows follow with ``TableStream/rows(_:)``.
-    public func tableStream(headers: [String], widths: [Int], rightAligned: Set<Int> = []) -> TableStream {
-        let stream = TableStream(output: self, widths: zip(headers, widths).map { max($0.count, $1) }, rightAligned: rightAligned)
-        io.write(styled(Table.format(headers, widths: stream.widths, rightAligned: rightAligned), .bold) + "\n")
+    /// On a terminal the columns are fitted to its width as ``Table`` fits them.
+    public func tableStream(headers: [String], widths: [Int], rightAligned: Set<Int> = [], keepWhole: Set<Int>? = nil,
+                            dropFirst: [Int] = []) -> TableStream {
+        let full = zip(headers, widths).map { max(TextWidth.of($0), $1) }
+        let shown = width.map { Table.fit(widths: full, into: $0, headers: headers, keepWhole: keepWhole ?? rightAligned.union([0]), dropFirst: dropFirst) }
+            ?? full.map(Optional.some)
+        let stream = TableStream(output: self, widths: shown, rightAligned: rightAligned)
+        io.write(SafeText.resolvingStyles(styled(stream.line(headers), .bold)) + "\n")
         return stream
     }
 
@@ -61,17 +66,30 @@ extension Output {
     }
 }
 
-/// A table printed a batch of rows at a time, with column widths fixed up front.
+/// A table printed a batch of rows at a time, with column widths fixed up front (`nil`: a
+/// column left out to fit the terminal). A cell wider than its column is cut only when the
+/// terminal's width made the column narrower than its values.
 public struct TableStream: Sendable {
     let output: Output
-    let widths: [Int]
+    let widths: [Int?]
     let rightAligned: Set<Int>
 
     /// Prints rows (each cell one line, control characters made visible).
     public func rows(_ rows: [[String]]) {
         guard !rows.isEmpty else { return }
-        output.io.write(rows.map { row in
-            Table.format(row.map { SafeText.visibleKeepingStyles($0, keepLines: false) }, widths: widths, rightAligned: rightAligned)
-        }.joined(separator: "\n") + "\n")
+        output.io.write(SafeText.resolvingStyles(rows.map { line($0.map { SafeText.rendered($0, keepLines: false, resolvingStyles: false) }) }
+            .joined(separator: "\n")) + "\n")
+    }
+
+    /// One row's line: its shown cells, each cut to its column when the column was fitted.
+    func line(_ row: [String]) -> String {
+        var cells: [String] = [], shown: [Int] = [], aligned: Set<Int> = []
+        for (index, cell) in row.enumerated() where index < widths.count {
+            guard let width = widths[index] else { continue }
+            if rightAligned.contains(index) { aligned.insert(shown.count) }
+            cells.append(output.width == nil ? cell : TextWidth.truncate(cell, to: width))
+            shown.append(width)
+        }
+        return Table.format(cells, widths: shown, rightAligned: aligned)
     }
 }

@@ -50,65 +50,35 @@ public struct Output: Sendable {
     }
 
     /// Prints a line (or lines) on stdout, control characters made visible (``SafeText``).
-    public func line(_ text: String = "") { io.write(SafeText.visibleKeepingStyles(text, keepLines: true) + "\n") }
+    public func line(_ text: String = "") { io.write(SafeText.rendered(text, keepLines: true) + "\n") }
 
-    /// Prints a table on stdout; each cell is one line, control characters made visible.
+    /// Prints text that holds pictures (their escape sequences go to the terminal as they
+    /// are): every part of it from elsewhere must have been made ``SafeText/visible(_:keepLines:)``.
+    public func picture(_ text: String) { io.write(SafeText.resolvingStyles(text)) }
+
+    /// Prints a table on stdout; each cell is one line, control characters made visible,
+    /// the whole fitted to the terminal's width (``Table/render(style:width:)``) when stdout is one.
     public func table(_ table: Table) {
-        var safe = table
-        safe.rows = table.rows.map { $0.map { SafeText.visibleKeepingStyles($0, keepLines: false) } }
-        io.write(safe.render(style: self))
+        io.write(SafeText.resolvingStyles(table.render(style: self, width: width)))
+    }
+
+    /// The columns a line may take: the terminal's when stdout is one (human output), else none.
+    public var width: Int? {
+        guard format == .human, io.isOutputTerminal, let columns = io.terminalSize?.columns, columns > 0 else { return nil }
+        return columns
     }
 
     /// Prints a notice for people on stderr (never mixed into data on stdout).
-    public func notice(_ text: String) { StatusLine.shared.writeLine("brados: \(SafeText.visibleKeepingStyles(text, keepLines: true))\n", to: io) }
+    public func notice(_ text: String) { StatusLine.shared.writeLine("brados: \(SafeText.rendered(text, keepLines: true))\n", to: io) }
 
     public enum Style: String, Sendable { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
 
-    /// Wraps `text` in an ANSI style when colors are on.
+    /// Wraps `text` in a style when colors are on: a ``StyleMark`` that becomes the terminal's
+    /// escape sequence when the text is printed (``line(_:)``, ``table(_:)``, ``notice(_:)``).
     public func styled(_ text: String, _ style: Style) -> String { Self.styled(text, style, colors: colors) }
 
-    /// Wraps `text` in an ANSI style when `colors` (text drawn before it is written: a plot).
+    /// Wraps `text` in a style when `colors` (text drawn before it is written: a plot).
     public static func styled(_ text: String, _ style: Style, colors: Bool) -> String {
-        colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
-    }
-}
-
-/// A plain-text table with aligned columns (no header line when `headers` is empty).
-public struct Table: Sendable {
-    public var headers: [String]
-    public var rows: [[String]]
-    /// Columns aligned right (numbers).
-    public var rightAligned: Set<Int>
-
-    public init(headers: [String], rows: [[String]], rightAligned: Set<Int> = []) {
-        self.headers = headers
-        self.rows = rows
-        self.rightAligned = rightAligned
-    }
-
-    public func render(style: Output? = nil) -> String {
-        let columns = headers.isEmpty ? (rows.map(\.count).max() ?? 0) : headers.count
-        var widths = headers.isEmpty ? Array(repeating: 0, count: columns) : headers.map(\.count)
-        for row in rows {
-            for (index, cell) in row.prefix(columns).enumerated() { widths[index] = max(widths[index], cell.count) }
-        }
-        var lines = headers.isEmpty ? [] : [style.map { $0.styled(Self.format(headers, widths: widths, rightAligned: rightAligned), .bold) }
-                                                ?? Self.format(headers, widths: widths, rightAligned: rightAligned)]
-        lines += rows.map { Self.format($0, widths: widths, rightAligned: rightAligned) }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// One line of cells padded to `widths` (a wider cell is not cut), trailing spaces trimmed.
-    static func format(_ cells: [String], widths: [Int], rightAligned: Set<Int>) -> String {
-        let columns = widths.count
-        let line = cells.prefix(columns).enumerated().map { index, cell in
-            let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
-            if index == columns - 1 && !rightAligned.contains(index) { return cell }
-            return rightAligned.contains(index) ? pad + cell : cell + pad
-        }.joined(separator: "  ")
-        // Trim trailing spaces by hand: a regular expression would load ICU on every command.
-        var end = line.endIndex
-        while end > line.startIndex, line[line.index(before: end)] == " " { end = line.index(before: end) }
-        return String(line[..<end])
+        colors ? StyleMark.mark(style.rawValue) + text + StyleMark.mark("0") : text
     }
 }

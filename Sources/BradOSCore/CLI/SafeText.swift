@@ -8,6 +8,10 @@
 ///   so text cannot reorder itself on screen.
 ///
 /// Linear in the length; text without such characters is returned as it is.
+///
+/// brados's own colours are not escape sequences until the last moment: ``Output/styled(_:_:)``
+/// writes a ``StyleMark``, which only ``rendered(_:keepLines:)`` turns into one, so text from
+/// elsewhere can never pass for a colour brados chose.
 public enum SafeText {
     /// `text` with every control character visible. `keepLines` keeps `\n` and `\t`
     /// (multi-line fields such as message text); table cells and single values drop it.
@@ -21,17 +25,21 @@ public enum SafeText {
         return String(result)
     }
 
-    /// `text` as ``visible(_:keepLines:)`` makes it, except that the exact style sequences
-    /// brados itself writes (``Output/Style``: `ESC [ N m`) are kept, so colors still work.
-    public static func visibleKeepingStyles(_ text: String, keepLines: Bool) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0, keepLines: keepLines) }) else { return text }
+    /// `text` ready for the terminal: every control character visible (as
+    /// ``visible(_:keepLines:)`` makes it) and each of brados's own style marks
+    /// (``Output/styled(_:_:)``, ``StyleMark``) turned into its escape sequence. An escape
+    /// sequence in the text itself, a colour from a server's message included, is shown, never obeyed.
+    /// - Parameter resolvingStyles: false keeps the marks as marks (a table's cells, measured
+    ///   and cut before the table is printed).
+    public static func rendered(_ text: String, keepLines: Bool, resolvingStyles: Bool = true) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == StyleMark.open || needsEscape($0, keepLines: keepLines) }) else { return text }
         let scalars = Array(text.unicodeScalars)
         var result = String.UnicodeScalarView()
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
-            if scalar == "\u{1B}", let length = ownStyle(scalars, at: index) {
-                result.append(contentsOf: scalars[index..<(index + length)])
+            if scalar == StyleMark.open, let (code, length) = StyleMark.parse(scalars, at: index) {
+                if resolvingStyles { result.append(contentsOf: "\u{1B}[\(code)m".unicodeScalars) } else { result.append(contentsOf: scalars[index..<(index + length)]) }
                 index += length
                 continue
             }
@@ -41,19 +49,24 @@ public enum SafeText {
         return String(result)
     }
 
-    /// The length of one of brados's own style sequences (`ESC [ N m`, N one of ``Output/Style``
-    /// or 0) starting at `index`, or `nil`.
-    static func ownStyle(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
-        guard index + 3 < scalars.count, scalars[index + 1] == "[" else { return nil }
-        var digits = ""
-        var cursor = index + 2
-        while cursor < scalars.count, digits.count < 2, ("0"..."9").contains(scalars[cursor]) {
-            digits.unicodeScalars.append(scalars[cursor])
-            cursor += 1
+    /// `text` with brados's own style marks turned into escape sequences and nothing else
+    /// changed: for text whose parts from elsewhere were made ``visible(_:keepLines:)`` as it
+    /// was composed, around pictures whose own escape sequences must reach the terminal.
+    public static func resolvingStyles(_ text: String) -> String {
+        guard text.unicodeScalars.contains(StyleMark.open) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == StyleMark.open, let (code, length) = StyleMark.parse(scalars, at: index) {
+                result.append(contentsOf: "\u{1B}[\(code)m".unicodeScalars)
+                index += length
+            } else {
+                result.append(scalars[index])
+                index += 1
+            }
         }
-        guard !digits.isEmpty, cursor < scalars.count, scalars[cursor] == "m",
-              digits == "0" || Output.Style(rawValue: digits) != nil else { return nil }
-        return cursor - index + 1
+        return String(result)
     }
 
     static func needsEscape(_ scalar: Unicode.Scalar, keepLines: Bool) -> Bool {
@@ -88,5 +101,50 @@ public enum SafeText {
             }
         }
         return String(result)
+    }
+}
+
+/// A style brados chose, inside text it composes: U+E000, a secret drawn once per process, the
+/// SGR code, U+E001. Only ``SafeText/rendered(_:keepLines:)`` (and ``SafeText/resolvingStyles(_:)``)
+/// turn one into `ESC [ code m`; text from a server, a cache or an archive cannot hold one,
+/// because it cannot know the secret, so its own escape sequences are always shown as text.
+public enum StyleMark {
+    static let open: Unicode.Scalar = "\u{E000}"
+    static let close: Unicode.Scalar = "\u{E001}"
+    /// Sixteen hexadecimal digits from the system's random source, once per process.
+    static let secret: [Unicode.Scalar] = {
+        var generator = SystemRandomNumberGenerator()
+        return Array(String(generator.next() as UInt64, radix: 16).leftPadded(to: 16).unicodeScalars)
+    }()
+
+    /// The mark of the SGR code `code` ("31", "0").
+    public static func mark(_ code: String) -> String {
+        var text = String.UnicodeScalarView()
+        text.append(open)
+        text.append(contentsOf: secret)
+        text.append(contentsOf: code.unicodeScalars)
+        text.append(close)
+        return String(text)
+    }
+
+    /// The code and length of a mark starting at `index`, or `nil` when what is there is not one.
+    static func parse(_ scalars: [Unicode.Scalar], at index: Int) -> (code: String, length: Int)? {
+        let secretEnd = index + 1 + secret.count
+        guard secretEnd < scalars.count, Array(scalars[(index + 1)..<secretEnd]) == secret else { return nil }
+        var cursor = secretEnd
+        var code = ""
+        while cursor < scalars.count, code.count < 3, ("0"..."9").contains(scalars[cursor]) {
+            code.unicodeScalars.append(scalars[cursor])
+            cursor += 1
+        }
+        guard !code.isEmpty, cursor < scalars.count, scalars[cursor] == close else { return nil }
+        return (code, cursor - index + 1)
+    }
+}
+
+extension String {
+    /// The string with zeros before it up to `length` characters.
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

@@ -40,7 +40,7 @@ struct CoverGrid {
             drawn.append((item, image.flatMap { $0.placeholder ? nil : $0.data }))
         }
         env.output.line(heading)
-        env.io.write(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
+        env.output.picture(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
             .grid(drawn, perRow: layout.perRow))
     }
 }

@@ -20,7 +20,8 @@ extension ConfigCommand {
                 [setting.key, setting.value ?? (setting.key.hasPrefix("server") ? "(embedded demo)" : "-"),
                  setting.source.rawValue, key.environmentVariable ?? "", key.summary]
             }
-            env.output.table(Table(headers: ["KEY", "VALUE", "SOURCE", "ENV", "MEANING"], rows: rows))
+            // At 80 columns: the environment variable, then the source, give way to the meaning (wrapped).
+            env.output.table(Table(headers: ["KEY", "VALUE", "SOURCE", "ENV", "MEANING"], rows: rows, keepWhole: [0, 1], dropFirst: [3, 2], wrapLast: true))
         }
     }
 }

@@ -35,7 +35,7 @@ public struct ExitCodesCommand: EnvironmentCommand {
         case .mdoc: env.io.write(ExitStatus.mdoc)
         case .text:
             env.output.table(Table(headers: ["CODE", "NAME", "MEANING"], rows: ExitStatus.table.map { ["\($0.code)", $0.name, $0.meaning] },
-                                   rightAligned: [0]))
+                                   rightAligned: [0], keepWhole: [0, 1], wrapLast: true))
         }
     }
 }

@@ -20,7 +20,7 @@ extension PluginsCommand {
                 return try env.output.json(Document(builtIn: env.plugins.map { BuiltIn(name: $0.name, summary: $0.summary) }, external: external))
             }
             env.output.line(env.output.styled("Built-in domains", .bold))
-            env.output.table(Table(headers: [], rows: env.plugins.map { ["  " + $0.name, $0.summary] }))
+            env.output.table(Table(headers: [], rows: env.plugins.map { ["  " + $0.name, $0.summary] }, wrapLast: true))
             env.output.line()
             env.output.line(env.output.styled("External plugins (brados-NAME on PATH)", .bold))
             if external.isEmpty { env.output.line("  none") }

@@ -102,7 +102,8 @@ public struct SyncCommand: EnvironmentCommand {
         if env.output.format == .json { try env.output.json(outcomes) }
         else if global.verbose {
             env.output.table(Table(headers: ["DOMAIN", "STATUS", "DETAIL"],
-                                   rows: outcomes.map { [$0.domain, $0.status, $0.summary ?? $0.error?.split(separator: "\n").first.map(String.init) ?? ""] }))
+                                   rows: outcomes.map { [$0.domain, $0.status, $0.summary ?? $0.error?.split(separator: "\n").first.map(String.init) ?? ""] },
+                                   keepWhole: [0, 1], wrapLast: true))
         }
         if let firstFailure { throw ExitCode(ExitStatus.code(for: firstFailure)) }
     }

@@ -1,0 +1,122 @@
+/// A plain-text table with aligned columns (no header line when `headers` is empty), fitted
+/// to a width when it has one: the widest columns are shortened first, each cut cell ending
+/// in an ellipsis; ``keepWhole`` columns are never shortened; ``dropFirst`` columns are shown
+/// whole or not at all, left out before any other column would be shortened past a
+/// comfortable width.
+public struct Table: Sendable {
+    public var headers: [String]
+    public var rows: [[String]]
+    /// Columns aligned right (numbers).
+    public var rightAligned: Set<Int>
+    /// Columns never shortened (ids, keys, dates a person copies): the first column and the
+    /// right-aligned ones by default.
+    public var keepWhole: Set<Int>
+    /// Columns left out, in this order, when the table does not fit otherwise (none by
+    /// default); shown, they are whole.
+    public var dropFirst: [Int]
+    /// Whether the last column, when shortened, wraps at word boundaries onto lines of its own
+    /// (prose: a meaning, a summary) instead of ending in an ellipsis: false by default.
+    public var wrapLast: Bool
+
+    public init(headers: [String], rows: [[String]], rightAligned: Set<Int> = [], keepWhole: Set<Int>? = nil, dropFirst: [Int] = [],
+                wrapLast: Bool = false) {
+        self.headers = headers
+        self.rows = rows
+        self.rightAligned = rightAligned
+        self.keepWhole = keepWhole ?? rightAligned.union([0])
+        self.dropFirst = dropFirst
+        self.wrapLast = wrapLast
+    }
+
+    /// A shortened column keeps at least this many columns before a ``dropFirst`` column goes.
+    static let comfortable = 16
+    /// Two spaces between columns.
+    static let gap = 2
+
+    /// The table as lines, control characters in cells made visible (brados's style marks
+    /// kept as marks: the caller resolves them, ``SafeText/resolvingStyles(_:)``).
+    /// - Parameter width: the columns a line may take (`nil`: as wide as the cells).
+    public func render(style: Output? = nil, width: Int? = nil) -> String {
+        let columnCount = headers.isEmpty ? (rows.map(\.count).max() ?? 0) : headers.count
+        let cells = rows.map { row in row.prefix(columnCount).map { SafeText.rendered($0, keepLines: false, resolvingStyles: false) } }
+        var widths = headers.isEmpty ? Array(repeating: 0, count: columnCount) : headers.map(TextWidth.of)
+        for row in cells {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
+        }
+        let shown = width.map { Self.fit(widths: widths, into: $0, headers: headers, keepWhole: keepWhole, dropFirst: dropFirst) }
+            ?? widths.map(Optional.some)
+        let last = columnCount - 1
+        let wraps = wrapLast && last >= 0 && !rightAligned.contains(last) && shown[last] != nil && shown[last] != widths[last]
+        func line(_ row: [String]) -> String {
+            var kept: [String] = [], keptWidths: [Int] = [], aligned: Set<Int> = []
+            var continued: [String] = []
+            for (index, cell) in row.enumerated() {
+                guard let columnWidth = shown[index] else { continue }
+                if rightAligned.contains(index) { aligned.insert(keptWidths.count) }
+                if wraps, index == last {
+                    let wrapped = TextWidth.wrap(cell, width: columnWidth)
+                    kept.append(wrapped.first ?? "")
+                    continued = Array(wrapped.dropFirst())
+                } else {
+                    kept.append(TextWidth.truncate(cell, to: columnWidth))
+                }
+                keptWidths.append(columnWidth)
+            }
+            let indent = String(repeating: " ", count: keptWidths.dropLast().reduce(0) { $0 + $1 + Self.gap })
+            return ([Self.format(kept, widths: keptWidths, rightAligned: aligned)] + continued.map { indent + $0 }).joined(separator: "\n")
+        }
+        var lines: [String] = []
+        if !headers.isEmpty {
+            let header = line(headers)
+            lines.append(style.map { $0.styled(header, .bold) } ?? header)
+        }
+        lines += cells.map(line)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The width each column is shown at (`nil`: left out) for lines of at most `total` columns.
+    static func fit(widths: [Int], into total: Int, headers: [String], keepWhole: Set<Int>, dropFirst: [Int]) -> [Int?] {
+        var shown = widths.map(Optional.some)
+        func used(_ shown: [Int?]) -> Int {
+            let kept = shown.compactMap { $0 }
+            return kept.reduce(0, +) + Self.gap * max(0, kept.count - 1)
+        }
+        guard used(shown) > total else { return shown }
+        func floor(_ index: Int, _ least: Int) -> Int {
+            min(widths[index], max(least, headers.indices.contains(index) ? TextWidth.of(headers[index]) : 1))
+        }
+        /// The shortenable columns cut to one cap, the largest that fits, none below `least`.
+        func shortened(_ shown: [Int?], least: Int) -> [Int?] {
+            let flexible = shown.indices.filter { shown[$0] != nil && !keepWhole.contains($0) && !dropFirst.contains($0) }
+            guard !flexible.isEmpty else { return shown }
+            let fixed = used(shown) - flexible.reduce(0) { $0 + (shown[$1] ?? 0) }
+            let room = total - fixed
+            var cap = flexible.map { widths[$0] }.max() ?? 0
+            while cap > 1, flexible.reduce(0, { $0 + max(floor($1, least), min(widths[$1], cap)) }) > room { cap -= 1 }
+            var result = shown
+            for index in flexible { result[index] = max(floor(index, least), min(widths[index], cap)) }
+            return result
+        }
+        var candidate = shortened(shown, least: Self.comfortable)
+        for index in dropFirst where used(candidate) > total && widths.indices.contains(index) {
+            shown[index] = nil
+            candidate = shortened(shown, least: Self.comfortable)
+        }
+        if used(candidate) > total { candidate = shortened(shown, least: 4) }
+        return candidate
+    }
+
+    /// One line of cells padded to `widths` (a wider cell is not cut), trailing spaces trimmed.
+    static func format(_ cells: [String], widths: [Int], rightAligned: Set<Int>) -> String {
+        let columns = widths.count
+        let line = cells.prefix(columns).enumerated().map { index, cell in
+            let pad = String(repeating: " ", count: max(0, widths[index] - TextWidth.of(cell)))
+            if index == columns - 1 && !rightAligned.contains(index) { return cell }
+            return rightAligned.contains(index) ? pad + cell : cell + pad
+        }.joined(separator: "  ")
+        // Trim trailing spaces by hand: a regular expression would load ICU on every command.
+        var end = line.endIndex
+        while end > line.startIndex, line[line.index(before: end)] == " " { end = line.index(before: end) }
+        return String(line[..<end])
+    }
+}

@@ -1,0 +1,133 @@
+/// How many terminal columns text takes, and text cut or wrapped to a number of columns.
+///
+/// A character is one column, an East Asian wide one or an emoji two, a combining mark or a
+/// zero-width joiner none; brados's own style marks (``StyleMark``) take none and are kept
+/// whole when text is cut. Text given here has its control characters made visible already
+/// (``SafeText``): a `^[` counts two columns, as it is shown.
+public enum TextWidth {
+    /// The columns `text` takes on a terminal.
+    public static func of(_ text: String) -> Int {
+        var width = 0
+        forEachScalar(text) { scalar in width += columns(scalar) } mark: { _ in }
+        return width
+    }
+
+    /// `text` cut to at most `width` columns, its last column an ellipsis when it was cut;
+    /// a style still open where it is cut is closed.
+    public static func truncate(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard of(text) > width else { return text }
+        var result = String.UnicodeScalarView()
+        var used = 0
+        var styled = false
+        var done = false
+        forEachScalar(text) { scalar in
+            guard !done else { return }
+            let size = columns(scalar)
+            if used + size > width - 1 {
+                done = true
+                return
+            }
+            used += size
+            result.append(scalar)
+        } mark: { mark in
+            guard !done else { return }
+            result.append(contentsOf: mark.text.unicodeScalars)
+            styled = mark.code != "0"
+        }
+        result.append("…")
+        if styled { result.append(contentsOf: StyleMark.mark("0").unicodeScalars) }
+        return String(result)
+    }
+
+    /// `text` wrapped at spaces into lines of at most `width` columns (a word longer than a
+    /// line is cut across lines); its own line breaks are kept.
+    public static func wrap(_ text: String, width: Int) -> [String] {
+        guard width > 0 else { return [text] }
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var lineWidth = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var word = String(word)
+                var wordWidth = of(word)
+                if lineWidth > 0, lineWidth + 1 + wordWidth > width {
+                    lines.append(line)
+                    line = ""
+                    lineWidth = 0
+                }
+                while wordWidth > width {
+                    // A word longer than a line: as much as fits, then the rest on the next.
+                    let (head, tail) = split(word, at: width - lineWidth - (lineWidth > 0 ? 1 : 0))
+                    lines.append(line + (lineWidth > 0 ? " " : "") + head)
+                    line = ""
+                    lineWidth = 0
+                    word = tail
+                    wordWidth = of(word)
+                }
+                line += (lineWidth > 0 ? " " : "") + word
+                lineWidth += (lineWidth > 0 ? 1 : 0) + wordWidth
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// The first `columns` columns of `text` and the rest.
+    static func split(_ text: String, at columns: Int) -> (String, String) {
+        var head = String.UnicodeScalarView(), tail = String.UnicodeScalarView()
+        var used = 0
+        forEachScalar(text) { scalar in
+            let size = Self.columns(scalar)
+            if tail.isEmpty, used + size <= max(columns, 1) {
+                head.append(scalar)
+                used += size
+            } else {
+                tail.append(scalar)
+            }
+        } mark: { mark in
+            if tail.isEmpty { head.append(contentsOf: mark.text.unicodeScalars) } else { tail.append(contentsOf: mark.text.unicodeScalars) }
+        }
+        return (String(head), String(tail))
+    }
+
+    /// Calls `scalar` for each character's scalar and `mark` for each style mark, in order.
+    private static func forEachScalar(_ text: String, scalar: (Unicode.Scalar) -> Void, mark: ((text: String, code: String)) -> Void) {
+        guard text.unicodeScalars.contains(StyleMark.open) else {
+            for each in text.unicodeScalars { scalar(each) }
+            return
+        }
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == StyleMark.open, let (code, length) = StyleMark.parse(scalars, at: index) {
+                var view = String.UnicodeScalarView()
+                view.append(contentsOf: scalars[index..<(index + length)])
+                mark((String(view), code))
+                index += length
+            } else {
+                scalar(scalars[index])
+                index += 1
+            }
+        }
+    }
+
+    /// The columns one scalar takes.
+    static func columns(_ scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        if value < 0x300 { return 1 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        if (0xFE00...0xFE0F).contains(value) { return 0 }
+        if scalar.properties.isEmojiPresentation { return 2 }
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+}
