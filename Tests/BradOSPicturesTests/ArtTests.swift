@@ -226,7 +226,7 @@ struct ArtTests {
         let plain = plot.render(colours: false)
         #expect(!plain.joined().contains("\u{1B}"))
         try Self.expectStored(plain.joined(separator: "\n") + "\n", "plot-30x6.txt")
-        let coloured = plot.render(colours: true).joined(separator: "\n")
+        let coloured = SafeText.rendered(plot.render(colours: true).joined(separator: "\n"), keepLines: true)
         #expect(coloured.contains("\u{1B}[36m") && coloured.contains("\u{1B}[33m") && coloured.contains("\u{1B}[2m"))
         #expect(BraillePlot(series: [.init(points: [(0, 1)])], width: 3, height: 1, valueLabel: { "\($0)" }, timeLabel: { "\($0)" })
             .render(colours: false).isEmpty, "too small to draw")
