@@ -38,6 +38,8 @@ public struct Album: ArtworkItem, Codable, Equatable, Identifiable {
     public var year: Int?
     public var thumb: String?
     public var art: String?
+    /// When the album was added to the server, in Unix seconds as Plex gives it (and the
+    /// cache keeps it); JSON output carries it as an ISO 8601 date, as every date there is.
     public var addedAt: Int?
 
     public var id: String { ratingKey }
@@ -63,7 +65,24 @@ public struct Album: ArtworkItem, Codable, Equatable, Identifiable {
         year = try container.decodeIfPresent(Int.self, forKey: .year)
         thumb = try container.decodeIfPresent(String.self, forKey: .thumb)
         art = try container.decodeIfPresent(String.self, forKey: .art)
-        addedAt = try container.decodeIfPresent(Int.self, forKey: .addedAt)
+        // An ISO 8601 date (brados's own JSON), or Unix seconds (Plex's).
+        if let seconds = try? container.decodeIfPresent(Int.self, forKey: .addedAt) {
+            addedAt = seconds
+        } else {
+            addedAt = try container.decodeIfPresent(Date.self, forKey: .addedAt).map { Int($0.timeIntervalSince1970) }
+        }
+    }
+
+    /// Every field, `addedAt` as an ISO 8601 date (`null` when unknown, as every absent field is).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ratingKey, forKey: .ratingKey)
+        try container.encode(title, forKey: .title)
+        try container.encode(artist, forKey: .artist)
+        try container.encode(year, forKey: .year)
+        try container.encode(thumb, forKey: .thumb)
+        try container.encode(art, forKey: .art)
+        try container.encode(addedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }, forKey: .addedAt)
     }
 
     /// The identity used to set duplicates apart (``LibraryCache/chooseShown(_:among:)``): the same title, artist and year.

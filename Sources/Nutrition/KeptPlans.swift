@@ -4,12 +4,28 @@ import Logging
 
 /// One plan brados received, and when.
 public struct KeptPlan: Codable, Sendable, Equatable {
+    /// The plan's id in this profile (`plan history --plans`, `plan diff`): 1 for the first
+    /// plan kept, one more for each after, never used twice, whichever server sent the plan
+    /// (two servers both number their plans from 1; the service's own id is `plan.plan.id`).
+    /// 0 until the plan is kept.
+    public var id: Int
     public var receivedAt: Date
     public var plan: NutritionPlan
 
-    public init(receivedAt: Date, plan: NutritionPlan) {
+    public init(id: Int = 0, receivedAt: Date, plan: NutritionPlan) {
+        self.id = id
         self.receivedAt = receivedAt
         self.plan = plan
+    }
+
+    enum CodingKeys: String, CodingKey { case id, receivedAt, plan }
+
+    /// A plan kept by a brados from before these ids has none (0): ``KeptPlans`` gives it one when read.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(Int.self, forKey: .id) ?? 0
+        receivedAt = try container.decode(Date.self, forKey: .receivedAt)
+        plan = try container.decode(NutritionPlan.self, forKey: .plan)
     }
 }
 
@@ -31,10 +47,38 @@ public struct KeptPlans: Sendable {
     /// How many plans are kept at most: 100 (see the type's summary).
     public static let limit = 100
 
+    /// Version 1 throughout: a plan's `id` and the file's `nextID` were added later as
+    /// optional fields, so an older brados reads the file as it did (and a file it wrote gets
+    /// its ids when read).
     struct File: VersionedDocument {
         static let currentFormatVersion = 1
         var formatVersion = currentFormatVersion
+        /// The id the next plan kept gets (absent in files from before these ids).
+        var nextID: Int?
         var plans: [KeptPlan]
+
+        init(nextID: Int?, plans: [KeptPlan]) {
+            self.nextID = nextID
+            self.plans = plans
+        }
+
+        /// The plans with an id each (those without one, from a file written before these ids,
+        /// given the next ones in order), and the id the next plan gets.
+        func numbered() -> (plans: [KeptPlan], next: Int) {
+            var next = max(nextID ?? 1, (plans.map(\.id).max() ?? 0) + 1)
+            var seen: Set<Int> = []
+            let plans = plans.map { kept -> KeptPlan in
+                var kept = kept
+                // An id missing, or given twice (a hand-edited file), gets a new one.
+                if kept.id <= 0 || !seen.insert(kept.id).inserted {
+                    kept.id = next
+                    next += 1
+                    seen.insert(kept.id)
+                }
+                return kept
+            }
+            return (plans, next)
+        }
     }
 
     public let url: URL
@@ -48,8 +92,8 @@ public struct KeptPlans: Sendable {
         document = VersionedJSONDocument(url: url, logger: logger)
     }
 
-    /// The plans kept, oldest first (none when the file is missing or unreadable).
-    public func all() -> [KeptPlan] { document.load()?.plans ?? [] }
+    /// The plans kept, oldest first, each with its id (none when the file is missing or unreadable).
+    public func all() -> [KeptPlan] { document.load()?.numbered().plans ?? [] }
 
     /// Keeps `plan`, received at `date`, unless it is kept already; drops the oldest past ``limit``.
     /// - Parameter earlier: a plan received before any was kept (the cached plan of a brados
@@ -59,25 +103,29 @@ public struct KeptPlans: Sendable {
     @discardableResult
     public func keep(_ plan: NutritionPlan, at date: Date, earlier: KeptPlan? = nil) throws -> Bool {
         try FileLock.withExclusiveLock(at: lockURL) {
-            var plans = all()
+            var (plans, next) = document.load()?.numbered() ?? ([], 1)
             let seeded = plans.isEmpty && earlier != nil
-            if seeded, let earlier { plans.append(earlier) }
+            if seeded, var earlier {
+                earlier.id = next
+                next += 1
+                plans.append(earlier)
+            }
             guard !plans.contains(where: { $0.plan.sameContent(as: plan) }) else {
-                if seeded { try document.save(File(plans: plans)) }
+                if seeded { try document.save(File(nextID: next, plans: plans)) }
                 return false
             }
-            plans.append(KeptPlan(receivedAt: date, plan: plan))
+            plans.append(KeptPlan(id: next, receivedAt: date, plan: plan))
             if plans.count > limit { plans.removeFirst(plans.count - limit) }
-            try document.save(File(plans: plans))
+            try document.save(File(nextID: next + 1, plans: plans))
             return true
         }
     }
 
-    /// The latest kept plan with the service's id `id`.
+    /// The kept plan whose id in the profile is `id`.
     /// - Throws: ``NutritionError/planNotKept(id:kept:)``.
     public func plan(id: Int, in plans: [KeptPlan]) throws -> KeptPlan {
-        guard let found = plans.last(where: { $0.plan.plan.id == id }) else {
-            throw NutritionError.planNotKept(id: id, kept: plans.map(\.plan.plan.id))
+        guard let found = plans.first(where: { $0.id == id }) else {
+            throw NutritionError.planNotKept(id: id, kept: plans.map(\.id))
         }
         return found
     }
@@ -105,7 +153,10 @@ public struct PlanComparison: Sendable, Equatable, Encodable {
 
     /// Which plan a side is.
     public struct Side: Sendable, Equatable, Encodable {
+        /// Its id in the profile (``KeptPlan/id``).
         public var id: Int
+        /// The id the service gave it.
+        public var planId: Int
         public var name: String
         public var receivedAt: Date
         public var startDate: Date
@@ -126,7 +177,7 @@ public struct PlanComparison: Sendable, Equatable, Encodable {
 
     public init(from older: KeptPlan, to newer: KeptPlan) {
         func side(_ kept: KeptPlan) -> Side {
-            Side(id: kept.plan.plan.id, name: kept.plan.plan.name, receivedAt: kept.receivedAt,
+            Side(id: kept.id, planId: kept.plan.plan.id, name: kept.plan.plan.name, receivedAt: kept.receivedAt,
                  startDate: kept.plan.plan.startDate, endDate: kept.plan.plan.endDate)
         }
         let a = older.plan.targets

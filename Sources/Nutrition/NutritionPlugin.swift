@@ -140,7 +140,7 @@ public struct NutritionPlugin: DomainPlugin {
 
     /// The ids of the plans kept, newest first, for completing `plan diff` (from the cache only).
     public static func keptPlanIDs() -> [String] {
-        KeptPlans(directory: cacheDirectory(CompletionValues.scope().profile)).all().reversed().map { String($0.plan.plan.id) }
+        KeptPlans(directory: cacheDirectory(CompletionValues.scope().profile)).all().reversed().map { String($0.id) }
     }
 
     /// `<profile cache>/plan/` (the cached plan).

@@ -2,7 +2,8 @@ import BradOSCore
 import Foundation
 
 extension NutritionRenderer {
-    /// `plan history --plans`: the plans kept, newest first. JSON: `{plans: [{receivedAt, plan}]}`, oldest first.
+    /// `plan history --plans`: the plans kept, newest first, by their ids in the profile.
+    /// JSON: `{plans: [{id, receivedAt, plan}]}`, oldest first.
     func keptPlans(_ plans: [KeptPlan], now: Date) throws {
         if output.format == .json {
             struct Document: Encodable { var limit: Int; var plans: [KeptPlan] }
@@ -15,7 +16,7 @@ extension NutritionRenderer {
                     + output.styled(" (the last \(KeptPlans.limit) at most; `brados plan diff A B` compares two)", .dim))
         let rows = plans.reversed().map { kept -> [String] in
             let targets = kept.plan.targets
-            return [String(kept.plan.plan.id), Format.ago(now.timeIntervalSince(kept.receivedAt)),
+            return [String(kept.id), Format.ago(now.timeIntervalSince(kept.receivedAt)),
                     "\(Format.day(kept.plan.plan.startDate)) → \(Format.day(kept.plan.plan.endDate))",
                     Format.count(targets.calorieTarget), "\(targets.proteinTarget)", Format.count(targets.waterTarget),
                     kept.plan.plan.name]

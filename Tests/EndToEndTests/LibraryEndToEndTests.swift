@@ -78,9 +78,14 @@ struct LibraryEndToEndTests {
         let server = try ServerProcess()
         #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
         let albums = try json(try brados(["library", "albums", "--json"], server))["albums"] as? [[String: Any]] ?? []
-        let key = try #require(albums.first(where: { $0["thumb"] != nil })?["ratingKey"] as? String)
+        let key = try #require(albums.first(where: { $0["thumb"] is String })?["ratingKey"] as? String)
+        // Every date in --json is ISO 8601, the library's `addedAt` too (Plex's Unix seconds are not passed on).
+        let added = try #require(albums.first?["addedAt"] as? String)
+        #expect(added.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"#, options: .regularExpression) != nil, "\(added)")
 
         let show = try json(try brados(["library", "show", key, "--json"], server))
+        let shown = (show["album"] as? [String: Any])?["album"] as? [String: Any]
+        #expect((shown?["addedAt"] as? String)?.hasPrefix("20") == true, "an ISO 8601 date, not a number: \(shown ?? [:])")
         let large = try #require(show["artwork"] as? String)
         #expect(large.contains("/library/artwork/2048/"))
         let largeData = try Data(contentsOf: URL(fileURLWithPath: large))
@@ -196,7 +201,7 @@ struct LibraryEndToEndTests {
         let returned = ContinuousClock.now - started
         #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
         let withArt = try json(try brados(["library", "albums", "--json", "--offline", "--limit", "22"], server))["albums"] as? [[String: Any]] ?? []
-        #expect(listCovers() == withArt.filter { $0["thumb"] != nil }.count, "\(listCovers()) covers for the first 22 albums")
+        #expect(listCovers() == withArt.filter { $0["thumb"] is String }.count, "\(listCovers()) covers for the first 22 albums")
         #expect(returned < .seconds(5), "\(returned)")
         // Everything cached: the next load starts nothing.
         try await server.resetStats()

@@ -107,6 +107,30 @@ struct PlanSpecEndToEndTests {
         #expect((erased["plans"] as? [Any])?.isEmpty == true)
     }
 
+    @Test("kept plans keep ids of the profile's own: after switching servers (whose plans are numbered from 1 again) plan diff names each")
+    func keptIDsAcrossServers() async throws {
+        let first = try ServerProcess(), second = try ServerProcess()
+        try signIn(first)
+        #expect(try brados(["plan"], first).status == 0)
+        #expect(try brados(["plan", "weight", "80"], first).status == 0)
+        // The same profile, another server: its first plan is its plan 1 too.
+        #expect(try brados(["config", "set", "server", second.url.absoluteString], first).status == 0)
+        let login = try BuiltProducts.run("brados", ["auth", "login", "--user", "demo", "--password-stdin"],
+                                          environment: environment(first).filter { $0.key != "BRADOS_SERVER" }, stdin: "demo")
+        #expect(login.status == 0, "\(login.stderr)")
+        let onSecond = environment(first).filter { $0.key != "BRADOS_SERVER" }
+        #expect(try BuiltProducts.run("brados", ["plan", "weight", "79"], environment: onSecond).status == 0)
+        let listed = try document(try BuiltProducts.run("brados", ["plan", "history", "--plans", "--json"], environment: onSecond))
+        let plans = try #require(listed["plans"] as? [[String: Any]])
+        #expect(plans.compactMap { $0["id"] as? Int } == [1, 2, 3], "\(plans.map { $0["id"] ?? "-" })")
+        let serverIDs = plans.compactMap { ($0["plan"] as? [String: Any]).flatMap { ($0["plan"] as? [String: Any])?["id"] as? Int } }
+        #expect(serverIDs.first == 1 && serverIDs.last == 1, "both servers' first plan is their plan 1: \(serverIDs)")
+        let human = try BuiltProducts.run("brados", ["plan", "diff", "1", "3"], environment: onSecond)
+        #expect(human.status == 0 && human.stdout.contains("Plan 1 → plan 3"), "\(human.stdout)\(human.stderr)")
+        let table = try BuiltProducts.run("brados", ["plan", "history", "--plans"], environment: onSecond).stdout
+        #expect(table.contains("3 plans kept"), "\(table)")
+    }
+
     @Test("spec §6.5: every plan command at the highest verbosity logs no weight, target or other value sent")
     func noBodyValuesInLogs() async throws {
         let server = try ServerProcess()

@@ -265,7 +265,7 @@ struct PlexServersEndToEndTests {
         #expect(try await server.stats().byRoute["GET /identity"] ?? 0 == probes)
 
         let albumList = try #require(try JSONSerialization.jsonObject(with: Data(albums.stdout.utf8)) as? [String: Any])
-        let withArt = try #require((albumList["albums"] as? [[String: Any]])?.first { $0["thumb"] != nil }?["ratingKey"] as? String)
+        let withArt = try #require((albumList["albums"] as? [[String: Any]])?.first { $0["thumb"] is String }?["ratingKey"] as? String)
         func artwork() throws -> [String: Any] {
             let result = try brados(["library", "artwork", withArt, "--json"], server)
             #expect(result.status == 0, "\(result.stderr)")

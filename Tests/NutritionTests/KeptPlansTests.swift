@@ -41,6 +41,36 @@ struct KeptPlansTests {
         #expect(KeptPlans.limit == 100)
     }
 
+    @Test("ids of the profile's own: two servers' plan 1 are plans 1 and 3; a file from before ids gets them in order; ids are never reused")
+    func ownIDs() throws {
+        let dir = TemporaryDirectory()
+        let kept = KeptPlans(directory: dir.url, limit: 3)
+        try kept.keep(Fixtures.plan(id: 1), at: Fixtures.start)
+        try kept.keep(Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2000)), at: Fixtures.start.addingTimeInterval(60))
+        try kept.keep(Fixtures.plan(id: 1, targets: Fixtures.targets(calories: 1900)), at: Fixtures.start.addingTimeInterval(120))
+        #expect(kept.all().map(\.id) == [1, 2, 3])
+        #expect(kept.all().map(\.plan.plan.id) == [1, 2, 1])
+        let pair = try kept.pair(from: 1, to: 3)
+        #expect(pair.from.plan.targets.calorieTarget == 2252 && pair.to.plan.targets.calorieTarget == 1900)
+        // Past the limit the oldest goes, and its id is not given again.
+        try kept.keep(Fixtures.plan(id: 9, targets: Fixtures.targets(calories: 1800)), at: Fixtures.start.addingTimeInterval(180))
+        #expect(kept.all().map(\.id) == [2, 3, 4])
+        #expect(throws: NutritionError.planNotKept(id: 1, kept: [2, 3, 4])) { try kept.pair(from: 1, to: nil) }
+
+        // A file an earlier brados wrote: no ids; read with ids in order, and the next plan after them.
+        let legacy = TemporaryDirectory()
+        let plans = [Fixtures.plan(id: 5), Fixtures.plan(id: 5, targets: Fixtures.targets(calories: 2100))]
+        let json = try JSONCoding.encode(["formatVersion": JSONValue.number(1), "plans": .array(try plans.enumerated().map { index, plan in
+            .object(["receivedAt": .string(JSONCoding.string(from: Fixtures.start.addingTimeInterval(Double(index)))),
+                     "plan": try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(plan))])
+        })])
+        let old = KeptPlans(directory: legacy.url)
+        try json.write(to: old.url)
+        #expect(old.all().map(\.id) == [1, 2])
+        try old.keep(Fixtures.plan(id: 6, targets: Fixtures.targets(calories: 1700)), at: Fixtures.start.addingTimeInterval(9))
+        #expect(old.all().map(\.id) == [1, 2, 3])
+    }
+
     @Test("a kept-plans file that does not decode reads as empty and is replaced by the next plan")
     func corrupt() throws {
         let dir = TemporaryDirectory()

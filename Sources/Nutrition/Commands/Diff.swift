@@ -7,7 +7,8 @@ extension NutritionCommand {
         public static let configuration = CommandConfiguration(
             commandName: "diff", abstract: "Show what changed between two plans kept (by default the last two).",
             discussion: """
-            A and B are plan ids from `brados plan history --plans`; with only A, it is compared \
+            A and B are the plans' ids from `brados plan history --plans` (ids of this profile's \
+            own, unique whichever server sent each plan); with only A, it is compared \
             with the latest plan. Calories, protein, water, BMR, TDEE, the weekly rate, the \
             timeline and the dates, each with its difference. Read from the cache only.
             Examples:
