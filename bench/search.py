@@ -166,7 +166,7 @@ def measure(options, binaries, scale):
 
         def search(query):
             server.reset()
-            elapsed = timed([binary, "search"] + shlex.split(query), brados.env)
+            elapsed = timed([binary, "search", "--syntax"] + shlex.split(query), brados.env)
             requests.append(server.traffic()[0])
             return elapsed
 

@@ -509,8 +509,12 @@ def hostile_queries(options):
     for number in range(options.random_queries):
         query = random_query(rng)
         flags = []
-        if rng.random() < 0.15:
+        # Words as typed (the default), -F (the same, said), or FTS5 query syntax.
+        mode = rng.random()
+        if mode < 0.15:
             flags.append("-F")
+        elif mode >= 0.35:
+            flags.append("--syntax")
         if rng.random() < 0.25:
             flags.append("--json")
         if rng.random() < 0.25:
@@ -531,6 +535,9 @@ def run_queries(tally, options, binaries, profile):
     for label, argv in hostile_queries(options):
         if "--" not in argv and "-F" not in argv:
             argv = ["--"] + argv  # a query that starts with a dash is a query, not a flag
+        if "-F" not in argv and "--syntax" not in argv and not label.startswith("random"):
+            # The fixed cases are FTS5 query syntax at its worst; the random ones choose their mode.
+            argv = ["--syntax"] + argv
         command = [binaries.brados.encode(), b"search"] + [a if isinstance(a, bytes) else a.encode("utf-8", "surrogatepass") for a in argv]
         environment = {key.encode(): value.encode() for key, value in profile.env.items()}
         started = time.monotonic()

@@ -244,7 +244,7 @@ public struct SearchIndex: Sendable {
     /// The documents, newest first or best match first (``SearchQuery/order``).
     /// - Throws: ``SearchError`` for a query FTS5 cannot parse, ``StorageError``.
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
-        let text = query.literal ? SearchQuery.literal(query.text) : query.text
+        let text = query.match
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SearchError.emptyQuery }
         // Ranking costs the terms times their matches: a query of hundreds of terms would run
         // for minutes. Refused up front; anything still too slow is stopped at the deadline.
@@ -302,7 +302,7 @@ public struct SearchIndex: Sendable {
         do {
             return try SQLiteQuery.run(url, [(sql, arguments)], deadline: SearchQuery.deadline)[0].map { row in
                 SearchHit(domain: row[0].text ?? "", id: row[1].text ?? "", date: row[2].double.map(Date.init(timeIntervalSince1970:)),
-                          command: row[3].text ?? "", markedTitle: row[4].text ?? "", markedSnippet: row[5].text ?? "", score: row[6].double.map { -$0 })
+                          command: SearchDocument.command(row[3].text ?? "", forKey: row[1].text ?? ""), markedTitle: row[4].text ?? "", markedSnippet: row[5].text ?? "", score: row[6].double.map { -$0 })
             }
         } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_INTERRUPT {
             throw SearchError.tooSlow(query: query.text, seconds: Int(SearchQuery.deadline.components.seconds))

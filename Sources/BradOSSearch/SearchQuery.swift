@@ -3,23 +3,26 @@ import Foundation
 
 /// What to look for.
 public struct SearchQuery: Sendable, Equatable {
-    /// FTS5 query syntax (`protein AND breakfast`, `"blue train"`, `blu*`, `title:blue`), or
-    /// plain text when ``literal``.
+    /// The words as typed (each must appear; `I'm`, `don't` and `"` are text), or FTS5 query
+    /// syntax when ``syntax`` (`protein AND breakfast`, `"blue train"`, `blu*`, `title:blue`).
     public var text: String
     /// Only these domains (all when `nil`).
     public var domains: [String]?
     public var limit: Int
-    /// Every word as it is, none an operator (`-F`).
-    public var literal: Bool
+    /// The text is FTS5 query syntax (`--syntax`): false by default, every word as it is.
+    public var syntax: Bool
     public var order: SearchOrder
 
-    public init(text: String, domains: [String]? = nil, limit: Int = 20, literal: Bool = false, order: SearchOrder = .newest) {
+    public init(text: String, domains: [String]? = nil, limit: Int = 20, syntax: Bool = false, order: SearchOrder = .newest) {
         self.text = text
         self.domains = domains
         self.limit = limit
-        self.literal = literal
+        self.syntax = syntax
         self.order = order
     }
+
+    /// The FTS5 query: the text as it is with ``syntax``, else each word a phrase of its own.
+    public var match: String { syntax ? text : Self.literal(text) }
 
     /// The most terms a query may have (words, phrases, operators).
     public static let maximumTerms = 64
@@ -120,7 +123,7 @@ public enum SearchError: BradOSError, Equatable {
         switch self {
         case .emptyQuery: "Give the words to look for: brados search protein"
         case .badQuery:
-            "Quote words that hold punctuation (brados search '\"don't\"'), or search for the words as they are with -F (brados search -F \"don't\"). See `brados search --help` for the syntax."
+            "Quote words that hold punctuation (brados search --syntax '\"don't\"'), or drop --syntax to search for the words as they are. See `brados search --help` for the syntax."
         case .tooManyTerms:
             "Keep the few words that matter most: every result must hold each of them."
         case .tooSlow:

@@ -263,6 +263,44 @@ extension CoachCache {
         }
     }
 
+    /// The messages around one of a conversation's (`messageID`, a full id or the start of
+    /// one, at least 4 characters): up to `context` before it, it, and up to `context` after,
+    /// in order; how many come before and after those; and when they were fetched. A read of
+    /// what is shown, through the (conversation, time) index, however long the thread.
+    /// - Throws: ``CoachError/messageNotFound(id:conversation:)``, ``CoachError/ambiguousMessageID(prefix:count:)``, ``StorageError``.
+    public func messages(conversationID: String, around messageID: String, context: Int)
+        throws -> (messages: [Message], marked: String, before: Int, after: Int, syncedAt: Date?) {
+        let prefix = messageID.lowercased()
+        let found: [Row] = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT remoteId, createdAt FROM message WHERE conversationId = ? AND (remoteId = ? OR (length(?) >= 4 AND substr(remoteId, 1, length(?)) = ?))
+                LIMIT 2
+                """, arguments: [conversationID, prefix, prefix, prefix, prefix])
+        }
+        let exact = found.first { ($0[0] as String) == prefix }
+        guard let target = exact ?? found.first else { throw CoachError.messageNotFound(id: messageID, conversation: conversationID) }
+        if exact == nil, found.count > 1 { throw CoachError.ambiguousMessageID(prefix: messageID) }
+        let id: String = target[0], at: Double = target[1]
+        return try read { db in
+            let earlier = try Row.fetchAll(db, sql: """
+                SELECT remoteId, conversationId, role, content, createdAt FROM message
+                WHERE conversationId = ? AND (createdAt < ? OR (createdAt = ? AND remoteId < ?))
+                ORDER BY createdAt DESC, remoteId DESC LIMIT ?
+                """, arguments: [conversationID, at, at, id, context]).map(Self.message).reversed()
+            let later = try Row.fetchAll(db, sql: """
+                SELECT remoteId, conversationId, role, content, createdAt FROM message
+                WHERE conversationId = ? AND (createdAt > ? OR (createdAt = ? AND remoteId >= ?))
+                ORDER BY createdAt, remoteId LIMIT ?
+                """, arguments: [conversationID, at, at, id, context + 1]).map(Self.message)
+            let before = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM message WHERE conversationId = ? AND (createdAt < ? OR (createdAt = ? AND remoteId < ?))
+                """, arguments: [conversationID, at, at, id]) ?? 0
+            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM message WHERE conversationId = ?", arguments: [conversationID]) ?? 0
+            let shown = Array(earlier) + later
+            return (shown, id, before - earlier.count, max(0, total - before - later.count), try Self.syncedAt("messages:\(conversationID)", db))
+        }
+    }
+
     /// How many messages of a conversation are held, and when they were fetched.
     /// - Throws: ``StorageError``.
     public func messageCount(conversationID: String) throws -> (total: Int, syncedAt: Date?) {

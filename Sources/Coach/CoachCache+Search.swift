@@ -20,8 +20,9 @@ extension CoachCache {
             let messages = try Row.fetchCursor(db, sql: "SELECT remoteId, conversationId, content, createdAt FROM message WHERE revision > ?",
                                                arguments: [after])
             while let row = try messages.next() {
+                // The message in its place: `coach show --message` opens the conversation there.
                 try feed.add(SearchDocument(key: "message:" + (row[0] as String), title: "", body: row[2],
-                                            date: Date(timeIntervalSince1970: row[3]), command: "brados coach show \(row[1] as String)"))
+                                            date: Date(timeIntervalSince1970: row[3]), command: "brados coach show \(row[1] as String) --message {id}"))
             }
         }, count: { db in
             try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM conversation) + (SELECT count(*) FROM message)") ?? 0

@@ -44,10 +44,11 @@ public struct CoachRenderer: Sendable {
         headline.append(output.styled(source.origin, .dim))
         output.line(headline.joined(separator: " · "))
         output.line(output.styled("id \(conversation.id)", .dim))
-        if thread.stored == nil, thread.messages.count < thread.total {
-            output.line(output.styled("… \(thread.total - thread.messages.count) earlier messages (show all without --last)", .dim))
+        if thread.earlier > 0 {
+            output.line(output.styled("… \(Format.count(thread.earlier, "earlier message")) (\(thread.marked == nil ? "show all without --last" : "--last N shows the end, no option all of them"))", .dim))
         }
-        try thread.forEachBatch { batch in batch.forEach(show) }
+        try thread.forEachBatch { batch in batch.forEach { show($0, marked: $0.id == thread.marked) } }
+        if thread.later > 0 { output.line(output.styled("… \(Format.count(thread.later, "later message"))", .dim)) }
     }
 
     /// What `--follow` prints first: the conversation's tail (NDJSON with --json, one
@@ -102,16 +103,18 @@ public struct CoachRenderer: Sendable {
     }
 
     /// One message: its time and author, then its text, continuation lines indented under
-    /// its first; on a terminal the text wraps at word boundaries to its width.
-    func show(_ message: Message) {
+    /// its first; on a terminal the text wraps at word boundaries to its width. The message
+    /// `--message` opened the conversation at is `marked`: an arrow before it, its text bold.
+    func show(_ message: Message, marked: Bool = false) {
         let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
-        let prefix = "\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
+        let prefix = "\(marked ? "▶ " : "")\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
         let text = SafeText.visible(message.content, keepLines: true).replacingOccurrences(of: "\t", with: "    ")
         let lines = output.width.map { TextWidth.wrap(text, width: max(20, $0 - prefix.count)) }
             ?? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + (lines.first ?? ""))
+        let body: (String) -> String = { marked ? output.styled($0, .bold) : $0 }
+        output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + body(lines.first ?? ""))
         let indent = String(repeating: " ", count: prefix.count)
-        for line in lines.dropFirst() { output.line(indent + line) }
+        for line in lines.dropFirst() { output.line(indent + body(line)) }
     }
 
     public func context(_ profile: ContextProfile?, source: DataSource) throws {

@@ -12,12 +12,21 @@ public struct ConversationThread: Sendable, Equatable {
     public var total: Int
     /// Every message, read from the store a batch at a time when shown (`nil`: ``messages`` holds them).
     public var stored: StoredMessages?
+    /// The message `coach show --message` opens the conversation at (shown marked), if any.
+    public var marked: String?
+    /// How many messages come before those shown, and after them.
+    public var earlier: Int
+    public var later: Int
 
-    public init(conversation: Conversation, messages: [Message], total: Int, stored: StoredMessages? = nil) {
+    public init(conversation: Conversation, messages: [Message], total: Int, stored: StoredMessages? = nil,
+                marked: String? = nil, earlier: Int? = nil, later: Int = 0) {
         self.conversation = conversation
         self.messages = messages
         self.total = total
         self.stored = stored
+        self.marked = marked
+        self.earlier = earlier ?? (stored == nil ? max(0, total - messages.count) : 0)
+        self.later = later
     }
 
     /// The messages shown, a batch at a time: from the store as it is read, or ``messages`` in one batch.
@@ -119,7 +128,7 @@ public struct CoachRepository: Sendable {
     ///   server no longer has is removed then), ``CoachError/ambiguousID(prefix:matches:)``,
     ///   ``CoachError/notCached(what:reason:)``.
     public func conversation(_ id: String) async throws -> (conversation: Conversation, messages: [Message], source: DataSource) {
-        let (thread, source) = try await reader.answer(try self.thread(id))
+        let (thread, source) = try await reader.answer(try await self.thread(id))
         return (thread.conversation, try thread.allMessages(), source)
     }
 
@@ -132,7 +141,7 @@ public struct CoachRepository: Sendable {
     /// - Throws: ``CoachError/conversationNotFound(id:)`` when neither has it, ``NetworkError``, ``AuthError``.
     @discardableResult
     public func delete(_ id: String) async throws -> Conversation? {
-        let resolved = try resolve(id)
+        let resolved = try await resolve(id)
         let cached = try? database().conversation(id: resolved)
         let deleted = try await api().deleteConversation(id: resolved)
         // The server is authoritative: a conversation it does not have leaves the cache too.
@@ -153,16 +162,35 @@ public struct CoachRepository: Sendable {
     /// The cached copy of a conversation, if any (no request).
     public func cachedConversation(_ id: String) -> Conversation? { try? database().conversation(id: id) }
 
-    /// A full id, or the one cached conversation whose id starts with `id`.
-    public func resolve(_ id: String) throws -> String {
+    /// A full id, or the one conversation whose id starts with `id` (at least 4 characters):
+    /// a cached one, else, online, one the server has (the conversation list is brought up to
+    /// date by what changed, then looked in again), so a short id works on a new profile too.
+    /// - Throws: ``CoachError/conversationNotFound(id:)``, ``CoachError/ambiguousID(prefix:matches:)``
+    ///   (the candidates, each with its title), ``CoachError/notCached(what:reason:)`` when the
+    ///   server could not be asked; an expired session's ``AuthError``.
+    public func resolve(_ id: String) async throws -> String {
         let id = id.lowercased()
         if id.count == 36 { return id }
         guard id.count >= 4 else { throw CoachError.conversationNotFound(id: id) }
-        let matches = (try? database().conversations(idPrefix: id, userID: try? userID())) ?? []
+        if let found = try resolveCached(id) { return found }
+        guard !offline else { throw CoachError.conversationNotFound(id: id) }
+        do {
+            _ = try await fetchConversations()
+        } catch let error as any BradOSError where CoachPlugin.cachePolicy.answers(error) {
+            throw CoachError.notCached(what: "a conversation whose id starts with \(id)", reason: Self.reason(error))
+        }
+        if let found = try resolveCached(id) { return found }
+        throw CoachError.conversationNotFound(id: id)
+    }
+
+    /// The one cached conversation whose id starts with `prefix`; `nil` when none does.
+    /// - Throws: ``CoachError/ambiguousID(prefix:matches:)``.
+    private func resolveCached(_ prefix: String) throws -> String? {
+        let matches = (try? database().conversations(idPrefix: prefix, userID: try? userID())) ?? []
         switch matches.count {
-        case 0: throw CoachError.conversationNotFound(id: id)
+        case 0: return nil
         case 1: return matches[0].id
-        default: throw CoachError.ambiguousID(prefix: id, matches: matches.map(\.id))
+        default: throw CoachError.ambiguousID(prefix: prefix, matches: matches.map { "\($0.id.prefix(8))  \(SafeText.visible($0.title ?? "(untitled)"))" })
         }
     }
 
@@ -207,12 +235,13 @@ extension CoachRepository {
 
     /// A conversation and its messages, remote first.
     /// - Parameters:
-    ///   - id: a full id, or a prefix of a cached one.
+    ///   - id: a full id, or its start (``resolve(_:)``).
     ///   - last: read only the last N messages from the store (the refresh still brings in every change).
+    ///   - around: read only the messages around this one (an id or its start): `context` on each side.
     ///   - full: download every message rather than what changed (`--full`).
-    /// - Throws: ``CoachError/conversationNotFound(id:)``, ``CoachError/ambiguousID(prefix:matches:)``.
-    public func thread(_ id: String, last: Int? = nil, full: Bool = false) throws -> Thread {
-        Thread(store: self, id: try resolve(id), last: last, full: full)
+    /// - Throws: as ``resolve(_:)``.
+    public func thread(_ id: String, last: Int? = nil, around: String? = nil, context: Int = 5, full: Bool = false) async throws -> Thread {
+        Thread(store: self, id: try await resolve(id), last: last, around: around, context: context, full: full)
     }
 
     /// The context profile: from the store while younger than `coach.context-ttl`.
@@ -245,6 +274,9 @@ extension CoachRepository {
         public let id: String
         /// Only the last N messages are read from the store.
         let last: Int?
+        /// Only the messages around this one, `context` on each side.
+        var around: String? = nil
+        var context = 5
         let full: Bool
         public var noun: String { "messages" }
         public var policy: CachePolicy { CoachPlugin.cachePolicy }
@@ -258,6 +290,11 @@ extension CoachRepository {
 
         /// What is shown, from the store: the last N messages read, or a handle that reads them all as they are shown.
         func read(_ conversation: Conversation, from database: CoachCache) throws -> (thread: ConversationThread, syncedAt: Date?) {
+            if let around {
+                let shown = try database.messages(conversationID: id, around: around, context: context)
+                return (ConversationThread(conversation: conversation, messages: shown.messages, total: shown.before + shown.messages.count + shown.after,
+                                           marked: shown.marked, earlier: shown.before, later: shown.after), shown.syncedAt)
+            }
             if let last {
                 let shown = try database.messages(conversationID: id, last: last)
                 return (ConversationThread(conversation: conversation, messages: shown.messages, total: shown.total), shown.syncedAt)

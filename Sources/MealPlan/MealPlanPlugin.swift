@@ -27,21 +27,27 @@ public struct MealPlanPlugin: DomainPlugin {
         return "meal plan \(loaded.session.id)"
     }
 
-    public var searchDescription: String? { "the cached plan's recipe names, meal types and ingredients" }
+    public var searchDescription: String? { "the cached plan's recipe names, meal types and ingredients, and its critiques" }
 
-    /// Every meal of the cached finalized plan, sent again whenever the file is rewritten.
+    /// Every meal of the cached finalized plan, and each critique with what it changed, sent
+    /// again whenever the file is rewritten.
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
         let cache = MealPlanCache(directory: profile.cacheDirectory(for: name))
         guard let stamp = SearchStamp.file(cache.fileURL) else { return }
         try feed.replace(stamp: stamp) {
             guard let session = cache.cached()?.session else { return [] }
-            return session.days.flatMap { day in
+            let meals = session.days.flatMap { day in
                 day.meals.enumerated().map { index, meal in
                     SearchDocument(key: "meal:\(day.day):\(index)", title: meal.recipeName,
                                    body: "\(meal.mealType), \(day.name): " + meal.ingredients.joined(separator: ", "),
                                    date: session.finalizedAt ?? session.createdAt, command: "brados mealplan show")
                 }
             }
+            let critiques = session.critiques.enumerated().map { index, critique in
+                SearchDocument(key: "critique:\(index)", title: "Critique: \(critique.text)", body: critique.response ?? "",
+                               date: critique.createdAt, command: "brados mealplan show")
+            }
+            return meals + critiques
         }
     }
 

@@ -174,14 +174,19 @@ struct SearchIndexTests {
         #expect(try index.search(SearchQuery(text: "protein", limit: 1)).count == 1)
         #expect(try keys("cafe") == ["two"], "accents are ignored")
         #expect(try keys("protein", domains: ["other"]).isEmpty)
-        #expect(try keys("prot*") == ["one", "two"])
-        #expect(try index.search(SearchQuery(text: "don't \"x", limit: 5, literal: true)).isEmpty)
+        #expect(try index.search(SearchQuery(text: "prot*", syntax: true)).map(\.id).sorted() == ["one", "two"])
+        // Words as typed by default: punctuation and operators are text, never syntax.
+        #expect(try index.search(SearchQuery(text: "don't \"x", limit: 5)).isEmpty)
+        #expect(try index.search(SearchQuery(text: "I'm AND (")).isEmpty)
+        #expect(try keys("and (") == ["one"], "AND is a word as typed")
+        #expect(try index.search(SearchQuery(text: "café,")).map(\.id) == ["two"])
         #expect(SearchQuery.literal("say \"hi\"  there") == "\"say\" \"\"\"hi\"\"\" \"there\"")
         for bad in ["AND", "\"unterminated", "(a", "nosuchcolumn:x"] {
-            #expect(throws: SearchError.self, "\(bad)") { try index.search(SearchQuery(text: bad)) }
+            #expect(throws: SearchError.self, "\(bad)") { try index.search(SearchQuery(text: bad, syntax: true)) }
+            #expect(throws: Never.self, "\(bad) as typed: words, never syntax") { try index.search(SearchQuery(text: bad)) }
         }
         let error = SearchError.badQuery(query: String(repeating: "x", count: 200), reason: "fts5: syntax error")
-        #expect(error.kind == .usage && error.summary.count < 150 && error.recovery?.contains("-F") == true)
+        #expect(error.kind == .usage && error.summary.count < 150 && error.recovery?.contains("drop --syntax") == true)
         #expect(throws: SearchError.emptyQuery) { try index.search(SearchQuery(text: "  ")) }
     }
 
@@ -209,8 +214,8 @@ struct SearchIndexTests {
                    "mid|2000|protein and some other words", "undated||protein bar", "same|3000|protein in the same second as new"])
         #expect(try index.search(SearchQuery(text: "protein", limit: 10)).map(\.id) == ["old", "same", "new", "mid", "undated"])
         // Prefixes of one and two letters read their own index.
-        #expect(try index.search(SearchQuery(text: "p*", limit: 10)).count == 5)
-        #expect(try index.search(SearchQuery(text: "se*", limit: 10)).map(\.id) == ["same", "new"])
+        #expect(try index.search(SearchQuery(text: "p*", limit: 10, syntax: true)).count == 5)
+        #expect(try index.search(SearchQuery(text: "se*", limit: 10, syntax: true)).map(\.id) == ["same", "new"])
     }
 
     @Test("more documents in one second than it has slots: every one kept, after the earlier seconds and before the later; commands kept once")
@@ -241,7 +246,7 @@ struct SearchIndexTests {
         try notes.put("a", "protein")
         try index.update([notes], in: profile)
         #expect(throws: SearchError.tooManyTerms(SearchQuery.maximumTerms + 1)) {
-            try index.search(SearchQuery(text: Array(repeating: "a*", count: SearchQuery.maximumTerms + 1).joined(separator: " ")))
+            try index.search(SearchQuery(text: Array(repeating: "a*", count: SearchQuery.maximumTerms + 1).joined(separator: " "), syntax: true))
         }
         #expect(try index.search(SearchQuery(text: Array(repeating: "protein", count: SearchQuery.maximumTerms).joined(separator: " "))).count == 1)
         let started = ContinuousClock.now

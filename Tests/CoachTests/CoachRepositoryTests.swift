@@ -34,7 +34,7 @@ struct CoachRepositoryTests {
         let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1, messages: 1_200, updated: 20)],
                                                 messages: [Fixtures.conversationID(1): Fixtures.messages(1, count: 1_200)], profile: Fixtures.profile))
         _ = try await setup.store().conversation(Fixtures.conversationID(1))
-        let read = try #require(try setup.store(offline: true).thread(Fixtures.conversationID(1)).stored()).value
+        let read = try #require(try await setup.store(offline: true).thread(Fixtures.conversationID(1)).stored()).value
         #expect(read.stored != nil && read.messages.isEmpty && read.total == 1_200, "read whole only as it is shown")
         let inHand = ConversationThread(conversation: read.conversation, messages: Fixtures.messages(1, count: 1_200), total: 1_200)
         let streamed = CapturingIO(environment: [:]), whole = CapturingIO(environment: [:])
@@ -160,17 +160,47 @@ struct CoachRepositoryTests {
         await #expect(throws: CoachError.self) { try await setup.store().delete(Fixtures.conversationID(1)) }
     }
 
-    @Test("short ids resolve against the cache; ambiguous or unknown prefixes are clear errors")
+    @Test("short ids: a cached one at once; one not cached is looked up on the server; an ambiguous one lists the candidates with their titles")
     func shortIDs() async throws {
         let setup = try Setup(api: FakeCoachAPI(conversations: [
-            Fixtures.conversation(0x1234_0001), Fixtures.conversation(0x1234_0002), Fixtures.conversation(0x5678_0000),
+            Fixtures.conversation(0x1234_0001, title: "Getting back into running"), Fixtures.conversation(0x1234_0002, title: "Asking for a raise"),
+            Fixtures.conversation(0x5678_0000),
         ]))
-        _ = try await setup.store().conversations()
-        let store = setup.store()
-        #expect(try store.resolve("5678") == Fixtures.conversationID(0x5678_0000))
-        #expect(throws: CoachError.self) { try store.resolve("1234") }
-        #expect(throws: CoachError.self) { try store.resolve("9999") }
-        #expect(throws: CoachError.self) { try store.resolve("12") }
-        #expect(try store.resolve(Fixtures.conversationID(42).uppercased()) == Fixtures.conversationID(42))
+        // A new profile: nothing cached, and offline nothing to ask.
+        await #expect(throws: CoachError.conversationNotFound(id: "5678")) { try await setup.store(offline: true).resolve("5678") }
+        // Online, the conversation list is brought up to date, then looked in.
+        #expect(try await setup.store().resolve("5678") == Fixtures.conversationID(0x5678_0000))
+        let store = setup.store(offline: true)
+        #expect(try await store.resolve("5678") == Fixtures.conversationID(0x5678_0000), "cached now")
+        let ambiguous = await #expect(throws: CoachError.self) { try await store.resolve("1234") }
+        #expect(ambiguous?.summary.contains("12340001  Getting back into running") == true, "\(ambiguous?.summary ?? "")")
+        #expect(ambiguous?.summary.contains("12340002  Asking for a raise") == true)
+        #expect(ambiguous.map { ExitStatus.code(for: $0) } == 64)
+        await #expect(throws: CoachError.conversationNotFound(id: "9999")) { try await setup.store().resolve("9999") }
+        await #expect(throws: CoachError.self) { try await store.resolve("12") }
+        #expect(try await store.resolve(Fixtures.conversationID(42).uppercased()) == Fixtures.conversationID(42))
+    }
+
+    @Test("--message opens a long conversation at one message: the 5 before, it (marked), the 5 after, and how many more on each side")
+    func aroundAMessage() async throws {
+        let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1, messages: 2_400, updated: 20)],
+                                                messages: [Fixtures.conversationID(1): Fixtures.messages(1, count: 2_400)], profile: Fixtures.profile))
+        _ = try await setup.store().conversation(Fixtures.conversationID(1))
+        let target = Fixtures.messageID(1, 1_000)
+        let thread = try #require(try await setup.store(offline: true).thread("00000001", around: String(target.prefix(13))).stored()).value
+        #expect(thread.messages.map(\.id) == (995...1_005).map { Fixtures.messageID(1, $0) })
+        #expect(thread.marked == target && thread.earlier == 995 && thread.later == 1_394)
+        let io = CapturingIO(environment: [:])
+        try CoachRenderer(output: Output(io: io, format: .human)).conversation(thread, source: .cache(age: 1, noun: "messages"))
+        let lines = io.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("… 995 earlier messages") })
+        #expect(lines.filter { $0.hasPrefix("▶ ") }.count == 1)
+        #expect(lines.last?.hasPrefix("… 1,394 later messages") == true, "\(lines.suffix(2))")
+        // A message the copy does not hold: no cached answer (the server is asked, and says so).
+        #expect(try await setup.store(offline: true).thread("00000001", around: "ffffffff").stored() == nil)
+        await #expect(throws: CoachError.messageNotFound(id: "ffffffff", conversation: Fixtures.conversationID(1))) {
+            _ = try await setup.store().conversation(Fixtures.conversationID(1))
+            _ = try await setup.store().thread("00000001", around: "ffffffff").fetch { _, _ in }
+        }
     }
 }

@@ -21,8 +21,8 @@ struct TodaySearchEndToEndTests {
     }
 
     /// The ids `brados search` finds.
-    func found(_ query: String, _ server: ServerProcess, domain: String? = nil) throws -> [String] {
-        let document = try json(["search", query, "--limit", "1000"] + (domain.map { ["--domain", $0] } ?? []), server)
+    func found(_ query: String, _ server: ServerProcess, domain: String? = nil, syntax: Bool = false) throws -> [String] {
+        let document = try json(["search", query, "--limit", "1000"] + (syntax ? ["--syntax"] : []) + (domain.map { ["--domain", $0] } ?? []), server)
         return (document["results"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
     }
 
@@ -88,12 +88,28 @@ struct TodaySearchEndToEndTests {
         let mealWord = try #require((meal["recipeName"] as? String)?.components(separatedBy: " ").max { $0.count < $1.count })
         let mealHits = try #require(try json(["search", mealWord, "--domain", "mealplan"], server)["results"] as? [[String: Any]])
         #expect(mealHits.contains { $0["command"] as? String == "brados mealplan show" && ($0["title"] as? String ?? "").contains(mealWord) }, "\(mealHits)")
+        // The plan's critiques are the plan's text too ("more protein please").
+        let critiqueHits = try #require(try json(["search", "protein", "please", "--domain", "mealplan"], server)["results"] as? [[String: Any]])
+        #expect(critiqueHits.contains { ($0["id"] as? String)?.hasPrefix("critique:") == true && ($0["title"] as? String ?? "").contains("more protein please") },
+                "\(critiqueHits)")
         let visit = try #require(visits.first)
         let visitID = try #require(visit["id"] as? String)
         #expect(try found("\"\(visit["place"] as? String ?? "")\"", server, domain: "visits").contains("visit:\(visitID)"))
         let title = try #require(conversations.first?["title"] as? String)
         let coachHits = try #require(try json(["search", "\"\(title)\"", "--domain", "coach"], server)["results"] as? [[String: Any]])
         #expect(coachHits.contains { $0["id"] as? String == "conversation:\(conversation)" && $0["command"] as? String == "brados coach show \(conversation)" })
+        // A message's hit names it: its command opens the conversation at that message, not from the top.
+        let messages = try #require(try json(["coach", "show", conversation, "--last", "1"], server)["messages"] as? [[String: Any]])
+        let lastMessage = try #require(messages.first)
+        let messageID = try #require(lastMessage["id"] as? String)
+        let words = (lastMessage["content"] as? String ?? "").split(separator: " ").prefix(6).joined(separator: " ")
+        let messageHit = try #require((try json(["search", words, "--domain", "coach", "--limit", "1000"], server)["results"] as? [[String: Any]])?
+            .first { $0["id"] as? String == "message:\(messageID)" }, "\(words)")
+        let opener = try #require(messageHit["command"] as? String)
+        #expect(opener == "brados coach show \(conversation) --message \(messageID)")
+        let opened = try brados(Array(opener.split(separator: " ").dropFirst().map(String.init)), server)
+        #expect(opened.status == 0 && opened.stdout.split(separator: "\n").contains { $0.hasPrefix("▶ ") }, "\(opened.stdout)\(opened.stderr)")
+        #expect(opened.stdout.split(separator: "\n").count < 40, "the message in its place, not the whole conversation")
         let album = try #require(albums.first)
         let albumHits = try #require(try json(["search", "\"\(album["title"] as? String ?? "")\"", "--domain", "library"], server)["results"] as? [[String: Any]])
         let albumHit = try #require(albumHits.first { $0["id"] as? String == "album:\(album["ratingKey"] as? String ?? "")" })
@@ -103,21 +119,26 @@ struct TodaySearchEndToEndTests {
         #expect(try SearchIndexCheck.indexed(home: home.url, domain: "coach") == (try SearchIndexCheck.coachCache(home: home.url)))
         #expect(try SearchIndexCheck.indexed(home: home.url, domain: "library") == (try SearchIndexCheck.libraryCache(home: home.url)))
 
-        // Queries: FTS5 errors are usage errors with a way out; long and operator-heavy ones are answered or refused cleanly.
-        let bad = try brados(["search", "AND OR"], server)
-        #expect(bad.status == 64 && bad.stderr.contains("not valid FTS5 query syntax") && bad.stderr.contains("-F"), "\(bad.stderr)")
-        #expect(try brados(["search", "don't"], server).status == 64)
-        #expect(try brados(["search", "-F", "don't"], server).status == 0)
+        // Queries: words as typed by default (punctuation and operators are text); --syntax errors
+        // are usage errors with a way out; long and operator-heavy ones are answered or refused cleanly.
+        for typed in ["I'm", "don't", "AND OR", "\"unbalanced", "(a"] {
+            let result = try brados(["search", typed], server)
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(typed): \(result.status) \(result.stderr)")
+        }
+        let bad = try brados(["search", "--syntax", "AND OR"], server)
+        #expect(bad.status == 64 && bad.stderr.contains("not valid FTS5 query syntax") && bad.stderr.contains("drop --syntax"), "\(bad.stderr)")
+        #expect(try brados(["search", "--syntax", "don't"], server).status == 64)
+        #expect(try brados(["search", "-F", "don't"], server).status == 0, "-F, the default now, is still accepted")
         let long = try brados(["search", String(repeating: "protein ", count: 1300)], server)
         #expect(long.status == 64 && long.stderr.contains("1300 terms"), "\(long.stderr)")
         #expect(try brados(["search", String(repeating: "protein ", count: 60)], server).status == 0)
         for hostile in [String(repeating: "\"(", count: 2000), String(repeating: "a OR NOT ", count: 1200) + "b", "NEAR(\"", "*", "title:", "^^^"] {
-            let result = try brados(["search", hostile], server)
+            let result = try brados(["search", "--syntax", hostile], server)
             #expect([0, 64].contains(result.status) && !result.stderr.contains("Fatal"), "\(hostile.prefix(20)): \(result.status) \(result.stderr)")
         }
         #expect(try brados(["search", "x", "--limit", "0"], server).status == 64)
         // --domain narrows the match, never re-runs it per document.
-        #expect(try found("a*", server, domain: "library").allSatisfy { $0.hasPrefix("album:") || $0.hasPrefix("collection:") })
+        #expect(try found("a*", server, domain: "library", syntax: true).allSatisfy { $0.hasPrefix("album:") || $0.hasPrefix("collection:") })
         #expect(try brados(["search", "x", "--domain", "plan"], server).status == 64, "plan yields no documents")
 
         // Write paths: a visit deleted leaves the index; one whose delete the server refuses comes back.

@@ -11,7 +11,10 @@ public struct SearchDocument: Sendable, Equatable, Codable {
     public var body: String
     /// When the thing happened or was made (a message's time, a visit's day), if it has one.
     public var date: Date?
-    /// The command that opens it, e.g. `brados coach show 3f2a…`.
+    /// The command that opens it, e.g. `brados coach show 3f2a…`. `{id}` in it stands for
+    /// the part of ``key`` after its first colon, filled in when a result is shown (``command(forKey:)``):
+    /// the index keeps each command once, so the messages of a conversation share
+    /// `brados coach show 3f2a… --message {id}`.
     public var command: String
 
     public init(key: String, title: String, body: String, date: Date?, command: String) {
@@ -20,6 +23,13 @@ public struct SearchDocument: Sendable, Equatable, Codable {
         self.body = body
         self.date = date
         self.command = command
+    }
+
+    /// `command` with `{id}` filled in from `key` (see ``command``).
+    public static func command(_ command: String, forKey key: String) -> String {
+        guard command.contains("{id}") else { return command }
+        let id = key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
+        return command.replacingOccurrences(of: "{id}", with: id)
     }
 }
 

@@ -8,7 +8,7 @@ extension CoachCommand {
             abstract: "Delete a conversation on the server; once it is gone there, the cached copy goes too.",
             discussion: "Asks first on a terminal; scripts pass --yes. If the server fails, the cached copy stays as it was.\nExamples:\n  brados coach delete 1eca1011\n  brados coach delete 1eca1011 --yes")
 
-        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
+        @Argument(help: "The conversation id, or its first characters (at least 4).", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
         @OptionGroup public var global: GlobalOptions
         public init() {}
@@ -16,7 +16,7 @@ extension CoachCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let store = try CoachRepository.live(env)
-            let resolved = try store.resolve(id)
+            let resolved = try await store.resolve(id)
             if !yes {
                 guard env.io.isInputTerminal else { throw CoachError.notConfirmed(id: resolved, interactive: false) }
                 let title = store.cachedConversation(resolved).map { " '\($0.title ?? "untitled")' (\($0.messageCount) messages)" } ?? ""

@@ -17,13 +17,17 @@ extension CoachCommand {
             Examples:
               brados coach show 1eca1011
               brados coach show 1eca1011 --last 20
+              brados coach show 1eca1011 --message 8f3a2c01
               brados coach show 1eca1011 --full
               brados coach show 1eca1011 --follow
               brados coach show 1eca1011 --follow --json | jq -c 'select(.event == "added") | .message.content'
             """)
 
-        @Argument(help: "The conversation id, or its first characters (at least 4) once cached.", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
+        @Argument(help: "The conversation id, or its first characters (at least 4).", completion: .custom { _, _, _ in CoachPlugin.cachedConversationIDs() }) var id: String
         @Option(help: "Show only the last N messages (only they are read from the cache).") var last: Int?
+        @Option(help: ArgumentHelp("Open the conversation at this message (its id or first characters, as `brados search` gives it): the 5 messages before it, it (marked), and the 5 after.",
+                                   valueName: "message-id"))
+        var message: String?
         @Flag(help: "Download every message again instead of what changed.") var full = false
         @Flag(name: [.short, .long], help: "Keep printing new, changed and deleted messages as they happen, until Ctrl-C (shows the last 10 first unless --last says otherwise).")
         var follow = false
@@ -32,6 +36,7 @@ extension CoachCommand {
 
         public func validate() throws {
             if let last, last < 1 { throw ValidationError("--last must be at least 1.") }
+            if message != nil && (last != nil || follow) { throw ValidationError("--message shows the messages around one; it cannot go with --last or --follow.") }
             if follow && global.offline { throw ValidationError("--follow needs the network; drop --offline (or unset BRADOS_OFFLINE).") }
         }
 
@@ -41,13 +46,13 @@ extension CoachCommand {
             let renderer = CoachRenderer(output: env.output)
             guard follow else {
                 env.pageOutput()
-                try await env.reader.show(try store.thread(id, last: last, full: full)) { thread, source in
+                try await env.reader.show(try await store.thread(id, last: last, around: message, full: full)) { thread, source in
                     try renderer.conversation(thread, source: source)
                 }
                 return
             }
             if env.isOffline { throw NetworkError.offlineMode }
-            let (thread, source) = try await env.reader.answer(try store.thread(id, last: last ?? 10, full: full))
+            let (thread, source) = try await env.reader.answer(try await store.thread(id, last: last ?? 10, full: full))
             try renderer.followStart(thread, source: source)
             guard let realtime = store.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
             let access = try await realtime()
