@@ -98,7 +98,7 @@ public struct CoachRenderer: Sendable {
             output.line(output.styled("       conversation renamed: \(conversation.title ?? "(untitled)")", .dim))
         case .conversationDeleted: output.line(output.styled("The conversation was deleted on the server.", .bold))
         case let .reconnecting(reason, after):
-            output.notice("following: \(reason); catching up and going on" + (after > .zero ? " in \(after.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))" : ""))
+            output.notice(LiveConnection.paused(reason, after: after))
         }
     }
 

@@ -106,8 +106,7 @@ extension CoachRepository {
                 throw CoachError.realtimeRefused(message)
             case let gap as Gap: return .init(reason: gap.reason, retryAtOnce: gap.tokenExpired)
             case let error as CoachError: return .init(reason: error.summary, retryAtOnce: "\(error)".lowercased().contains("expired"))
-            case let error as any BradOSError: return .init(reason: error.summary)
-            default: return .init(reason: "\(error)")
+            default: return .init(reason: LiveConnection.reason(error))
             }
         }, reconnecting: reconnecting) { previous, joined in
             try await self.connectOnce(subscription, access: access, renewFirst: previous?.retryAtOnce ?? false, joined: joined) == .done

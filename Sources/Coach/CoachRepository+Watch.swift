@@ -30,7 +30,7 @@ extension CoachRepository {
                 try self.applyWatched(change, tell: tell)
                 return true
             }),
-            access: access, reconnecting: { reason, after in tell("coach: \(reason); following again in \(after)") })
+            access: access, reconnecting: { reason, after in tell("coach: " + LiveConnection.paused(reason, after: after)) })
     }
 
     /// One event to the copy: a message of a conversation whose messages it holds, a

@@ -17,10 +17,9 @@ extension LibraryRepository {
             switch error {
             case let error as AuthError: throw error
             case LibraryError.noNotifications: throw LibraryError.noNotifications
-            case let error as any BradOSError: return .init(reason: error.summary)
-            default: return .init(reason: "\(error)")
+            default: return .init(reason: LiveConnection.reason(error))
             }
-        }, reconnecting: { reason, wait in tell("library: \(reason); following again in \(wait)") }) { _, connected in
+        }, reconnecting: { reason, wait in tell("library: " + LiveConnection.paused(reason, after: wait)) }) { _, connected in
             guard let socket = try await self.api().notificationSocket() else { throw LibraryError.noNotifications }
             try await NIOWebSocketClient().withConnection(to: socket.url, headers: socket.headers) { connection in
                 connected()

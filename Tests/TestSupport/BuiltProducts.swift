@@ -68,8 +68,8 @@ public enum BuiltProducts {
     public final class Running: @unchecked Sendable {
         let process: Process
         let out = Pipe(), err = Pipe()
-        // Read as the process writes, so a full pipe never blocks it.
-        private var stdoutData = Data(), stderrData = Data()
+        // Read as the process writes, so a full pipe never blocks it; what came so far can be looked at.
+        private let stdoutData = Locked(Data()), stderrData = Locked(Data())
         private let readers = DispatchGroup()
 
         /// `stdin` is written, then closed (closed at once when nil).
@@ -83,8 +83,15 @@ public enum BuiltProducts {
             let input = Pipe()
             process.standardInput = input
             try process.run()
-            DispatchQueue.global().async(group: readers) { self.stdoutData = self.out.fileHandleForReading.readDataToEndOfFile() }
-            DispatchQueue.global().async(group: readers) { self.stderrData = self.err.fileHandleForReading.readDataToEndOfFile() }
+            for (pipe, buffer) in [(out, stdoutData), (err, stderrData)] {
+                DispatchQueue.global().async(group: readers) {
+                    while true {
+                        let chunk = pipe.fileHandleForReading.availableData
+                        if chunk.isEmpty { return }
+                        buffer.withLock { $0.append(chunk) }
+                    }
+                }
+            }
             if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
             try input.fileHandleForWriting.close()
         }
@@ -98,6 +105,10 @@ public enum BuiltProducts {
         /// Whether it is still running.
         public var isRunning: Bool { process.isRunning }
 
+        /// What it wrote to stdout and stderr so far.
+        public var stdoutSoFar: String { String(decoding: stdoutData.withLock { $0 }, as: UTF8.self) }
+        public var stderrSoFar: String { String(decoding: stderrData.withLock { $0 }, as: UTF8.self) }
+
         /// Waits for the process (killing it after `timeout`) and returns what it did.
         public func finish(timeout: TimeInterval = 30) -> Result {
             let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
@@ -105,8 +116,7 @@ public enum BuiltProducts {
             process.waitUntilExit()
             killer.cancel()
             readers.wait()
-            return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                          stderr: String(decoding: stderrData, as: UTF8.self))
+            return Result(status: process.terminationStatus, stdout: stdoutSoFar, stderr: stderrSoFar)
         }
     }
 

@@ -3,7 +3,8 @@
 and prints everything the command wrote to it (raw bytes) on stdout.
 
     Tests/TestSupport/fake-terminal.py [--answers kitty|sixel|plain|silent] [--size ROWSxCOLS]
-                             [--cell WxH] [--timeout S] [--stderr] -- COMMAND [ARG...]
+                             [--cell WxH] [--timeout S] [--stderr] [--type PROMPT=TEXT]...
+                             [--ctrl-c-on TEXT] [--ctrl-c-after S] -- COMMAND [ARG...]
 
 The command's stdin, stdout and controlling terminal are the pseudo-terminal (so isatty is
 true and /dev/tty works); its stderr is passed through, or with --stderr is the terminal too
@@ -13,7 +14,10 @@ graphics query (`ESC _G i=31 … a=q`) and DA1 (`ESC [ c`) as:
     sixel   DA1 listing attribute 4 (sixel), as xterm -ti vt340 does
     plain   DA1 without sixel (a terminal with no pixel graphics)
     silent  nothing at all
-Every terminal but `silent` also answers `CSI 16 t` with the cell's size. The exit status
+Every terminal but `silent` also answers `CSI 16 t` with the cell's size. A person at it
+types TEXT and Enter once PROMPT has appeared (--type, in order; what the terminal echoes
+back is in the output, as on a screen), and presses Ctrl-C once TEXT has appeared or S
+seconds have passed (the terminal's own ^C: SIGINT to the foreground job). The exit status
 is the command's. Used by the end-to-end tests and to try brados's
 pictures as a terminal would show them.
 """
@@ -46,6 +50,9 @@ def main():
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--no-cell-report", action="store_true", help="never answer CSI 16 t (as xterm by default)")
     parser.add_argument("--stderr", action="store_true", help="stderr is the terminal too")
+    parser.add_argument("--type", action="append", default=[], metavar="PROMPT=TEXT", help="type TEXT and Enter once PROMPT appears")
+    parser.add_argument("--ctrl-c-on", metavar="TEXT", help="press Ctrl-C once TEXT appears")
+    parser.add_argument("--ctrl-c-after", type=float, metavar="S", help="press Ctrl-C after S seconds")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
@@ -69,8 +76,21 @@ def main():
                    if options.answers != "silent" and cell_width and not options.no_cell_report else b"")
     output = bytearray()
     scanned = 0
-    deadline = time.monotonic() + options.timeout
+    started = time.monotonic()
+    deadline = started + options.timeout
+    typing = [entry.split("=", 1) for entry in options.type]
+    typed_up_to = 0
+    interrupted = False
     while True:
+        # What a person does at the terminal: type at a prompt, press Ctrl-C.
+        if typing and typing[0][0].encode() in bytes(output[typed_up_to:]):
+            prompt, text = typing.pop(0)
+            typed_up_to = bytes(output).find(prompt.encode(), typed_up_to) + len(prompt.encode())
+            os.write(master, text.encode() + b"\r")
+        if not interrupted and ((options.ctrl_c_on and options.ctrl_c_on.encode() in output)
+                                or (options.ctrl_c_after is not None and time.monotonic() - started >= options.ctrl_c_after)):
+            os.write(master, b"\x03")
+            interrupted = True
         if time.monotonic() > deadline:
             child.kill()
             sys.stderr.write("fake-terminal: timed out\n")

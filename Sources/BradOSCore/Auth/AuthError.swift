@@ -9,8 +9,10 @@ public enum AuthError: BradOSError, Equatable {
     case sessionExpired(profile: String, service: String? = nil)
     /// The server rejected the user name or password.
     case invalidCredentials(user: String)
-    /// `--password-stdin` read nothing.
+    /// `--password-stdin` read nothing, or nothing was typed at the prompt.
     case emptyPassword
+    /// Standard input is not a terminal (nobody to ask) and `--password-stdin` was not given.
+    case passwordNeeded(user: String)
     /// `--token-stdin` read nothing.
     case emptyToken
     /// The profile signed in to one server, and the service now points at another:
@@ -32,7 +34,8 @@ public enum AuthError: BradOSError, Equatable {
         case let .sessionExpired(profile, service?): "The \(service) session of profile '\(profile)' expired; sign in to \(service) again."
         case let .sessionExpired(profile, nil): "The session of profile '\(profile)' expired; sign in again."
         case let .invalidCredentials(user): "The server rejected the password for '\(user)'."
-        case .emptyPassword: "No password was given on standard input."
+        case .emptyPassword: "No password was given."
+        case let .passwordNeeded(user): "The password for '\(user)' cannot be asked for: standard input is not a terminal."
         case .emptyToken: "No token was given on standard input."
         case let .signedInElsewhere(profile, service, signedInTo, using):
             "Profile '\(profile)' is signed in to \(signedInTo), but the \(service) service now uses \(using)."
@@ -53,7 +56,8 @@ public enum AuthError: BradOSError, Equatable {
                 ? "Run: brados auth login --service \(service)" + (profile == "default" ? "" : " --profile \(profile)") + " (a code to approve in the browser; or --token-stdin, or --user NAME --password-stdin)"
                 : "Run: echo PASSWORD | brados auth login --service \(service) --user EMAIL --password-stdin" + (profile == "default" ? "" : " --profile \(profile)")
         case .invalidCredentials: "Check the user name and password, and the server (`brados config get server`)."
-        case .emptyPassword: "Pipe it in, e.g. `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`."
+        case .emptyPassword: "Type it at the prompt, or in a script pipe it in: `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`."
+        case .passwordNeeded: "In a script, pipe it in with --password-stdin: `printf %s \"$PASS\" | brados auth login --user NAME --password-stdin`; at a terminal brados asks for it."
         case .emptyToken: "Pipe it in, e.g. `brados auth login --service NAME --token-stdin < token.txt`."
         case let .signedInElsewhere(profile, service, _, using):
             "Sign in there (`brados auth login --user NAME --password-stdin\(service == Service.account.rawValue ? "" : " --service \(service)")\(profile == "default" ? "" : " --profile \(profile)")`), or point the service back (`brados config get server`). Tokens are never sent to a server that did not issue them (\(using))."
@@ -76,7 +80,7 @@ public enum AuthError: BradOSError, Equatable {
 
     public var kind: FailureKind {
         switch self {
-        case .emptyPassword, .emptyToken: .usage
+        case .emptyPassword, .emptyToken, .passwordNeeded: .usage
         case .keyring: .keyring
         default: .authRequired
         }

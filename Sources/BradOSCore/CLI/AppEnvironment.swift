@@ -86,13 +86,17 @@ public struct AppEnvironment: Sendable {
     /// - Parameter access: `.shared` for commands that read or write the profile,
     ///   `.exclusive` for those that replace or erase it (import, clear, sign-out), `nil` for
     ///   those that never touch it (config, plugins, doctor), so they run even while it is held.
-    /// - Throws: ``ConfigError``; ``StorageError/profileBusy(profile:holder:)`` after
+    /// - Parameter startsProfile: whether the command may start a profile that has nothing yet
+    ///   (``EnvironmentCommand/startsProfile``); otherwise one named by `--profile` or
+    ///   `BRADOS_PROFILE` must exist (``checkProfileExists()``).
+    /// - Throws: ``ConfigError`` (``ConfigError/unknownProfile(_:known:)``); ``StorageError/profileBusy(profile:holder:)`` after
     ///   `profile.lock-timeout`.
-    public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared) async throws -> AppEnvironment {
+    public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared, startsProfile: Bool = true) async throws -> AppEnvironment {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
         let composition = Composition.current
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
                                      embedded: composition.embedded, keyring: SecretServiceKeyring(environment: io.environment))
+        if !startsProfile { try env.checkProfileExists() }
         if let access { try await env.lock(env.profile.name, access) }
         // What a killed run left (a `cache import` killed mid-swap) is put right before anything reads the caches.
         for feature in env.features {
@@ -100,6 +104,16 @@ public struct AppEnvironment: Sendable {
         }
         LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
         return env
+    }
+
+    /// Refuses a profile named by `--profile` or `BRADOS_PROFILE` that has nothing (no
+    /// sign-in, no cache, no data): a mistyped name is an error with the nearest one
+    /// suggested, never a new empty profile. The active profile of the config file stands as it is.
+    /// - Throws: ``ConfigError/unknownProfile(_:known:)``.
+    public func checkProfileExists() throws {
+        let named = settings.resolve("profile").source
+        guard named == .flag || named == .environment, !paths.hasProfile(profile.name) else { return }
+        throw ConfigError.unknownProfile(profile.name.rawValue, known: paths.knownProfiles().map(\.rawValue))
     }
 
     /// Holds `profile`'s lock for the rest of the process, waiting up to `profile.lock-timeout`

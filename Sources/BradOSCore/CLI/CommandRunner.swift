@@ -118,8 +118,14 @@ public enum CommandRunner {
         if code == 0 {
             if !message.isEmpty { io.write(message + "\n") }
         } else if !message.isEmpty {
-            io.writeError(message + "\n")
+            io.writeError(usageMessage(message) + "\n")
         }
         return code
+    }
+
+    /// ArgumentParser's message for a usage error with brados's one prefix: `brados: …`, as
+    /// every other error begins (it writes `Error: …`).
+    static func usageMessage(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "brados: " + message.dropFirst(7) : message
     }
 }

@@ -54,6 +54,26 @@ public struct Paths: Sendable, Equatable {
     public var embeddedServerDirectory: URL { dataRoot.appendingPathComponent("embedded-server", isDirectory: true) }
 
     /// The per-profile scope: its cache and data folders.
+    /// Every profile that has something here (a sign-in, a cache or data), and `default`, by name.
+    public func knownProfiles() -> [ProfileName] {
+        var names: Set<String> = [ProfileName.default.rawValue]
+        let files = FileManager.default
+        for name in (try? files.contentsOfDirectory(atPath: credentialsDirectory.path)) ?? [] where name.hasSuffix(".json") {
+            names.insert(String(name.dropLast(5)))
+        }
+        for root in [cacheRoot, dataRoot] {
+            names.formUnion((try? files.contentsOfDirectory(atPath: root.appendingPathComponent("users").path)) ?? [])
+        }
+        return names.compactMap(ProfileName.init(rawValue:)).sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// Whether `name` has anything here (a sign-in, a cache or data); `default` always does.
+    public func hasProfile(_ name: ProfileName) -> Bool {
+        let scope = profile(name)
+        return name == .default || FileSystem.exists(credentialsDirectory.appendingPathComponent("\(name.rawValue).json"))
+            || FileSystem.exists(scope.cacheDirectory) || FileSystem.exists(scope.dataDirectory)
+    }
+
     public func profile(_ name: ProfileName) -> ProfileScope {
         ProfileScope(
             name: name,

@@ -6,10 +6,16 @@ public enum ConfigError: BradOSError {
     /// A domain name that no installed plugin has (`--domains`, `cache clear NAME`).
     case unknownDomain(String, known: [String])
     case unreadableConfigFile(path: String, detail: String)
+    /// `--profile NAME` (or `BRADOS_PROFILE`) names a profile that has nothing: no sign-in, no
+    /// cache, no data. `known` are the profiles there are.
+    case unknownProfile(String, known: [String])
 
     public var summary: String {
         switch self {
-        case let .unknownKey(key, _): "Unknown configuration key '\(key)'."
+        case let .unknownKey(key, known):
+            "Unknown configuration key '\(key)'." + (Suggestion.nearest(key, among: known).map { " Did you mean '\($0)'?" } ?? "")
+        case let .unknownProfile(name, known):
+            "There is no profile '\(name)'." + (Suggestion.nearest(name, among: known).map { " Did you mean '\($0)'?" } ?? "")
         case let .invalidValue(key, value, expected): "Invalid value '\(value)' for \(key): expected \(expected)."
         case let .invalidProfileName(name): "Invalid profile name '\(name)'."
         case let .unknownDomain(name, _): "There is no domain '\(name)'."
@@ -19,7 +25,9 @@ public enum ConfigError: BradOSError {
 
     public var recovery: String? {
         switch self {
-        case let .unknownKey(_, known): "Known keys: \(known.joined(separator: ", ")). See `brados config list`."
+        case .unknownKey: "`brados config list` shows every key with its value and meaning."
+        case let .unknownProfile(name, known):
+            "Profiles: \(known.joined(separator: ", ")). A profile starts with a sign-in: brados --profile \(name) auth login (or `brados cache import ARCHIVE --as \(name)`)."
         case let .invalidValue(key, _, _) where key.hasPrefix("BRADOS_"): "Fix or unset the environment variable \(key)."
         case let .invalidValue(key, _, _) where key.hasPrefix("--"): "Fix the \(key) value (see `brados --help`)."
         case let .invalidValue(key, _, _):

@@ -36,7 +36,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         outgoing.method = HTTPMethod(rawValue: request.method)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let host = request.url.host ?? request.url.absoluteString
+        let host = NetworkError.endpoint(request.url)
         do {
             let response = try await processClient.execute(outgoing, timeout: .init(request.timeout))
             var body = try await response.body.collect(upTo: maxBodySize)

@@ -10,6 +10,18 @@ public enum LiveConnection {
     /// 0.5 s doubling to 30 s, ±50 %.
     public static let backoff = RetryPolicy(baseDelay: .milliseconds(500), maxDelay: .seconds(30), jitter: 0.5)
 
+    /// The one sentence a person is told of a gap: why following paused, and when it
+    /// follows again (it catches up on what it missed first).
+    public static func paused(_ reason: String, after wait: Duration) -> String {
+        let why = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+        return "following paused (\(why)); following again \(wait > .zero ? "in \(Format.duration(wait))" : "now"), after catching up on what was missed."
+    }
+
+    /// A reason for a gap from any error: a brados error's summary, else a transport error in a few words.
+    public static func reason(_ error: any Error) -> String {
+        (error as? any BradOSError)?.summary ?? NetworkError.describe(error).1
+    }
+
     /// Why one connection ended.
     public struct Gap: Sendable, Equatable {
         public var reason: String

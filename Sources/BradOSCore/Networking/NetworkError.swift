@@ -43,7 +43,8 @@ public enum NetworkError: BradOSError {
         case .offlineMode: "Drop --offline (or unset BRADOS_OFFLINE) to use the network."
         case .unreachable, .timedOut:
             "Check your connection and the server URL (`brados config get server`); cached data stays available with --offline."
-        case .connectionLost, .operationTimedOut: "Try again in a moment."
+        case .connectionLost: "The server or a proxy in between cut the answer short; try again in a moment."
+        case .operationTimedOut: "Try again in a moment."
         case let .http(status, _, _, _, retryAfter):
             switch status {
             case 404: "Check the id or name you gave."
@@ -105,7 +106,18 @@ public enum NetworkError: BradOSError {
         return .invalidResponse(path: path, detail: APIClient.describe(error))
     }
 
-    /// Maps an AsyncHTTPClient/NIO error to a network error.
+    /// `host:port` as errors name a server: the URL's host and, when it gives one, its port.
+    public static func endpoint(_ url: URL) -> String {
+        let host = url.host ?? url.absoluteString
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return url.port.map { "\(shown):\($0)" } ?? shown
+    }
+
+    /// Maps an AsyncHTTPClient/NIO error to a network error. A failure to connect (refused,
+    /// a name that does not resolve, no route, a connect timeout) is ``unreachable(host:reason:)``
+    /// (exit 5); anything after the connection was made (a dropped or truncated response, a
+    /// reset, an answer HTTP cannot parse) is ``connectionLost(host:reason:)``, the server's
+    /// failure (exit 6). The reason is a few words, never a library's type dump.
     static func classify(_ error: any Error, host: String) -> any Error {
         if error is CancellationError { return error }
         if let client = error as? HTTPClientError {
@@ -113,21 +125,31 @@ public enum NetworkError: BradOSError {
             case .cancelled: return CancellationError()
             case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout: return NetworkError.unreachable(host: host, reason: "connect timed out")
             case .deadlineExceeded, .readTimeout, .writeTimeout: return NetworkError.timedOut(host: host)
-            case .remoteConnectionClosed: return NetworkError.connectionLost(host: host, reason: "closed by the server")
-            default: return NetworkError.connectionLost(host: host, reason: "\(client)")
+            case .remoteConnectionClosed: return NetworkError.connectionLost(host: host, reason: "closed by the server before it answered")
+            default: break
             }
         }
+        let (phase, reason) = describe(error)
+        return phase == .connecting ? NetworkError.unreachable(host: host, reason: reason) : NetworkError.connectionLost(host: host, reason: reason)
+    }
+
+    /// When a transport error happened: before a connection was made, or after.
+    enum Phase { case connecting, connected }
+
+    /// A transport error in a few words, and whether it happened before the connection was up.
+    static func describe(_ error: any Error) -> (Phase, String) {
         let text = String(describing: error)
-        if text.localizedCaseInsensitiveContains("refused") {
-            return NetworkError.unreachable(host: host, reason: "connection refused")
-        }
-        if text.localizedCaseInsensitiveContains("reset") || text.localizedCaseInsensitiveContains("EOF") {
-            return NetworkError.connectionLost(host: host, reason: "connection reset")
-        }
-        if text.localizedCaseInsensitiveContains("resolve") || text.localizedCaseInsensitiveContains("NXDOMAIN") || text.localizedCaseInsensitiveContains("address") {
-            return NetworkError.unreachable(host: host, reason: "name not resolved")
-        }
-        return NetworkError.unreachable(host: host, reason: text)
+        func has(_ words: String...) -> Bool { words.contains { text.localizedCaseInsensitiveContains($0) } }
+        if has("refused") { return (.connecting, "connection refused") }
+        if has("NXDOMAIN", "resolve", "dnsAError", "dnsAAAAError", "getaddrinfo") { return (.connecting, "name not resolved") }
+        if has("unreachable", "no route") { return (.connecting, "no route to the host") }
+        if has("connectTimeout", "connect timed out") { return (.connecting, "connect timed out") }
+        if has("NIOConnectionError", "SingleConnectionFailure") { return (.connecting, "could not connect") }
+        if has("reset") { return (.connected, "connection reset") }
+        if has("unexpected time", "EOF", "eof", "closed", "truncated", "premature") { return (.connected, "the response was cut off") }
+        if has("HTTPParserError", "invalid", "parse") { return (.connected, "the response was not valid HTTP") }
+        if has("TooManyBytes", "tooManyBytes") { return (.connected, "the response was larger than brados accepts") }
+        return (.connected, "the connection failed")
     }
 
     /// `Retry-After` as a wait: whole seconds rounded up (`0.5` is `1 s`), minutes and hours

@@ -86,13 +86,15 @@ public struct NIOWebSocketClient: WebSocketConnecting {
             }
             upgrade = try await pending.get()
         } catch {
-            throw NetworkError.unreachable(host: unixPath ?? hostName, reason: "\(error)")
+            throw NetworkError.unreachable(host: unixPath == nil ? NetworkError.endpoint(url) : "the built-in demo backend", reason: NetworkError.describe(error).1)
         }
         guard case let .websocket(channel) = upgrade else {
-            throw NetworkError.unreachable(host: unixPath ?? hostName, reason: "the server refused the WebSocket upgrade of \(components.path)")
+            throw NetworkError.unreachable(host: unixPath == nil ? NetworkError.endpoint(url) : "the built-in demo backend",
+                                           reason: "the server refused the WebSocket upgrade of \(components.path)")
         }
         return try await channel.executeThenClose { inbound, outbound in
-            let connection = FrameConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound)
+            let connection = FrameConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound,
+                                             peer: unixPath == nil ? NetworkError.endpoint(url) : "the built-in demo backend")
             return try await body(connection)
         }
     }
@@ -106,10 +108,13 @@ final class FrameConnection: WebSocketConnection, @unchecked Sendable {
     private var inbound: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
     private var closed = false
+    /// The server, as errors name it (`127.0.0.1:8080`).
+    private let peer: String
 
-    init(inbound: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) {
+    init(inbound: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator, outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, peer: String) {
         self.inbound = inbound
         self.outbound = outbound
+        self.peer = peer
     }
 
     func receive() async throws -> String? {
@@ -118,7 +123,7 @@ final class FrameConnection: WebSocketConnection, @unchecked Sendable {
         while !closed {
             let frame: WebSocketFrame?
             do { frame = try await inbound.next() } catch is CancellationError { throw CancellationError() } catch {
-                throw NetworkError.connectionLost(host: "websocket", reason: "\(error)")
+                throw NetworkError.connectionLost(host: peer, reason: NetworkError.describe(error).1)
             }
             guard let frame else { return nil }
             switch frame.opcode {
@@ -149,21 +154,21 @@ final class FrameConnection: WebSocketConnection, @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while pongs.withLock({ $0 }) == before {
             guard ContinuousClock.now < deadline else {
-                throw NetworkError.connectionLost(host: "websocket", reason: "no pong within \(timeout)")
+                throw NetworkError.connectionLost(host: peer, reason: "no answer to a ping within \(Format.duration(timeout))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     private func write(_ frame: WebSocketFrame) async throws {
-        do { try await outbound.write(frame) } catch { throw NetworkError.connectionLost(host: "websocket", reason: "\(error)") }
+        do { try await outbound.write(frame) } catch { throw NetworkError.connectionLost(host: peer, reason: NetworkError.describe(error).1) }
     }
 
     func send(_ text: String) async throws {
         do {
             try await outbound.write(WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text)))
         } catch {
-            throw NetworkError.connectionLost(host: "websocket", reason: "\(error)")
+            throw NetworkError.connectionLost(host: peer, reason: NetworkError.describe(error).1)
         }
     }
 }

@@ -6,9 +6,14 @@ import Foundation
 extension AuthCommand {
     /// `brados auth login`.
     public struct Login: EnvironmentCommand {
+        /// A sign-in is how a profile starts.
+        public static let startsProfile = true
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "login", 
-            abstract: "Sign in; a password or token is read from standard input, never from an argument.",
+            abstract: "Sign in; a password is asked for on a terminal (never echoed) or read from standard input, never from an argument.",
             discussion: """
+            At a terminal, brados asks for the password without showing it; scripts pipe it in \
+            with --password-stdin. With no server configured, `brados auth login` (no --user) \
+            signs the profile in to the built-in demo backend.
             Services: \(ServiceDescription.all(Composition.current.plugins).map { "\($0.service.rawValue) (\($0.summary))" }.joined(separator: ", ")).
             \(linkedServices.isEmpty ? "" : """
             Services with an account server of their own (\(linkedServices.joined(separator: ", "))): \
@@ -19,6 +24,7 @@ extension AuthCommand {
             accounts) signs in with a password.
 
             """)Examples:
+              brados auth login --user demo
               printf %s "$PASS" | brados auth login --user demo --password-stdin
             """ + (HelpExamples.dedicatedService.map { "\n  brados auth login --user me@example.com --password-stdin --service \($0) < pass.txt" } ?? "")
               + linkedServices.prefix(1).map { """
@@ -33,7 +39,7 @@ extension AuthCommand {
         static var linkedServices: [String] { ServiceDescription.all(Composition.current.plugins).filter { $0.signIn != nil }.map(\.service.rawValue) }
 
         @Option(help: "The user name (or e-mail).") var user: String?
-        @Flag(help: "Read the password from standard input (required with --user: never pass a password as an argument).")
+        @Flag(help: "Read the password from standard input (scripts; at a terminal brados asks for it, never echoed).")
         var passwordStdin = false
         @Option(help: ArgumentHelp("Sign in to one service's own server: \(ServiceDescription.all(Composition.current.plugins).map(\.service.rawValue).joined(separator: ", ")).", valueName: "name"))
         var service: String?
@@ -64,10 +70,8 @@ extension AuthCommand {
             if tokenStdin, user != nil || passwordStdin { throw ValidationError("--token-stdin signs in with the token alone: drop --user and --password-stdin.") }
             if pin != nil, user != nil || passwordStdin || tokenStdin || noWait { throw ValidationError("--pin resumes a code sign-in: it goes alone.") }
             if noWait, user != nil || passwordStdin || tokenStdin { throw ValidationError("--no-wait goes with a code sign-in (no --user, no --token-stdin).") }
-            if code != nil, user == nil { throw ValidationError("--code goes with --user NAME --password-stdin.") }
+            if code != nil, user == nil { throw ValidationError("--code goes with --user NAME.") }
             if passwordStdin, user == nil { throw ValidationError("--password-stdin needs --user NAME.") }
-            if user != nil, !passwordStdin { throw ValidationError("Pass the password on standard input with --password-stdin.") }
-            if !linked, user == nil { throw ValidationError("Pass --user NAME and the password on standard input with --password-stdin.") }
         }
 
         /// Signs the profile in: with a password, or through a service's account server (a password, a token, or a code
@@ -79,10 +83,38 @@ extension AuthCommand {
             if let service, let flow = try env.services.first(where: { $0.service == service })?.signIn?(env) {
                 return try await signIn(env, flow: flow, service: service)
             }
-            let password = Self.password(from: env.io.readInput())
-            guard let user, !password.isEmpty else { throw AuthError.emptyPassword }
+            guard let user else {
+                // No server: the built-in demo backend, whose demo account the profile is signed in to.
+                guard env.network.usesEmbedded(service ?? .account) else {
+                    throw ValidationError("Pass --user NAME (brados then asks for the password; scripts add --password-stdin).")
+                }
+                let target = service ?? .account
+                _ = try await env.client(for: target)
+                guard let credential = try env.credentials.loadForUpdate().credential(for: target, dedicated: await env.network.isDedicated(target)) else {
+                    throw AuthError.notSignedIn(profile: env.profile.name.rawValue)
+                }
+                return try signedIn(env, credential)
+            }
+            let password = try self.password(for: user, env: env)
             let credential = try await AuthService(env).login(user: user, password: password, service: service)
             try signedIn(env, credential)
+        }
+
+        /// The password: asked for on the terminal without echo when standard input is one
+        /// (as gh and docker ask), else read from standard input with `--password-stdin`.
+        /// - Throws: ``AuthError/passwordNeeded(user:)`` with no terminal and no `--password-stdin`;
+        ///   ``AuthError/emptyPassword`` when none was given.
+        func password(for user: String, env: AppEnvironment) throws -> String {
+            let password: String
+            if env.io.isInputTerminal, let typed = env.io.readSecret(prompt: "Password for \(user): ") {
+                password = typed
+            } else if passwordStdin {
+                password = Self.password(from: env.io.readInput())
+            } else {
+                throw AuthError.passwordNeeded(user: user)
+            }
+            guard !password.isEmpty else { throw AuthError.emptyPassword }
+            return password
         }
 
         /// A service with an account server: a password, a token, or a code to approve.
@@ -91,8 +123,7 @@ extension AuthCommand {
             let transport = env.network.httpTransport
             if env.isOffline { throw NetworkError.offlineMode }
             if let user {
-                let password = Self.password(from: env.io.readInput())
-                guard !password.isEmpty else { throw AuthError.emptyPassword }
+                let password = try self.password(for: user, env: env)
                 let credential = try await flow.signIn(user: user, password: password, code: code, transport: transport)
                 try await auth.save(credential, service: service)
                 return try signedIn(env, credential)
@@ -141,7 +172,8 @@ extension AuthCommand {
         func signedIn(_ env: AppEnvironment, _ credential: Credential) throws {
             let status = AuthService(env).status()
             if env.output.format == .json { return try env.output.json(status) }
-            env.output.line("Signed in as \(credential.user) on \(credential.server) (profile \(env.profile.name)).")
+            let server = credential.server == Credential.embeddedServer ? "the built-in demo backend" : credential.server
+            env.output.line("Signed in as \(credential.user) on \(server) (profile \(env.profile.name)).")
             if !status.active { env.output.line("Make it the active profile with: brados auth switch \(env.profile.name)") }
         }
 

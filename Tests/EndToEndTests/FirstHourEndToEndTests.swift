@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What a person meets in their first hour with brados (issue 53): errors as the exit-code
+/// table says, a password asked for as gh and docker ask, a mistyped profile or key named,
+/// dates as typed, a live feed's gap in one sentence. The built `brados` against a real
+/// `brados-server` process, and in a pseudo-terminal where it is about the terminal.
+@Suite("End to end: the first hour", .serialized)
+struct FirstHourEndToEndTests {
+    let home = TemporaryDirectory("e2e-first-hour")
+
+    func environment(_ server: ServerProcess?, _ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_CREDENTIALS_STORE": "file"]
+        if let server { environment["BRADOS_SERVER"] = server.url.absoluteString }
+        return environment.merging(extra) { $1 }
+    }
+
+    func brados(_ arguments: [String], _ server: ServerProcess?, stdin: String? = nil, extra: [String: String] = [:]) throws -> BuiltProducts.Result {
+        try BuiltProducts.run("brados", arguments, environment: environment(server, extra), stdin: stdin)
+    }
+
+    func signIn(_ server: ServerProcess) throws {
+        let login = try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo")
+        #expect(login.status == 0, "\(login.stderr)")
+    }
+
+    @Test("a dropped or truncated response is the server's failure (exit 6), an unreachable server exit 5; both name host and port")
+    func networkErrors() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let endpoint = "\(server.url.host ?? ""):\(server.url.port ?? 0)"
+        for fault in [#"{"match": "GET /api/visits", "drop": true}"#, #"{"match": "GET /api/visits", "truncate": true}"#] {
+            try await server.clearFaults()
+            try await server.addFault(fault)
+            let result = try brados(["visits", "list", "--refresh"], server)
+            #expect(result.status == 6, "\(fault): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("The connection to \(endpoint) was lost (the response was cut off)."), "\(result.stderr)")
+            #expect(!result.stderr.contains("Could not reach"))
+        }
+        try await server.clearFaults()
+        let port = server.url.port ?? 0
+        server.stop()
+        let refused = try brados(["visits", "list", "--refresh"], server)
+        #expect(refused.status == 5 && refused.stderr.contains("Could not reach 127.0.0.1:\(port) (connection refused)."), "\(refused.stderr)")
+    }
+
+    @Test("usage errors say brados: like every other; a mistyped config key or --profile gets the nearest one, and nothing is made")
+    func namesAndPrefixes() throws {
+        let option = try brados(["visits", "list", "--bogus"], nil)
+        #expect(option.status == 64 && option.stderr.hasPrefix("brados: Unknown option '--bogus'"), "\(option.stderr)")
+        #expect(!option.stderr.contains("Error:"))
+
+        let key = try brados(["config", "set", "visits.tl", "5m"], nil)
+        #expect(key.status == 64 && key.stderr.contains("Unknown configuration key 'visits.tl'. Did you mean 'visits.ttl'?"), "\(key.stderr)")
+
+        // A profile starts with a sign-in (the built-in demo backend: no password needed).
+        let started = try brados(["--profile", "work", "auth", "login"], nil)
+        #expect(started.status == 0 && started.stdout.contains("Signed in as demo on the built-in demo backend (profile work)"), "\(started.stdout)\(started.stderr)")
+        for command in [["visits", "list"], ["plan", "history"], ["search", "protein"], ["today"], ["cache", "stats"], ["auth", "status"]] {
+            let typo = try brados(["--profile", "wrok"] + command, nil)
+            #expect(typo.status == 64, "\(command): \(typo.status) \(typo.stderr)")
+            #expect(typo.stderr.contains("There is no profile 'wrok'. Did you mean 'work'?"), "\(typo.stderr)")
+        }
+        let fromEnvironment = try brados(["visits", "list"], nil, extra: ["BRADOS_PROFILE": "wrok"])
+        #expect(fromEnvironment.status == 64)
+        for root in ["cache/users/wrok", "data/users/wrok", "config/credentials/wrok.json"] {
+            #expect(!FileManager.default.fileExists(atPath: home.url.appendingPathComponent(root).path), "\(root) was made")
+        }
+    }
+
+    @Test("--at reads the ISO 8601 a person types: a day, a time to the minute, seconds; without an offset it is local time")
+    func datesAsTyped() throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let tokyo = ["TZ": "Asia/Tokyo"]
+        for (typed, stored) in [("2026-11-28", "2026-11-27T15:00:00"), ("2026-11-28T14:30", "2026-11-28T05:30:00"),
+                                ("2026-11-27T18:30:00", "2026-11-27T09:30:00"), ("2026-11-27T18:30:00Z", "2026-11-27T18:30:00"),
+                                ("2026-11-27 18:30", "2026-11-27T09:30:00"), ("2026-11-27T18:30:00+01:00", "2026-11-27T17:30:00")] {
+            let added = try brados(["visits", "add", "--place", "Typed \(typed)", "--at", typed, "--json"], server, extra: tokyo)
+            #expect(added.status == 0, "\(typed): \(added.stderr)")
+            let visit = (try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])?["visit"] as? [String: Any]
+            #expect((visit?["visitedAt"] as? String)?.hasPrefix(stored) == true, "\(typed): \(visit?["visitedAt"] ?? "-"), expected \(stored)")
+        }
+        for wrong in ["2026-02-31", "28/11/2026", "2026-11-28T25:00", "tomorrow"] {
+            let refused = try brados(["visits", "add", "--place", "x", "--at", wrong], server)
+            #expect(refused.status == 64 && refused.stderr.contains("is not a date brados reads"), "\(wrong): \(refused.stderr)")
+        }
+    }
+
+    @Test("a password is asked for on a terminal, never echoed, with or without --password-stdin; a script without it is told how")
+    func passwordPrompt() throws {
+        let server = try ServerProcess()
+        for flags in [[], ["--password-stdin"]] {
+            let profile = flags.isEmpty ? "typed" : "typed-stdin"
+            let result = try FakeTerminal.run(["brados", "--profile", profile, "auth", "login", "--user", "demo"] + flags,
+                                              options: ["--stderr", "--type", "Password for demo: =demo", "--timeout", "30"],
+                                              environment: environment(server).merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 })
+            #expect(result.status == 0, "\(flags): \(result.stdout)")
+            #expect(result.stdout.contains("Password for demo: ") && result.stdout.contains("Signed in as demo"), "\(result.stdout)")
+            #expect(!result.stdout.contains("Password for demo: demo"), "the password is not echoed: \(result.stdout)")
+        }
+        let script = try brados(["--profile", "script", "auth", "login", "--user", "demo"], server, stdin: "demo")
+        #expect(script.status == 64 && script.stderr.contains("--password-stdin"), "\(script.stderr)")
+    }
+
+    @Test("a follow whose server goes away says so in one sentence, with when it follows again; no library type in it")
+    func followGap() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], server, stdin: "demo").status == 0)
+        let follow = try BuiltProducts.start("brados", ["coach", "show", "1eca", "--follow", "--last", "1"], environment: environment(server))
+        #expect(try await eventually(timeout: .seconds(30)) { try await server.realtimeChannels() == 1 }, "\(follow.stderrSoFar)")
+        let port = server.url.port ?? 0
+        server.stop()
+        #expect(await eventually(timeout: .seconds(30)) { follow.stderrSoFar.contains("following again") }, "\(follow.stderrSoFar)")
+        follow.send(SIGINT)
+        let result = follow.finish()
+        let gap = try #require(result.stderr.split(separator: "\n").first { $0.contains("following paused") }, "\(result.stderr)")
+        #expect(gap.hasPrefix("brados: following paused (") && gap.hasSuffix("after catching up on what was missed."), "\(gap)")
+        #expect(gap.contains("127.0.0.1:\(port)") || gap.contains("closed"), "\(gap)")
+        for dump in ["SingleConnectionFailure", "NIOConnectionError", "IOError", "[IPv4]"] { #expect(!result.stderr.contains(dump), "\(result.stderr)") }
+    }
+}
