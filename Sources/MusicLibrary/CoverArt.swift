@@ -53,14 +53,15 @@ struct CoverArt: Sendable {
     }
 
     /// Where an album's cover goes in `area`: beside the details when the terminal leaves
-    /// ``detailColumns`` for them (the cover made smaller for that, down to 8 rows), else
-    /// above them; and the box it is drawn in. Either way the cover and the `textLines` lines
-    /// of details fit the terminal's height with the command line and the prompt (4 rows).
+    /// ``detailColumns`` for them (the cover made smaller for that, down to 8 rows), above
+    /// them when a cover there would be a quarter larger; and the box it is drawn in. Either
+    /// way the cover and the `textLines` lines of details fit the terminal's height with the
+    /// command line and the prompt (4 rows).
     static func detailLayout(area: (columns: Int, rows: Int), textLines: Int = 10) -> (beside: Bool, box: (columns: Int, rows: Int)) {
-        let coverRows = min(24, max(4, area.rows - 4))
-        let besideRows = min(coverRows, (area.columns - gap - detailColumns) / 2)
-        if besideRows >= 8 { return (true, (columns: besideRows * 2, rows: besideRows)) }
-        let aboveRows = max(4, min(coverRows - 1 - textLines, area.columns / 2))
+        let height = max(4, area.rows - 4)
+        let besideRows = min(24, height, (area.columns - gap - detailColumns) / 2)
+        let aboveRows = max(4, min(height - 1 - textLines, area.columns / 2))
+        if besideRows >= 8, besideRows * 5 >= aboveRows * 4 { return (true, (columns: besideRows * 2, rows: besideRows)) }
         return (false, (columns: min(area.columns, aboveRows * 2), rows: aboveRows))
     }
 

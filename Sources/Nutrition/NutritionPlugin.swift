@@ -9,8 +9,9 @@ extension Service {
 }
 
 /// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
-/// offline queue of profile changes.
-public struct NutritionPlugin: DomainPlugin {
+/// offline queue of profile changes. The queue (the person's changes) and the kept plans
+/// (history) are not cache: `cache clear` keeps them (``KeepsPersonalData``).
+public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
     public static let domainName = "plan"
     public static let ttlKey = "plan.ttl"
 
@@ -136,6 +137,39 @@ public struct NutritionPlugin: DomainPlugin {
         let known = Set(operations.map(\.id))
         operations += imported.filter { !known.contains($0.id) }
         try staged.replaceAll(operations)
+    }
+
+    /// The changes queued and not sent (an imported one paused: sent only when asked), and the plans kept.
+    /// - Throws: ``StorageError`` when the queue cannot be read.
+    public func personalData(in profile: ProfileScope) throws -> PersonalData {
+        let url = Self.queueURL(profile)
+        let queued = FileSystem.exists(url) ? try PendingQueue(url: url).all() : []
+        let unsent = queued.map { operation in
+            UnsentChange(domain: name, id: operation.id, summary: operation.summary + (operation.isImported ? " (imported, paused)" : ""),
+                         createdAt: operation.createdAt, send: operation.isImported ? "brados plan sync --include-imported" : "brados plan sync")
+        }
+        let kept = KeptPlans(directory: Self.cacheDirectory(profile)).all().count
+        return PersonalData(unsent: unsent, history: [HistoryItems(domain: name, name: "plan history", noun: "plan", count: kept, show: "brados plan history --plans")])
+    }
+
+    /// Removes the cached plan and what is derived from it; the queue (`data/plan/`) and the
+    /// kept plans stay.
+    /// - Throws: ``StorageError``.
+    public func clearCache(in profile: ProfileScope) throws {
+        let kept = KeptPlans(directory: Self.cacheDirectory(profile))
+        let keep: Set<String> = [kept.url.lastPathComponent, kept.lockURL.lastPathComponent]
+        let folder = Self.cacheDirectory(profile)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !keep.contains(name) {
+            try FileSystem.remove(folder.appendingPathComponent(name))
+        }
+    }
+
+    /// Empties the queue of changes not sent.
+    /// - Throws: ``StorageError``.
+    public func discardUnsent(in profile: ProfileScope) throws {
+        let url = Self.queueURL(profile)
+        guard FileSystem.exists(url) else { return }
+        try PendingQueue(url: url).replaceAll([])
     }
 
     /// The ids of the plans kept, newest first, for completing `plan diff` (from the cache only).

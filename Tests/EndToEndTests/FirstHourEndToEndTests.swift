@@ -25,6 +25,62 @@ struct FirstHourEndToEndTests {
         #expect(login.status == 0, "\(login.stderr)")
     }
 
+    @Test("a cache command never deletes what you made and have not sent: cache clear keeps the queue and the kept plans; logout names them first")
+    func nothingOfYoursIsLost() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["plan", "show"], server).status == 0)
+        let queued = try brados(["--offline", "plan", "weight", "85.0"], server)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        func pending() throws -> [[String: Any]] {
+            let listed = try brados(["--offline", "plan", "pending", "--json"], server)
+            return (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["pending"] as? [[String: Any]] ?? []
+        }
+        func keptPlans() throws -> Int {
+            let listed = try brados(["--offline", "plan", "history", "--plans", "--json"], server)
+            return ((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["plans"] as? [Any])?.count ?? -1
+        }
+        #expect(try pending().count == 1 && keptPlans() == 1)
+
+        for command in [["cache", "clear", "plan"], ["cache", "clear"]] {
+            let cleared = try brados(command, server)
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            #expect(cleared.stdout.contains("Kept 1 change you made and have not sent yet") && cleared.stdout.contains("plan: weight 85 kg"), "\(cleared.stdout)")
+            #expect(cleared.stdout.contains("brados plan sync") && cleared.stdout.contains("--discard-pending"))
+            #expect(cleared.stdout.contains("Kept the plan history (1 plan)"), "\(cleared.stdout)")
+            #expect(try pending().count == 1, "\(command) kept the queued change")
+            #expect(try keptPlans() == 1, "\(command) kept the kept plans")
+        }
+        let cachedPlan = try brados(["--offline", "plan", "show"], server)
+        #expect(cachedPlan.status == 5, "the cached plan itself is gone: \(cachedPlan.stderr)")
+
+        // auth logout names the change first: a script stops (nothing erased) unless --discard-pending.
+        let refused = try brados(["auth", "logout"], server)
+        #expect(refused.status == 64 && refused.stderr.contains("1 change you made has not been sent yet") && refused.stderr.contains("weight 85 kg"),
+                "\(refused.stderr)")
+        #expect(refused.stderr.contains("brados plan sync") && refused.stderr.contains("--discard-pending"))
+        #expect(try pending().count == 1 && brados(["auth", "status", "--json"], server).stdout.contains("\"signedIn\" : true"))
+        // On a terminal it asks; no keeps everything.
+        let asked = try FakeTerminal.run(["brados", "auth", "logout"], options: ["--stderr", "--type", "[y/N] =n", "--timeout", "30"],
+                                         environment: environment(server).merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 })
+        #expect(asked.status == 1 && asked.stdout.contains("Kept profile 'default' signed in"), "\(asked.stdout)")
+        #expect(try pending().count == 1)
+
+        let logout = try brados(["auth", "logout", "--discard-pending", "--json"], server)
+        #expect(logout.status == 0, "\(logout.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(logout.stdout.utf8)) as? [String: Any])
+        let discarded = try #require(report["discardedUnsent"] as? [[String: Any]])
+        #expect(discarded.count == 1 && discarded.first?["summary"] as? String == "weight 85 kg" && discarded.first?["domain"] as? String == "plan")
+        #expect((report["erasedHistory"] as? [[String: Any]])?.first?["count"] as? Int == 1)
+
+        // --discard-pending on cache clear drops the change, and says which.
+        try signIn(server)
+        #expect(try brados(["--offline", "plan", "weight", "84.0"], server).status == 0)
+        let dropped = try brados(["cache", "clear", "--discard-pending"], server)
+        #expect(dropped.status == 0 && dropped.stdout.contains("Dropped the unsent change plan: weight 84 kg."), "\(dropped.stdout)")
+        #expect(try pending().isEmpty)
+    }
+
     @Test("a dropped or truncated response is the server's failure (exit 6), an unreachable server exit 5; both name host and port")
     func networkErrors() async throws {
         let server = try ServerProcess()

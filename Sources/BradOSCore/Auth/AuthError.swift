@@ -26,6 +26,9 @@ public enum AuthError: BradOSError, Equatable {
     case linkExpired(service: String)
     /// The system keyring could not store or give a secret (``CredentialStore``).
     case keyring(KeyringFailure)
+    /// `auth logout` with changes the person made and has not sent: each as `plan: weight 85 kg`;
+    /// `interactive`: the person was asked and said no (else a script that did not say `--discard-pending`).
+    case unsentChanges(profile: String, changes: [String], send: [String], interactive: Bool)
 
     public var summary: String {
         switch self {
@@ -44,6 +47,10 @@ public enum AuthError: BradOSError, Equatable {
         case let .tokenRejected(service): "The \(service) account server refused the token."
         case let .linkExpired(service): "The \(service) sign-in code expired before it was approved (or it is unknown)."
         case let .keyring(failure): "The system keyring could not be used: \(failure.reason)."
+        case let .unsentChanges(profile, changes, _, interactive):
+            (interactive ? "Kept profile '\(profile)' signed in: " : "Profile '\(profile)' was not signed out: ")
+                + "\(changes.count == 1 ? "1 change" : "\(changes.count) changes") you made \(changes.count == 1 ? "has" : "have") not been sent yet:\n"
+                + changes.map { "    " + $0 }.joined(separator: "\n")
         }
     }
 
@@ -75,6 +82,9 @@ public enum AuthError: BradOSError, Equatable {
             case .timedOut: "Check that the keyring daemon runs (is it stopped?), or wait longer: BRADOS_KEYRING_TIMEOUT=30s."
             case .failed: "Run the command again; `brados doctor` says whether the keyring answers."
             }
+        case let .unsentChanges(profile, changes, send, _):
+            "Send \(changes.count == 1 ? "it" : "them") first (`\(send.joined(separator: "`, `"))`), or sign out and erase \(changes.count == 1 ? "it" : "them"): brados auth logout --discard-pending"
+                + (profile == "default" ? "" : " --profile \(profile)")
         }
     }
 
@@ -82,6 +92,7 @@ public enum AuthError: BradOSError, Equatable {
         switch self {
         case .emptyPassword, .emptyToken, .passwordNeeded: .usage
         case .keyring: .keyring
+        case let .unsentChanges(_, _, _, interactive): interactive ? .general : .usage
         default: .authRequired
         }
     }

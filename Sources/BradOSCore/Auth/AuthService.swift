@@ -217,4 +217,9 @@ public struct LogoutReport: Codable, Sendable {
     public var revokedOnServer: Bool
     public var domains: [Domain]
     public var otherFiles: Int
+    /// Changes the person made and had not sent, erased with the profile (only ever with
+    /// their agreement: a terminal's question, or `--discard-pending`).
+    public var discardedUnsent: [UnsentChange] = []
+    /// History kept only here, erased with the profile.
+    public var erasedHistory: [HistoryItems] = []
 }

@@ -38,15 +38,51 @@ public struct CacheInventory: Sendable {
         }
     }
 
-    /// Clears the named domains (all when `nil`) and returns what was removed.
-    /// - Throws: ``StorageError``, ``ConfigError`` for an unknown domain.
-    public func clear(domains: [String]? = nil) throws -> [Entry] {
-        let before = try stats(domains: domains)
+    /// What `cache clear` did to one domain.
+    public struct Cleared: Codable, Sendable {
+        public var domain: String
+        /// The files and bytes removed.
+        public var files: Int
+        public var bytes: Int64
+        /// What the person made and has not sent, kept (a cache command never deletes it
+        /// unless told to: `--discard-pending`).
+        public var keptUnsent: [UnsentChange]
+        /// History kept only here, kept.
+        public var keptHistory: [HistoryItems]
+        /// The unsent changes dropped, with `--discard-pending`.
+        public var discardedUnsent: [UnsentChange]
+    }
+
+    /// Clears the cached copies of the named domains (all when `nil`). What a person made
+    /// (``KeepsPersonalData``: changes not sent, history kept only here) stays, unless
+    /// `discardPending`, which drops the unsent changes too (history stays either way).
+    /// - Throws: ``StorageError`` (nothing of a domain whose personal data cannot be read is
+    ///   removed), ``ConfigError`` for an unknown domain.
+    public func clear(domains: [String]? = nil, discardPending: Bool = false) throws -> [Cleared] {
         let plugins = try selected(domains)
-        for plugin in plugins { try plugin.clear(in: env.profile) }
+        var report: [Cleared] = []
+        for plugin in plugins {
+            let before = try plugin.stats(in: env.profile)
+            var personal = PersonalData()
+            var discarded: [UnsentChange] = []
+            if let keeper = plugin as? any KeepsPersonalData {
+                personal = try keeper.personalData(in: env.profile)
+                if discardPending, !personal.unsent.isEmpty {
+                    try keeper.discardUnsent(in: env.profile)
+                    discarded = personal.unsent
+                    personal.unsent = []
+                }
+                try keeper.clearCache(in: env.profile)
+            } else {
+                try plugin.clear(in: env.profile)
+            }
+            let after = try plugin.stats(in: env.profile)
+            report.append(Cleared(domain: plugin.name, files: max(0, before.files - after.files), bytes: max(0, before.bytes - after.bytes),
+                                  keptUnsent: personal.unsent, keptHistory: personal.history, discardedUnsent: discarded))
+        }
         // What features derive from the domains (the search index) keeps nothing a cleared domain no longer has.
         try env.features.forget(domains: plugins.count == env.plugins.count ? nil : plugins.map(\.name), in: env.profile)
-        return before
+        return report
     }
 
     private func selected(_ names: [String]?) throws -> [any DomainPlugin] {

@@ -69,7 +69,13 @@ public struct AuthRenderer {
         if output.format == .json { return try output.json(report) }
         let files = report.domains.reduce(0) { $0 + $1.files } + report.otherFiles
         let bytes = report.domains.reduce(Int64(0)) { $0 + $1.bytes }
-        output.line("\(report.wasSignedIn ? "Signed out" : "Was not signed in"); erased \(Format.count(files, "file")) (\(Format.bytes(bytes))) of profile \(report.profile).")
+        var erased = [Format.count(files, "file") + " (\(Format.bytes(bytes)))"]
+        if !report.discardedUnsent.isEmpty {
+            erased.append("\(Format.count(report.discardedUnsent.count, "unsent change")) (\(report.discardedUnsent.map(\.summary).joined(separator: ", ")))")
+        }
+        erased += report.erasedHistory.map(\.described)
+        let list = erased.count == 1 ? erased[0] : erased.dropLast().joined(separator: ", ") + " and " + erased[erased.count - 1]
+        output.line("\(report.wasSignedIn ? "Signed out" : "Was not signed in"); erased \(list) of profile \(report.profile).")
     }
 
     func describe(_ session: AuthStatus.Session) -> String {

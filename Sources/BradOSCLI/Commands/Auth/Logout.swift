@@ -11,14 +11,19 @@ extension AuthCommand {
             abstract: "Sign out and erase every cache of the profile.",
             discussion: """
             The session is revoked on the server when it can be reached; local data is erased either way.
+            Changes you made and have not sent yet (`brados plan pending`) are named first: on a \
+            terminal you are asked whether to erase them; otherwise the sign-out stops unless \
+            --discard-pending (send them first with `brados plan sync`).
             The profile's age key (`brados keys`) is not cache: archives encrypted to it open only \
             with it. On a terminal you are asked whether to remove it; otherwise it is kept unless \
             --remove-key.
             Examples:
               brados auth logout
               brados --profile old auth logout --remove-key
+              brados auth logout --discard-pending
             """)
         @Flag(help: "Also remove the profile's age key, without asking.") var removeKey = false
+        @Flag(help: "Erase changes you made and have not sent yet, without asking (they are listed).") var discardPending = false
         @Flag(help: "Keep the profile's age key, without asking.") var keepKey = false
         @OptionGroup public var global: GlobalOptions
         public init() {}
@@ -33,7 +38,25 @@ extension AuthCommand {
         /// - Throws: ``StorageError`` (``StorageError/profileBusy(profile:holder:)`` while another brados holds the profile),
         ///   ``ConfigError``.
         public func run(in env: AppEnvironment) async throws {
-            try AuthRenderer(output: env.output, now: env.now()).loggedOut(try await AuthService(env).logout())
+            // What the person made and has not sent is named before anything is revoked or erased.
+            let personal = try env.plugins.personalData(in: env.profile)
+            let unsent = personal.flatMap(\.data.unsent)
+            if !unsent.isEmpty, !discardPending {
+                let changes = unsent.map { "\($0.domain): \($0.summary), queued \(Format.ago(env.now().timeIntervalSince($0.createdAt)))" }
+                let send = Array(Set(unsent.map(\.send))).sorted()
+                guard env.io.isInputTerminal else {
+                    throw AuthError.unsentChanges(profile: env.profile.name.rawValue, changes: changes, send: send, interactive: false)
+                }
+                env.output.notice("\(Format.count(unsent.count, "change")) you made \(unsent.count == 1 ? "has" : "have") not been sent yet:\n"
+                    + changes.map { "  " + $0 }.joined(separator: "\n"))
+                guard env.io.confirm("Sign out and erase \(unsent.count == 1 ? "it" : "them") with the profile? (`\(send.joined(separator: "`, `"))` sends \(unsent.count == 1 ? "it" : "them"))") else {
+                    throw AuthError.unsentChanges(profile: env.profile.name.rawValue, changes: changes, send: send, interactive: true)
+                }
+            }
+            var report = try await AuthService(env).logout()
+            report.discardedUnsent = unsent
+            report.erasedHistory = personal.flatMap(\.data.history)
+            try AuthRenderer(output: env.output, now: env.now()).loggedOut(report)
             let keys = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
             guard FileSystem.exists(keys.url), !keepKey else { return }
             let recipient = (try? keys.load())?.recipient.string ?? "unreadable"
