@@ -1,7 +1,8 @@
 import Foundation
 
 /// A fault to inject: `{"match": "GET /api/mealplans", "status": 503, "latencyMs": 200,
-/// "drop": false, "truncate": false, "retryAfter": 2, "count": 2}`. `match` is a method
+/// "drop": false, "truncate": false, "retryAfter": 2, "count": 2}`. `latencyMs` waits before
+/// the route runs; `answerLatencyMs` after it (the change is made, the answer is slow). `match` is a method
 /// and a path prefix (or just a prefix, or `*`); `count` absent means until cleared. `body`
 /// replaces the response body (status 200 unless `status` says otherwise): invalid JSON,
 /// JSON of the wrong shape, out-of-range values.
@@ -9,6 +10,8 @@ public struct FaultRule: Codable, Sendable, Equatable {
     public var match: String
     public var status: Int?
     public var latencyMs: Int?
+    /// Milliseconds to wait after the route ran (what it changes is changed), before answering.
+    public var answerLatencyMs: Int?
     public var drop: Bool?
     public var truncate: Bool?
     public var retryAfter: Int?
@@ -19,8 +22,9 @@ public struct FaultRule: Codable, Sendable, Equatable {
     /// Extra response headers, as given (e.g. `Retry-After: inf`, a `Location`): for hostile-header tests.
     public var headers: [String: String]?
 
-    public init(match: String, status: Int? = nil, latencyMs: Int? = nil, drop: Bool? = nil, truncate: Bool? = nil,
+    public init(match: String, status: Int? = nil, latencyMs: Int? = nil, answerLatencyMs: Int? = nil, drop: Bool? = nil, truncate: Bool? = nil,
                 retryAfter: Int? = nil, count: Int? = nil, body: String? = nil, headers: [String: String]? = nil) {
+        self.answerLatencyMs = answerLatencyMs
         self.headers = headers
         self.match = match
         self.status = status

@@ -50,6 +50,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         } else {
             response = try await next(request, context)
         }
+        if let latency = rule.answerLatencyMs, latency > 0 { try await Task.sleep(for: .milliseconds(latency)) }
         if rule.truncate == true { response = await Self.truncated(response) }
         return response
     }

@@ -29,6 +29,9 @@ public enum NutritionError: BradOSError, Equatable {
     case planNotKept(id: Int, kept: [Int])
     /// `plan diff`: fewer than two plans are kept.
     case tooFewPlansKept(count: Int)
+    /// A queued change was being sent when the command was interrupted (after the request
+    /// left): the server may have it or not. It stays queued; sending it again sets the same value.
+    case interruptedSend(change: String)
 
     public var summary: String {
         switch self {
@@ -42,6 +45,8 @@ public enum NutritionError: BradOSError, Equatable {
             "The cached plan is \(Format.age(age)) old, older than the service's \(Int(NutritionRepository.serviceWindow / 86400))-day window: its targets may be out of date."
         case let .planNotKept(id, kept):
             "No plan \(id) is kept here" + (kept.isEmpty ? "." : " (kept: \(kept.map(String.init).joined(separator: ", "))).")
+        case let .interruptedSend(change):
+            "Interrupted while \(change) was being sent: whether the server has it is not known, so it stays queued."
         case let .tooFewPlansKept(count):
             "A diff needs two plans, and \(count == 0 ? "none is" : "only one is") kept here."
         }
@@ -56,6 +61,7 @@ public enum NutritionError: BradOSError, Equatable {
         case .staleData: "Run `brados plan refresh` when the service can be reached."
         case .planNotKept: "`brados plan history --plans` lists the plans kept, with their ids."
         case .tooFewPlansKept: "Every plan brados receives is kept; `brados plan recompute` asks for a new one."
+        case .interruptedSend: "`brados plan sync` sends it again (the same value twice changes nothing)."
         }
     }
 
@@ -68,6 +74,7 @@ public enum NutritionError: BradOSError, Equatable {
         case .invalidTargets: .integrity
         case .staleData: .offline
         case .planNotKept, .tooFewPlansKept: .notFound
+        case .interruptedSend: .interrupted
         }
     }
 

@@ -68,6 +68,10 @@ extension NutritionRepository {
                 while let operation = try queue.all().first(where: { includeImported || !$0.isImported }) {
                     do {
                         _ = try await api().updateProfile(operation.update)
+                    } catch NetworkError.interruptedWrite {
+                        // Sent, and no answer: kept, and said so (never "sent", never "dropped").
+                        report.stoppedBy = NutritionError.interruptedSend(change: operation.summary)
+                        break
                     } catch {
                         // Only a definite "no" drops a change; anything else (no network, a server
                         // failure, an answer that does not decode, an expired session) keeps it.

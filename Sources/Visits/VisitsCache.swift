@@ -14,7 +14,32 @@ public struct VisitsCache: Sendable {
     public static let generationKey = "cached_visits_generation"
     /// The account the cached visits belong to; another account's cache is never served.
     public static let accountKey = "cached_visits_account"
-    static let allKeys = [visitsKey, timestampKey, generationKey, accountKey]
+    /// Deletes interrupted after they were sent, not settled yet (``UnsettledDelete``).
+    public static let unsettledKey = "visits_unsettled_deletes"
+    /// Deletes settled by a refresh, not told yet (``SettledDelete``).
+    public static let settledKey = "visits_settled_deletes"
+    static let allKeys = [visitsKey, timestampKey, generationKey, accountKey, unsettledKey, settledKey]
+
+    /// A delete sent and interrupted before the server answered: which visit it was.
+    public struct UnsettledDelete: Codable, Sendable, Equatable {
+        public var id: String
+        public var place: String?
+        public var at: Date
+    }
+
+    /// What a refresh found about an interrupted delete: whether the server had deleted the visit.
+    public struct SettledDelete: Codable, Sendable, Equatable {
+        public var id: String
+        public var place: String?
+        public var deleted: Bool
+
+        /// The sentence a person is told.
+        public var sentence: String {
+            let visit = "visit \(id)\(place.map { " (\($0))" } ?? "")"
+            return deleted ? "the interrupted delete of \(visit) went through: the server no longer has it."
+                : "\(visit) was not deleted (the interrupted delete did not reach the server); it is back in the list."
+        }
+    }
 
     /// The cached list and when it was saved.
     public struct Entry: Sendable, Equatable {
@@ -135,6 +160,50 @@ public struct VisitsCache: Sendable {
             visits.insert(visit, at: index)
             try snapshot.set(visits, forKey: Self.visitsKey)
             try Self.bump(&snapshot)
+        }
+    }
+
+    /// Marks a delete interrupted after it was sent: the visit stays out of the list until a
+    /// refresh settles it.
+    /// - Throws: ``StorageError``.
+    public func markUnsettledDelete(id: String, place: String?, at date: Date) throws {
+        try store.update { snapshot in
+            var marks = snapshot.value([UnsettledDelete].self, forKey: Self.unsettledKey) ?? []
+            marks.removeAll { $0.id == id }
+            marks.append(UnsettledDelete(id: id, place: place, at: date))
+            try snapshot.set(marks, forKey: Self.unsettledKey)
+        }
+    }
+
+    /// The deletes interrupted after they were sent, not settled yet.
+    public func unsettledDeletes() -> [UnsettledDelete] { store.value([UnsettledDelete].self, forKey: Self.unsettledKey) ?? [] }
+
+    /// Settles the interrupted deletes marked before `asked` (when the list was asked for:
+    /// a list asked for earlier says nothing of a later delete) against the list the server
+    /// gave (`serverIDs`): a visit it still has was not deleted, one it has not was. The
+    /// outcomes wait to be told (``takeSettled()``) by the next command a person runs, whoever refreshed.
+    /// - Returns: what was settled now.
+    /// - Throws: ``StorageError``.
+    @discardableResult
+    public func settleDeletes(serverIDs: Set<String>, asked: Date) throws -> [SettledDelete] {
+        guard unsettledDeletes().contains(where: { $0.at < asked }) else { return [] }
+        return try store.update { snapshot in
+            let marks = snapshot.value([UnsettledDelete].self, forKey: Self.unsettledKey) ?? []
+            let due = marks.filter { $0.at < asked }
+            let settled = due.map { SettledDelete(id: $0.id, place: $0.place, deleted: !serverIDs.contains($0.id)) }
+            try snapshot.set(marks.filter { $0.at >= asked }, forKey: Self.unsettledKey)
+            try snapshot.set((snapshot.value([SettledDelete].self, forKey: Self.settledKey) ?? []) + settled, forKey: Self.settledKey)
+            return settled
+        }
+    }
+
+    /// The settled deletes not told yet, forgotten once taken.
+    /// - Throws: ``StorageError``.
+    public func takeSettled() throws -> [SettledDelete] {
+        guard store.value([SettledDelete].self, forKey: Self.settledKey) != nil else { return [] }
+        return try store.update { snapshot in
+            defer { snapshot.removeValue(forKey: Self.settledKey) }
+            return snapshot.value([SettledDelete].self, forKey: Self.settledKey) ?? []
         }
     }
 

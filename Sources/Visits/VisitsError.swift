@@ -3,13 +3,31 @@ import BradOSCore
 /// Failures of the visits domain.
 public enum VisitsError: BradOSError {
     case notFound(id: String)
+    /// `visits delete` was interrupted after the request was sent and before the server
+    /// answered: the visit may be deleted or not. It stays out of the cached list, marked,
+    /// and the next refresh of the visits settles it (``VisitsCache/settleDeletes(serverIDs:)``).
+    case deleteOutcomeUnknown(id: String, place: String?)
 
     public var summary: String {
         switch self {
         case let .notFound(id): "There is no visit \(id)."
+        case let .deleteOutcomeUnknown(id, place):
+            "Interrupted after the delete of visit \(id)\(place.map { " (\($0))" } ?? "") was sent: whether the server deleted it is not known yet."
         }
     }
 
-    public var recovery: String? { "List visits and their ids with `brados visits list`." }
-    public var kind: FailureKind { .notFound }
+    public var recovery: String? {
+        switch self {
+        case .notFound: "List visits and their ids with `brados visits list`."
+        case .deleteOutcomeUnknown:
+            "The next refresh of the visits finds out and says which it was: `brados visits list --refresh` does it now."
+        }
+    }
+
+    public var kind: FailureKind {
+        switch self {
+        case .notFound: .notFound
+        case .deleteOutcomeUnknown: .interrupted
+        }
+    }
 }

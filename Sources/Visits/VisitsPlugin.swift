@@ -35,7 +35,9 @@ public struct VisitsPlugin: DomainPlugin {
 
     /// Revalidates the cached visits.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let visits = try await VisitsRepository.live(env).fetch()
+        let repository = try VisitsRepository.live(env)
+        let visits = try await repository.fetch()
+        repository.tellSettled(env.output.notice)
         return "\(visits.count) visits"
     }
 

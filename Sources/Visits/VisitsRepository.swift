@@ -82,11 +82,22 @@ public struct VisitsRepository: Sendable {
     public func fetch() async throws -> [Visit] {
         // A delete, an add or a logout while the request is in flight wins over its answer.
         let generation = cache.generation()
+        let asked = now()
         let visits = try await api().list()
         do { try cache.save(visits, at: now(), expectedGeneration: generation) } catch {
             logger.warning("could not cache visits: \(error.summaryText)")
         }
+        // The server's list says what an interrupted delete did.
+        do { try cache.settleDeletes(serverIDs: Set(visits.map(\.id)), asked: asked) } catch {
+            logger.warning("could not settle an interrupted delete: \(error.summaryText)")
+        }
         return visits
+    }
+
+    /// Tells what refreshes found about interrupted deletes (this command's or a background
+    /// one's), once: every visits command calls it as it ends.
+    public func tellSettled(_ notice: (String) -> Void) {
+        for settled in (try? cache.takeSettled()) ?? [] { notice(settled.sentence) }
     }
 
     /// Creates a visit and adds it to the cache.
@@ -101,9 +112,13 @@ public struct VisitsRepository: Sendable {
     }
 
     /// Deletes a visit optimistically: it leaves the cache at once (`onRemoved` is told, so the
-    /// output can say so), then the server is asked. If the server fails, the cached entry is
-    /// restored exactly where it was and the error is thrown. A visit the server does not have
-    /// stays removed and is reported as not found.
+    /// output can say so), then the server is asked. If the server fails, or the command is
+    /// interrupted before the request was sent, the cached entry is restored exactly where it
+    /// was and the error is thrown. Interrupted after it was sent and before the answer, the
+    /// outcome is unknown: the visit stays out of the list, marked, and the next refresh
+    /// settles it (never a restore brados cannot know is true). A visit the server does not
+    /// have stays removed and is reported as not found.
+    /// - Throws: ``VisitsError/notFound(id:)``, ``VisitsError/deleteOutcomeUnknown(id:place:)``, ``NetworkError``, ``AuthError``, `CancellationError`.
     /// - Returns: the deleted visit, when it was cached.
     /// - Parameter onRestored: told when a failure put the cached entry back.
     public func delete(id: String, onRemoved: (Visit) -> Void = { _ in }, onRestored: () -> Void = {}) async throws -> Visit? {
@@ -115,8 +130,14 @@ public struct VisitsRepository: Sendable {
             return removed?.visit
         } catch let error as NetworkError where error.kind == .notFound {
             throw VisitsError.notFound(id: id)
+        } catch NetworkError.interruptedWrite {
+            do { try cache.markUnsettledDelete(id: id, place: removed?.visit.place, at: now()) } catch {
+                logger.error("could not mark the interrupted delete of visit \(id): \(error.summaryText)")
+            }
+            throw VisitsError.deleteOutcomeUnknown(id: id, place: removed?.visit.place)
         } catch {
-            // Also on Ctrl-C (cancellation). The server's error stays the one reported.
+            // The server answered with a failure, or Ctrl-C came before the request was sent:
+            // the visit is still there. The server's error stays the one reported.
             if let removed {
                 do {
                     try cache.restore(removed.visit, at: removed.index)

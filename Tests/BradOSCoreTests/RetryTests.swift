@@ -113,6 +113,43 @@ struct RetryTests {
         #expect(clock.sleeps == [.seconds(1)])
     }
 
+    /// A transport that holds every request until the task is cancelled (a server that never answers).
+    struct Holding: HTTPTransport {
+        let arrived: Locked<Int>
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            arrived.withLock { $0 += 1 }
+            try await Task.sleep(for: .seconds(3600))
+            throw CancellationError()
+        }
+    }
+
+    @Test("a write interrupted after it was sent is an unknown outcome (exit 130); a read, or a write cancelled before it left, is a plain interruption")
+    func interruptedWrites() async throws {
+        for (request, unknown) in [(APIRequest.delete("/api/visits/v_1"), true), (.get("/api/visits"), false)] {
+            let arrived = Locked(0)
+            let client = APIClient(service: .account, baseURL: base, transport: Holding(arrived: arrived), authenticator: nil)
+            let task = Task { try await client.send(request) }
+            #expect(await eventually { arrived.value == 1 })
+            task.cancel()
+            let result = await task.result
+            if unknown {
+                #expect(throws: NetworkError.interruptedWrite(method: "DELETE", path: "/api/visits/v_1", host: "127.0.0.1:9")) { try result.get() }
+                #expect(ExitStatus.code(for: NetworkError.interruptedWrite(method: "DELETE", path: "/x", host: "h")) == 130)
+            } else {
+                #expect(throws: CancellationError.self) { try result.get() }
+            }
+        }
+        // Cancelled before anything was sent: nothing can have been applied.
+        let untouched = Locked(0)
+        let early = Task {
+            try await Task.sleep(for: .seconds(3600))
+            return try await APIClient(service: .account, baseURL: base, transport: Holding(arrived: untouched), authenticator: nil).send(.delete("/x"))
+        }
+        early.cancel()
+        await #expect(throws: CancellationError.self) { try await early.value }
+        #expect(untouched.value == 0)
+    }
+
     @Test("a malformed body is an invalid response naming the field, not retried")
     func invalidResponse() async throws {
         struct Shape: Decodable { var name: String }

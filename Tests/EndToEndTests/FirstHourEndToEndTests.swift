@@ -81,6 +81,54 @@ struct FirstHourEndToEndTests {
         #expect(try pending().isEmpty)
     }
 
+    @Test("Ctrl-C after visits delete was sent: the outcome is unknown (exit 130), never a rollback it cannot know; the next refresh settles it either way")
+    func interruptedDelete() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let listed = try brados(["visits", "list", "--json"], server)
+        let ids = ((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["visits"] as? [[String: Any]] ?? [])
+            .compactMap { $0["id"] as? String }
+        #expect(ids.count >= 2, "\(listed.stderr)")
+        let (first, second) = (ids[0], ids[1])
+        func onServer(_ id: String) async throws -> Bool {
+            (try await server.sql("SELECT count(*) FROM visit WHERE id = ?", [id]).first?.first as? Int ?? 0) == 1
+        }
+        func cachedIDs() throws -> [String] {
+            let offline = try brados(["--offline", "visits", "list", "--json"], server)
+            return ((try JSONSerialization.jsonObject(with: Data(offline.stdout.utf8)) as? [String: Any])?["visits"] as? [[String: Any]] ?? [])
+                .compactMap { $0["id"] as? String }
+        }
+
+        // The server deletes it, then answers slowly; Ctrl-C comes after the delete was applied.
+        try await server.addFault(#"{"match": "DELETE /api/visits", "answerLatencyMs": 30000, "count": 1}"#)
+        let applied = try BuiltProducts.start("brados", ["visits", "delete", first], environment: environment(server))
+        #expect(try await eventually(timeout: .seconds(20)) { try await !onServer(first) }, "\(applied.stderrSoFar)")
+        applied.send(SIGINT)
+        let unknown = applied.finish()
+        #expect(unknown.status == 130, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("Interrupted after the delete of visit \(first)") && unknown.stderr.contains("whether the server deleted it is not known yet"),
+                "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("back in the cache") && !unknown.stderr.contains("not deleted"), "no rollback it cannot know: \(unknown.stderr)")
+        #expect(try !cachedIDs().contains(first), "out of the list until settled")
+        let settled = try brados(["visits", "list", "--refresh"], server)
+        #expect(settled.status == 0 && settled.stderr.contains("the interrupted delete of visit \(first)") && settled.stderr.contains("went through"),
+                "\(settled.stderr)")
+        #expect(try brados(["visits", "list", "--refresh"], server).stderr.isEmpty, "told once")
+
+        // The server fails slowly (nothing deleted); Ctrl-C comes while it holds the request.
+        try await server.resetStats()
+        try await server.addFault(#"{"match": "DELETE /api/visits", "status": 503, "latencyMs": 30000, "count": 1}"#)
+        let failing = try BuiltProducts.start("brados", ["visits", "delete", second], environment: environment(server))
+        #expect(try await eventually(timeout: .seconds(20)) { try await server.stats().byRoute.keys.contains { $0.hasPrefix("DELETE") } })
+        failing.send(SIGINT)
+        let notKnown = failing.finish()
+        #expect(notKnown.status == 130 && notKnown.stderr.contains("not known yet"), "\(notKnown.stderr)")
+        #expect(try await onServer(second))
+        let back = try brados(["visits", "list", "--refresh"], server)
+        #expect(back.stderr.contains("visit \(second)") && back.stderr.contains("was not deleted") && back.stderr.contains("back in the list"), "\(back.stderr)")
+        #expect(try cachedIDs().contains(second))
+    }
+
     @Test("a dropped or truncated response is the server's failure (exit 6), an unreachable server exit 5; both name host and port")
     func networkErrors() async throws {
         let server = try ServerProcess()

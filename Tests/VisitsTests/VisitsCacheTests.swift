@@ -18,6 +18,25 @@ struct VisitsCacheTests {
         #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation"])
     }
 
+    @Test("an interrupted delete is settled only by a list asked for after it: gone means deleted, there means not; told once")
+    func settledDeletes() throws {
+        let dir = TemporaryDirectory()
+        let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
+        let marked = Date(timeIntervalSince1970: 1_800_000_000)
+        try cache.markUnsettledDelete(id: "a", place: "Riverside Dental", at: marked)
+        try cache.markUnsettledDelete(id: "b", place: nil, at: marked)
+        // A list asked for before the delete says nothing of it.
+        #expect(try cache.settleDeletes(serverIDs: ["a", "b"], asked: marked.addingTimeInterval(-1)).isEmpty)
+        #expect(cache.unsettledDeletes().count == 2)
+        let settled = try cache.settleDeletes(serverIDs: ["b", "c"], asked: marked.addingTimeInterval(1))
+        #expect(settled == [.init(id: "a", place: "Riverside Dental", deleted: true), .init(id: "b", place: nil, deleted: false)])
+        #expect(settled[0].sentence == "the interrupted delete of visit a (Riverside Dental) went through: the server no longer has it.")
+        #expect(settled[1].sentence.hasPrefix("visit b was not deleted"))
+        #expect(cache.unsettledDeletes().isEmpty)
+        #expect(try cache.takeSettled() == settled)
+        #expect(try cache.takeSettled().isEmpty, "told once")
+    }
+
     @Test("a read is one read: no lock taken, no file written (a valid copy, or none)")
     func readWithoutLock() throws {
         let dir = TemporaryDirectory()

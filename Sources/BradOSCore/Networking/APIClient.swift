@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// How an access token is attached to a request: `Authorization: Bearer` by default;
 /// Plex uses `X-Plex-Token`, Supabase adds an `apikey` header.
@@ -42,16 +43,23 @@ public struct APIClient: Sendable {
 
     /// Sends a request and returns a 2xx response.
     /// - Throws: ``NetworkError`` (non-2xx statuses included), ``AuthError``.
+    /// - Throws: ``NetworkError/interruptedWrite(method:path:host:)`` when a request that changes
+    ///   something was interrupted (cancelled) after it was sent and before its answer.
     public func send(_ request: APIRequest) async throws -> HTTPResponse {
         var retrier = self.retrier
         if let policy = request.retry { retrier.policy = policy }
         let renewal = RenewalState()
-        return try await retrier.run(
-            onRetry: { retry, delay, error in
-                logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
-                            metadata: ["error": "\(error.summaryText)"])
-            },
-            { _ in try await attempt(request, renewal: renewal) })
+        let flight = Flight()
+        do {
+            return try await retrier.run(
+                onRetry: { retry, delay, error in
+                    logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
+                                metadata: ["error": "\(error.summaryText)"])
+                },
+                { _ in try await attempt(request, renewal: renewal, flight: flight) })
+        } catch is CancellationError where request.changesServer && flight.sentWithoutAnswer {
+            throw NetworkError.interruptedWrite(method: request.method, path: request.path, host: NetworkError.endpoint(baseURL))
+        }
     }
 
     /// Sends a request and decodes its JSON body.
@@ -71,17 +79,17 @@ public struct APIClient: Sendable {
         }
     }
 
-    private func attempt(_ request: APIRequest, renewal: RenewalState) async throws -> HTTPResponse {
+    private func attempt(_ request: APIRequest, renewal: RenewalState, flight: Flight) async throws -> HTTPResponse {
         var token: String? = nil
         if request.authenticated, let authenticator { token = try await authenticator.accessToken() }
-        var response = try await perform(request, token: token)
+        var response = try await perform(request, token: token, flight: flight)
         if response.status == 401, request.authenticated, let authenticator, let rejected = token {
             // One renewal per operation. A renewal that failed (server down) did not spend the
             // refresh token, so a retry may renew again instead of saying "sign in again".
             guard await !renewal.hasRenewed else { throw AuthError.sessionExpired(profile: profile, service: authenticator.signInService) }
             let renewed = try await authenticator.renewToken(replacing: rejected)
             await renewal.markRenewed()
-            response = try await perform(request, token: renewed)
+            response = try await perform(request, token: renewed, flight: flight)
             if response.status == 401 { throw AuthError.sessionExpired(profile: profile, service: authenticator.signInService) }
         }
         guard (200..<300).contains(response.status) else {
@@ -92,13 +100,16 @@ public struct APIClient: Sendable {
         return response
     }
 
-    private func perform(_ request: APIRequest, token: String?) async throws -> HTTPResponse {
+    private func perform(_ request: APIRequest, token: String?, flight: Flight) async throws -> HTTPResponse {
         var headers = defaultHeaders + [("Accept", "application/json"), ("User-Agent", "brados/\(BradOSVersion.current)")]
         if let token { headers += authScheme.headers(token) }
         headers += request.headers
         let outgoing = HTTPRequest(method: request.method, url: request.url(relativeTo: baseURL), headers: headers, body: request.body)
         let started = ContinuousClock.now
+        // From here the server may have the request; only an answer says what it did.
+        flight.sent()
         let response = try await transport.send(outgoing)
+        flight.answered()
         logger.debug("\(request.method) \(request.path) → \(response.status)",
                      metadata: ["service": "\(service.rawValue)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
         return response
@@ -146,6 +157,23 @@ public struct APIClient: Sendable {
     private static func path(_ keys: [any CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
+}
+
+/// Whether an attempt of one operation was handed to the transport and had no answer yet: a
+/// write interrupted then may have been applied. Sticky: an answer to a later attempt does
+/// not tell what an earlier unanswered one did.
+final class Flight: Sendable {
+    private let state = Mutex((inFlight: false, unanswered: false))
+    func sent() {
+        state.withLock { state in
+            // An earlier attempt sent and never answered (it failed on the way) stays unknown.
+            if state.inFlight { state.unanswered = true }
+            state.inFlight = true
+        }
+    }
+    func answered() { state.withLock { $0.inFlight = false } }
+    /// Whether some attempt was sent and never answered.
+    var sentWithoutAnswer: Bool { state.withLock { $0.inFlight || $0.unanswered } }
 }
 
 /// Ensures one successful renewal per operation, however many retries it takes.

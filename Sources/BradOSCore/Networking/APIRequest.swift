@@ -31,6 +31,10 @@ public struct APIRequest: Sendable {
 
     public static func delete(_ path: String) -> APIRequest { APIRequest(method: "DELETE", path: path) }
 
+    /// Whether the request changes something on the server (anything but GET and HEAD): one
+    /// interrupted after it was sent has an outcome nobody knows yet.
+    public var changesServer: Bool { method != "GET" && method != "HEAD" }
+
     /// A request with a JSON body encoded by ``JSONCoding``.
     /// - Throws: ``NetworkError/invalidResponse(path:detail:)`` never; encoding errors as ``StorageError/coding(path:detail:)``.
     public static func json<Body: Encodable>(_ method: String, _ path: String, body: Body) throws -> APIRequest {

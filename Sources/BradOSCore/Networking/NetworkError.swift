@@ -22,6 +22,10 @@ public enum NetworkError: BradOSError {
     case refusedRedirect(from: String, to: String, reason: String)
     /// Retries did not succeed within the operation limit (300 s by default).
     case operationTimedOut(seconds: Int)
+    /// A request that changes something (`DELETE`, `POST`…) was sent, and the command was
+    /// interrupted (Ctrl-C, SIGTERM, SIGHUP) before the server answered: whether the server
+    /// applied it is unknown. Never reported as undone: the domain settles it later.
+    case interruptedWrite(method: String, path: String, host: String)
 
     public var summary: String {
         switch self {
@@ -35,6 +39,8 @@ public enum NetworkError: BradOSError {
         case let .refusedData(path, detail): "The server's response to \(path) was refused: \(detail). Nothing from it was cached."
         case let .operationTimedOut(seconds): "Gave up after \(seconds) s of retries."
         case let .refusedRedirect(from, to, reason): "The server redirected \(from) to \(to), which brados does not follow: \(reason)."
+        case let .interruptedWrite(method, path, host):
+            "Interrupted after \(method) \(path) was sent to \(host): whether the server applied it is not known."
         }
     }
 
@@ -56,6 +62,7 @@ public enum NetworkError: BradOSError {
         case .invalidResponse: "The server may be newer or misconfigured; check the server URL, or report it."
         case .refusedRedirect: "Use the final address as the server URL if you trust it (`brados config set server URL`), with https."
         case .refusedData: "Check that the server URL is the one you meant (`brados config get server`) and that it is reached over https; report it if it is."
+        case .interruptedWrite: "Read it again from the server (`--refresh`) to see whether it was applied."
         }
     }
 
@@ -65,6 +72,7 @@ public enum NetworkError: BradOSError {
         case .connectionLost, .invalidResponse, .operationTimedOut: .server
         case .refusedData: .integrity
         case .refusedRedirect: .rejected
+        case .interruptedWrite: .interrupted
         case let .http(status, _, _, _, _):
             switch status {
             case 401: .authRequired
@@ -89,7 +97,7 @@ public enum NetworkError: BradOSError {
         switch self {
         case .unreachable, .timedOut, .connectionLost: true
         case let .http(status, _, _, _, _): status >= 500 || status == 429
-        case .offlineMode, .invalidResponse, .refusedData, .refusedRedirect, .operationTimedOut: false
+        case .offlineMode, .invalidResponse, .refusedData, .refusedRedirect, .operationTimedOut, .interruptedWrite: false
         }
     }
 

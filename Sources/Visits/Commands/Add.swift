@@ -36,7 +36,9 @@ extension VisitsCommand {
         public func run(in env: AppEnvironment) async throws {
             let visit = NewVisit(place: place.trimmingCharacters(in: .whitespaces), address: address,
                                  visitedAt: at.flatMap { DateInput.parse($0) } ?? env.now(), durationMinutes: duration, notes: notes)
-            let created = try await VisitsRepository.live(env).add(visit)
+            let visits = try VisitsRepository.live(env)
+            defer { visits.tellSettled(env.output.notice) }
+            let created = try await visits.add(visit)
             try VisitsRenderer(output: env.output, now: env.now).render(created, source: .network)
         }
     }

@@ -18,7 +18,9 @@ extension VisitsCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             env.pageOutput()
-            try await env.reader.show(VisitsRepository.live(env).list, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
+            let visits = try VisitsRepository.live(env)
+            defer { visits.tellSettled(env.output.notice) }
+            try await env.reader.show(visits.list, with: VisitsRenderer(output: env.output, now: env.now), refresh: refresh)
         }
     }
 }

@@ -13,7 +13,9 @@ extension VisitsCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let renderer = VisitsRenderer(output: env.output, now: env.now)
-            try await env.reader.show(VisitsRepository.live(env).visit(id: id)) { try renderer.render($0, source: $1) }
+            let visits = try VisitsRepository.live(env)
+            defer { visits.tellSettled(env.output.notice) }
+            try await env.reader.show(visits.visit(id: id)) { try renderer.render($0, source: $1) }
         }
     }
 }
