@@ -27,8 +27,10 @@ public struct CoachPlugin: DomainPlugin {
     public static let contextTTLSetting = DurationSetting(name: contextTTLKey, summary: "How long a cached context profile counts as fresh",
                                                           environmentVariable: "BRADOS_COACH_CONTEXT_TTL", defaultValue: "1h", allowsZero: true)
 
-    /// Conversations and messages: remote first, the stored copy answers a failure.
-    public static let cachePolicy = CachePolicy.remoteFirst
+    /// Conversations and messages: the stored copy at once, refreshed behind every read (by
+    /// what changed: a read costs a few small requests), the copy answering a failure; what
+    /// came since shows on the next read, or live with `coach show --follow`.
+    public static let cachePolicy = CachePolicy(freshFor: nil, revalidation: .behind)
     /// The context profile: fresh for the TTL with no request; then fetched first.
     public static func contextPolicy(ttl: Duration) -> CachePolicy { CachePolicy(freshFor: ttl, revalidation: .never) }
 
@@ -156,6 +158,8 @@ extension CoachRepository {
                 client.defaultHeaders = [("apikey", anonKey)]
                 return PostgRESTCoachClient(client: client)
             })
+        let profile = env.profile
+        repository.refreshStamps = { RefreshStamp.of(domain: CoachPlugin.domainName, resource: $0, in: profile) }
         let heartbeat = env.io.environment["BRADOS_REALTIME_HEARTBEAT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 30
         repository.realtime = {
             let client = try await env.client(for: .supabase)

@@ -80,6 +80,9 @@ public struct CoachRepository: Sendable {
     public var sweepLimits = SweepLimits()
     /// How `--follow` reaches Supabase Realtime (``follow(_:access:emit:)``); `nil` where it cannot.
     public var realtime: (@Sendable () async throws -> RealtimeAccess)?
+    /// Where each resource's background refresh keeps its stamp, lock and last failure
+    /// (`nil`: resources have no background refresh: every refresh runs in the foreground).
+    public var refreshStamps: (@Sendable (_ resource: String) -> RefreshStamp)?
 
     public init(database: @escaping @Sendable () throws -> CoachCache, offline: Bool, contextTTL: Duration = defaultContextTTL,
                 profile: String = "default", now: @escaping @Sendable () -> Date, logger: Logger = Logger(label: "brados.coach"),
@@ -265,6 +268,10 @@ extension CoachRepository {
         public func unavailable(_ failure: any Error) -> any Error {
             store.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: CoachRepository.reason(failure))
         }
+        /// `brados coach revalidate`.
+        public var backgroundRefresh: BackgroundRefresh? {
+            store.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate"], stamp: $0("conversations")) }
+        }
     }
 
     /// See ``CoachRepository/thread(_:)``.
@@ -326,6 +333,10 @@ extension CoachRepository {
             let what = store.cachedConversation(id) == nil ? "conversation \(id)" : "the messages of conversation \(id)"
             return store.unreadableStore() ?? CoachError.notCached(what: what, reason: CoachRepository.reason(failure))
         }
+        /// `brados coach revalidate --conversation ID`.
+        public var backgroundRefresh: BackgroundRefresh? {
+            store.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate", "--conversation", id], stamp: $0("thread-\(id)")) }
+        }
     }
 
     /// See ``CoachRepository/context(refresh:)``.
@@ -351,6 +362,10 @@ extension CoachRepository {
 
         public func unavailable(_ failure: any Error) -> any Error {
             store.unreadableStore() ?? CoachError.notCached(what: "your context profile", reason: CoachRepository.reason(failure))
+        }
+        /// `brados coach revalidate --context` (not for `--refresh`, which asks first).
+        public var backgroundRefresh: BackgroundRefresh? {
+            refresh ? nil : store.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate", "--context"], stamp: $0("context")) }
         }
     }
 }

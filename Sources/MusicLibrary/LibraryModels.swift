@@ -166,6 +166,19 @@ struct MediaContainerEnvelope<Item: Decodable>: Decodable {
     var MediaContainer: Container
 }
 
+/// An album's details as `library show` keeps them, with when.
+public struct CachedAlbumDetail: VersionedDocument, Equatable {
+    public static let currentFormatVersion = 1
+    public var formatVersion = currentFormatVersion
+    public var savedAt: Date
+    public var detail: AlbumDetail
+
+    public init(savedAt: Date, detail: AlbumDetail) {
+        self.savedAt = savedAt
+        self.detail = detail
+    }
+}
+
 /// Plex metadata items as they come over the wire.
 struct PlexMetadata: Decodable {
     struct Tag: Decodable { var tag: String }

@@ -34,8 +34,10 @@ public struct LibraryPlugin: DomainPlugin {
         CachePolicy(freshFor: nil, revalidation: .behind, minimumRefreshInterval: minRefreshInterval)
     }
 
-    /// An album's detail: asked for live; the snapshot's copy answers a failure.
-    public static let detailPolicy = CachePolicy.remoteFirst
+    /// An album's details: kept from the last `library show`, shown at once and refreshed
+    /// behind once a day old; never shown before they are kept (the snapshot's line for the
+    /// album only answers a failure).
+    public static let detailPolicy = CachePolicy(freshFor: nil, revalidation: .behind, revalidateAfter: .seconds(86400))
 
     /// Plex: media servers found (and signed in to) through plex.tv; `server.plex` (or `server`)
     /// serves the library directly when the profile has no Plex sign-in.

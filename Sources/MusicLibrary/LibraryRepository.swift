@@ -28,6 +28,8 @@ public struct LibraryRepository: Sendable {
     /// Called after each refresh that loaded the library from the network (the live
     /// repository's starts the first screen's prefetch in the background); `nil` for none.
     public var afterRefresh: (@Sendable (LibrarySnapshot) -> Void)?
+    /// Where albums' details (`library show`) are kept, per server and rating key (`nil`: not kept).
+    public var detailsDirectory: URL?
 
     public init(storage: LibraryCacheHandle, artwork: ArtworkCache, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
@@ -85,6 +87,7 @@ public struct LibraryRepository: Sendable {
             minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
             refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
             origin: origin, api: api)
+        repository.detailsDirectory = env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent(".details", isDirectory: true)
         let artwork = repository.artwork
         repository.afterRefresh = { snapshot in prefetchInBackground(after: snapshot, artwork: artwork, env: env) }
         return repository
@@ -232,9 +235,22 @@ public struct LibraryRepository: Sendable {
     /// An album's detail, live.
     /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
     func fetchDetail(_ ratingKey: String) async throws -> AlbumDetail {
-        do { return try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
+        let detail: AlbumDetail
+        do { detail = try await api().album(ratingKey) } catch let error as NetworkError where error.kind == .notFound {
+            try? detailDocument(ratingKey)?.remove()
             throw LibraryError.noSuchAlbum(ratingKey)
         }
+        do { try detailDocument(ratingKey)?.save(CachedAlbumDetail(savedAt: now(), detail: detail)) } catch {
+            logger.warning("could not keep the album's details: \(error.summaryText)")
+        }
+        return detail
+    }
+
+    /// Where `ratingKey`'s details are kept for the current server (`nil`: not kept).
+    func detailDocument(_ ratingKey: String) -> VersionedJSONDocument<CachedAlbumDetail>? {
+        guard let detailsDirectory, IdentifierRule.ratingKey.isValid(ratingKey) else { return nil }
+        let server = origin().flatMap { IdentifierRule.token("server identifier").isValid($0) ? $0 : nil } ?? "server"
+        return VersionedJSONDocument(url: detailsDirectory.appendingPathComponent("\(server)-\(ratingKey).json"), logger: logger)
     }
 }
 
@@ -279,19 +295,30 @@ extension LibraryRepository {
         let ratingKey: String
         public var noun: String { "album details" }
         public var policy: CachePolicy { LibraryPlugin.detailPolicy }
+        /// The details kept from the last `library show`; else the snapshot's line for the
+        /// album or collection, a stand-in shown only when the server cannot be asked.
         public func stored() -> CachedEntry<AlbumDetail>? {
-            store.snapshot().flatMap { snapshot in
+            if let kept = store.detailDocument(ratingKey)?.load() { return CachedEntry(kept.detail, savedAt: kept.savedAt) }
+            return store.snapshot().flatMap { snapshot in
                 if let collection = snapshot.collections.first(where: { $0.ratingKey == ratingKey }) {
-                    return CachedEntry(AlbumDetail(collection: collection), savedAt: snapshot.savedAt)
+                    return CachedEntry(AlbumDetail(collection: collection), savedAt: snapshot.savedAt, standIn: true)
                 }
                 return (try? snapshot.database.album(ratingKey)).flatMap { $0 }.map {
-                    CachedEntry(AlbumDetail(album: $0), savedAt: snapshot.savedAt)
+                    CachedEntry(AlbumDetail(album: $0), savedAt: snapshot.savedAt, standIn: true)
                 }
             }
         }
 
         /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> AlbumDetail { try await store.fetchDetail(ratingKey) }
+
+        /// `brados library revalidate --album KEY`.
+        public var backgroundRefresh: BackgroundRefresh? {
+            store.detailsDirectory.flatMap { directory in
+                BackgroundRefresh(command: ["library", "revalidate", "--album", ratingKey],
+                                  stamp: RefreshStamp(url: directory.deletingLastPathComponent().appendingPathComponent(".refresh-stamp-album-\(ratingKey)")))
+            }
+        }
     }
 }
 

@@ -24,10 +24,10 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
     public static let ttlSetting = DurationSetting(name: ttlKey, summary: "How long a cached plan counts as fresh (refreshed past half of it)",
                                                    environmentVariable: "BRADOS_PLAN_TTL", defaultValue: "1h", allowsZero: false)
 
-    /// Fresh for the TTL; past half of it, shown and refreshed before the command exits; past
-    /// the TTL, fetched first with the cached plan as the answer to a failure.
+    /// Fresh for the TTL; past half of it, shown and refreshed behind; past the TTL, shown as
+    /// out of date and refreshed behind (``CacheReader``: the foreground is never held).
     public static func cachePolicy(ttl: Duration) -> CachePolicy {
-        CachePolicy(freshFor: ttl, revalidation: .beforeExit, revalidateAfter: ttl / 2)
+        CachePolicy(freshFor: ttl, revalidation: .behind, revalidateAfter: ttl / 2)
     }
 
     public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
@@ -190,10 +190,12 @@ extension NutritionRepository {
     /// - Throws: ``ConfigError`` for an invalid TTL.
     public static func live(_ env: AppEnvironment) throws -> NutritionRepository {
         let ttl = try NutritionPlugin.ttlSetting.value(in: env.settings)
-        return NutritionRepository(
+        var repository = NutritionRepository(
             cache: NutritionCache(directory: NutritionPlugin.cacheDirectory(env.profile), logger: env.logger),
             queue: PendingQueue(url: NutritionPlugin.queueURL(env.profile)),
             ttl: ttl, offline: env.isOffline, now: env.now, logger: env.logger,
             api: { NutritionRESTClient(client: try await env.client(for: .nutrition)) })
+        repository.refreshStamp = .of(domain: NutritionPlugin.domainName, in: env.profile)
+        return repository
     }
 }

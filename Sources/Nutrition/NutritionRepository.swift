@@ -47,6 +47,9 @@ public struct NutritionRepository: Sendable {
     public let cache: NutritionCache
     public let queue: PendingQueue
     public let ttl: Duration
+    /// Where the plan's background refresh keeps its stamp, lock and last failure (`nil`:
+    /// none; every refresh runs in the foreground).
+    public var refreshStamp: RefreshStamp?
     let offline: Bool
     let api: @Sendable () async throws -> any NutritionAPI
     let now: @Sendable () -> Date
@@ -93,6 +96,11 @@ public struct NutritionRepository: Sendable {
         /// - Throws: ``NutritionError``, ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> NutritionPlanResult {
             try await store.timed("plan fetch") { try await store.fetch(forceRecompute: false) }
+        }
+
+        /// `brados plan revalidate`.
+        public var backgroundRefresh: BackgroundRefresh? {
+            store.refreshStamp.map { BackgroundRefresh(command: ["plan", "revalidate"], stamp: $0) }
         }
     }
 

@@ -183,5 +183,8 @@ extension VisitsRepository {
                 throw VisitsError.notFound(id: id)
             }
         }
+
+        /// The list's (`brados visits revalidate`): the visit is in it.
+        public var backgroundRefresh: BackgroundRefresh? { store.list.backgroundRefresh }
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// The one read mechanism, against a resource the test controls (what is stored, how old,
 /// what a fetch returns or throws), in every state of a policy and both modes.
@@ -38,9 +39,11 @@ struct CacheReaderTests {
     /// Fresh for an hour, revalidated behind after five minutes (visits' shape).
     static let behind = CachePolicy(freshFor: .seconds(3600), revalidation: .behind, revalidateAfter: .seconds(300))
 
-    func reader(_ mode: CacheReader.Mode, offline: Bool = false, notices: Notices = Notices(), started: Started? = nil) -> CacheReader {
+    func reader(_ mode: CacheReader.Mode, offline: Bool = false, notices: Notices = Notices(), started: Started? = nil,
+                wait: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) -> CacheReader {
         let start: (@Sendable ([String]) throws -> Void)? = started.map { started in { @Sendable command in started.add(command) } }
-        return CacheReader(mode: mode, offline: offline, now: { Self.now }, notice: { notices.add($0) }, startInBackground: start)
+        return CacheReader(mode: mode, offline: offline, now: { Self.now }, notice: { notices.add($0) }, startInBackground: start,
+                           wait: wait, clock: clock)
     }
 
     final class Notices: Sendable {
@@ -84,7 +87,86 @@ struct CacheReaderTests {
         #expect(started.all == [["notes", "revalidate"]] && resource.fetches == 0)
     }
 
-    @Test("due a refresh on a terminal: shown, then fetched, and what changed shown again")
+    @Test("a copy due a refresh or stale, either mode: shown at once, the refresh in the background, never a request in the process",
+          arguments: [CacheReader.Mode.interactive, .script], [600.0, 7200])
+    func behindInEveryMode(mode: CacheReader.Mode, age: Double) async throws {
+        let started = Started(), notices = Notices()
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-age)),
+                                refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: nil)) {
+            Issue.record("fetched in the process")
+            return "live"
+        }
+        var sources: [DataSource] = []
+        let (outcome, shown) = try await reader(mode, notices: notices, started: started).show(resource) { _, source in sources.append(source) }
+        #expect(outcome == .refreshingInBackground && shown == "kept" && resource.fetches == 0)
+        #expect(started.all == [["notes", "revalidate"]])
+        #expect(sources.count == 1 && sources[0].refreshing && sources[0].stale == (age > 3600))
+        // A stale copy is said, with its age; a fresh one due a refresh is not.
+        #expect(notices.all == (age > 3600 ? ["showing notes cached 2 h ago, out of date; refreshing them in the background for your next command."] : []),
+                "\(notices.all)")
+    }
+
+    @Test("with refresh.wait: a server slower than it leaves the copy shown and the refresh behind; a quicker one is shown instead")
+    func waitBudget() async throws {
+        // The manual clock's sleep returns at once: the budget is spent before the server answers.
+        let clock = ManualClock()
+        let started = Started()
+        let slow = SlowResource(stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-7200)))
+        let (outcome, shown) = try await reader(.script, started: started, wait: .seconds(2), clock: clock).show(slow) { _, _ in }
+        #expect(outcome == .refreshingInBackground && shown == "kept" && started.all.count == 1)
+        #expect(clock.sleeps == [.seconds(2)])
+        let quick = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-7200)),
+                             refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: nil)) { "live" }
+        let answered = try await reader(.script, started: Started(), wait: .seconds(2)).show(quick) { _, _ in }
+        #expect(answered.outcome == .fetched && answered.shown == "live")
+    }
+
+    /// A resource whose fetch never ends (a server that does not answer), until cancelled.
+    final class SlowResource: CachedResource, @unchecked Sendable {
+        let noun = "notes"
+        let policy = CacheReaderTests.behind
+        let entry: CachedEntry<String>
+        init(stored: CachedEntry<String>) { entry = stored }
+        func stored() -> CachedEntry<String>? { entry }
+        func fetch(progress: @escaping FetchProgress) async throws -> String {
+            try await Task.sleep(for: .seconds(3600))
+            return "late"
+        }
+        var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["notes", "revalidate"], stamp: nil) }
+    }
+
+    @Test("what the last background refresh failed with is told by the next read (an expired session with its way on)")
+    func backgroundFailureTold() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stamp = RefreshStamp(url: dir.appendingPathComponent(".refresh-stamp"))
+        await #expect(throws: AuthError.self) {
+            try await stamp.runBehind(now: { Self.now.addingTimeInterval(-120) }) { throw AuthError.sessionExpired(profile: "default") }
+        }
+        let notices = Notices()
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600)),
+                                refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: stamp)) { "live" }
+        _ = try await reader(.script, notices: notices, started: Started()).show(resource) { _, _ in }
+        #expect(notices.all.contains { $0.hasPrefix("the last refresh of the notes in the background failed (2 min ago): The session of profile 'default' expired")
+            && $0.contains("brados auth login") }, "\(notices.all)")
+        // A refresh that succeeds forgets it.
+        try await stamp.runBehind(now: { Self.now }) {}
+        #expect(stamp.lastFailure() == nil)
+    }
+
+    @Test("a stand-in (an album's line for its details) is never shown online: fetched; shown when the network cannot answer")
+    func standIn() async throws {
+        let entry = CachedEntry("line", savedAt: now, standIn: true)
+        let online = Resource(policy: Self.behind, stored: entry, refresh: BackgroundRefresh(command: ["x"], stamp: nil)) { "details" }
+        #expect(try await reader(.script, started: Started()).show(online) { _, _ in }.shown == "details")
+        let down = Resource(policy: Self.behind, stored: entry) { throw NetworkError.unreachable(host: "h", reason: "connection refused") }
+        let fallback = try await reader(.script).show(down) { _, _ in }
+        #expect(fallback.outcome == .staleFallback && fallback.shown == "line")
+        let offline = Resource(policy: Self.behind, stored: entry) { "details" }
+        #expect(try await reader(.script, offline: true).show(offline) { _, _ in }.shown == "line" && offline.fetches == 0)
+    }
+
+    @Test("due a refresh on a terminal with no background refresh: shown, then fetched, and what changed shown again")
     func dueInteractive() async throws {
         let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600))) { "live" }
         let shownValues = Notices()
@@ -101,7 +183,7 @@ struct CacheReaderTests {
         #expect(shownValues.all == ["kept", "live"])
     }
 
-    @Test("stale: fetched; a failure the policy answers falls back to the stored copy with a notice, one it does not is thrown")
+    @Test("stale, no background refresh: fetched; a failure the policy answers falls back to the stored copy with a notice, one it does not is thrown")
     func stale() async throws {
         let old = CachedEntry("kept", savedAt: now.addingTimeInterval(-7200))
         let fetched = Resource(policy: Self.behind, stored: old) { "live" }

@@ -22,11 +22,13 @@ struct VisitsListTests {
         init(_ visits: [Visit]) { api = FakeVisitsAPI(visits) }
 
         /// `visits list` through the shared reader, background refreshes recorded.
-        func list(_ mode: CacheReader.Mode, offline: Bool = false, json: Bool = false, refresh: Bool = false) async throws -> CacheReader.Outcome {
+        /// - Parameter wait: `refresh.wait` (none by default: a copy never waits for the server).
+        func list(_ mode: CacheReader.Mode, offline: Bool = false, json: Bool = false, refresh: Bool = false,
+                  wait: Duration = .zero) async throws -> CacheReader.Outcome {
             let spawned = self.spawned
             let output = Output(io: io, format: json ? .json : .human)
             let reader = CacheReader(mode: mode, offline: offline, io: io, now: clock.dateProvider, notice: { output.notice($0) },
-                                     startInBackground: { command in spawned.withLock { $0.append(command) } })
+                                     startInBackground: { command in spawned.withLock { $0.append(command) } }, wait: wait)
             return try await reader.show(store.list, with: VisitsRenderer(output: output, now: clock.dateProvider), refresh: refresh).outcome
         }
 
@@ -63,12 +65,13 @@ struct VisitsListTests {
         _ = try await reader.answer(store().list)
         #expect(logs.stderr.contains("brados: debug: cache age 142 s (valid)"), "\(logs.stderr)")
         #expect(!logs.stderr.contains("expired"))
-        #expect(fixture.api.calls.isEmpty)
+        // An answer has no background process: the copy due a refresh is refreshed in the foreground.
+        #expect(fixture.api.calls == ["list"])
 
-        fixture.clock.advance(by: .seconds(170))
+        fixture.clock.advance(by: .seconds(312))
         _ = try await reader.answer(store().list)
         #expect(logs.stderr.contains("brados: debug: cache expired, fetching (age 312 s)"), "\(logs.stderr)")
-        #expect(fixture.api.calls == ["list"])
+        #expect(fixture.api.calls == ["list", "list"])
 
         // Offline, the expired copy is shown, and the line says so instead of "fetching".
         fixture.clock.advance(by: .seconds(400))
@@ -76,11 +79,21 @@ struct VisitsListTests {
         #expect(logs.stderr.contains("brados: debug: cache expired (age 400 s); offline, showing it"), "\(logs.stderr)")
     }
 
-    @Test("within the TTL on a terminal: cache first, then the changes re-rendered")
+    @Test("within the TTL on a terminal: the copy at once and the prompt back; the refresh in the background, no request in the process")
+    func freshInteractiveBehind() async throws {
+        let fixture = Fixture([visit("new1", hoursAgo: 0), visit("a", hoursAgo: 1)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 60)
+        #expect(try await fixture.list(.interactive) == .refreshingInBackground)
+        #expect(fixture.api.calls.isEmpty && fixture.spawned.withLock { $0 } == [["visits", "revalidate"]])
+        #expect(fixture.io.stdout.contains("1 visit · from cache (saved 1 min ago; refreshing behind)"), "\(fixture.io.stdout)")
+        #expect(fixture.io.stderr.isEmpty, "a fresh copy needs no notice: \(fixture.io.stderr)")
+    }
+
+    @Test("within the TTL on a terminal with refresh.wait: cache first, then the changes re-rendered")
     func freshInteractive() async throws {
         let fixture = Fixture([visit("new1", hoursAgo: 0), visit("new2", hoursAgo: 0.5), visit("a", hoursAgo: 1)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 60)
-        let outcome = try await fixture.list(.interactive)
+        let outcome = try await fixture.list(.interactive, wait: .seconds(5))
         #expect(outcome == .cached(changed: true))
         let out = fixture.io.stdout
         #expect(out.contains("1 visit · from cache (saved 1 min ago)"))
@@ -89,20 +102,32 @@ struct VisitsListTests {
         #expect(fixture.cache.load()?.visits.count == 3)
     }
 
-    @Test("on a terminal, an unchanged list is not printed twice")
+    @Test("on a terminal with refresh.wait, an unchanged list is not printed twice")
     func unchangedInteractive() async throws {
         let fixture = Fixture([visit("a", hoursAgo: 1)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 10)
-        #expect(try await fixture.list(.interactive) == .cached(changed: false))
+        #expect(try await fixture.list(.interactive, wait: .seconds(5)) == .cached(changed: false))
         #expect(!fixture.io.stdout.contains("↻"))
         #expect(fixture.io.stdout.components(separatedBy: "\na ").count == 2) // the row for "a" printed once
     }
 
-    @Test("past the TTL the list is fetched first")
+    @Test("past the TTL: the stale copy at once with its age said, the refresh in the background; --json says so in its source")
+    func expiredBehind() async throws {
+        let fixture = Fixture([visit("b", hoursAgo: 0), visit("a", hoursAgo: 1)])
+        try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 312)
+        #expect(try await fixture.list(.script, json: true) == .refreshingInBackground)
+        #expect(fixture.api.calls.isEmpty && fixture.spawned.withLock { $0 } == [["visits", "revalidate"]])
+        #expect(fixture.io.stderr.contains("showing visits cached 5 min ago, out of date; refreshing them in the background"), "\(fixture.io.stderr)")
+        let source = (try JSONSerialization.jsonObject(with: Data(fixture.io.stdout.utf8)) as? [String: Any])?["source"] as? [String: Any]
+        #expect(source?["stale"] as? Bool == true && source?["refreshing"] as? Bool == true && source?["kind"] as? String == "cache")
+        #expect((source?["notice"] as? String)?.contains("out of date") == true)
+    }
+
+    @Test("past the TTL with refresh.wait the list is fetched first")
     func expired() async throws {
         let fixture = Fixture([visit("b", hoursAgo: 0), visit("a", hoursAgo: 1)])
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 312)
-        #expect(try await fixture.list(.script) == .fetched)
+        #expect(try await fixture.list(.script, wait: .seconds(5)) == .fetched)
         #expect(fixture.api.calls == ["list"])
         #expect(fixture.io.stdout.contains("2 visits · from the network"))
         #expect(fixture.cache.load()?.savedAt == fixture.clock.date)
@@ -117,7 +142,7 @@ struct VisitsListTests {
         let fixture = Fixture([])
         fixture.api.fail(with: error)
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 720)
-        #expect(try await fixture.list(.script) == .staleFallback)
+        #expect(try await fixture.list(.script, wait: .seconds(5)) == .staleFallback)
         #expect(fixture.io.stderr.contains("showing cached visits from 12 min ago"))
         #expect(fixture.io.stdout.contains("1 visit · from cache (saved 12 min ago, expired)"))
     }
@@ -127,7 +152,7 @@ struct VisitsListTests {
         let fixture = Fixture([])
         fixture.api.fail(with: .http(status: 401, method: "GET", path: "/api/visits", message: nil, retryAfter: nil))
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 720)
-        await #expect(throws: NetworkError.self) { try await fixture.list(.script) }
+        await #expect(throws: NetworkError.self) { try await fixture.list(.script, wait: .seconds(5)) }
     }
 
     @Test("no cache with --offline: the offline error, and the API is never called")

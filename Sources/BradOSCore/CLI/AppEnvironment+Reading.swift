@@ -8,11 +8,17 @@ extension AppEnvironment {
 
     /// The command's ``CacheReader``: interactive or script as ``isInteractive`` says, offline
     /// as `--offline` says, notices on stderr, background refreshes started by
-    /// ``startInBackground(_:)``.
+    /// ``startInBackground(_:)``, waiting `refresh.wait` for the server first.
     public var reader: CacheReader {
         let env = self
+        // A value the rule refuses is said once, where it is read; the reads go on without waiting.
+        let wait: Duration
+        do { wait = try Settings.refreshWaitSetting.value(in: settings) } catch {
+            output.notice(error.summaryText + " Reads do not wait for the server.")
+            wait = .zero
+        }
         return CacheReader(mode: isInteractive ? .interactive : .script, offline: isOffline, io: io, now: now,
-                           notice: { env.output.notice($0) }, startInBackground: { try env.startInBackground($0) })
+                           notice: { env.output.notice($0) }, startInBackground: { try env.startInBackground($0) }, wait: wait, clock: clock)
     }
 
     /// Starts `brados <command…>` as a detached background process for this command's profile

@@ -5,8 +5,12 @@ import Glibc
 
 /// Starts `brados` again as a detached background process, the way git runs its automatic
 /// maintenance: a new session (no terminal, survives the parent), stdin/stdout/stderr on
-/// `/dev/null`, never waited for.
+/// `/dev/null`, never waited for. It carries `BRADOS_BACKGROUND=1`, by which a command that
+/// needs the profile to itself (``ProfileLock``) tells it from a command a person runs.
 public enum DetachedProcess {
+    /// The environment variable (set to `1`) every detached brados carries.
+    public static let marker = "BRADOS_BACKGROUND"
+
     /// The path of the running executable.
     public static var currentExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -40,9 +44,20 @@ public enum DetachedProcess {
         markDescriptorsCloseOnExec(above: 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment[marker] = "1"
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard status == 0 else { throw StorageError.io(operation: "start", path: executable, errno: status) }
+    }
+
+    /// Whether process `pid` is a detached brados (its environment carries ``marker``); false
+    /// for any other, and for one that cannot be read (another user's).
+    public static func isBackground(_ pid: Int32) -> Bool {
+        guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        return environ.split(separator: 0).contains { $0.elementsEqual("\(marker)=1".utf8) }
     }
 
     /// Sets close-on-exec on every open descriptor above `lowest` (the ones a parent leaked to us).

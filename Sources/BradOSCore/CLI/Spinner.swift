@@ -35,15 +35,19 @@ public final class Spinner: Sendable {
     }
 
     /// Starts spinning with `message`, unless stderr is not a terminal (then it does nothing).
-    /// - Parameter delay: nothing is drawn before it has passed (work that is usually quick
-    ///   shows no flicker).
-    public init(io: any TerminalIO, message: String, after delay: Duration = .zero) {
+    /// - Parameters:
+    ///   - delay: nothing is drawn before it has passed (work that is usually quick
+    ///     shows no flicker).
+    ///   - counting: after a second, how long it has waited so far, and that Ctrl-C stops it
+    ///     (a person waiting for a server is told for how long).
+    public init(io: any TerminalIO, message: String, after delay: Duration = .zero, counting: Bool = false) {
         self.io = io
         guard io.isErrorTerminal else {
             task = nil
             return
         }
         let running = self.running
+        let started = ContinuousClock.now
         task = Task.detached {
             if delay > .zero { try? await Task.sleep(for: delay) }
             let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
@@ -51,7 +55,9 @@ public final class Spinner: Sendable {
             while !Task.isCancelled {
                 let frame = frames[index % frames.count]
                 let counts = running.progress.map { " " + Spinner.bar(done: $0.done, total: $0.total) } ?? ""
-                let shown = running.message ?? message
+                var shown = running.message ?? message
+                let waited = Int((ContinuousClock.now - started).components.seconds)
+                if counting, waited >= 1 { shown += " \(waited) s · Ctrl-C stops" }
                 let stillRunning = running.withLock { running in
                     if running { StatusLine.shared.draw("\(frame) \(SafeText.visible(shown))\(counts)", to: io) }
                     return running

@@ -5,21 +5,20 @@ import Foundation
 ///
 ///     CachePolicy(freshFor: nil, revalidation: .never)            // kept until replaced (meal plan)
 ///     CachePolicy(freshFor: .seconds(300), revalidation: .behind)  // stale-while-revalidate (visits)
-///     CachePolicy(freshFor: nil, revalidation: .behind)            // snapshot first (library)
-///     CachePolicy.remoteFirst                                      // ask first, copy on failure (coach)
-///     CachePolicy(freshFor: ttl, revalidation: .beforeExit, revalidateAfter: ttl / 2)  // plan
+///     CachePolicy(freshFor: nil, revalidation: .behind)            // snapshot first (library, coach)
+///     CachePolicy.remoteFirst                                      // ask first, copy on failure
+///     CachePolicy(freshFor: ttl, revalidation: .behind, revalidateAfter: ttl / 2)  // plan
 public struct CachePolicy: Sendable, Equatable {
     /// What happens to a copy that is still fresh.
     public enum Revalidation: Sendable, Equatable {
         /// A fresh copy is the answer: no request at all.
         case never
-        /// Shown at once, then refreshed. On a terminal the command waits for the refresh
-        /// (progress on stderr) and re-renders only what changed; a script gets exactly one
-        /// document and the refresh runs in a detached background process.
+        /// Shown at once, then refreshed for the next read: in a detached background process
+        /// (the resource's ``CachedResource/backgroundRefresh``), so the command returns in
+        /// the time of a read from the cache; within `refresh.wait` when one is set (on a
+        /// terminal what changed is shown after the copy, a script gets the refreshed copy);
+        /// in the foreground where no background refresh can run (``CacheReader/answer(_:refresh:)``).
         case behind
-        /// Shown at once on a terminal, then refreshed before the command exits; a script
-        /// waits for the refreshed copy (still one document).
-        case beforeExit
     }
 
     /// How long a stored copy counts as fresh; `nil`: until it is replaced (never stale).

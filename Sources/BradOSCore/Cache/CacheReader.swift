@@ -4,11 +4,23 @@ import Foundation
 /// ``CachedResource``, it shows the stored copy, fetches, or both, and says where the shown
 /// data came from (``DataSource``). Commands get theirs from ``AppEnvironment/reader``.
 ///
-/// - No copy: fetched; offline → the resource's ``CachedResource/unavailable(_:)`` error.
-/// - A fresh copy: shown; when the policy makes it due a refresh, refreshed the way
-///   ``CachePolicy/Revalidation`` says (shown again only if it changed).
-/// - A stale copy: fetched first; on a failure the policy answers (and offline), the copy is
-///   shown with one notice of its age and the command succeeds.
+/// A read with a stored copy never holds the prompt for the server (stale-while-revalidate
+/// in a terminal): the copy is shown and the command returns in the time of a read from the
+/// cache, while a detached background process (``CachedResource/backgroundRefresh``)
+/// refreshes it for the next read; `refresh.wait` (``wait``) lets a read wait that long for
+/// the server first. Only a read with nothing stored, or `--refresh`, waits for the server,
+/// and says what for.
+///
+/// - No copy: fetched; offline → the resource's ``CachedResource/unavailable(_:)`` error. A
+///   stand-in (``CachedEntry/standIn``) is fetched too, and shown only when that fails.
+/// - A fresh copy: shown, no request.
+/// - A copy due a refresh, or stale: shown (a stale one with a notice of its age), and
+///   refreshed in the background; what the last background refresh failed with is told.
+///   With ``wait``: the server is given that long first (its answer shown instead, or on a
+///   terminal what changed shown after the copy). A resource with no background refresh, or
+///   a reader that cannot start one (``answer(_:refresh:)``), refreshes in the foreground:
+///   a copy due a refresh is shown and then revalidated, a stale one fetched first with the
+///   copy as the answer to a failure the policy answers.
 /// - `refresh`: the network only.
 ///
 /// Threading: one read at a time per reader value; progress is drawn from a background task.
@@ -35,18 +47,27 @@ public struct CacheReader: Sendable {
     public var now: @Sendable () -> Date
     /// One-line notices on stderr.
     public var notice: @Sendable (String) -> Void
-    /// Starts a resource's ``BackgroundRefresh`` command detached; `nil`: background refreshes are off.
+    /// Starts a resource's ``BackgroundRefresh`` command detached; `nil`: background refreshes
+    /// are off (every refresh runs in the foreground).
     public var startInBackground: (@Sendable ([String]) throws -> Void)?
+    /// How long a read with a stored copy waits for the server before it shows the copy and
+    /// leaves the refresh to the background (`refresh.wait`): zero by default, never waits.
+    public var wait: Duration
+    /// The clock ``wait`` is measured on.
+    public var clock: any Clock<Duration>
 
     public init(mode: Mode, offline: Bool, io: (any TerminalIO)? = nil, now: @escaping @Sendable () -> Date,
                 notice: @escaping @Sendable (String) -> Void = { _ in },
-                startInBackground: (@Sendable ([String]) throws -> Void)? = nil) {
+                startInBackground: (@Sendable ([String]) throws -> Void)? = nil,
+                wait: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
         self.mode = mode
         self.offline = offline
         self.io = io
         self.now = now
         self.notice = notice
         self.startInBackground = startInBackground
+        self.wait = wait
+        self.clock = clock
     }
 
     /// Carries out `resource`'s policy, showing what it reads with `presenter`.
@@ -101,57 +122,126 @@ extension CacheReader {
         func run(refresh: Bool) async throws -> Outcome {
             if refresh {
                 if reader.offline { throw NetworkError.offlineMode }
-                try render(try await fetchWithProgress(), .network)
+                try render(try await fetchWithProgress(activity: "fetching \(noun) (--refresh)"), .network)
                 return .fetched
             }
             guard let entry = resource.stored() else {
                 if reader.offline { throw resource.unavailable(NetworkError.offlineMode) }
-                try render(try await fetchWithProgress(), .network)
+                try render(try await fetchWithProgress(activity: "fetching \(noun) (none cached yet)"), .network)
                 return .fetched
             }
             let age = entry.savedAt.map { reader.now().timeIntervalSince($0) }
-            switch policy.state(age: age) {
+            if entry.standIn, !reader.offline { return try await fetchFirst(entry.value, age: age) }
+            let state = policy.state(age: age)
+            switch state {
             case .fresh:
                 try render(entry.value, .cache(age: age, noun: noun))
                 return reader.offline ? .offlineCache : .cached(changed: nil)
             case .freshDue where reader.offline:
                 try render(entry.value, .cache(age: age, noun: noun))
                 return .offlineCache
-            case .freshDue:
-                return try await revalidate(entry.value, age: age)
-            case .stale:
-                if reader.offline {
-                    let source = DataSource.cache(age: age, stale: true, reason: DataSource.offlineReason, noun: noun)
-                    try render(entry.value, source)
-                    if let text = source.notice { reader.notice(text) }
-                    return .offlineCache
+            case .stale where reader.offline:
+                let source = DataSource.cache(age: age, stale: true, reason: DataSource.offlineReason, noun: noun)
+                try render(entry.value, source)
+                if let text = source.notice { reader.notice(text) }
+                return .offlineCache
+            case .freshDue, .stale:
+                if let start = reader.startInBackground, let background = resource.backgroundRefresh {
+                    return try await behind(entry.value, age: age, stale: state == .stale, start: start, background: background)
                 }
-                do {
-                    try render(try await fetchWithProgress(), .network)
-                    return .fetched
-                } catch where policy.answers(error) {
-                    let source = DataSource.cache(age: age, stale: true, reason: error.summaryText, noun: noun)
-                    if let text = source.notice { reader.notice(text) }
-                    try render(entry.value, source)
-                    return .staleFallback
-                }
+                return state == .stale ? try await fetchFirst(entry.value, age: age) : try await revalidate(entry.value, age: age)
             }
         }
 
-        /// A fresh copy due a refresh, online.
+        /// A copy due a refresh or stale, with a background refresh to leave it to: the
+        /// copy at once (or the server's answer within ``CacheReader/wait``), the refresh behind.
+        private func behind(_ value: Resource.Value, age: TimeInterval?, stale: Bool,
+                            start: @Sendable ([String]) throws -> Void, background: BackgroundRefresh) async throws -> Outcome {
+            var cached = DataSource.cache(age: age, stale: stale, noun: noun)
+            if reader.wait > .zero {
+                if mode == .interactive { try render(value, cached) }
+                switch await fetchWithin(reader.wait) {
+                case let .answered(live):
+                    if mode == .script {
+                        try render(live, .network)
+                        return .fetched
+                    }
+                    return .cached(changed: try rerender(value, live))
+                case let .failed(error) where !policy.answers(error):
+                    throw error
+                case let .failed(error):
+                    let text = DataSource.wording(stale ? .fallback(age: age, reason: error.summaryText) : .revalidationFailed(reason: error.summaryText), noun: noun)
+                    reader.notice(text)
+                    if mode == .script {
+                        cached.reason = error.summaryText
+                        cached.notice = text
+                        try render(value, cached)
+                    }
+                    return stale ? .staleFallback : .cached(changed: nil)
+                case .tooSlow:
+                    break
+                }
+            }
+            let started = startBehind(start, background)
+            cached.refreshing = started
+            if stale {
+                let text = DataSource.wording(.staleRefreshing(age: age, started: started), noun: noun)
+                cached.notice = text
+                reader.notice(text)
+            }
+            if let failure = background.stamp?.lastFailure() {
+                reader.notice(DataSource.wording(.backgroundFailed(ago: reader.now().timeIntervalSince(failure.at), reason: failure.summary,
+                                                                  recovery: failure.kind == FailureKind.authRequired.rawValue ? failure.recovery : nil),
+                                                 noun: noun))
+            }
+            if !(mode == .interactive && reader.wait > .zero) { try render(value, cached) }
+            return started ? .refreshingInBackground : .cached(changed: nil)
+        }
+
+        /// Starts the background refresh unless one was started less than the policy's
+        /// interval ago; whether one is (or, within the interval, was just) under way.
+        private func startBehind(_ start: @Sendable ([String]) throws -> Void, _ background: BackgroundRefresh) -> Bool {
+            if let stamp = background.stamp, !stamp.claim(at: reader.now(), interval: policy.minimumRefreshInterval) {
+                return true // one was started less than the interval ago
+            }
+            do {
+                try start(background.command)
+                return true
+            } catch {
+                reader.notice("could not start the background refresh: \(error.summaryText)")
+                return false
+            }
+        }
+
+        /// What a fetch given a time limit came to.
+        private enum Timed {
+            case answered(Resource.Value)
+            case failed(any Error)
+            case tooSlow
+        }
+
+        /// Fetches, giving up (cancelling it) after `limit` on the reader's clock.
+        private func fetchWithin(_ limit: Duration) async -> Timed {
+            let resource = self.resource, clock = reader.clock
+            return await withTaskGroup(of: Timed?.self) { group in
+                group.addTask {
+                    do { return .answered(try await resource.fetch { _, _ in }) } catch is CancellationError { return nil } catch { return .failed(error) }
+                }
+                group.addTask {
+                    do { try await clock.sleep(for: limit) } catch { return nil }
+                    return .tooSlow
+                }
+                defer { group.cancelAll() }
+                while let next = await group.next() {
+                    if let next { return next }
+                }
+                return .tooSlow
+            }
+        }
+
+        /// A fresh copy due a refresh, refreshed in the foreground (no background refresh).
         private func revalidate(_ value: Resource.Value, age: TimeInterval?) async throws -> Outcome {
             let cached = DataSource.cache(age: age, noun: noun)
-            if mode == .script, policy.revalidation == .behind {
-                try render(value, cached)
-                guard let start = reader.startInBackground, let refresh = resource.backgroundRefresh else { return .cached(changed: nil) }
-                if let stamp = refresh.stamp, !stamp.claim(at: reader.now(), interval: policy.minimumRefreshInterval) {
-                    return .cached(changed: nil) // one was started less than the interval ago
-                }
-                do { try start(refresh.command) } catch {
-                    reader.notice("could not start the background refresh: \(error.summaryText)")
-                }
-                return .refreshingInBackground
-            }
             if mode == .interactive { try render(value, cached) }
             do {
                 let live = try await fetchWithProgress(activity: "checking for new \(noun)")
@@ -173,11 +263,25 @@ extension CacheReader {
             }
         }
 
-        /// Fetches with a progress line on stderr in interactive mode only (scripts get none).
-        /// The line is erased before anything else is written (a notice, the output).
-        private func fetchWithProgress(activity: String? = nil) async throws -> Resource.Value {
+        /// A stale copy, fetched first (no background refresh); the copy answers a failure the policy answers.
+        private func fetchFirst(_ value: Resource.Value, age: TimeInterval?) async throws -> Outcome {
+            do {
+                try render(try await fetchWithProgress(activity: "fetching \(noun) (the cached copy is out of date)"), .network)
+                return .fetched
+            } catch where policy.answers(error) {
+                let source = DataSource.cache(age: age, stale: true, reason: error.summaryText, noun: noun)
+                if let text = source.notice { reader.notice(text) }
+                try render(value, source)
+                return .staleFallback
+            }
+        }
+
+        /// Fetches with a progress line on stderr in interactive mode only (scripts get none):
+        /// what it waits for and for how long so far. The line is erased before anything else
+        /// is written (a notice, the output).
+        private func fetchWithProgress(activity: String) async throws -> Resource.Value {
             guard mode == .interactive, let io = reader.io else { return try await resource.fetch { _, _ in } }
-            let indicator = Spinner(io: io, message: "\(activity ?? "fetching \(noun)")…")
+            let indicator = Spinner(io: io, message: "\(activity)…", counting: true)
             defer { indicator.stop() }
             return try await resource.fetch { done, total in indicator.update(done: done, total: total) }
         }

@@ -50,10 +50,15 @@ public typealias FetchProgress = @Sendable (_ done: Int, _ total: Int?) -> Void
 public struct CachedEntry<Value: Sendable>: Sendable {
     public var value: Value
     public var savedAt: Date?
+    /// Not a copy of what is asked for but a stand-in for it (an album's line in the
+    /// snapshot for its details): shown only when the network cannot answer (offline, or a
+    /// failure the policy answers); online, the value is fetched.
+    public var standIn: Bool
 
-    public init(_ value: Value, savedAt: Date?) {
+    public init(_ value: Value, savedAt: Date?, standIn: Bool = false) {
         self.value = value
         self.savedAt = savedAt
+        self.standIn = standIn
     }
 }
 

@@ -3,15 +3,16 @@ import Foundation
 /// Where data shown by a read command came from: the one type every domain renders, so that
 /// every `--json` document has the same `source` object and every notice the same wording.
 ///
-/// JSON (always these five keys):
+/// JSON (always these six keys):
 ///
-///     "source": {"kind": "cache", "ageSeconds": 420, "stale": true,
+///     "source": {"kind": "cache", "ageSeconds": 420, "stale": true, "refreshing": false,
 ///                "reason": "The server failed (503 Service Unavailable).",
 ///                "notice": "showing cached visits from 7 minutes ago: The server failed (503 Service Unavailable)."}
 ///
 /// - `kind`: `network` (fetched by this command) or `cache` (a stored copy).
 /// - `ageSeconds`: how old the stored copy is; `null` for the network or an unknown age.
 /// - `stale`: the copy is past the domain's freshness limit (see ``CachePolicy``).
+/// - `refreshing`: a background process is refreshing the copy for the next read.
 /// - `reason`: why a stored copy was shown instead of the network: `offline mode`, or the
 ///   failure that the copy answered; `null` when the copy was simply fresh.
 /// - `notice`: the line printed on stderr about it, `null` when none was.
@@ -24,6 +25,8 @@ public struct DataSource: Sendable, Equatable, Encodable {
     public var kind: Kind
     public var age: TimeInterval?
     public var stale: Bool
+    /// A background process refreshes the copy for the next read.
+    public var refreshing: Bool = false
     public var reason: String?
     public var notice: String?
 
@@ -48,6 +51,10 @@ public struct DataSource: Sendable, Equatable, Encodable {
         case fallback(age: TimeInterval?, reason: String)
         /// A fresh copy was shown, and checking for a newer one failed.
         case revalidationFailed(reason: String)
+        /// A stale copy shown at once, refreshed in the background (`started`: one was started).
+        case staleRefreshing(age: TimeInterval?, started: Bool)
+        /// The last background refresh failed, `ago` seconds ago (an expired session's way on, `recovery`).
+        case backgroundFailed(ago: TimeInterval, reason: String, recovery: String?)
     }
 
     /// Every cache notice of every domain, worded in one place.
@@ -56,6 +63,10 @@ public struct DataSource: Sendable, Equatable, Encodable {
         case let .offline(age): "offline: showing cached \(noun) from \(ago(age))."
         case let .fallback(age, reason): "showing cached \(noun) from \(ago(age)): \(reason)"
         case let .revalidationFailed(reason): "could not check for new \(noun): \(reason)"
+        case let .staleRefreshing(age, started):
+            "showing \(noun) cached \(ago(age)), out of date" + (started ? "; refreshing them in the background for your next command." : ".")
+        case let .backgroundFailed(ago, reason, recovery):
+            "the last refresh of the \(noun) in the background failed (\(Format.ago(max(ago, 0)))): \(reason)" + (recovery.map { " \($0)" } ?? "")
         }
     }
 
@@ -63,21 +74,22 @@ public struct DataSource: Sendable, Equatable, Encodable {
     public var origin: String {
         switch kind {
         case .network: "from the network"
-        case .cache: "from cache (saved \(Self.ago(age))\(stale ? ", expired" : ""))"
+        case .cache: "from cache (saved \(Self.ago(age))\(stale ? ", expired" : "")\(refreshing ? "; refreshing behind" : ""))"
         }
     }
 
     private static func ago(_ age: TimeInterval?) -> String { age.map { Format.ago(max($0, 0)) } ?? "earlier" }
 
-    enum CodingKeys: String, CodingKey { case kind, ageSeconds, stale, reason, notice }
+    enum CodingKeys: String, CodingKey { case kind, ageSeconds, stale, refreshing, reason, notice }
 
-    /// Encodes `kind`, `ageSeconds` (whole seconds, never negative), `stale`, `reason` and `notice`.
+    /// Encodes `kind`, `ageSeconds` (whole seconds, never negative), `stale`, `refreshing`, `reason` and `notice`.
     /// - Throws: `EncodingError` from `encoder`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
         try container.encode(age.map { Int(max($0, 0)) }, forKey: .ageSeconds)
         try container.encode(stale, forKey: .stale)
+        try container.encode(refreshing, forKey: .refreshing)
         try container.encode(reason, forKey: .reason)
         try container.encode(notice, forKey: .notice)
     }

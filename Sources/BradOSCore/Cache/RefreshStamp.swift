@@ -3,13 +3,13 @@ import Foundation
 import Glibc
 #endif
 
-/// When a domain last started a background refresh: a hidden file in its cache folder
-/// (`.refresh-stamp`, seconds since 1970), never exported.
+/// When a domain (or one of its resources) last started a background refresh: a hidden file
+/// in its cache folder (`.refresh-stamp`, seconds since 1970), never exported.
 ///
-/// ``CacheReader`` consults it before it starts the detached refresh of
-/// ``CachePolicy/Revalidation/behind`` in a script, so a loop of `visits list` or
-/// `library albums` starts at most one refresh per ``CachePolicy/minimumRefreshInterval``,
-/// whether the refreshes succeed or fail. The check and the update happen under a
+/// ``CacheReader`` consults it before it starts a detached refresh, so a loop of `visits
+/// list` or `library albums` starts at most one refresh per
+/// ``CachePolicy/minimumRefreshInterval``, whether the refreshes succeed or fail. Beside it,
+/// the refresh's lock and its last failure (``runBehind(now:_:)``). The check and the update happen under a
 /// non-blocking lock on the file itself: of two calls at the same moment, one starts the
 /// refresh and the other leaves it to it.
 public struct RefreshStamp: Sendable, Equatable {
@@ -17,9 +17,10 @@ public struct RefreshStamp: Sendable, Equatable {
 
     public init(url: URL) { self.url = url }
 
-    /// The stamp of `domain` in `profile`.
-    public static func of(domain: String, in profile: ProfileScope) -> RefreshStamp {
-        RefreshStamp(url: profile.cacheDirectory(for: domain).appendingPathComponent(".refresh-stamp"))
+    /// The stamp of `domain` in `profile`; with `resource`, of one of its resources (a
+    /// conversation's messages: `thread-<id>`), which refreshes on its own.
+    public static func of(domain: String, resource: String? = nil, in profile: ProfileScope) -> RefreshStamp {
+        RefreshStamp(url: profile.cacheDirectory(for: domain).appendingPathComponent(".refresh-stamp" + (resource.map { "-" + $0 } ?? "")))
     }
 
     /// When the last refresh was started (`nil`: never, or an unreadable stamp).

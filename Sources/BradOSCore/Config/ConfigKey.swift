@@ -62,6 +62,7 @@ public struct ConfigKey: Sendable {
                   environmentVariable: "BRADOS_CREDENTIALS_STORE", defaultValue: CredentialStoreChoice.auto.rawValue,
                   validate: { CredentialStoreChoice(rawValue: $0) == nil ? "auto, keyring or file" : nil }),
         Settings.networkTimeoutSetting.configKey,
+        Settings.refreshWaitSetting.configKey,
         Settings.profileLockTimeoutSetting.configKey,
     ]
 }

@@ -142,6 +142,13 @@ public struct Settings: Sendable {
     /// - Throws: ``ConfigError`` for a value the rule refuses.
     public func networkTimeout() throws -> Duration { try Self.networkTimeoutSetting.value(in: self) }
 
+    /// `refresh.wait`: how long a read with a cached copy waits for the server before it shows
+    /// the copy and refreshes it in the background (``CacheReader/wait``): 0 s by default, so
+    /// a slow or stopped server never holds the prompt.
+    public static let refreshWaitSetting = DurationSetting(
+        name: "refresh.wait", summary: "How long a read with a cached copy waits for the server before showing the copy (refreshed in the background)",
+        environmentVariable: "BRADOS_REFRESH_WAIT", defaultValue: "0s", allowsZero: true)
+
     /// `profile.lock-timeout`: how long a command waits for another brados that holds the
     /// profile (an import, a cache clear, a sign-out) before it gives up (exit 11).
     public static let profileLockTimeoutSetting = DurationSetting(

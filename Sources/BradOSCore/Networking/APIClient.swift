@@ -26,6 +26,9 @@ public struct APIClient: Sendable {
     public var defaultHeaders: [(name: String, value: String)]
     public let logger: Logger
     let profile: String
+    /// Told of each wait before a retry of 2 s or more, in a sentence a person reads (why,
+    /// and until when): a read that must wait says so; `nil`: only the log hears of it.
+    public var waitNotice: (@Sendable (String) -> Void)?
 
     public init(service: Service, baseURL: URL, transport: any HTTPTransport, authenticator: (any Authenticating)?,
                 authScheme: AuthScheme = .bearer, retrier: Retrier = Retrier(), defaultHeaders: [(name: String, value: String)] = [],
@@ -55,6 +58,9 @@ public struct APIClient: Sendable {
                 onRetry: { retry, delay, error in
                     logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
                                 metadata: ["error": "\(error.summaryText)"])
+                    if let waitNotice, delay >= .seconds(2) {
+                        waitNotice(Self.waitSentence(error, delay: delay, host: NetworkError.endpoint(baseURL), retry: retry, of: retrier.policy.maxRetries))
+                    }
                 },
                 { _ in try await attempt(request, renewal: renewal, flight: flight) })
         } catch is CancellationError where request.changesServer && flight.sentWithoutAnswer {
@@ -113,6 +119,20 @@ public struct APIClient: Sendable {
         logger.debug("\(request.method) \(request.path) → \(response.status)",
                      metadata: ["service": "\(service.rawValue)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
         return response
+    }
+
+    /// Why a request waits before it is tried again, and for how long: "127.0.0.1:8080 asked
+    /// brados to wait 2 min (rate limited); trying again in 2 min (Ctrl-C stops)."
+    static func waitSentence(_ error: any Error, delay: Duration, host: String, retry: Int, of retries: Int) -> String {
+        let wait = NetworkError.wait(delay)
+        let why: String
+        switch error as? NetworkError {
+        case let .http(429, _, _, _, retryAfter?)?: why = "\(host) asked brados to wait \(NetworkError.wait(retryAfter)) (rate limited)"
+        case let .http(status, _, _, _, _)?: why = "\(host) answered \(status)"
+        case let failure?: why = failure.summary.hasSuffix(".") ? String(failure.summary.dropLast()) : failure.summary
+        case nil: why = "the request failed"
+        }
+        return "\(why); trying again in \(wait) (\(retry) of \(retries); Ctrl-C stops)."
     }
 
     /// The longest `Retry-After` brados takes as given; longer ones are capped to it.

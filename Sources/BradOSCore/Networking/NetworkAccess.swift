@@ -121,8 +121,10 @@ public actor NetworkAccess {
         let authenticator = TokenAuthenticator(
             service: service, store: store, account: account(for: service), server: base,
             transport: transport, logger: logger, dedicated: dedicated, embedded: usesEmbedded(service))
-        return APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
-                         authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
+        var client = APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
+                               authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
+        client.waitNotice = { [output] in output.notice($0) }
+        return client
     }
 
     /// Signs the profile in as the demo user of the embedded backend, through the service's

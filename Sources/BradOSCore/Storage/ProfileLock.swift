@@ -22,6 +22,9 @@ import Glibc
 /// - The file is never deleted (it is outside the folders a sign-out erases): a process
 ///   waiting on a deleted file's lock would hold a lock nobody else sees.
 /// - The kernel releases the lock when the process ends, however it ends.
+/// - A background refresh (``DetachedProcess``) never holds up a command that needs the
+///   profile to itself: such a command stops it (SIGTERM: it ends as Ctrl-C ends a command)
+///   instead of waiting for a slow or stopped server to answer it.
 ///
 /// Safe because `url` and `access` never change and the one mutable field, `descriptor`, is written only by
 /// ``release()`` (in `deinit`, and in ``hold(_:profile:paths:timeout:clock:io:)`` on the lock it finds in the
@@ -109,6 +112,7 @@ public final class ProfileLock: @unchecked Sendable {
         let operation = access == .shared ? LOCK_SH : LOCK_EX
         var waited = Duration.zero
         var spinner: Spinner?
+        var stopped: Set<Int32> = []
         defer { spinner?.stop() }
         while flock(descriptor, operation | LOCK_NB) != 0 {
             let code = errno
@@ -116,6 +120,7 @@ public final class ProfileLock: @unchecked Sendable {
                 throw StorageError.io(operation: "lock", path: url.path, errno: code)
             }
             if code == EINTR { continue }
+            if case .exclusive = access { stopBackgroundHolders(descriptor: descriptor, stopped: &stopped) }
             guard waited < timeout else {
                 throw StorageError.profileBusy(profile: profile.rawValue, holder: holder(descriptor: descriptor, access: access))
             }
@@ -167,6 +172,17 @@ public final class ProfileLock: @unchecked Sendable {
             return Holder(pids: [pid], activity: SafeText.visible(String(words[1])))
         }
         return Holder(pids: pids, activity: nil)
+    }
+
+    /// Stops the background refreshes that hold the lock (each once): they would hold an
+    /// import, a clear or a sign-out for as long as their server takes to answer.
+    static func stopBackgroundHolders(descriptor: Int32, stopped: inout Set<Int32>) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return }
+        for pid in lockingProcesses(inode: UInt64(info.st_ino)) where !stopped.contains(pid) && DetachedProcess.isBackground(pid) {
+            kill(pid, SIGTERM)
+            stopped.insert(pid)
+        }
     }
 
     /// The processes `/proc/locks` says hold an flock on the file with this inode (Linux).

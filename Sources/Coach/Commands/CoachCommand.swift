@@ -23,7 +23,7 @@ public struct CoachCommand: AsyncParsableCommand {
           brados coach delete 1eca1011 --yes         delete on the server, then here
           brados config set coach.anon-key KEY       your Supabase project's anon key
         """,
-        subcommands: [Conversations.self, Show.self, Delete.self, Context.self],
+        subcommands: [Conversations.self, Show.self, Delete.self, Context.self, Revalidate.self],
         defaultSubcommand: Conversations.self)
 
     public init() {}

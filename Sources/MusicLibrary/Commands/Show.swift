@@ -30,7 +30,10 @@ extension LibraryCommand {
             let store = try LibraryRepository.live(env)
             let choice = try env.art(art)
             if choice.drawing != nil { ArtPainter.prepare() }
-            let found = try await env.reader.answer(store.detail(ratingKey))
+            // The details kept from the last show at once (refreshed behind); shown below, with the cover.
+            var source = DataSource.network
+            let value = try await env.reader.show(store.detail(ratingKey)) { _, shownFrom in source = shownFrom }.shown
+            let found = (value: value, source: source)
             let album = found.value.item
             let area = env.artArea
             let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))

@@ -31,7 +31,7 @@ public struct NutritionCommand: AsyncParsableCommand {
           brados plan sync                  send the queue, in order
         """,
         subcommands: [Show.self, Targets.self, Why.self, Recompute.self, Refresh.self, Weight.self, SetInput.self, History.self, Diff.self,
-                      Pending.self, Sync.self],
+                      Pending.self, Sync.self, Revalidate.self],
         defaultSubcommand: Show.self)
 
     public init() {}

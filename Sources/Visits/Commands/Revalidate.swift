@@ -3,7 +3,7 @@ import BradOSCore
 import Foundation
 
 extension VisitsCommand {
-    /// The background half of `visits list` in scripts: refreshes the cache, then exits.
+    /// The background half of `visits list` and `visits show`: refreshes the cache, then exits.
     /// Hidden; one at a time per profile (a lock), so a loop of `visits list` runs one fetch.
     public struct Revalidate: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "revalidate", 
@@ -14,14 +14,11 @@ extension VisitsCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let lock = try FileLock(url: Self.lockURL(env))
-            guard lock.tryLock() else { return } // another revalidation is already running
-            defer { lock.unlock() }
-            _ = try await VisitsRepository.live(env).fetch()
-        }
-
-        static func lockURL(_ env: AppEnvironment) -> URL {
-            env.profile.cacheDirectory(for: VisitsPlugin.domainName).appendingPathComponent("revalidate.lock")
+            let visits = try VisitsRepository.live(env)
+            // One at a time (another already running leaves it be); a failure kept for the next read to tell.
+            try await (visits.refreshStamp ?? .of(domain: VisitsPlugin.domainName, in: env.profile)).runBehind(now: env.now) {
+                _ = try await visits.fetch()
+            }
         }
     }
 }
