@@ -76,21 +76,25 @@ struct CoverArt: Sendable {
     /// `rows` are (label, value) pairs.
     func detail(_ data: Data?, album: any ArtworkItem, size: ArtworkCache.Size, rows: [(String, String)], area: (columns: Int, rows: Int),
                 style: (String) -> String) -> String {
-        let (beside, box) = Self.detailLayout(area: area, textLines: rows.count)
-        let drawing = draw(data, album: album, size: size, box: box)
-        let textWidth = beside ? area.columns - drawing.columns - Self.gap : area.columns
         let labelWidth = rows.map(\.0.count).max() ?? 0
-        var lines: [String] = []
-        for (label, value) in rows {
-            // Text from the server is written here, beside the picture, not through Output:
-            // made safe the same way (control characters shown, never obeyed).
-            let wrapped = ArtLayout.wrap(SafeText.visible(value.split(whereSeparator: \.isNewline).joined(separator: " ")),
-                                         width: max(10, textWidth - labelWidth - 2))
-            for (index, part) in wrapped.enumerated() {
-                let head = index == 0 ? style(label) + String(repeating: " ", count: labelWidth - label.count) : String(repeating: " ", count: labelWidth)
-                lines.append(head + "  " + part)
+        func lines(width textWidth: Int) -> [String] {
+            var lines: [String] = []
+            for (label, value) in rows {
+                // Text from the server is written here, beside the picture, not through Output:
+                // made safe the same way (control characters shown, never obeyed).
+                let wrapped = ArtLayout.wrap(SafeText.visible(value.split(whereSeparator: \.isNewline).joined(separator: " ")),
+                                             width: max(10, textWidth - labelWidth - 2))
+                for (index, part) in wrapped.enumerated() {
+                    let head = index == 0 ? style(label) + String(repeating: " ", count: labelWidth - label.count) : String(repeating: " ", count: labelWidth)
+                    lines.append(head + "  " + part)
+                }
             }
+            return lines
         }
+        // The details as they wrap under a cover above them: the height the cover leaves them.
+        let (beside, box) = Self.detailLayout(area: area, textLines: lines(width: area.columns).count)
+        let drawing = draw(data, album: album, size: size, box: box)
+        let lines = lines(width: beside ? area.columns - drawing.columns - Self.gap : area.columns)
         return beside ? ArtLayout.beside(drawing, lines: lines, gap: Self.gap) : ArtLayout.above(drawing, lines: [""] + lines)
     }
 

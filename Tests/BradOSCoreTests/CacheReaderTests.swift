@@ -135,22 +135,33 @@ struct CacheReaderTests {
         var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["notes", "revalidate"], stamp: nil) }
     }
 
-    @Test("what the last background refresh failed with is told by the next read (an expired session with its way on)")
-    func backgroundFailureTold() async throws {
+    @Test("the last background refresh's failure is told by the next read; one the person must act on (an expired session) makes the read ask the server itself")
+    func backgroundFailures() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let stamp = RefreshStamp(url: dir.appendingPathComponent(".refresh-stamp"))
-        await #expect(throws: AuthError.self) {
-            try await stamp.runBehind(now: { Self.now.addingTimeInterval(-120) }) { throw AuthError.sessionExpired(profile: "default") }
-        }
-        let notices = Notices()
+        let failing = NetworkError.http(status: 503, method: "GET", path: "/x", message: nil, retryAfter: nil)
+        await #expect(throws: NetworkError.self) { try await stamp.runBehind(now: { Self.now.addingTimeInterval(-120) }) { throw failing } }
+        let notices = Notices(), started = Started()
         let resource = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600)),
                                 refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: stamp)) { "live" }
-        _ = try await reader(.script, notices: notices, started: Started()).show(resource) { _, _ in }
-        #expect(notices.all.contains { $0.hasPrefix("the last refresh of the notes in the background failed (2 min ago): The session of profile 'default' expired")
-            && $0.contains("brados auth login") }, "\(notices.all)")
-        // A refresh that succeeds forgets it.
-        try await stamp.runBehind(now: { Self.now }) {}
+        let told = try await reader(.script, notices: notices, started: started).show(resource) { _, _ in }
+        #expect(told.shown == "kept" && resource.fetches == 0 && started.all.count == 1)
+        #expect(notices.all == ["the last refresh of the notes in the background failed (2 min ago): The server answered 503 Service Unavailable to GET /x."],
+                "\(notices.all)")
+
+        // An expired session: the read asks the server itself, and its error is the command's.
+        await #expect(throws: AuthError.self) {
+            try await stamp.runBehind(now: { Self.now }) { throw AuthError.sessionExpired(profile: "default") }
+        }
+        let expired = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600)),
+                               refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: stamp)) { throw AuthError.sessionExpired(profile: "default") }
+        await #expect(throws: AuthError.self) { try await reader(.script, started: Started()).show(expired) { _, _ in } }
+        #expect(stamp.lastFailure() != nil)
+        // Signed in again: that read's answer is shown, and the failure forgotten.
+        let signedIn = Resource(policy: Self.behind, stored: CachedEntry("kept", savedAt: now.addingTimeInterval(-600)),
+                                refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: stamp)) { "live" }
+        #expect(try await reader(.script, started: Started()).show(signedIn) { _, _ in }.shown == "live")
         #expect(stamp.lastFailure() == nil)
     }
 

@@ -50,12 +50,13 @@ struct CachePolicyEndToEndTests {
         return conversation
     }
 
-    @Test("server down: every read exits 0 from its cache, with the same five source keys; a stale copy gets exactly one notice")
+    @Test("server down: every read exits 0 from its cache at once, with the same six source keys; a stale copy gets one notice; the next read tells why the refresh behind failed")
     func serverDown() async throws {
         let server = try ServerProcess()
         let conversation = try fill(server)
         // Stale everywhere a policy can be stale: the visits and context TTLs to zero, the
-        // plan's cached copy two days old; coach reads are remote-first (always asked first).
+        // plan's cached copy two days old; coach conversations and messages are refreshed
+        // behind every read (never stale by age).
         #expect(try brados(["config", "set", "visits.ttl", "0s"], server.url).status == 0)
         #expect(try brados(["config", "set", "coach.context-ttl", "0s"], server.url).status == 0)
         let planFile = home.url.appendingPathComponent("cache/users/default/plan/plan.json")
@@ -73,24 +74,31 @@ struct CachePolicyEndToEndTests {
             keys.insert(Set(source.keys))
             #expect(source["kind"] as? String == "cache", "\(read.domain)")
             let stale = source["stale"] as? Bool == true
-            // Never-stale policies (the finalized meal plan, the library snapshot) answer as
-            // they are, with nothing to warn about; a stale copy says so once, in the JSON too.
-            let expected = ["mealplan", "library"].contains(read.domain) ? 0 : 1
+            // The finalized meal plan is never refreshed; every other copy is, behind the read.
+            #expect(source["refreshing"] as? Bool == (read.domain != "mealplan"), "\(read.domain): \(source)")
+            // A stale copy says so once, in the JSON too; the others answer as they are.
+            let expected = ["visits", "coach context", "plan"].contains(read.domain) ? 1 : 0
             #expect(stale == (expected == 1), "\(read.domain): \(source)")
             #expect(notices(result).count == expected, "\(read.domain): \(result.stderr)")
             if expected == 1 {
                 #expect(notices(result).first == "brados: " + (source["notice"] as? String ?? "-"), "\(read.domain)")
-                #expect((source["reason"] as? String)?.isEmpty == false, "\(read.domain)")
+                #expect((source["notice"] as? String)?.contains("out of date; refreshing them in the background") == true, "\(read.domain)")
             }
         }
-        #expect(keys == [["kind", "ageSeconds", "stale", "reason", "notice"]])
+        #expect(keys == [["kind", "ageSeconds", "stale", "refreshing", "reason", "notice"]])
+        // The refreshes behind could not reach the server: the next read says so (and still answers).
+        let failed = home.url.appendingPathComponent("cache/users/default/visits/.refresh-stamp.failed")
+        #expect(await eventually(timeout: .seconds(30)) { FileManager.default.fileExists(atPath: failed.path) })
+        let next = try brados(["visits", "list", "--json"], url)
+        #expect(next.status == 0 && next.stderr.contains("the last refresh of the visits in the background failed")
+                && next.stderr.contains("Could not reach"), "\(next.stderr)")
         // An explicit refresh of the context profile asks first, and its copy still answers.
         let context = try brados(["coach", "context", "--refresh", "--json"], url)
         #expect(context.status == 0, "\(context.stderr)")
         #expect(notices(context).count == 1, "\(context.stderr)")
     }
 
-    @Test("an expired session: every domain exits 4, and the advice names the service to sign in to")
+    @Test("an expired session: every domain exits 4 (a read with a copy once its refresh behind has found it), and the advice names the service to sign in to")
     func expiredSession() async throws {
         let server = try ServerProcess()
         let conversation = try fill(server)
@@ -110,7 +118,15 @@ struct CachePolicyEndToEndTests {
             ("coach context (stale copy)", ["coach", "context", "--refresh"], "supabase"),
         ]
         for read in networkReads {
-            let result = try brados(read.arguments, server.url)
+            let failedBefore = Self.failedRefreshes(home: home.url)
+            var result = try brados(read.arguments, server.url)
+            if ["coach", "coach show", "visits (stale copy)", "plan (stale copy)"].contains(read.domain) {
+                // A read with a copy shows it at once; its refresh behind meets the expired
+                // session and records it, and the next read asks the server itself.
+                #expect(result.status == 0, "\(read.domain): \(result.stderr)")
+                #expect(await eventually(timeout: .seconds(30)) { Self.failedRefreshes(home: home.url) > failedBefore }, "\(read.domain)")
+                result = try brados(read.arguments, server.url)
+            }
             #expect(result.status == 4, "\(read.domain) exited \(result.status): \(result.stderr)")
             if let service = read.service {
                 #expect(result.stderr.contains("The \(service) session of profile 'default' expired"), "\(read.domain): \(result.stderr)")
@@ -119,6 +135,15 @@ struct CachePolicyEndToEndTests {
                 #expect(result.stderr.contains("brados auth login --user NAME --password-stdin"), "\(read.domain): \(result.stderr)")
                 #expect(!result.stderr.contains("--service"), "\(read.domain): \(result.stderr)")
             }
+        }
+    }
+
+    /// How many background refreshes of the profile recorded a failure.
+    static func failedRefreshes(home: URL) -> Int {
+        let root = home.appendingPathComponent("cache/users/default")
+        let domains = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return domains.reduce(0) { count, domain in
+            count + ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(domain).path)) ?? []).filter { $0.hasSuffix(".failed") }.count
         }
     }
 

@@ -11,9 +11,10 @@ struct CoachDeltaEndToEndTests {
     let home = TemporaryDirectory("e2e-coach-delta")
     static let user = "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11"
 
+    /// Each read waits for the server (`refresh.wait`): the copy it prints is the one the delta refresh made.
     func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
         try BuiltProducts.run("brados", arguments, environment: [
-            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_REFRESH_WAIT": "60s",
         ], stdin: stdin)
     }
 

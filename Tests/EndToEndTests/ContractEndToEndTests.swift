@@ -45,7 +45,7 @@ struct ContractEndToEndTests {
         let places = try #require(document["places"] as? [[String: Any]])
         #expect(!places.isEmpty)
         let second = try #require(try json(try run(["places", "--json"], server.url)) as? [String: Any])
-        #expect(Set((second["source"] as? [String: Any])?.keys.map { $0 } ?? []) == ["kind", "ageSeconds", "stale", "reason", "notice"])
+        #expect(Set((second["source"] as? [String: Any])?.keys.map { $0 } ?? []) == ["kind", "ageSeconds", "stale", "refreshing", "reason", "notice"])
         #expect((second["source"] as? [String: Any])?["kind"] as? String == "cache")
 
         // Stale and the server failing: the cache, one notice, exit 0.

@@ -255,7 +255,7 @@ struct LibraryEndToEndTests {
             options: ["--answers", "silent", "--stderr"],
             environment: ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "PATH": "/usr/bin:/bin"])
         #expect(screen.status == 0)
-        #expect(screen.stdout.contains("fetching albums…"), "\(screen.stdout.suffix(800))")
+        #expect(screen.stdout.contains("fetching albums (--refresh)…"), "\(screen.stdout.suffix(800))")
         // A bar with the count read of the section's total (312 with the duplicates the listing sets aside).
         #expect(screen.stdout.contains("█") && screen.stdout.contains("100/312"), "\(screen.stdout.suffix(800))")
         #expect(screen.stdout.contains("albums 1–2 of 304"))

@@ -53,7 +53,7 @@ struct PicturesEndToEndTests {
         #expect(!json.stdout.contains(Self.escape) && json.stdout.contains("\"artwork\""))
         let symbols = try brados(["library", "show", "1001", "--art", "symbols"], server, extra: ["COLUMNS": "80", "LINES": "44"])
         #expect(!symbols.stdout.contains(Self.escape), "symbols into a pipe are plain")
-        let lines = symbols.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = symbols.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast() // after the last newline
         // Above the details on 80×44, the cover and the details fit the height with the prompt.
         #expect(lines.count <= 40 && lines.allSatisfy { $0.count <= 80 }, "\(lines.count) lines, widest \(lines.map(\.count).max() ?? 0)")
         #expect(lines.first?.count ?? 0 > 50, "a cover wider than the one beside: \(lines.first ?? "")")

@@ -157,6 +157,15 @@ extension CacheReader {
         /// copy at once (or the server's answer within ``CacheReader/wait``), the refresh behind.
         private func behind(_ value: Resource.Value, age: TimeInterval?, stale: Bool,
                             start: @Sendable ([String]) throws -> Void, background: BackgroundRefresh) async throws -> Outcome {
+            let failure = background.stamp?.lastFailure()
+            if let failure, let kind = FailureKind(rawValue: failure.kind), !policy.answeredFailures.contains(kind) {
+                // The last background refresh failed with something the person must act on (an
+                // expired session): never hidden behind the copy. This read asks the server
+                // itself: its answer (after a sign-in) or its error (exit 4) is the command's.
+                let outcome = try await stale ? fetchFirst(value, age: age) : revalidate(value, age: age)
+                background.stamp?.clearFailure()
+                return outcome
+            }
             var cached = DataSource.cache(age: age, stale: stale, noun: noun)
             if reader.wait > .zero {
                 if mode == .interactive { try render(value, cached) }
@@ -189,9 +198,8 @@ extension CacheReader {
                 cached.notice = text
                 reader.notice(text)
             }
-            if let failure = background.stamp?.lastFailure() {
-                reader.notice(DataSource.wording(.backgroundFailed(ago: reader.now().timeIntervalSince(failure.at), reason: failure.summary,
-                                                                  recovery: failure.kind == FailureKind.authRequired.rawValue ? failure.recovery : nil),
+            if let failure {
+                reader.notice(DataSource.wording(.backgroundFailed(ago: reader.now().timeIntervalSince(failure.at), reason: failure.summary, recovery: nil),
                                                  noun: noun))
             }
             if !(mode == .interactive && reader.wait > .zero) { try render(value, cached) }

@@ -26,6 +26,9 @@ extension RefreshStamp {
         return try? JSONCoding.decode(Failure.self, from: data)
     }
 
+    /// Forgets the last failure (a read in the foreground got an answer since).
+    public func clearFailure() { try? FileSystem.remove(failureURL) }
+
     /// Runs a background refresh of the resource: at most one at a time (another already
     /// running leaves it be: it returns at once), its failure recorded for the next read to
     /// tell (``lastFailure()``), a success clearing it.
