@@ -175,23 +175,38 @@ _brados() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(--version -h --help)
+    local -a non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     local -a repeating_options=()
-    local -a non_repeating_options=()
+    local -a non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion config list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    today|search|auth|config|cache|keys|plugins|sync|doctor|exit-codes|mealplan|visits|library|coach|plan|help)
+    today|search|auth|config|cache|keys|plugins|sync|doctor|exit-codes|completion|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'today search auth config cache keys plugins sync doctor exit-codes mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'today search auth config cache keys plugins sync doctor exit-codes completion mealplan visits library coach plan help' -- "${cur}"))
         ;;
     esac
 }
@@ -221,7 +236,7 @@ _brados_today() {
 
 _brados_search() {
     repeating_flags=()
-    non_repeating_flags=(-F --fixed-strings --reindex --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--syntax --reindex --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--domain)
     non_repeating_options=(--limit --sort --profile --server --credentials-store)
     __brados_offer_flags_options -1
@@ -394,7 +409,7 @@ _brados_auth_migrate() {
 
 _brados_auth_logout() {
     repeating_flags=()
-    non_repeating_flags=(--remove-key --keep-key --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--remove-key --discard-pending --keep-key --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
@@ -625,7 +640,7 @@ _brados_cache_stats() {
 
 _brados_cache_clear() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--discard-pending --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options -1
@@ -867,10 +882,25 @@ _brados_keys_show() {
 
 _brados_plugins() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion plugins list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -995,12 +1025,43 @@ _brados_exit-codes() {
     esac
 }
 
-_brados_mealplan() {
+_brados_completion() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
+    __brados_offer_flags_options 1
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __brados_add_completions -W 'zsh'$'\n''bash'$'\n''fish'
+        return
+        ;;
+    esac
+}
+
+_brados_mealplan() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
+    repeating_options=()
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion mealplan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -1204,10 +1265,25 @@ _brados_mealplan_path() {
 
 _brados_visits() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--version -h --help --refresh --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion visits list -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -1350,10 +1426,44 @@ _brados_visits_delete() {
 
 _brados_library() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--version -h --help --refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--section')
+        return
+        ;;
+    '--limit')
+        return
+        ;;
+    '--offset')
+        return
+        ;;
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
+        return
+        ;;
+    '--rows')
+        return
+        ;;
+    '--columns')
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion library albums -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -1691,10 +1801,28 @@ _brados_library_cache_prune() {
 
 _brados_coach() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--version -h --help --full --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--limit --profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--limit')
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion coach conversations -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"
@@ -1742,12 +1870,15 @@ _brados_coach_show() {
     repeating_flags=()
     non_repeating_flags=(--full -f --follow --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--last --profile --server --credentials-store)
+    non_repeating_options=(--last --message --profile --server --credentials-store)
     __brados_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--last')
+        return
+        ;;
+    '--message')
         return
         ;;
     '--profile')
@@ -1828,10 +1959,29 @@ _brados_coach_context() {
 
 _brados_plan() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--art --profile --server --credentials-store)
     __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion plan show -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    esac
 
     # Offer subcommand / subcommand argument completions
     local -r subcommand="${unparsed_words[0]}"

@@ -124,10 +124,16 @@ public struct CoachPlugin: DomainPlugin {
         }
     }
 
-    /// Cached conversation ids, most recent first, for shell completion (local files only).
+    /// Cached conversation ids, most recent first, for shell completion (local files only);
+    /// zsh and fish show each with its title.
     public static func cachedConversationIDs() -> [String] {
-        CompletionValues.strings("SELECT remoteId FROM conversation ORDER BY updatedAt DESC", in: databaseURL(CompletionValues.scope().profile))
-            .filter(Conversation.idRule.isValid)
+        let rows = CompletionValues.strings("SELECT remoteId || char(1) || coalesce(title, '') FROM conversation ORDER BY updatedAt DESC",
+                                            in: databaseURL(CompletionValues.scope().profile))
+        return CompletionValues.described(rows.compactMap { row in
+            let parts = row.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let id = parts.first, Conversation.idRule.isValid(id) else { return nil }
+            return (id, parts.count > 1 ? parts[1] : "")
+        })
     }
 
     static func anonKey(_ settings: Settings) -> String { settings.resolve(anonKeyKey).value ?? referenceAnonKey }

@@ -82,6 +82,55 @@ struct CompletionsEndToEndTests {
         #expect(try complete("brados config get plan.", environment: environment) == ["plan.ttl"])
     }
 
+    @Test("what a person types next: --profile before any command, a domain's own flags (its default command's), and `brados completion SHELL`")
+    func whatComesNext() async throws {
+        let server = try ServerProcess()
+        let environment = try signedIn(server)
+        #expect(try BuiltProducts.run("brados", ["--profile", "work", "auth", "login", "--user", "demo", "--password-stdin"],
+                                      environment: environment, stdin: "demo").status == 0)
+        #expect(try complete("brados --profile ", environment: environment) == ["default", "work"])
+        #expect(try complete("brados --profile w", environment: environment) == ["work"])
+        #expect(try complete("brados --profile work visits l", environment: environment) == ["list"])
+        #expect(try complete("brados --offline --profile work coach sh", environment: environment) == ["show"])
+        let visitsFlags = try complete("brados visits --", environment: environment)
+        #expect(visitsFlags.contains("--refresh") && visitsFlags.contains("--json") && visitsFlags.contains("--profile"), "\(visitsFlags)")
+        #expect(try complete("brados plan --j", environment: environment) == ["--json"])
+        #expect(try complete("brados visits --profile ", environment: environment) == ["default", "work"])
+        for shell in ["bash", "zsh", "fish"] {
+            let printed = try BuiltProducts.run("brados", ["completion", shell], environment: environment)
+            let generated = try BuiltProducts.run("brados", ["--generate-completion-script", shell], environment: environment)
+            #expect(printed.status == 0 && printed.stdout == generated.stdout, "\(shell)")
+        }
+        let unknown = try BuiltProducts.run("brados", ["completion", "tcsh"], environment: environment)
+        #expect(unknown.status == 64 && unknown.stderr.contains("bash, zsh or fish"))
+    }
+
+    @Test("coach ids come with their titles in zsh and fish (one line of text each), alone in bash")
+    func describedIDs() async throws {
+        let server = try ServerProcess()
+        let environment = try signedIn(server)
+        let listed = try BuiltProducts.run("brados", ["coach", "--json"], environment: environment)
+        let first = try #require(((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["conversations"] as? [[String: Any]])?.first)
+        let (id, title) = (try #require(first["id"] as? String), try #require(first["title"] as? String))
+        func offered(_ shell: String) throws -> [String] {
+            let result = try BuiltProducts.run("brados", ["---completion", "coach", "show", "--", "positional@0", "3", "0"],
+                                               environment: environment.merging(["SAP_SHELL": shell]) { $1 })
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(try offered("bash").contains(id))
+        #expect(try offered("fish").contains("\(id)\t\(title)"))
+        #expect(try offered("zsh").contains("\(id)\u{1F}\(title)"))
+        // zsh's script makes the separator the `:` that starts a description (colons of the text escaped).
+        let zsh = try runShell(try SystemCommand.url("zsh").path, ["-f", "-c"], script: """
+            compdef() { :; }
+            source '\(Self.repository.appendingPathComponent("completions/_brados").path)'
+            _describe() { print -rl -- "${(@P)3}" }
+            command_name=brados; command_line=(brados coach show ''); export SAP_SHELL=zsh  # as _brados sets it
+            __brados_custom_complete ---completion coach show -- positional@0 3 0
+            """, path: BuiltProducts.directory.path + ":/usr/bin:/bin", environment: environment)
+        #expect(zsh.contains("\(id):\(title.replacingOccurrences(of: ":", with: "\\:"))"), "\(zsh)")
+    }
+
     // MARK: - Hostile values (issue 16: command execution through completion)
 
     /// Values a hostile archive or server could plant: each would create `marker` if any
@@ -103,11 +152,11 @@ struct CompletionsEndToEndTests {
     }
 
     /// Runs a shell script; returns stdout.
-    func runShell(_ shell: String, _ arguments: [String], script: String, path: String) throws -> String {
+    func runShell(_ shell: String, _ arguments: [String], script: String, path: String, environment: [String: String] = [:]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: shell)
         process.arguments = arguments + [script]
-        process.environment = ["PATH": path, "HOME": home.url.path]
+        process.environment = environment.merging(["PATH": path, "HOME": home.url.path]) { $1 }
         process.currentDirectoryURL = home.url
         let out = Pipe()
         process.standardOutput = out

@@ -18,14 +18,15 @@ public enum CompletionScript {
         guard let kind = CompletionShell(rawValue: shell) else { return nil }
         let name = root._commandName
         let script = root.completionScript(for: kind)
+        let borrowings = borrowings(root)
         switch shell {
         case "bash":
-            let hardened = hardenBash(script, commandName: name)
+            let hardened = hardenBash(borrowBash(script, commandName: name, borrowings), commandName: name)
             // A line the rewrite did not recognise would still evaluate cached text: never print that.
             precondition(!hardened.contains("-W \"$(__\(name)_custom_complete"), "an unhardened custom completion is left in the bash script")
             return hardened
-        case "zsh": return hardenZsh(script, commandName: name)
-        default: return script
+        case "zsh": return hardenZsh(borrowZsh(script, commandName: name, borrowings), commandName: name)
+        default: return borrowFish(script, commandName: name, borrowings)
         }
     }
 
@@ -67,10 +68,11 @@ public enum CompletionScript {
     }
 
     /// Escapes `:` in custom values, which `_describe` would otherwise read as the start of
-    /// a description.
+    /// a description, then turns brados's own separator (``CompletionValues/described(_:)``,
+    /// U+001F) into the `:` that starts one.
     static func hardenZsh(_ script: String, commandName name: String) -> String {
         script.replacingOccurrences(
             of: "        __\(name)_complete \"${completions[@]:0:-1}\"",
-            with: "        __\(name)_complete \"${(@)${(@)completions[@]:0:-1}//:/\\\\:}\"")
+            with: "        __\(name)_complete \"${(@)${(@)${(@)completions[@]:0:-1}//:/\\\\:}//$'\\x1f'/:}\"")
     }
 }

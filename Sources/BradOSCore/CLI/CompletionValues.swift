@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Values for shell completion, read from the local files only (no network, nothing
@@ -28,6 +29,23 @@ public enum CompletionValues {
             }
         }
         return names.sorted()
+    }
+
+    /// Values with what each is, for the shell asking (``CompletionShell/requesting``): zsh
+    /// and fish show the description beside the value (`1eca1011-…  Getting back into
+    /// running`), bash offers the values alone. A description is one line of text from a
+    /// cache: its control characters become spaces, and it is cut to 60 characters.
+    public static func described(_ pairs: [(value: String, description: String)]) -> [String] {
+        let shell = CompletionShell.requesting
+        return pairs.map { pair in
+            let text = String(pair.description.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }).prefix(60)
+            switch shell {
+            // U+001F becomes `:` in the zsh script, after the colons of the value and text are escaped.
+            case .zsh?: return text.isEmpty ? pair.value : pair.value + "\u{1F}" + text
+            case .fish?: return text.isEmpty ? pair.value : pair.value + "\t" + text
+            default: return pair.value
+            }
+        }
     }
 
     /// The built-in domain names.
