@@ -24,6 +24,8 @@ Cases (script: workload vs peer, goal):
                        each at most rg's time; the rare word within 1.5x --version; 3x the data within 1.2x
   covers               a 1024 px cover in symbols at 80x40 cells: `library show` vs the `chafa` CLI on the same file: <= 30 ms
   follow               issue 45: `coach show --follow` latency (p50, p95) and idle traffic vs a 30 s polling loop and the timer
+  time_to_prompt       issue 53: every read with a cached copy due a refresh, server at 0 ms, 2 s, 30 s and frozen (SIGSTOP), through a
+                       pipe and a terminal vs the same read --offline: <= 1.5x
   plan_flow            spec 004: the plan's disk-cache hit (< 10 ms) and generate-and-show flows (< 2 s) vs warm `mealplan show`
 """
 import argparse
@@ -36,7 +38,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale", "today", "search",
-         "covers", "plan_flow", "follow"]
+         "covers", "plan_flow", "follow", "time_to_prompt"]
 # Small workloads for the smoke run: it checks the harness works, its numbers mean nothing.
 SMOKE = {
     "mealplan_warm_read": ["--runs", "3", "--warmup", "1", "--latency-ms", "20"],
@@ -50,6 +52,7 @@ SMOKE = {
     "search": ["--messages", "2000", "--conversations", "20", "--albums", "1000", "--scales", "1,2", "--runs", "2", "--warmup", "1"],
     "plan_flow": ["--runs", "3", "--warmup", "1", "--cache-reads", "20"],
     "follow": ["--rounds", "5", "--idle", "2", "--runs", "1"],
+    "time_to_prompt": ["--runs", "1", "--warmup", "0"],
 }
 
 

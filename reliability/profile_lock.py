@@ -482,7 +482,8 @@ class ProfileLock:
             ("sync", ["sync"]),
             ("visits revalidate", ["visits", "revalidate"]),
             ("library revalidate", ["library", "revalidate"]),
-            ("logout", ["auth", "logout"]),
+            # The imported archive carries a queued change: a sign-out that erases everything says so.
+            ("logout", ["auth", "logout", "--discard-pending"]),
             ("visits add", ["visits", "add", "--place", f"Mixed {round_index}"]),
         ]
         random.shuffle(commands)
@@ -543,7 +544,7 @@ class ProfileLock:
         server.fault(match=fault, latencyMs=1500, count=1)
         revalidation = Job(profile, "revalidate", [domain, "revalidate"])
         reached = wait_for_request(server, key)
-        signed_out = Job(profile, "logout", ["auth", "logout"]).join()
+        signed_out = Job(profile, "logout", ["auth", "logout", "--discard-pending"]).join()
         revalidation.join()
         server.clear_faults()
         left, names = profile_bytes(profile)

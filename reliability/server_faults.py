@@ -75,8 +75,10 @@ def main():
     outcomes = {}
 
     with Server(binaries) as server:
-        # A 2 s request timeout and a stale visits cache, so every command goes to the server.
-        profile = Profile(binaries, server, extra_env={"BRADOS_NETWORK_TIMEOUT": "2s", "BRADOS_VISITS_TTL": "0s"})
+        # A 2 s request timeout, a stale visits cache, and reads that wait for the server
+        # (refresh.wait; by default a read with a copy leaves the refresh to the background):
+        # every command goes to the server in the foreground, where its faults are seen.
+        profile = Profile(binaries, server, extra_env={"BRADOS_NETWORK_TIMEOUT": "2s", "BRADOS_VISITS_TTL": "0s", "BRADOS_REFRESH_WAIT": "60s"})
         try:
             profile.login(supabase_email="demo@example.com")
             for _, command, _, _ in DOMAINS:

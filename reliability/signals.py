@@ -3,11 +3,13 @@
 exit 143 / 129), and a reader that goes away ends brados quietly by SIGPIPE.
 
 - visits delete, interrupted while its DELETE is at the server (held there by the server's
-  latency fault): exit 128+signal, the visit is back in the cache (`visits list --offline`)
-  and still on the server, and no temporary file or `.staging` folder is left in the profile.
-  The fault answers 503 after its latency: the reference server runs a delayed handler even
-  after the client has gone, so a plain latency would delete the visit there after brados
-  was interrupted, which says nothing about brados.
+  latency fault): exit 128+signal, and the outcome said to be unknown, never a rollback
+  brados cannot know is true: the visit stays out of the cache (`visits list --offline`);
+  the next refresh settles it (the server still has it: it is back, and the command says
+  so), and no temporary file or `.staging` folder is left in the profile. The fault answers
+  503 after its latency: the reference server runs a delayed handler even after the client
+  has gone, so a plain latency would delete the visit there after brados was interrupted,
+  which says nothing about brados.
 - cache export -o FILE, interrupted at a random moment (zstd level 19 every other round, for
   a window of seconds; level 3 at moments spread evenly over its run, and --late-rounds more
   late in it, where the compressor drains and the file is synced): exit 128+signal and
@@ -26,7 +28,7 @@ had not installed its handlers yet; that passes only if it left nothing behind, 
 checks above require anyway. What an uninterrupted export and import leave in the profile is
 one failure of its own and not counted against the signals.
 
-Figures: cases per signal, deletes restored, leftover files (goal 0), signals that landed
+Figures: cases per signal, interrupted deletes settled, leftover files (goal 0), signals that landed
 while the command ran, commands that went on after the signal, exit codes per case.
 
     python3 reliability/signals.py [--rounds 20] [--late-rounds 20] [--build-dir .build] [--configuration debug]
@@ -239,8 +241,9 @@ class Signals:
                 self.delete_case(name, number, round_index)
 
     def delete_case(self, name, number, round_index):
-        """One interrupted delete: exit 128+signal, the visit back in the cache and still on
-        the server, nothing left behind."""
+        """One interrupted delete: exit 128+signal, the outcome said to be unknown, the visit
+        kept out of the cache until the next refresh puts it back (the server still has it),
+        nothing left behind."""
         profile, server, tally = self.profile, self.server, self.tally
         added = json.loads(profile.must("visits", "add", "--place", f"Signal {name} {round_index}",
                                         "--duration", "15", "--json").stdout)["visit"]["id"]
@@ -268,14 +271,19 @@ class Signals:
             problems.append(f"exit {returncode}, expected {128 + number}")
         if crashed(returncode, stderr):
             problems.append("crashed")
-        if added not in visit_ids(profile, "--offline"):
-            problems.append("not restored: `visits list --offline` lacks the visit")
-        else:
-            self.restored += 1
+        if returncode == 128 + number and "not known yet" not in stderr:
+            problems.append("did not say that the outcome is unknown")
+        if added in visit_ids(profile, "--offline"):
+            problems.append("put back in the cache, though the server may have deleted it")
         problems += self.note_leftovers("the interrupted delete", mark)
         problems += [f"{path}: {reason}" for path, reason in corrupt_files(profile.home)]
-        if added not in visit_ids(profile, "--refresh"):
+        refreshed = profile.must("visits", "list", "--json", "--refresh")
+        if added not in {visit["id"] for visit in json.loads(refreshed.stdout)["visits"]}:
             problems.append("the server no longer has the visit")
+        elif returncode == 128 + number and "was not deleted" not in refreshed.stderr:
+            problems.append(f"the refresh did not say the delete did not happen: {refreshed.stderr.strip()[:200]!r}")
+        else:
+            self.restored += 1
         if problems:
             tally.fail(f"{name} during `visits delete {added}`: {problems}; stderr: {stderr.strip()[:300]!r}")
         else:
@@ -512,7 +520,7 @@ class Signals:
         """The suite's figures, into the tally."""
         figures = self.tally.figures
         figures["cases per signal"] = self.cases
-        figures["deletes restored"] = self.restored
+        figures["interrupted deletes settled"] = self.restored
         figures["leftover files"] = len(self.left)
         figures["left without a signal"] = len(self.baseline)
         figures["signalled while running"] = self.while_running

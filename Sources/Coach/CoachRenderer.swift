@@ -26,7 +26,7 @@ public struct CoachRenderer: Sendable {
                 [String($0.id.prefix(8)), Format.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
             },
             rightAligned: [2], keepWhole: [0, 1, 2]))
-        output.line(output.styled("Show one with `brados coach show ID` (the first 8 characters of the id are enough).", .dim))
+        output.line(output.styled("Show one with `brados coach show ID` (4 characters of the id are enough).", .dim))
     }
 
     /// A conversation and the messages shown (all, or the last N of ``ConversationThread/total``).

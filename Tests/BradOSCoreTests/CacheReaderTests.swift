@@ -139,6 +139,7 @@ struct CacheReaderTests {
     func backgroundFailures() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) // a domain with something cached
         let stamp = RefreshStamp(url: dir.appendingPathComponent(".refresh-stamp"))
         let failing = NetworkError.http(status: 503, method: "GET", path: "/x", message: nil, retryAfter: nil)
         await #expect(throws: NetworkError.self) { try await stamp.runBehind(now: { Self.now.addingTimeInterval(-120) }) { throw failing } }

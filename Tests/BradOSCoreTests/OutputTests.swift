@@ -50,6 +50,24 @@ struct OutputTests {
         #expect(config.render(width: 300) == config.render())
     }
 
+    @Test("a line of prose wider than the terminal wraps at spaces under its own text; words (paths) are never cut; on a pipe nothing wraps")
+    func softWrap() {
+        let line = "ok    credentials: store file; keyring: no keyring answered on the session bus (Cannot autolaunch D-Bus)"
+        let wrapped = TextWidth.softWrap(line, width: 60).split(separator: "\n").map(String.init)
+        #expect(wrapped.count == 2 && wrapped.allSatisfy { TextWidth.of($0) <= 60 }, "\(wrapped)")
+        #expect(wrapped[0].hasPrefix("ok    credentials:") && wrapped[1].hasPrefix("      ") && !wrapped[1].hasPrefix("       "), "\(wrapped)")
+        let path = "artwork  /tmp/a/very/long/path/that/does/not/fit/in/forty/columns/at/all.jpg"
+        #expect(TextWidth.softWrap(path, width: 40) == path, "one word past the width: left to the terminal, never cut")
+        #expect(TextWidth.softWrap(path + " and more words after it", width: 40).split(separator: "\n").dropFirst().first?.hasPrefix("         and") == true)
+        #expect(TextWidth.softWrap("short", width: 40) == "short")
+        let styled = Output.styled("ok  ", .green, colors: true) + "  name: " + String(repeating: "word ", count: 20)
+        let lines = TextWidth.softWrap(styled, width: 40).split(separator: "\n").map(String.init)
+        #expect(lines.count > 1 && lines.dropFirst().allSatisfy { $0.hasPrefix("      ") }, "styles take no column: \(lines)")
+        let piped = CapturingIO(environment: [:], terminal: false)
+        Output(io: piped, format: .human).line(line)
+        #expect(piped.stdout == line + "\n")
+    }
+
     @Test("text width: wide characters count two, combining marks none; cutting keeps brados's styles whole and closes them")
     func textWidth() {
         #expect(TextWidth.of("abc") == 3)

@@ -129,6 +129,71 @@ struct FirstHourEndToEndTests {
         #expect(try cachedIDs().contains(second))
     }
 
+    /// A message from the coach, the conversation's newest, written on the server as another client would.
+    static func addMessage(_ id: String, _ content: String, to conversation: String, _ server: ServerProcess) async throws {
+        try await server.sql("""
+            INSERT INTO messages (id, conversation_id, user_id, role, content, created_at)
+            SELECT ?, id, user_id, 'assistant', ?, (julianday('now') - 2440587.5) * 86400.0 + 60 FROM conversations WHERE id = ?
+            """, [id, content, conversation])
+    }
+
+    /// The lines a pseudo-terminal showed, escape sequences taken out, as a person sees them.
+    static func screenLines(_ output: String) -> [String] {
+        output.replacingOccurrences(of: "\r", with: "")
+            .replacingOccurrences(of: #"\x{1B}\[[0-9;?]*[A-Za-z]"#, with: "", options: .regularExpression)
+            .split(separator: "\n").map(String.init)
+    }
+
+    @Test("80 columns: tables fit the terminal (cut with an ellipsis, or fewer columns), coach messages wrap under their first line")
+    func eightyColumns() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], server, stdin: "demo").status == 0)
+        let long = String(repeating: "a long sentence about training for a race ", count: 6)
+        #expect(try brados(["visits", "add", "--place", "A place with a rather long name for a table", "--notes", long], server).status == 0)
+        let environment = environment(server).merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 }
+        let conversation = try brados(["coach", "conversations", "--json"], server)
+        let id = try #require(((try JSONSerialization.jsonObject(with: Data(conversation.stdout.utf8)) as? [String: Any])?["conversations"]
+            as? [[String: Any]])?.first?["id"] as? String)
+        try await Self.addMessage("wrap-1", long, to: id, server)
+        for command in [["visits", "list", "--refresh"], ["config", "list"], ["exit-codes"], ["coach", "conversations"],
+                        ["coach", "show", id, "--last", "2", "--full"], ["plugins", "list"], ["mealplan", "show"], ["today"],
+                        ["plan", "show", "--art", "none"], ["auth", "status"], ["cache", "stats"], ["search", "protein"],
+                        ["library", "albums", "--limit", "5"], ["doctor"]] {
+            let result = try FakeTerminal.run(["brados"] + command + ["--no-pager"], options: ["--size", "24x80", "--timeout", "30"],
+                                              environment: environment)
+            #expect(result.status == 0, "\(command): \(result.stdout)")
+            // (What a terminal query echoes before brados's first line is the terminal's, not brados's output.)
+            let lines = Self.screenLines(result.stdout).map { $0.replacingOccurrences(of: #"^_G[^\\]*\\"#, with: "", options: .regularExpression) }
+            let wide = lines.filter { $0.count > 80 }
+            #expect(wide.isEmpty, "\(command): \(wide.count) lines wider than 80 columns: \(wide.prefix(2))")
+            if command[0] == "coach", command[1] == "show" {
+                // The long message wraps at words, each line after the first under its text.
+                let start = try #require(lines.firstIndex { $0.contains("coach  a long sentence") }, "\(lines)")
+                #expect(lines[start + 1].hasPrefix(String(repeating: " ", count: 25)) && lines[start + 1].contains("a long"), "\(lines[start...])")
+                #expect(!lines[start].hasSuffix("a lon"), "cut at a word boundary: \(lines[start])")
+            }
+        }
+    }
+
+    @Test("a colour code in a server's text is shown, never obeyed: on a terminal and through a pipe")
+    func serverColoursAreText() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], server, stdin: "demo").status == 0)
+        let listed = try brados(["coach", "conversations", "--json"], server)
+        let id = try #require(((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["conversations"]
+            as? [[String: Any]])?.first?["id"] as? String)
+        try await Self.addMessage("red-1", "\u{1B}[31mred\u{1B}[0m and \u{1B}]0;title\u{07} and \u{9B}1m", to: id, server)
+        let piped = try brados(["coach", "show", id, "--last", "1", "--full"], server)
+        #expect(piped.status == 0 && !piped.stdout.unicodeScalars.contains("\u{1B}"), "\(piped.stdout)")
+        #expect(piped.stdout.contains("^[[31mred^[[0m and ^[]0;title^G and ^[[1m"), "\(piped.stdout)")
+        let screen = try FakeTerminal.run(["brados", "coach", "show", id, "--last", "1", "--no-pager"], options: ["--size", "24x120"],
+                                          environment: environment(server).merging(["PATH": BuiltProducts.directory.path + ":/usr/bin:/bin"]) { $1 })
+        #expect(screen.stdout.contains("^[[31mred"), "\(screen.stdout)")
+        #expect(!screen.stdout.contains("\u{1B}[31mred"), "the server's colour reached the terminal")
+    }
+
     @Test("a dropped or truncated response is the server's failure (exit 6), an unreachable server exit 5; both name host and port")
     func networkErrors() async throws {
         let server = try ServerProcess()

@@ -42,15 +42,25 @@ extension CompletionScript {
 
     static func functionName(_ command: String, _ path: [String]) -> String { "_" + ([command] + path).joined(separator: "_") }
 
-    /// bash: the receiver's flag and option arrays take the donor's, and the donor's
-    /// completions of option values run first in the receiver.
-    static func borrowBash(_ script: String, commandName name: String, _ borrowings: [Borrowing]) -> String {
+    /// For each borrowing whose two shell functions the script has (bash, zsh): `change` gets
+    /// the donor's lines and rewrites the receiver's.
+    static func rewriteReceivers(_ script: String, commandName name: String, _ borrowings: [Borrowing],
+                                 _ change: (_ donor: [Substring], _ receiver: inout [Substring]) -> Void) -> String {
         var lines = script.split(separator: "\n", omittingEmptySubsequences: false)
         for borrowing in borrowings {
             guard let donor = function(functionName(name, borrowing.donor), in: lines),
                   let receiver = function(functionName(name, borrowing.receiver), in: lines) else { continue }
-            let donorLines = Array(lines[donor])
             var body = Array(lines[receiver])
+            change(Array(lines[donor]), &body)
+            lines.replaceSubrange(receiver, with: body)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// bash: the receiver's flag and option arrays take the donor's, and the donor's
+    /// completions of option values run first in the receiver.
+    static func borrowBash(_ script: String, commandName name: String, _ borrowings: [Borrowing]) -> String {
+        rewriteReceivers(script, commandName: name, borrowings) { donorLines, body in
             for array in ["repeating_flags", "non_repeating_flags", "repeating_options", "non_repeating_options"] {
                 guard let borrowed = donorLines.first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(array)=(") }).map(words),
                       let index = body.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(array)=(") || $0.contains(" \(array)=(") })
@@ -66,9 +76,7 @@ extension CompletionScript {
                let anchor = body.firstIndex(where: { $0.hasSuffix("# Offer subcommand / subcommand argument completions") }) {
                 body.insert(contentsOf: Array(donorLines[start...end]) + [Substring("")], at: anchor)
             }
-            lines.replaceSubrange(receiver, with: body)
         }
-        return lines.joined(separator: "\n")
     }
 
     /// The words of `name=(a b c)`.
@@ -79,15 +87,10 @@ extension CompletionScript {
 
     /// zsh: the receiver's `_arguments` specs take the donor's options (and the value lists they name).
     static func borrowZsh(_ script: String, commandName name: String, _ borrowings: [Borrowing]) -> String {
-        var lines = script.split(separator: "\n", omittingEmptySubsequences: false)
-        for borrowing in borrowings {
-            guard let donor = function(functionName(name, borrowing.donor), in: lines),
-                  let receiver = function(functionName(name, borrowing.receiver), in: lines) else { continue }
-            let donorLines = Array(lines[donor])
-            var body = Array(lines[receiver])
+        rewriteReceivers(script, commandName: name, borrowings) { donorLines, body in
             guard let donorSpecs = donorLines.firstIndex(of: "    local -ar arg_specs=("),
                   let donorEnd = donorLines[donorSpecs...].firstIndex(of: "    )"),
-                  let receiverSpecs = body.firstIndex(of: "    local -ar arg_specs=(") else { continue }
+                  let receiverSpecs = body.firstIndex(of: "    local -ar arg_specs=(") else { return }
             let own = Set(body)
             // Options only: not the donor's positionals (`':id:…'`), nor what the receiver has (--version, --help).
             let options = donorLines[(donorSpecs + 1)..<donorEnd].filter { line in
@@ -98,9 +101,7 @@ extension CompletionScript {
             let values = donorLines[..<donorSpecs].filter { $0.hasPrefix("    local -ar ___") && !own.contains($0) }
             body.insert(contentsOf: options, at: receiverSpecs + 1)
             body.insert(contentsOf: values, at: receiverSpecs)
-            lines.replaceSubrange(receiver, with: body)
         }
-        return lines.joined(separator: "\n")
     }
 
     /// fish: the receiver's token parsing knows the donor's options (so their values are not

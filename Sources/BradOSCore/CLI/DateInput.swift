@@ -14,15 +14,7 @@ public enum DateInput {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let instant = JSONCoding.parseTimestamp(text), hasOffset(text) { return instant }
         let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[range] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int? { JSONCoding.decimal(bytes, range) }
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               (1...12).contains(month), (1...31).contains(day) else { return nil }

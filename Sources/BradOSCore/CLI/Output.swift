@@ -49,8 +49,14 @@ public struct Output: Sendable {
         }
     }
 
-    /// Prints a line (or lines) on stdout, control characters made visible (``SafeText``).
-    public func line(_ text: String = "") { io.write(SafeText.rendered(text, keepLines: true) + "\n") }
+    /// Prints a line (or lines) on stdout, control characters made visible (``SafeText``); on
+    /// a terminal, a line wider than it wraps at spaces under its own text (``TextWidth/softWrap(_:width:)``).
+    public func line(_ text: String = "") {
+        guard let width else { return io.write(SafeText.rendered(text, keepLines: true) + "\n") }
+        let safe = SafeText.rendered(text, keepLines: true, resolvingStyles: false)
+        let wrapped = safe.split(separator: "\n", omittingEmptySubsequences: false).map { TextWidth.softWrap(String($0), width: width) }
+        io.write(SafeText.resolvingStyles(wrapped.joined(separator: "\n")) + "\n")
+    }
 
     /// Prints text that holds pictures (their escape sequences go to the terminal as they
     /// are): every part of it from elsewhere must have been made ``SafeText/visible(_:keepLines:)``.

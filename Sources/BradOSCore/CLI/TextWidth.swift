@@ -40,9 +40,10 @@ public enum TextWidth {
         return String(result)
     }
 
-    /// `text` wrapped at spaces into lines of at most `width` columns (a word longer than a
-    /// line is cut across lines); its own line breaks are kept.
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    /// `text` wrapped at spaces into lines of at most `width` columns; its own line breaks
+    /// are kept. A word longer than a line is cut across lines, or with `cutLongWords` false
+    /// left whole on a line of its own (a path or a URL a person copies).
+    public static func wrap(_ text: String, width: Int, cutLongWords: Bool = true) -> [String] {
         guard width > 0 else { return [text] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -56,7 +57,7 @@ public enum TextWidth {
                     line = ""
                     lineWidth = 0
                 }
-                while wordWidth > width {
+                while cutLongWords, wordWidth > width {
                     // A word longer than a line: as much as fits, then the rest on the next.
                     let (head, tail) = split(word, at: width - lineWidth - (lineWidth > 0 ? 1 : 0))
                     lines.append(line + (lineWidth > 0 ? " " : "") + head)
@@ -71,6 +72,40 @@ public enum TextWidth {
             lines.append(line)
         }
         return lines
+    }
+
+    /// A line of prose for a terminal `width` columns wide: wrapped at spaces, each line after
+    /// the first under the first's text (past its leading spaces and a short lead-in such as
+    /// `ok    ` or `label: `, kept as it is), long words left whole. A line that fits is
+    /// returned as it is.
+    public static func softWrap(_ line: String, width: Int) -> String {
+        guard of(line) > width, width >= 20 else { return line }
+        let leading = String(line.prefix { $0 == " " })
+        var body = Substring(line.dropFirst(leading.count))
+        // A lead-in: one short word (a status, a label) and the spaces after it, style marks
+        // (which take no column) counted in with them.
+        var lead = ""
+        let scalars = Array(body.unicodeScalars)
+        var index = 0, word = 0, spaces = 0
+        var lastOfWord: Unicode.Scalar?
+        func skipMarks() { while index < scalars.count, let (_, length) = StyleMark.parse(scalars, at: index) { index += length } }
+        skipMarks()
+        while index < scalars.count, scalars[index] != " " { lastOfWord = scalars[index]; index += 1; word += 1; skipMarks() }
+        while index < scalars.count, scalars[index] == " " { index += 1; spaces += 1; skipMarks() }
+        if (1...14).contains(word), spaces > 0, index < scalars.count, of(leading) + word + spaces < width / 2,
+           lastOfWord.map({ $0 == ":" || $0.properties.isAlphabetic }) == true {
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars[..<index])
+            lead = String(view)
+            var rest = String.UnicodeScalarView()
+            rest.append(contentsOf: scalars[index...])
+            body = Substring(String(rest))
+        }
+        let hang = of(leading) + of(lead)
+        let lines = wrap(String(body), width: max(10, width - hang), cutLongWords: false)
+        guard lines.count > 1 else { return line }
+        let indent = String(repeating: " ", count: hang)
+        return ([leading + lead + lines[0]] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")
     }
 
     /// The first `columns` columns of `text` and the rest.

@@ -31,11 +31,13 @@ extension RefreshStamp {
 
     /// Runs a background refresh of the resource: at most one at a time (another already
     /// running leaves it be: it returns at once), its failure recorded for the next read to
-    /// tell (``lastFailure()``), a success clearing it.
+    /// tell (``lastFailure()``), a success clearing it. With no folder for the stamp (nothing
+    /// cached, or the profile erased meanwhile: a sign-out) it just runs `body`: nothing is
+    /// written where the person's data was erased.
     /// - Throws: what `body` throws (after recording it); `CancellationError` is not recorded
     ///   (a command that needs the profile stopped it, see ``ProfileLock``).
     public func runBehind(now: @Sendable () -> Date, _ body: () async throws -> Void) async throws {
-        try FileSystem.createDirectory(url.deletingLastPathComponent())
+        guard FileSystem.exists(url.deletingLastPathComponent()) else { return try await body() }
         let lock = try FileLock(url: lockURL)
         guard lock.tryLock() else { return }
         defer { lock.unlock() }

@@ -45,7 +45,7 @@ public enum ExitStatus {
               meaning: "The system keyring did not answer, is locked, or failed, where a secret lives or `credentials.store` is `keyring` (`brados doctor` says which)."),
         Entry(code: 64, kind: .usage, name: "usage", meaning: "Usage error: bad flags or arguments."),
         Entry(code: 130, kind: .interrupted, name: "interrupted",
-              meaning: "Interrupted by Ctrl-C; 143 by SIGTERM and 129 by SIGHUP (a closed terminal or SSH session). The command first undoes what it started: an optimistic delete is restored, a half-written archive discarded. A second signal ends it at once."),
+              meaning: "Interrupted by Ctrl-C; 143 by SIGTERM and 129 by SIGHUP (a closed terminal or SSH session). The command first undoes what it started (an optimistic delete not yet sent is restored, a half-written archive discarded); a change already sent is said to be of unknown outcome and settled later, never rolled back. A second signal ends it at once."),
     ]
 
     /// The exit code for a failure kind: its row of ``table`` (every kind has one; a test checks).

@@ -20,15 +20,7 @@ public enum JSONCoding {
     /// no zone means UTC. `nil` for anything else.
     public static func parseTimestamp(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for byte in bytes[range] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int? { decimal(bytes, range) }
         guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
               bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
@@ -81,6 +73,18 @@ public enum JSONCoding {
         return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
     }
 
+
+    /// The decimal number the ASCII digits `bytes[range]` spell; `nil` when one is not a digit
+    /// or the range runs past the end.
+    static func decimal(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        guard range.upperBound <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[range] {
+            guard byte >= 48, byte <= 57 else { return nil }
+            value = value * 10 + Int(byte - 48)
+        }
+        return value
+    }
 
     /// A new encoder (encoders are not thread-safe to share while mutating options).
     public static func makeEncoder(pretty: Bool = false) -> JSONEncoder {
