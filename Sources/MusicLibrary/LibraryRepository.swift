@@ -30,6 +30,9 @@ public struct LibraryRepository: Sendable {
     public var afterRefresh: (@Sendable (LibrarySnapshot) -> Void)?
     /// Where albums' details (`library show`) are kept, per server and rating key (`nil`: not kept).
     public var detailsDirectory: URL?
+    /// Where an album's background refresh keeps its stamp, lock and last failure: beside its
+    /// kept details (`nil`: none; its refreshes run in the foreground).
+    public var albumStamps: (@Sendable (_ ratingKey: String) -> RefreshStamp)?
 
     public init(storage: LibraryCacheHandle, artwork: ArtworkCache, now: @escaping @Sendable () -> Date,
                 logger: Logger = Logger(label: "brados.library"), defaultSection: String? = nil,
@@ -87,7 +90,11 @@ public struct LibraryRepository: Sendable {
             minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
             refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
             origin: origin, api: api)
-        repository.detailsDirectory = env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent(".details", isDirectory: true)
+        let details = env.profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent(".details", isDirectory: true)
+        repository.detailsDirectory = details
+        repository.albumStamps = { [profile = env.profile] key in
+            RefreshStamp(url: details.appendingPathComponent(".refresh-stamp-album-\(key)"), profileFolders: [profile.cacheDirectory, profile.dataDirectory])
+        }
         let artwork = repository.artwork
         repository.afterRefresh = { snapshot in prefetchInBackground(after: snapshot, artwork: artwork, env: env) }
         return repository
@@ -312,12 +319,11 @@ extension LibraryRepository {
         /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> AlbumDetail { try await store.fetchDetail(ratingKey) }
 
-        /// `brados library revalidate --album KEY`.
+        /// `brados library revalidate --album KEY`; its stamp beside the kept details (in
+        /// `.details`, so that they go together).
         public var backgroundRefresh: BackgroundRefresh? {
-            store.detailsDirectory.flatMap { directory in
-                BackgroundRefresh(command: ["library", "revalidate", "--album", ratingKey],
-                                  stamp: RefreshStamp(url: directory.deletingLastPathComponent().appendingPathComponent(".refresh-stamp-album-\(ratingKey)")))
-            }
+            guard let stamp = store.albumStamps, IdentifierRule.ratingKey.isValid(ratingKey) else { return nil }
+            return BackgroundRefresh(command: ["library", "revalidate", "--album", ratingKey], stamp: stamp(ratingKey))
         }
     }
 }

@@ -130,9 +130,9 @@ struct RefreshIntervalTests {
         let stamp = RefreshStamp(url: root.url.appendingPathComponent("d/.refresh-stamp"))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try AtomicFile.write(Data("not a time".utf8), to: stamp.url)
-        #expect(stamp.claim(at: now, interval: .seconds(30)))
-        #expect(!stamp.claim(at: now.addingTimeInterval(29), interval: .seconds(30)))
-        #expect(stamp.claim(at: now.addingTimeInterval(-3600), interval: .seconds(30)))
+        #expect(stamp.claim(at: now, interval: .seconds(30)) == .claimed)
+        #expect(stamp.claim(at: now.addingTimeInterval(29), interval: .seconds(30)) == .recent)
+        #expect(stamp.claim(at: now.addingTimeInterval(-3600), interval: .seconds(30)) == .claimed)
         #expect(stamp.lastStarted() == now.addingTimeInterval(-3600))
     }
 }

@@ -66,7 +66,7 @@ public actor TokenAuthenticator: Authenticating {
     ///   timeout, a full disk before the refresh token is spent, a failed write), `CancellationError` while waiting for the lock.
     public func renewToken(replacing rejected: String) async throws -> String {
         try await FileLock.withExclusiveLock(at: store.lockURL) {
-            var credentials = try store.loadForUpdate()
+            let credentials = try store.loadForUpdate()
             let current = try currentCredential(credentials)
             if current.accessToken != rejected {
                 logger.debug("token already renewed by another process", metadata: ["service": "\(service.rawValue)"])
@@ -78,15 +78,23 @@ public actor TokenAuthenticator: Authenticating {
                 throw StorageError.io(operation: "write", path: store.url.path, errno: ENOSPC)
             }
             logger.debug("renewing access token", metadata: ["service": "\(service.rawValue)"])
-            var renewed: Credential
-            do { renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport) } catch AuthError.sessionExpired(let profile, _) {
-                throw AuthError.sessionExpired(profile: profile, service: signInService)
+            // Once the refresh token is sent it is spent: the renewal and its saving run to
+            // the end even when the command is interrupted (Ctrl-C), or the profile would be
+            // signed out by a cancelled answer. (An unstructured task: cancellation does not
+            // reach it.)
+            let renewal = Task { [credentials] in
+                var credentials = credentials
+                var renewed: Credential
+                do { renewed = try await account.refresh(current, profile: store.profile, server: server, transport: transport) } catch AuthError.sessionExpired(let profile, _) {
+                    throw AuthError.sessionExpired(profile: profile, service: signInService)
+                }
+                // Still the same server (for the embedded backend, its marker rather than this run's port).
+                renewed.server = current.server
+                if dedicated { credentials.services[service.rawValue] = renewed } else { credentials.replace(for: service, with: renewed) }
+                try store.save(credentials)
+                return renewed.accessToken
             }
-            // Still the same server (for the embedded backend, its marker rather than this run's port).
-            renewed.server = current.server
-            if dedicated { credentials.services[service.rawValue] = renewed } else { credentials.replace(for: service, with: renewed) }
-            try store.save(credentials)
-            return renewed.accessToken
+            return try await renewal.value
         }
     }
 }

@@ -11,14 +11,9 @@ extension AppEnvironment {
     /// ``startInBackground(_:)``, waiting `refresh.wait` for the server first.
     public var reader: CacheReader {
         let env = self
-        // A value the rule refuses is said once, where it is read; the reads go on without waiting.
-        let wait: Duration
-        do { wait = try Settings.refreshWaitSetting.value(in: settings) } catch {
-            output.notice(error.summaryText + " Reads do not wait for the server.")
-            wait = .zero
-        }
+        // A value the rule refuses is said once per command, however many reads; they go on without waiting.
         return CacheReader(mode: isInteractive ? .interactive : .script, offline: isOffline, io: io, now: now,
-                           notice: { env.output.notice($0) }, startInBackground: { try env.startInBackground($0) }, wait: wait, clock: clock)
+                           notice: { env.output.notice($0) }, startInBackground: { try env.startInBackground($0) }, wait: refreshWait(), clock: clock)
     }
 
     /// Starts `brados <command…>` as a detached background process for this command's profile

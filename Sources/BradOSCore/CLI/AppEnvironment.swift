@@ -24,6 +24,8 @@ public struct AppEnvironment: Sendable {
     public let credentialStoreChoice: CredentialStoreChoice
     /// A profile's ``CredentialStore``: this environment's keyring and `credentials.store`.
     private let makeCredentials: @Sendable (ProfileName) -> CredentialStore
+    /// `refresh.wait`, read on first use and kept (a value the rule refuses said once).
+    let refreshWait: @Sendable () -> Duration
 
     /// Builds the environment.
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name.
@@ -68,6 +70,18 @@ public struct AppEnvironment: Sendable {
             CredentialStore(paths: paths, profile: profile, choice: choice, keyring: keyring, notify: notifyOnce, logger: logger)
         }
         self.makeCredentials = makeCredentials
+        let wait = Mutex<Duration?>(nil)
+        refreshWait = { [settings, output] in
+            wait.withLock { kept in
+                if let kept { return kept }
+                var value = Duration.zero
+                do { value = try Settings.refreshWaitSetting.value(in: settings) } catch {
+                    output.notice(error.summaryText + " Reads do not wait for the server.")
+                }
+                kept = value
+                return value
+            }
+        }
         network = NetworkAccess(
             settings: settings, paths: paths, profile: profile.name,
             transport: settings.isOffline

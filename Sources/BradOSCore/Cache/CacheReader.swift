@@ -153,14 +153,19 @@ extension CacheReader {
             }
         }
 
+        /// What a background refresh can fail with that the person must act on: the next read
+        /// asks the server itself instead of showing the copy. (Any other failure is told
+        /// beside the copy.)
+        static var mustAct: Set<FailureKind> { [.authRequired, .keyring] }
+
         /// A copy due a refresh or stale, with a background refresh to leave it to: the
         /// copy at once (or the server's answer within ``CacheReader/wait``), the refresh behind.
         private func behind(_ value: Resource.Value, age: TimeInterval?, stale: Bool,
                             start: @Sendable ([String]) throws -> Void, background: BackgroundRefresh) async throws -> Outcome {
             let failure = background.stamp?.lastFailure()
-            if let failure, let kind = FailureKind(rawValue: failure.kind), !policy.answeredFailures.contains(kind) {
+            if let failure, let kind = FailureKind(rawValue: failure.kind), Self.mustAct.contains(kind) {
                 // The last background refresh failed with something the person must act on (an
-                // expired session): never hidden behind the copy. This read asks the server
+                // expired session, a locked keyring): never hidden behind the copy. This read asks the server
                 // itself: its answer (after a sign-in) or its error (exit 4) is the command's.
                 let outcome = try await stale ? fetchFirst(value, age: age) : revalidate(value, age: age)
                 background.stamp?.clearFailure()
@@ -209,8 +214,12 @@ extension CacheReader {
         /// Starts the background refresh unless one was started less than the policy's
         /// interval ago; whether one is (or, within the interval, was just) under way.
         private func startBehind(_ start: @Sendable ([String]) throws -> Void, _ background: BackgroundRefresh) -> Bool {
-            if let stamp = background.stamp, !stamp.claim(at: reader.now(), interval: policy.minimumRefreshInterval) {
-                return true // one was started less than the interval ago
+            switch background.stamp?.claim(at: reader.now(), interval: policy.minimumRefreshInterval) {
+            case .recent?: return true // one was started less than the interval ago
+            case .unwritable?:
+                reader.notice("could not start the background refresh: its stamp cannot be written (\(background.stamp?.url.path ?? "")).")
+                return false
+            case .claimed?, nil: break
             }
             do {
                 try start(background.command)

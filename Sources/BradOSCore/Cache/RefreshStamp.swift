@@ -14,13 +14,22 @@ import Glibc
 /// refresh and the other leaves it to it.
 public struct RefreshStamp: Sendable, Equatable {
     public let url: URL
+    /// The folders of the profile the copy belongs to (its cache and data folders): a refresh
+    /// runs only while one of them is there. A sign-out erases them, and a refresh that
+    /// started before it writes nothing after it.
+    public let profileFolders: [URL]
 
-    public init(url: URL) { self.url = url }
+    /// A stamp at `url`; `profileFolders` default to the stamp's own folder.
+    public init(url: URL, profileFolders: [URL]? = nil) {
+        self.url = url
+        self.profileFolders = profileFolders ?? [url.deletingLastPathComponent()]
+    }
 
     /// The stamp of `domain` in `profile`; with `resource`, of one of its resources (a
-    /// conversation's messages: `thread-<id>`), which refreshes on its own.
+    /// conversation's messages: `thread-<id>`, an album's details), which refreshes on its own.
     public static func of(domain: String, resource: String? = nil, in profile: ProfileScope) -> RefreshStamp {
-        RefreshStamp(url: profile.cacheDirectory(for: domain).appendingPathComponent(".refresh-stamp" + (resource.map { "-" + $0 } ?? "")))
+        RefreshStamp(url: profile.cacheDirectory(for: domain).appendingPathComponent(".refresh-stamp" + (resource.map { "-" + $0 } ?? "")),
+                     profileFolders: [profile.cacheDirectory, profile.dataDirectory])
     }
 
     /// When the last refresh was started (`nil`: never, or an unreadable stamp).
@@ -31,25 +40,36 @@ public struct RefreshStamp: Sendable, Equatable {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// Claims the next refresh: true (and the stamp says `now`) when none was started in the
-    /// last `interval`. A stamp from the future (a clock set back) does not count. False
-    /// when another process is claiming it at this moment, or the stamp cannot be written
-    /// (a full disk: no refresh could store its answer either).
-    public func claim(at now: Date, interval: Duration) -> Bool {
-        guard interval > .zero else { return true }
-        guard (try? FileSystem.createDirectory(url.deletingLastPathComponent())) != nil else { return false }
+    /// What ``claim(at:interval:)`` came to.
+    public enum Claim: Sendable, Equatable {
+        /// This call starts the refresh: the stamp says `now`.
+        case claimed
+        /// One was started less than the interval ago, or another process is claiming it at
+        /// this moment: it is under way, or just done.
+        case recent
+        /// The stamp cannot be written (a full disk, a folder brados cannot write): no
+        /// refresh could store its answer either.
+        case unwritable
+    }
+
+    /// Claims the next refresh: ``Claim/claimed`` (and the stamp says `now`) when none was
+    /// started in the last `interval`. A stamp from the future (a clock set back) does not count.
+    /// Of two calls at the same moment, one claims it and the other finds it ``Claim/recent``.
+    public func claim(at now: Date, interval: Duration) -> Claim {
+        guard interval > .zero else { return .claimed }
+        guard (try? FileSystem.createDirectory(url.deletingLastPathComponent())) != nil else { return .unwritable }
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return .unwritable }
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return .recent }
         defer { _ = flock(descriptor, LOCK_UN) }
         if let last = lastStarted() {
             let elapsed = now.timeIntervalSince(last)
-            if elapsed >= 0, elapsed < CachePolicy.seconds(interval) { return false }
+            if elapsed >= 0, elapsed < CachePolicy.seconds(interval) { return .recent }
         }
         let text = String(format: "%.3f\n", now.timeIntervalSince1970)
-        guard ftruncate(descriptor, 0) == 0 else { return false }
+        guard ftruncate(descriptor, 0) == 0 else { return .unwritable }
         let written = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
-        return written == text.utf8.count
+        return written == text.utf8.count ? .claimed : .unwritable
     }
 }

@@ -114,7 +114,14 @@ public struct APIClient: Sendable {
         let started = ContinuousClock.now
         // From here the server may have the request; only an answer says what it did.
         flight.sent()
-        let response = try await transport.send(outgoing)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(outgoing)
+        } catch let error as NetworkError {
+            // Not connected: the server never had it.
+            if case .unreachable = error { flight.answered() }
+            throw error
+        }
         flight.answered()
         logger.debug("\(request.method) \(request.path) → \(response.status)",
                      metadata: ["service": "\(service.rawValue)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
