@@ -139,17 +139,25 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
         try staged.replaceAll(operations)
     }
 
-    /// The changes queued and not sent (an imported one paused: sent only when asked), and the plans kept.
-    /// - Throws: ``StorageError`` when the queue cannot be read.
+    /// The changes queued and not sent (an imported one paused: sent only when asked), and the
+    /// plans kept; a queue that cannot be read is named as such (never dropped unnamed).
     public func personalData(in profile: ProfileScope) throws -> PersonalData {
         let url = Self.queueURL(profile)
-        let queued = FileSystem.exists(url) ? try PendingQueue(url: url).all() : []
+        var queued: [PendingOperation] = []
+        var unreadable: [UnreadableData] = []
+        do {
+            queued = FileSystem.exists(url) ? try PendingQueue(url: url).all() : []
+        } catch {
+            unreadable.append(UnreadableData(domain: name, what: "the queue of plan changes not sent", path: url.path,
+                                             reason: { if case let .coding(_, detail)? = error as? StorageError { detail } else { error.summaryText } }()))
+        }
         let unsent = queued.map { operation in
             UnsentChange(domain: name, id: operation.id, summary: operation.summary + (operation.isImported ? " (imported, paused)" : ""),
                          createdAt: operation.createdAt, send: operation.isImported ? "brados plan sync --include-imported" : "brados plan sync")
         }
         let kept = KeptPlans(directory: Self.cacheDirectory(profile)).all().count
-        return PersonalData(unsent: unsent, history: [HistoryItems(domain: name, name: "plan history", noun: "plan", count: kept, show: "brados plan history --plans")])
+        return PersonalData(unsent: unsent, history: [HistoryItems(domain: name, name: "plan history", noun: "plan", count: kept, show: "brados plan history --plans")],
+                            unreadable: unreadable)
     }
 
     /// Removes the cached plan and what is derived from it; the queue (`data/plan/`) and the

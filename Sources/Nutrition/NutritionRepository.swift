@@ -31,10 +31,11 @@ public struct SyncReport: Sendable {
 /// ``CacheReader``:
 ///
 /// - Within half the TTL the cached plan is the answer, with no request.
-/// - Between half the TTL and the TTL, the cached plan is shown at once and refreshed
-///   before the command exits.
-/// - Past the TTL (or with nothing cached) the plan is fetched; if that fails for a
-///   reason worth retrying later, the cached plan is the answer with the shared notice.
+/// - Past half the TTL, the cached plan is shown at once (past the TTL with a notice of its
+///   age) and refreshed behind, in a detached `brados plan revalidate` (``refreshStamp``);
+///   `refresh.wait` lets the read wait that long for the answer first.
+/// - With nothing cached the plan is fetched; the next read tells what a refresh behind
+///   failed with, and an expired session makes it ask the server itself.
 /// - A response that fails validation is an error and never replaces the cache.
 public struct NutritionRepository: Sendable {
     public static let defaultTTL: Duration = .seconds(3600)

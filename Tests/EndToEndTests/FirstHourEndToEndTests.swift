@@ -79,6 +79,30 @@ struct FirstHourEndToEndTests {
         let dropped = try brados(["cache", "clear", "--discard-pending"], server)
         #expect(dropped.status == 0 && dropped.stdout.contains("Dropped the unsent change plan: weight 84 kg."), "\(dropped.stdout)")
         #expect(try pending().isEmpty)
+        let nothing = try brados(["cache", "clear", "--discard-pending"], server)
+        #expect(nothing.status == 0 && nothing.stdout.contains("There were no unsent changes to drop."), "\(nothing.stdout)")
+    }
+
+    @Test("a queue of changes that cannot be read blocks nothing and is never dropped unnamed: cache clear keeps it and says so; logout names it first")
+    func unreadableQueue() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["plan", "show"], server).status == 0)
+        let queue = home.url.appendingPathComponent("data/users/default/plan/pending.json")
+        try FileManager.default.createDirectory(at: queue.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("{ not a queue".utf8).write(to: queue)
+        for discard in [false, true] {
+            let cleared = try brados(["cache", "clear"] + (discard ? ["--discard-pending"] : []), server)
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            #expect(cleared.stdout.contains("Kept the queue of plan changes not sent (\(queue.path)), which cannot be read"), "\(cleared.stdout)")
+            #expect(try String(contentsOf: queue, encoding: .utf8) == "{ not a queue", "the file is as it was")
+        }
+        let refused = try brados(["auth", "logout"], server)
+        #expect(refused.status == 64 && refused.stderr.contains("which cannot be read") && refused.stderr.contains("--discard-pending"), "\(refused.stderr)")
+        #expect(FileManager.default.fileExists(atPath: queue.path))
+        let logout = try brados(["auth", "logout", "--discard-pending"], server)
+        #expect(logout.status == 0 && logout.stdout.contains("the queue of plan changes not sent (unreadable)"), "\(logout.stdout) \(logout.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: queue.path))
     }
 
     @Test("Ctrl-C after visits delete was sent: the outcome is unknown (exit 130), never a rollback it cannot know; the next refresh settles it either way")

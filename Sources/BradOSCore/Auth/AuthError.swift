@@ -83,7 +83,8 @@ public enum AuthError: BradOSError, Equatable {
             case .failed: "Run the command again; `brados doctor` says whether the keyring answers."
             }
         case let .unsentChanges(profile, changes, send, _):
-            "Send \(changes.count == 1 ? "it" : "them") first (`\(send.joined(separator: "`, `"))`), or sign out and erase \(changes.count == 1 ? "it" : "them"): brados auth logout --discard-pending"
+            (send.isEmpty ? "Copy what cannot be read elsewhere to keep it" : "Send \(changes.count == 1 ? "it" : "them") first (`\(send.joined(separator: "`, `"))`)")
+                + ", or sign out and erase \(changes.count == 1 ? "it" : "them"): brados auth logout --discard-pending"
                 + (profile == "default" ? "" : " --profile \(profile)")
         }
     }

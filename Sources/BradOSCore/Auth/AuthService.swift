@@ -222,4 +222,7 @@ public struct LogoutReport: Codable, Sendable {
     public var discardedUnsent: [UnsentChange] = []
     /// History kept only here, erased with the profile.
     public var erasedHistory: [HistoryItems] = []
+    /// Files of the person's own that could not be read, erased with the profile (with the
+    /// same agreement as unsent changes).
+    public var erasedUnreadable: [UnreadableData] = []
 }

@@ -51,13 +51,15 @@ public struct CacheInventory: Sendable {
         public var keptHistory: [HistoryItems]
         /// The unsent changes dropped, with `--discard-pending`.
         public var discardedUnsent: [UnsentChange]
+        /// Files of the person's own that cannot be read: kept, `--discard-pending` or not.
+        public var keptUnreadable: [UnreadableData]
     }
 
     /// Clears the cached copies of the named domains (all when `nil`). What a person made
     /// (``KeepsPersonalData``: changes not sent, history kept only here) stays, unless
-    /// `discardPending`, which drops the unsent changes too (history stays either way).
-    /// - Throws: ``StorageError`` (nothing of a domain whose personal data cannot be read is
-    ///   removed), ``ConfigError`` for an unknown domain.
+    /// `discardPending`, which drops the unsent changes too (history stays either way). A file
+    /// of the person's own that cannot be read stays as it is, named in the report.
+    /// - Throws: ``StorageError``, ``ConfigError`` for an unknown domain.
     public func clear(domains: [String]? = nil, discardPending: Bool = false) throws -> [Cleared] {
         let plugins = try selected(domains)
         var report: [Cleared] = []
@@ -78,7 +80,8 @@ public struct CacheInventory: Sendable {
             }
             let after = try plugin.stats(in: env.profile)
             report.append(Cleared(domain: plugin.name, files: max(0, before.files - after.files), bytes: max(0, before.bytes - after.bytes),
-                                  keptUnsent: personal.unsent, keptHistory: personal.history, discardedUnsent: discarded))
+                                  keptUnsent: personal.unsent, keptHistory: personal.history, discardedUnsent: discarded,
+                                  keptUnreadable: personal.unreadable))
         }
         // What features derive from the domains (the search index) keeps nothing a cleared domain no longer has.
         try env.features.forget(domains: plugins.count == env.plugins.count ? nil : plugins.map(\.name), in: env.profile)

@@ -11,8 +11,9 @@ import Foundation
 /// - `brados auth logout` lists the unsent changes first and goes on only when the person
 ///   agrees (a terminal's question, or `--discard-pending`).
 public protocol KeepsPersonalData: DomainPlugin {
-    /// What the profile holds of the person's own in this domain.
-    /// - Throws: ``StorageError`` when it cannot be read (then nothing may be erased).
+    /// What the profile holds of the person's own in this domain; a file of it that cannot
+    /// be read is in ``PersonalData/unreadable`` (kept by cache commands, named by a sign-out).
+    /// - Throws: ``StorageError`` only when the profile itself cannot be read.
     func personalData(in profile: ProfileScope) throws -> PersonalData
     /// Removes the domain's cached copies, keeping its personal data where it is.
     /// - Throws: ``StorageError``.
@@ -28,13 +29,37 @@ public struct PersonalData: Sendable, Codable, Equatable {
     public var unsent: [UnsentChange]
     /// History kept only here, each with how many items: `kept plans` 4.
     public var history: [HistoryItems]
+    /// Files of the person's own that cannot be read (a queue damaged by hand or by a
+    /// disk): never dropped unnamed.
+    public var unreadable: [UnreadableData]
 
-    public init(unsent: [UnsentChange] = [], history: [HistoryItems] = []) {
+    public init(unsent: [UnsentChange] = [], history: [HistoryItems] = [], unreadable: [UnreadableData] = []) {
         self.unsent = unsent
         self.history = history.filter { $0.count > 0 }
+        self.unreadable = unreadable
     }
 
-    public var isEmpty: Bool { unsent.isEmpty && history.isEmpty }
+    public var isEmpty: Bool { unsent.isEmpty && history.isEmpty && unreadable.isEmpty }
+}
+
+/// A file of the person's own that brados cannot read: what it is, where, and why.
+public struct UnreadableData: Sendable, Codable, Equatable {
+    public var domain: String
+    /// What it holds: "the queue of plan changes not sent".
+    public var what: String
+    public var path: String
+    /// Why it cannot be read, as a person reads it.
+    public var reason: String
+
+    public init(domain: String, what: String, path: String, reason: String) {
+        self.domain = domain
+        self.what = what
+        self.path = path
+        self.reason = reason
+    }
+
+    /// "the queue of plan changes not sent (/…/pending.json), which cannot be read: …".
+    public var described: String { "\(what) (\(path)), which cannot be read: \(reason)" }
 }
 
 /// One change the person made that the service has not received.

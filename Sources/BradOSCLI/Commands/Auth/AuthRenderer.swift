@@ -74,6 +74,7 @@ public struct AuthRenderer {
             erased.append("\(Format.count(report.discardedUnsent.count, "unsent change")) (\(report.discardedUnsent.map(\.summary).joined(separator: ", ")))")
         }
         erased += report.erasedHistory.map(\.described)
+        erased += report.erasedUnreadable.map { "\($0.what) (unreadable)" }
         let list = erased.count == 1 ? erased[0] : erased.dropLast().joined(separator: ", ") + " and " + erased[erased.count - 1]
         output.line("\(report.wasSignedIn ? "Signed out" : "Was not signed in"); erased \(list) of profile \(report.profile).")
     }

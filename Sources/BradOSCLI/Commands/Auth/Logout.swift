@@ -41,21 +41,26 @@ extension AuthCommand {
             // What the person made and has not sent is named before anything is revoked or erased.
             let personal = try env.plugins.personalData(in: env.profile)
             let unsent = personal.flatMap(\.data.unsent)
-            if !unsent.isEmpty, !discardPending {
+            let unreadable = personal.flatMap(\.data.unreadable)
+            let count = unsent.count + unreadable.count
+            if count > 0, !discardPending {
                 let changes = unsent.map { "\($0.domain): \($0.summary), queued \(Format.ago(env.now().timeIntervalSince($0.createdAt)))" }
+                    + unreadable.map { "\($0.domain): \($0.described) (copy it elsewhere to keep it)" }
                 let send = Array(Set(unsent.map(\.send))).sorted()
                 guard env.io.isInputTerminal else {
                     throw AuthError.unsentChanges(profile: env.profile.name.rawValue, changes: changes, send: send, interactive: false)
                 }
-                env.output.notice("\(Format.count(unsent.count, "change")) you made \(unsent.count == 1 ? "has" : "have") not been sent yet:\n"
+                env.output.notice("\(Format.count(count, "change")) you made \(count == 1 ? "has" : "have") not been sent yet:\n"
                     + changes.map { "  " + $0 }.joined(separator: "\n"))
-                guard env.io.confirm("Sign out and erase \(unsent.count == 1 ? "it" : "them") with the profile? (`\(send.joined(separator: "`, `"))` sends \(unsent.count == 1 ? "it" : "them"))") else {
+                let sends = send.isEmpty ? "" : " (`\(send.joined(separator: "`, `"))` sends \(unsent.count == 1 ? "it" : "them"))"
+                guard env.io.confirm("Sign out and erase \(count == 1 ? "it" : "them") with the profile?\(sends)") else {
                     throw AuthError.unsentChanges(profile: env.profile.name.rawValue, changes: changes, send: send, interactive: true)
                 }
             }
             var report = try await AuthService(env).logout()
             report.discardedUnsent = unsent
             report.erasedHistory = personal.flatMap(\.data.history)
+            report.erasedUnreadable = unreadable
             try AuthRenderer(output: env.output, now: env.now()).loggedOut(report)
             let keys = ArchiveKeyStore(paths: env.paths, profile: env.profile.name)
             guard FileSystem.exists(keys.url), !keepKey else { return }

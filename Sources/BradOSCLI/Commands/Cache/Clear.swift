@@ -42,9 +42,15 @@ extension CacheCommand {
             for history in cleared.flatMap(\.keptHistory) {
                 env.output.line("Kept \(history.described): history, not cache (`\(history.show)`).")
             }
-            for change in cleared.flatMap(\.discardedUnsent) {
+            for unreadable in cleared.flatMap(\.keptUnreadable) {
+                env.output.line("Kept \(unreadable.described).")
+                env.output.line(env.output.styled("Repair or move the file; `brados plan pending` says what is wrong with it.", .dim))
+            }
+            let dropped = cleared.flatMap(\.discardedUnsent)
+            for change in dropped {
                 env.output.line("Dropped the unsent change \(change.domain): \(change.summary).")
             }
+            if discardPending, dropped.isEmpty { env.output.line("There were no unsent changes to drop.") }
         }
     }
 }
