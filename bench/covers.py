@@ -67,8 +67,9 @@ def main():
     server.homes.append(home)
     try:
         # BRADOS_LIBRARY_PREFETCH: no background prefetch after the first load (a cold cover run would find them cached).
+        # 80x60: the cover is as wide as the terminal (40 rows) and the details still fit under it, as chafa's 80x40.
         env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home, "BRADOS_LIBRARY_PREFETCH": "false",
-               "TERM": "xterm-256color", "COLORTERM": "truecolor", "CLICOLOR_FORCE": "1", "COLUMNS": "80", "LINES": "44"}
+               "TERM": "xterm-256color", "COLORTERM": "truecolor", "CLICOLOR_FORCE": "1", "COLUMNS": "80", "LINES": "60"}
         subprocess.run([brados, "auth", "login", "--user", "demo", "--password-stdin"], input=b"demo", env=env, check=True,
                        stdout=subprocess.DEVNULL)
         subprocess.run([brados, "library", "albums", "--limit", "1"], env=env, check=True, stdout=subprocess.DEVNULL)

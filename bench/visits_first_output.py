@@ -16,12 +16,10 @@ import pty
 import select
 import statistics
 import subprocess
-import tempfile
 import time
 
-from common import Server, admin  # bench/common.py
+from common import admin, binaries, build_options, server_with_home  # bench/common.py
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def first_byte(args, env, tty):
@@ -60,19 +58,12 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--latency-ms", type=int, default=2000)
     parser.add_argument("--interactive-runs", type=int, default=5)
-    parser.add_argument("--no-build", action="store_true")
-    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
-    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
+    build_options(parser)
     options = parser.parse_args()
 
-    if not options.no_build:
-        # Release binaries link the Swift runtime statically, as they ship: ~30% faster start-up.
-        subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", "PRODUCT="], cwd=ROOT, check=True)
-    bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
+    bin_dir = binaries(options)
     brados = os.path.join(bin_dir, "brados")
-    home = tempfile.mkdtemp(prefix="brados-bench-")
-    server = Server(os.path.join(bin_dir, "brados-server"), [])
-    server.homes.append(home)
+    server, home = server_with_home(bin_dir, "brados-bench-")
     try:
         url = server.url
         env = {"PATH": os.environ.get("PATH", ""), "BRADOS_HOME": home, "BRADOS_SERVER": url, "HOME": home, "TERM": "xterm"}

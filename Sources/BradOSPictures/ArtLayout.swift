@@ -68,8 +68,8 @@ public enum ArtLayout {
                 }
             }
             out += trimmingTrailingSpaces(row.enumerated().map { index, item in
-                let caption = cut(item.caption, to: cell)
-                return caption + String(repeating: " ", count: index < row.count - 1 ? cell - caption.count + gap : 0)
+                let caption = TextWidth.truncate(item.caption, to: cell)
+                return caption + String(repeating: " ", count: index < row.count - 1 ? cell - TextWidth.of(caption) + gap : 0)
             }.joined()) + "\n"
         }
         return out
@@ -88,12 +88,6 @@ public enum ArtLayout {
         rows > 0 ? String(repeating: "\n", count: rows) + "\(escape)[\(rows)A" : ""
     }
 
-    /// `text` cut to `width` characters, with an ellipsis when cut.
-    public static func cut(_ text: String, to width: Int) -> String {
-        guard text.count > width else { return text }
-        return width <= 1 ? String(text.prefix(width)) : String(text.prefix(width - 1)) + "…"
-    }
-
     private static func trimmed(_ art: String, _ isArt: Bool) -> String { isArt ? art : "" }
 
     /// `text` without its trailing spaces.
@@ -101,29 +95,5 @@ public enum ArtLayout {
         var text = Substring(text)
         while text.last == " " { text = text.dropLast() }
         return String(text)
-    }
-}
-
-extension ArtLayout {
-    /// `text` broken at white space (newlines too) into lines of at most `width` characters
-    /// (a longer word is cut).
-    public static func wrap(_ text: String, width: Int) -> [String] {
-        let width = max(1, width)
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(whereSeparator: \.isWhitespace) {
-            var word = Substring(word)
-            while word.count > width {
-                if !line.isEmpty { lines.append(line); line = "" }
-                lines.append(String(word.prefix(width)))
-                word = word.dropFirst(width)
-            }
-            if line.isEmpty { line = String(word) } else if line.count + 1 + word.count <= width { line += " " + word } else {
-                lines.append(line)
-                line = String(word)
-            }
-        }
-        if !line.isEmpty || lines.isEmpty { lines.append(line) }
-        return lines
     }
 }

@@ -102,7 +102,7 @@ public struct CoachPlugin: DomainPlugin {
                                            "createdAt": .string(JSONCoding.string(from: last.createdAt))])
         }
         if let failure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
-        // Remote-first: every read asks the server, so a copy is never called stale here.
+        // Coach copies have no TTL (refreshed behind on every read), so none is called stale here.
         return TodaySection(title: "Coach", lines: lines, json: json)
     }
 

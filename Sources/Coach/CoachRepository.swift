@@ -56,12 +56,14 @@ public struct StoredMessages: Sendable, Equatable {
     }
 }
 
-/// Coach logic: remote first (``CoachPlugin/cachePolicy``), declared as ``CachedResource``s
-/// (``conversationList``, ``thread(_:)``, ``context(refresh:)``) and carried out by the shared
-/// ``CacheReader``. Every successful fetch updates the local store; offline (`--offline`) or
-/// when the server cannot be reached or fails, the same model types come from the store,
-/// marked as cached with their age. A store failure never fails a command: it is logged and
-/// the remote data are shown.
+/// Coach logic: the stored copy first, refreshed behind (``CoachPlugin/cachePolicy``),
+/// declared as ``CachedResource``s (``conversationList``, ``thread(_:)``,
+/// ``context(refresh:)``) and carried out by the shared ``CacheReader``. A read with a copy
+/// shows it at once and leaves the refresh to a detached `brados coach revalidate` (one per
+/// resource: ``refreshStamps``); with none it asks the server. Every successful fetch updates
+/// the local store; offline (`--offline`) the same model types come from the store, marked as
+/// cached with their age. A store failure never fails a command: it is logged and the remote
+/// data are shown.
 public struct CoachRepository: Sendable {
     /// 1 hour (config key `coach.context-ttl`).
     public static let defaultContextTTL: Duration = .seconds(3600)
@@ -230,13 +232,13 @@ public struct CoachRepository: Sendable {
 }
 
 extension CoachRepository {
-    /// The conversation list, remote first.
+    /// The conversation list, the stored copy first.
     /// - Parameter full: download the whole list rather than what changed (`--full`).
     public func conversationList(full: Bool) -> ConversationList { ConversationList(store: self, full: full) }
-    /// The conversation list, remote first, by what changed.
+    /// The conversation list, the stored copy first, refreshed by what changed.
     public var conversationList: ConversationList { conversationList(full: false) }
 
-    /// A conversation and its messages, remote first.
+    /// A conversation and its messages, the stored copy first.
     /// - Parameters:
     ///   - id: a full id, or its start (``resolve(_:)``).
     ///   - last: read only the last N messages from the store (the refresh still brings in every change).
@@ -249,7 +251,7 @@ extension CoachRepository {
 
     /// The context profile: from the store while younger than `coach.context-ttl`.
     /// - Parameter refresh: ask the server first even within the TTL (the stored copy still
-    ///   answers a failure, as remote-first reads do).
+    ///   answers a failure it can: no network, a failing server).
     public func context(refresh: Bool = false) -> Context { Context(store: self, refresh: refresh) }
 
     /// See ``CoachRepository/conversationList``.

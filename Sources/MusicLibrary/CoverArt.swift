@@ -82,7 +82,7 @@ struct CoverArt: Sendable {
             for (label, value) in rows {
                 // Text from the server is written here, beside the picture, not through Output:
                 // made safe the same way (control characters shown, never obeyed).
-                let wrapped = ArtLayout.wrap(SafeText.visible(value.split(whereSeparator: \.isNewline).joined(separator: " ")),
+                let wrapped = TextWidth.wrap(SafeText.visible(value.split(whereSeparator: \.isNewline).joined(separator: " ")),
                                              width: max(10, textWidth - labelWidth - 2))
                 for (index, part) in wrapped.enumerated() {
                     let head = index == 0 ? style(label) + String(repeating: " ", count: labelWidth - label.count) : String(repeating: " ", count: labelWidth)

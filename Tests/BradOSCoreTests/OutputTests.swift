@@ -82,6 +82,35 @@ struct OutputTests {
         #expect(TextWidth.wrap("one two three four", width: 9) == ["one two", "three", "four"])
         #expect(TextWidth.wrap("abcdefghijkl", width: 5) == ["abcde", "fghij", "kl"])
         #expect(TextWidth.wrap("a\n\nb", width: 5) == ["a", "", "b"])
+        #expect(TextWidth.wrap("日本", width: 1) == ["日", "本"], "a character wider than the line still moves on")
+    }
+
+    @Test("wrapping keeps what a line that fits has (runs of spaces, an indented block) and indents a long list item's later lines as far as it")
+    func wrapKeepsShape() {
+        #expect(TextWidth.wrap("    let x  = 1\nname   value", width: 40) == ["    let x  = 1", "name   value"])
+        #expect(TextWidth.wrap("  - one two three four five", width: 14) == ["  - one two", "  three four", "  five"])
+        #expect(TextWidth.wrap("a  b  c  d", width: 4) == ["a  b", "c  d"], "spaces inside a line stay, at a break they go")
+        // The first word of a sentence is no lead-in: later lines go under the line's start.
+        let sentence = "Wrapped text of a sentence that runs on and on past the width of the terminal"
+        let lines = TextWidth.softWrap(sentence, width: 40).split(separator: "\n").map(String.init)
+        #expect(lines.count > 1 && !lines[1].hasPrefix(" "), "\(lines)")
+    }
+
+    @Test("--at takes a date, a local time, or a time with its offset after the minutes or the seconds")
+    func dateInput() throws {
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let instant = try #require(DateInput.parse("2026-11-28T14:30:00Z", timeZone: berlin))
+        #expect(instant.timeIntervalSince1970 == 1_795_876_200)
+        #expect(DateInput.parse("2026-11-28T14:30Z", timeZone: berlin) == instant)
+        #expect(DateInput.parse("2026-11-28T16:30+02:00", timeZone: utc) == instant)
+        #expect(DateInput.parse("2026-11-28T09:30-0500", timeZone: utc) == instant)
+        #expect(DateInput.parse("2026-11-28T16:30+02", timeZone: utc) == instant)
+        #expect(DateInput.parse("2026-11-28 15:30", timeZone: berlin) == instant, "without an offset: local time")
+        #expect(DateInput.parse("2026-11-28T14:30:00.5Z", timeZone: berlin) == instant.addingTimeInterval(0.5))
+        for bad in ["2026-11-28T14:30+2", "2026-11-28T14:30+99:00", "2026-11-28T14:30+02:0x", "2026-02-31", "tomorrow"] {
+            #expect(DateInput.parse(bad, timeZone: utc) == nil, "\(bad)")
+        }
     }
 
     @Test("a streamed JSON document is the document json() prints, whatever the batches", arguments: [0, 1, 2, 7])

@@ -206,12 +206,11 @@ struct ArtTests {
             .replacingOccurrences(of: "Sec…", with: "Se…").replacingOccurrences(of: "Thi…", with: "Th…"))
     }
 
-    @Test("wrap breaks at spaces within the width and cuts a longer word")
-    func wrap() {
-        #expect(ArtLayout.wrap("one two three four", width: 9) == ["one two", "three", "four"])
-        #expect(ArtLayout.wrap("abcdefghij", width: 4) == ["abcd", "efgh", "ij"])
-        #expect(ArtLayout.wrap("", width: 4) == [""])
-        #expect(ArtLayout.wrap("a\nb\tc", width: 10) == ["a b c"], "a newline is white space, never a line of the layout")
+    @Test("a caption is cut to its slot by the columns it takes: wide characters count two")
+    func wideCaptions() {
+        let a = ArtDrawing(lines: ["aa"], columns: 2, rows: 1, isPixels: false)
+        let text = ArtLayout.grid([(a, "日本語テキスト"), (a, "ab")], cell: 5, gap: 1, perRow: 2)
+        #expect(text == "aa    aa\n日本… ab\n")
     }
 
     // MARK: plot

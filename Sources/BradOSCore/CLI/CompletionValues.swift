@@ -14,31 +14,18 @@ public enum CompletionValues {
         return (paths, paths.profile(profile))
     }
 
-    /// Profile names: signed-in ones and those with data.
-    public static func profiles() -> [String] {
-        let paths = scope().paths
-        var names = Set<String>()
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: paths.credentialsDirectory.path)) ?? [] where file.hasSuffix(".json") {
-            let name = String(file.dropLast(5))
-            if ProfileName(rawValue: name) != nil { names.insert(name) }
-        }
-        for root in [paths.cacheRoot, paths.dataRoot] {
-            let users = root.appendingPathComponent("users")
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: users.path)) ?? [] where ProfileName(rawValue: name) != nil {
-                names.insert(name)
-            }
-        }
-        return names.sorted()
-    }
+    /// Profile names: `default`, signed-in ones and those with data (``Paths/knownProfiles()``).
+    public static func profiles() -> [String] { scope().paths.knownProfiles().map(\.rawValue) }
 
     /// Values with what each is, for the shell asking (``CompletionShell/requesting``): zsh
     /// and fish show the description beside the value (`1eca1011-…  Getting back into
     /// running`), bash offers the values alone. A description is one line of text from a
-    /// cache: its control characters become spaces, and it is cut to 60 characters.
+    /// cache: its control characters (C0, DEL, C1, bidirectional overrides) become spaces,
+    /// and it is cut to 60 characters.
     public static func described(_ pairs: [(value: String, description: String)]) -> [String] {
         let shell = CompletionShell.requesting
         return pairs.map { pair in
-            let text = String(pair.description.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }).prefix(60)
+            let text = String(pair.description.unicodeScalars.map { SafeText.needsEscape($0, keepLines: false) ? " " : Character($0) }).prefix(60)
             switch shell {
             // U+001F becomes `:` in the zsh script, after the colons of the value and text are escaped.
             case .zsh?: return text.isEmpty ? pair.value : pair.value + "\u{1F}" + text

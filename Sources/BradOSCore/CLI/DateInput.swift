@@ -11,8 +11,13 @@ import Foundation
 public enum DateInput {
     /// The instant `text` names, in `timeZone` when it gives no offset; `nil` when it is none of the shapes above.
     public static func parse(_ text: String, timeZone: TimeZone = .current) -> Date? {
-        let text = text.trimmingCharacters(in: .whitespaces)
-        if let instant = JSONCoding.parseTimestamp(text), hasOffset(text) { return instant }
+        var text = text.trimmingCharacters(in: .whitespaces)
+        var timeZone = timeZone
+        if let (local, seconds) = offset(text) {
+            guard let zone = TimeZone(secondsFromGMT: seconds) else { return nil }
+            text = local
+            timeZone = zone
+        }
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int? { JSONCoding.decimal(bytes, range) }
         guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
@@ -38,11 +43,22 @@ public enum DateInput {
         return date(components, timeZone)
     }
 
-    /// Whether an ISO 8601 timestamp ends in an offset (`Z`, `+02:00`, `-0500`).
-    static func hasOffset(_ text: String) -> Bool {
-        guard text.count > 19 else { return false }
-        let tail = text.dropFirst(19)
-        return tail.hasSuffix("Z") || tail.hasSuffix("z") || tail.contains("+") || tail.contains("-")
+    /// A time's offset from UTC (`Z`, `+02`, `+02:00`, `-0500`), in seconds, and the text
+    /// before it; `nil` when it has none (only a time, from the minutes on, can have one).
+    static func offset(_ text: String) -> (String, Int)? {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count > 16 else { return nil }
+        if scalars.last == "Z" || scalars.last == "z" { return (String(text.unicodeScalars.dropLast()), 0) }
+        guard let sign = scalars[16...].lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
+        let digits = scalars[(sign + 1)...].filter { $0 != ":" }
+        guard [2, 4].contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }),
+              scalars[(sign + 1)...].filter({ $0 == ":" }).count <= (digits.count == 4 ? 1 : 0),
+              let hours = Int(String(String.UnicodeScalarView(digits.prefix(2)))),
+              let minutes = digits.count == 4 ? Int(String(String.UnicodeScalarView(digits.suffix(2)))) : 0,
+              hours <= 18, minutes < 60 else { return nil }
+        var local = String.UnicodeScalarView()
+        local.append(contentsOf: scalars[..<sign])
+        return (String(local), (scalars[sign] == "-" ? -1 : 1) * (hours * 3600 + minutes * 60))
     }
 
     private static func date(_ components: DateComponents, _ timeZone: TimeZone) -> Date? {

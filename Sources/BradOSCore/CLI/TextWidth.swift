@@ -41,33 +41,54 @@ public enum TextWidth {
     }
 
     /// `text` wrapped at spaces into lines of at most `width` columns; its own line breaks
-    /// are kept. A word longer than a line is cut across lines, or with `cutLongWords` false
-    /// left whole on a line of its own (a path or a URL a person copies).
+    /// are kept, and a line that fits is kept as it is (its runs of spaces too). A line that
+    /// does not fit breaks at spaces, its later lines indented as far as it is (a list item,
+    /// a quoted block). A word longer than a line is cut across lines, or with `cutLongWords`
+    /// false left whole on a line of its own (a path or a URL a person copies).
     public static func wrap(_ text: String, width: Int, cutLongWords: Bool = true) -> [String] {
         guard width > 0 else { return [text] }
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            var lineWidth = 0
-            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
-                var word = String(word)
+            guard of(String(paragraph)) > width else {
+                lines.append(String(paragraph))
+                continue
+            }
+            let leading = paragraph.prefix { $0 == " " }
+            let indent = leading.count < width / 2 ? String(leading) : ""
+            var line = indent
+            var lineWidth = indent.count
+            var fresh = true
+            // Each word with the spaces before it (kept inside a line, dropped at a break).
+            var rest = paragraph.dropFirst(leading.count)
+            while !rest.isEmpty {
+                let gap = rest.prefix { $0 == " " }
+                rest = rest.dropFirst(gap.count)
+                let token = rest.prefix { $0 != " " }
+                rest = rest.dropFirst(token.count)
+                guard !token.isEmpty else { break }
+                var word = String(token)
                 var wordWidth = of(word)
-                if lineWidth > 0, lineWidth + 1 + wordWidth > width {
+                var space = fresh ? 0 : gap.count
+                if !fresh, lineWidth + space + wordWidth > width {
                     lines.append(line)
-                    line = ""
-                    lineWidth = 0
+                    line = indent
+                    lineWidth = indent.count
+                    space = 0
                 }
-                while cutLongWords, wordWidth > width {
+                while cutLongWords, lineWidth + space + wordWidth > width {
                     // A word longer than a line: as much as fits, then the rest on the next.
-                    let (head, tail) = split(word, at: width - lineWidth - (lineWidth > 0 ? 1 : 0))
-                    lines.append(line + (lineWidth > 0 ? " " : "") + head)
-                    line = ""
-                    lineWidth = 0
+                    let (head, tail) = split(word, at: width - lineWidth - space)
+                    if tail.isEmpty { break } // one character wider than the line: it stays as it is
+                    lines.append(line + String(repeating: " ", count: space) + head)
+                    line = indent
+                    lineWidth = indent.count
+                    space = 0
                     word = tail
                     wordWidth = of(word)
                 }
-                line += (lineWidth > 0 ? " " : "") + word
-                lineWidth += (lineWidth > 0 ? 1 : 0) + wordWidth
+                line += String(repeating: " ", count: space) + word
+                lineWidth += space + wordWidth
+                fresh = false
             }
             lines.append(line)
         }
@@ -92,8 +113,10 @@ public enum TextWidth {
         skipMarks()
         while index < scalars.count, scalars[index] != " " { lastOfWord = scalars[index]; index += 1; word += 1; skipMarks() }
         while index < scalars.count, scalars[index] == " " { index += 1; spaces += 1; skipMarks() }
-        if (1...14).contains(word), spaces > 0, index < scalars.count, of(leading) + word + spaces < width / 2,
-           lastOfWord.map({ $0 == ":" || $0.properties.isAlphabetic }) == true {
+        // Only a label (`label: `) or a word set apart by two spaces or more (`ok    `) is a
+        // lead-in; the first word of a sentence is not.
+        if (1...14).contains(word), index < scalars.count, of(leading) + word + spaces < width / 2,
+           spaces >= 2 || (spaces == 1 && lastOfWord == ":") {
             var view = String.UnicodeScalarView()
             view.append(contentsOf: scalars[..<index])
             lead = String(view)
@@ -114,7 +137,8 @@ public enum TextWidth {
         var used = 0
         forEachScalar(text) { scalar in
             let size = Self.columns(scalar)
-            if tail.isEmpty, used + size <= max(columns, 1) {
+            // At least one character moves, however narrow `columns` (a wide one in one column).
+            if tail.isEmpty, used + size <= max(columns, 1) || head.isEmpty {
                 head.append(scalar)
                 used += size
             } else {

@@ -53,7 +53,6 @@ public struct Paths: Sendable, Equatable {
     /// Where the embedded reference server keeps its database.
     public var embeddedServerDirectory: URL { dataRoot.appendingPathComponent("embedded-server", isDirectory: true) }
 
-    /// The per-profile scope: its cache and data folders.
     /// Every profile that has something here (a sign-in, a cache or data), and `default`, by name.
     public func knownProfiles() -> [ProfileName] {
         var names: Set<String> = [ProfileName.default.rawValue]
@@ -74,6 +73,7 @@ public struct Paths: Sendable, Equatable {
             || FileSystem.exists(scope.cacheDirectory) || FileSystem.exists(scope.dataDirectory)
     }
 
+    /// The per-profile scope: its cache and data folders.
     public func profile(_ name: ProfileName) -> ProfileScope {
         ProfileScope(
             name: name,
