@@ -33,6 +33,9 @@ Suites (issue 11):
                     and Realtime faults while `coach show --follow` runs: the cache equals the server after each
   keyring           issue 46: a real Secret Service; SIGKILL mid `auth migrate` both ways, the keyring locked, its
                     daemon killed mid-command (100 rounds): no secret lost, none left in a file after a move to the keyring
+  merge             issue 54: export, change, merge, N rounds both ways (an older archive into a newer profile,
+                    a newer one into an older profile): kept plans a union with their ids, the newer plan and
+                    visits kept, no queued change dropped, dry runs that change nothing
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -50,7 +53,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
-          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "keyring", "fuzz"]
+          "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "keyring", "merge", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -68,6 +71,7 @@ SMOKE = {
     "search": ["--rounds", "5", "--messages", "2000", "--conversations", "10", "--albums", "2000"],
     "live": ["--rounds", "10"],
     "keyring": ["--rounds", "10"],
+    "merge": ["--rounds", "3"],
     "fuzz": ["--runs", "20000"],
 }
 

@@ -470,7 +470,7 @@ def queues(tally, binaries, server):
 
         checks = []
         replace = new.run("cache", "import", archive, "--replace")
-        checks.append(("--replace refuses while local changes are queued", replace.returncode == 7 and len(pending()) == 1))
+        checks.append(("--replace refuses while local changes are queued", replace.returncode == 14 and len(pending()) == 1))
         merge = new.run("cache", "import", archive, "--merge")
         queue = pending()
         checks.append(("--merge keeps the local change and pauses the imported one",

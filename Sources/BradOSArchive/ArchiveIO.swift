@@ -165,7 +165,12 @@ public final class ArchiveWriter {
     }
 
     /// The sink's own error when it stopped the write (a full disk, an encryption failure).
-    private func failure() -> any Error { box?.error ?? Self.failure(archive) }
+    private func failure() -> any Error {
+        if let error = box?.error { return error }
+        // Written by libarchive to a pipe whose reader went away (`-o - | head -c 300`).
+        if archive_errno(archive) == EPIPE { return ReaderGone() }
+        return Self.failure(archive)
+    }
 
     /// A write that failed: a full disk is said as such (the caller names the file).
     static func failure(_ archive: OpaquePointer) -> ArchiveError {

@@ -27,7 +27,7 @@ struct ArchiveScan {
         let manifestData = try readAll(reader, limit: CacheArchiveManifest.maxSize)
         let manifest: CacheArchiveManifest
         do { manifest = try JSONCoding.decode(CacheArchiveManifest.self, from: manifestData) } catch {
-            throw ArchiveError.invalidManifest(APIClient.describe(error))
+            throw CacheArchiveManifest.newerFormat(manifestData) ?? ArchiveError.invalidManifest(APIClient.describe(error))
         }
         try manifest.validate(maxEntries: limits.maxEntries, maxBytes: limits.maxBytes)
         try manifestChecked(manifest)

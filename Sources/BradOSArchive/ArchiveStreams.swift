@@ -19,6 +19,7 @@ final class FileDescriptorSink: ByteSink {
             if written < 0, errno == EINTR { continue }
             guard written > 0 else {
                 if errno == ENOSPC || errno == EDQUOT { throw ArchiveError.destinationFull(path: nil) }
+                if errno == EPIPE, fd == STDOUT_FILENO { throw ReaderGone() }
                 throw ArchiveError.io("write: \(String(cString: strerror(errno)))")
             }
             offset += written

@@ -40,6 +40,13 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
     public var compression: String
     public var domains: [Domain]
     public var files: [File]
+    /// `cache export --with-settings`: the configuration values (never a secret: those are
+    /// never in the config file); absent otherwise. A brados that does not know it ignores it.
+    public var settings: [String: String]? = nil
+
+    /// The most settings a manifest may carry, and the longest key and value.
+    public static let maxSettings = 256
+    public static let maxSettingLength = 4096
 
     /// The sum of the file sizes (saturating: only a manifest that passed ``validate(maxEntries:maxBytes:)``
     /// is known to stay below its limit).
@@ -48,6 +55,24 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
             let (sum, overflow) = total.addingReportingOverflow(max(file.size, 0))
             return overflow ? .max : sum
         }
+    }
+
+    /// Checks that this brados reads every domain's data of the archive it has a plugin for
+    /// (`dataVersions`: each plugin's own version); other domains are skipped by an import.
+    /// - Throws: ``ArchiveError/otherVersion(what:archive:reads:madeBy:)``.
+    public func checkDataVersions(_ dataVersions: [String: Int], only chosen: Set<String>? = nil) throws {
+        for domain in domains where chosen?.contains(domain.name) ?? true {
+            guard let mine = dataVersions[domain.name], domain.dataVersion != mine else { continue }
+            throw ArchiveError.otherVersion(what: domain.name, archive: domain.dataVersion, reads: mine, madeBy: String(bradosVersion.prefix(40)))
+        }
+    }
+
+    /// A manifest that does not decode may be a newer brados's: its format version says so.
+    static func newerFormat(_ data: Data) -> ArchiveError? {
+        struct Header: Decodable { var formatVersion: Int?; var bradosVersion: String? }
+        guard let header = try? JSONCoding.decode(Header.self, from: data), let version = header.formatVersion,
+              version > currentFormatVersion else { return nil }
+        return .otherVersion(what: "format", archive: version, reads: currentFormatVersion, madeBy: String((header.bradosVersion ?? "unknown").prefix(40)))
     }
 
     /// The most domains a manifest may list.
@@ -59,10 +84,18 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
     /// - Throws: ``ArchiveError``.
     public func validate(maxEntries: Int, maxBytes: Int64) throws {
         guard format == Self.formatName else { throw ArchiveError.notBradosArchive("its manifest names the format '\(format)'") }
-        guard formatVersion <= Self.currentFormatVersion, formatVersion >= 1 else { throw ArchiveError.unsupportedVersion(formatVersion) }
+        guard formatVersion <= Self.currentFormatVersion else {
+            throw ArchiveError.otherVersion(what: "format", archive: formatVersion, reads: Self.currentFormatVersion, madeBy: String(bradosVersion.prefix(40)))
+        }
+        guard formatVersion >= 1 else { throw ArchiveError.invalidManifest("its format version \(formatVersion) is not one brados writes") }
         guard files.count < maxEntries else { throw ArchiveError.tooManyEntries(limit: maxEntries) }
         // Shown to the user and recorded as a queued change's origin: a profile name, nothing else.
         guard ProfileName(rawValue: profile) != nil else { throw ArchiveError.invalidManifest("the profile name is not one brados makes") }
+        if let settings {
+            guard settings.count <= Self.maxSettings, settings.allSatisfy({ $0.key.utf8.count <= 128 && $0.value.utf8.count <= Self.maxSettingLength }) else {
+                throw ArchiveError.invalidManifest("its settings are more or longer than brados writes")
+            }
+        }
         guard domains.count <= Self.maxDomains else { throw ArchiveError.invalidManifest("it lists more than \(Self.maxDomains) domains") }
         var seen = Set<String>()
         var total: Int64 = 0

@@ -31,8 +31,12 @@ public struct CacheExporter: Sendable {
         public var domains: [String]?
         /// Encrypt the archive with age (`nil`: it is written in the clear).
         public var encryption: ArchiveEncryption?
+        /// `--with-settings`: the configuration values to carry in the manifest.
+        public var settings: [String: String]?
 
-        public init(compression: ArchiveCompression = .zstd, level: Int? = nil, domains: [String]? = nil, encryption: ArchiveEncryption? = nil) {
+        public init(compression: ArchiveCompression = .zstd, level: Int? = nil, domains: [String]? = nil, encryption: ArchiveEncryption? = nil,
+                    settings: [String: String]? = nil) {
+            self.settings = settings
             self.compression = compression
             self.level = level
             self.domains = domains
@@ -142,7 +146,8 @@ public struct CacheExporter: Sendable {
             bradosVersion: BradOSVersion.current, profile: profile.name.rawValue, accounts: accounts, createdAt: now(),
             compression: options.compression.rawValue, domains: domains,
             files: items.map { .init(path: $0.file.archivePath, domain: $0.domain, size: $0.size, sha256: $0.sha256,
-                                     mode: Int($0.mode & 0o777), kind: $0.file.kind.rawValue) })
+                                     mode: Int($0.mode & 0o777), kind: $0.file.kind.rawValue) },
+            settings: options.settings)
         try write(items, manifest: manifest, to: fd, options: options, progress: progress)
         remember(items, known: known)
         return Report(profile: profile.name.rawValue, compression: options.compression.rawValue, domains: domains,

@@ -20,14 +20,25 @@ extension CacheImporter {
     }
 
     /// Phase 3, check: each domain checks its staged data before anything moves (databases
-    /// are rebuilt, files it will load decode, its queued changes are kept).
-    func check(_ changes: [DomainChange], manifest: CacheArchiveManifest, options: Options, staging: Staging) throws {
-        for change in changes {
+    /// are rebuilt, files it will load decode, its queued changes are kept); with `--merge`, a
+    /// domain that merges by item (``MergesByItem``) rewrites its staged data to the merge.
+    /// - Returns: `changes`, each merge with what it keeps and takes.
+    func check(_ changes: [DomainChange], manifest: CacheArchiveManifest, options: Options, staging: Staging) throws -> [DomainChange] {
+        try changes.map { change in
+            var change = change
             let context = ImportContext(archiveProfile: manifest.profile, archiveCreatedAt: manifest.createdAt, target: target,
                                         mode: change.action == "add" || (options.dryRun && options.mode == nil) ? nil : (options.mode ?? .replace),
-                                        discardPending: options.discardPending, now: Date())
-            try plugins.first { $0.name == change.domain }?.prepareImport(
-                cache: staging.cache(change.domain), data: staging.data(change.domain), context: context)
+                                        discardPending: options.discardPending, now: Date(), archiveAccounts: manifest.accounts)
+            let plugin = plugins.first { $0.name == change.domain }
+            try plugin?.prepareImport(cache: staging.cache(change.domain), data: staging.data(change.domain), context: context)
+            if context.mode == .merge {
+                if let merger = plugin as? any MergesByItem {
+                    change.merged = try merger.mergeImport(cache: staging.cache(change.domain), data: staging.data(change.domain), into: target)
+                } else {
+                    change.merged = ["the archive's files overwrite this profile's at the same paths; its other files stay"]
+                }
+            }
+            return change
         }
     }
 }

@@ -8,7 +8,8 @@ import Glibc
 extension CacheImporter {
     /// Phase 4, swap: every move journaled before it is made; any failure rolls all of them
     /// back (and a kill is rolled back by ``CacheImportRecovery`` on the next run).
-    func swap(_ changes: [DomainChange], options: Options, staging: Staging) throws {
+    /// - Parameter record: whose data the import brings (``ImportedData``), written inside the journal too.
+    func swap(_ changes: [DomainChange], options: Options, staging: Staging, record: ImportedData.Entry) throws {
         var journal = SwapJournal(url: staging.dataRoot.appendingPathComponent("journal.json"))
         do {
             for change in changes {
@@ -27,6 +28,8 @@ extension CacheImporter {
             // inside the journal: the store's previous file is kept aside and put back by a
             // rollback, or by recovery after a kill.
             try journal.preserve(target.defaultsFile, backup: staging.dataRoot.appendingPathComponent("defaults-before.json"))
+            try journal.preserve(ImportedData.url(target), backup: staging.dataRoot.appendingPathComponent("imported-before.json"))
+            try ImportedData.record(record, in: target)
             for change in changes {
                 try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
             }

@@ -37,6 +37,9 @@ public struct CacheImporter: Sendable {
         public var bytes: Int64
         public var existingFiles: Int
         public var existingBytes: Int64
+        /// With `merge`: what it keeps of the profile's and takes from the archive, item by
+        /// item (``MergesByItem``), or that the archive's files overwrite those at the same paths.
+        public var merged: [String]? = nil
     }
 
     public struct Report: Codable, Sendable {
@@ -46,6 +49,8 @@ public struct CacheImporter: Sendable {
         public var domains: [DomainChange]
         /// Domains in the archive this brados does not have (or not asked for).
         public var skipped: [String]
+        /// The settings the archive carries (`cache export --with-settings`), `nil` when none.
+        public var settings: [String: String]?
     }
 
     public let target: ProfileScope
@@ -93,13 +98,13 @@ public struct CacheImporter: Sendable {
         let staging = try Staging(cacheStaging: cacheStaging, dataStaging: dataStaging)
         defer { staging.finish() }
         let extracted = try validateAndExtract(input, options: options, into: staging)
-        let changes = try describe(extracted, options: options)
-        let report = Report(profile: target.name.rawValue, archiveProfile: extracted.manifest.profile, dryRun: options.dryRun,
-                            domains: changes, skipped: extracted.skipped)
+        var changes = try describe(extracted, options: options)
         let occupied = changes.filter { $0.action != "add" }.map(\.domain)
         if options.mode == nil, !occupied.isEmpty, !options.dryRun { throw ArchiveError.targetNotEmpty(domains: occupied) }
         try Task.checkCancellation()
-        try check(changes, manifest: extracted.manifest, options: options, staging: staging)
+        changes = try check(changes, manifest: extracted.manifest, options: options, staging: staging)
+        let report = Report(profile: target.name.rawValue, archiveProfile: extracted.manifest.profile, dryRun: options.dryRun,
+                            domains: changes, skipped: extracted.skipped, settings: extracted.manifest.settings)
         // A dry run has now checked what a real import would: nothing moves.
         if options.dryRun { return report }
         // Every extracted and rebuilt file, and its folder, is on the disk before the first
@@ -108,7 +113,10 @@ public struct CacheImporter: Sendable {
         // The last point at which an interrupted import (Ctrl-C, SIGTERM, SIGHUP) stops: the
         // swap is short and journaled, and once it starts the import finishes.
         try Task.checkCancellation()
-        try swap(changes, options: options, staging: staging)
+        // With it, whose data it is (for the labels of another account's data), in the same journal.
+        try swap(changes, options: options, staging: staging,
+                 record: .init(domains: changes.map(\.domain), fromProfile: extracted.manifest.profile, accounts: extracted.manifest.accounts,
+                               archiveCreatedAt: extracted.manifest.createdAt))
         return report
     }
 }

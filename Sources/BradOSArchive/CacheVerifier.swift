@@ -16,7 +16,13 @@ public struct CacheVerifier: Sendable {
     }
 
     public let limits: ArchiveLimits
-    public init(limits: ArchiveLimits = ArchiveLimits()) { self.limits = limits }
+    /// Each domain's data version this brados reads (its plugins'): an archive whose data it
+    /// could not import is not OK.
+    public let dataVersions: [String: Int]
+    public init(limits: ArchiveLimits = ArchiveLimits(), dataVersions: [String: Int] = [:]) {
+        self.limits = limits
+        self.dataVersions = dataVersions
+    }
 
     /// - Parameter decryption: how to open an encrypted archive (asked only if it is one).
     /// - Throws: ``ArchiveError`` for the first problem found, ``AgeEncryption/AgeError`` for
@@ -29,7 +35,7 @@ public struct CacheVerifier: Sendable {
     /// - Throws: ``ArchiveError`` for the first problem found, ``AgeError`` for an encrypted one that was changed,
     ///   `CancellationError` when interrupted.
     public func verify(_ input: ArchiveInput) throws -> Report {
-        let manifest = try ArchiveScan(limits: limits).run(input)
+        let manifest = try ArchiveScan(limits: limits).run(input, manifestChecked: { try $0.checkDataVersions(dataVersions) })
         return Report(profile: manifest.profile, createdAt: manifest.createdAt, bradosVersion: manifest.bradosVersion,
                       accounts: manifest.accounts, domains: manifest.domains, files: manifest.files.count, bytes: manifest.totalBytes,
                       encryption: input.encryption)

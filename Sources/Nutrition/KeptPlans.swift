@@ -121,6 +121,30 @@ public struct KeptPlans: Sendable {
         }
     }
 
+    /// `cache import --merge`: a union, never a rollback. This profile's plans keep their ids;
+    /// the archive's plans it does not hold (by content) are added with new ids; all oldest
+    /// first, bounded to ``limit``. Written over `archive`'s file (the staged one the import
+    /// moves in).
+    /// - Returns: how many of the archive's plans were added.
+    /// - Throws: ``StorageError``.
+    public func merge(from archive: KeptPlans) throws -> Int {
+        // No file in the archive: the import leaves this profile's as it is.
+        guard FileSystem.exists(archive.url) else { return 0 }
+        var (plans, next) = document.load()?.numbered() ?? ([], 1)
+        var added = 0
+        for kept in archive.all() where !plans.contains(where: { $0.plan.sameContent(as: kept.plan) }) {
+            var kept = kept
+            kept.id = next
+            next += 1
+            plans.append(kept)
+            added += 1
+        }
+        plans = plans.enumerated().sorted { ($0.element.receivedAt, $0.offset) < ($1.element.receivedAt, $1.offset) }.map(\.element)
+        if plans.count > limit { plans.removeFirst(plans.count - limit) }
+        try archive.document.save(File(nextID: next, plans: plans))
+        return added
+    }
+
     /// The kept plan whose id in the profile is `id`.
     /// - Throws: ``NutritionError/planNotKept(id:kept:)``.
     public func plan(id: Int, in plans: [KeptPlan]) throws -> KeptPlan {

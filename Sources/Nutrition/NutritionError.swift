@@ -32,6 +32,9 @@ public enum NutritionError: BradOSError, Equatable {
     /// A queued change was being sent when the command was interrupted (after the request
     /// left): the server may have it or not. It stays queued; sending it again sets the same value.
     case interruptedSend(change: String)
+    /// `plan sync --include-imported` with changes an archive brought from another account
+    /// (`account`; `origin`: where from), which this profile (`thisAccount`) never sends unasked.
+    case anotherAccount(account: String, count: Int, origin: String?, thisAccount: String?)
 
     public var summary: String {
         switch self {
@@ -49,6 +52,9 @@ public enum NutritionError: BradOSError, Equatable {
             "Interrupted while \(change) was being sent: whether the server has it is not known, so it stays queued."
         case let .tooFewPlansKept(count):
             "A diff needs two plans, and \(count == 0 ? "none is" : "only one is") kept here."
+        case let .anotherAccount(account, count, origin, thisAccount):
+            "\(count) queued change\(count == 1 ? " was" : "s were") made by account \(account)\(origin.map { " (imported from \($0))" } ?? ""), "
+                + "and this profile is signed in to \(thisAccount.map { "account \($0)" } ?? "no account") at the plan service: nothing was sent."
         }
     }
 
@@ -62,6 +68,9 @@ public enum NutritionError: BradOSError, Equatable {
         case .planNotKept: "`brados plan history --plans` lists the plans kept, with their ids."
         case .tooFewPlansKept: "Every plan brados receives is kept; `brados plan recompute` asks for a new one."
         case .interruptedSend: "`brados plan sync` sends it again (the same value twice changes nothing)."
+        case let .anotherAccount(account, _, _, _):
+            "Another account's changes never go to this one by accident: `brados plan pending` shows them; to send them to this account, "
+                + "name theirs: brados plan sync --include-imported-from \(account)"
         }
     }
 
@@ -75,6 +84,7 @@ public enum NutritionError: BradOSError, Equatable {
         case .staleData: .offline
         case .planNotKept, .tooFewPlansKept: .notFound
         case .interruptedSend: .interrupted
+        case .anotherAccount: .refused
         }
     }
 

@@ -128,6 +128,8 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
                 var paused = operation
                 paused.importedAt = context.now
                 paused.importedFrom = origin
+                // The account that queued it: never sent to another one unless that one is named.
+                paused.importedAccount = Self.account(in: context.archiveAccounts).map { String($0.prefix(128)) }
                 return paused
             }
         } catch {
@@ -137,6 +139,17 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
         let known = Set(operations.map(\.id))
         operations += imported.filter { !known.contains($0.id) }
         try staged.replaceAll(operations)
+    }
+
+    /// The account this profile is signed in to at the plan service (its remote id), if any.
+    public static func account(of env: AppEnvironment) -> String? {
+        account(in: env.credentials.load().accounts)
+    }
+
+    /// The plan service's account among a profile's (or an archive's) accounts per service:
+    /// its own sign-in, else the account's.
+    public static func account(in accounts: [String: String]) -> String? {
+        accounts[Service.nutrition.rawValue] ?? accounts[Service.account.rawValue]
     }
 
     /// The changes queued and not sent (an imported one paused: sent only when asked), and the

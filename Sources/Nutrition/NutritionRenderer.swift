@@ -187,7 +187,18 @@ public struct NutritionRenderer: Sendable {
     }
 
     /// The queue, oldest first.
-    public func pending(_ operations: [PendingOperation], now: Date) throws {
+    /// Where a queued change came from: this profile, an archive (paused), or another account's archive.
+    static func origin(_ operation: PendingOperation, account: String?) -> String {
+        guard let from = operation.importedFrom ?? (operation.isImported ? "an archive" : nil) else { return "this profile" }
+        if operation.isFromAnotherAccount(than: account), let other = operation.importedAccount {
+            return "account \(other), imported from \(from): held"
+        }
+        return "imported from \(from), paused"
+    }
+
+    /// - Parameter account: the account the profile is signed in to at the plan service: a
+    ///   change another one made is labelled with it.
+    public func pending(_ operations: [PendingOperation], now: Date, account: String? = nil) throws {
         if output.format == .json {
             struct Document: Encodable { var pending: [PendingOperation] }
             return try output.json(Document(pending: operations))
@@ -197,10 +208,16 @@ public struct NutritionRenderer: Sendable {
                     + output.styled(" (oldest first; `brados plan sync` sends them)", .dim))
         output.table(Table(headers: ["QUEUED", "CHANGE", "ID", "ORIGIN"],
                            rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary, String($0.id.prefix(8)),
-                                                   $0.importedFrom.map { "imported from \($0), paused" } ?? "this profile"] }))
-        let paused = operations.filter(\.isImported).count
+                                                   Self.origin($0, account: account)] }))
+        let foreign = operations.filter { $0.isFromAnotherAccount(than: account) }
+        let paused = operations.filter(\.isImported).count - foreign.count
         if paused > 0 {
             output.notice("\(paused) imported change\(paused == 1 ? " is" : "s are") paused: `brados plan sync --include-imported` sends \(paused == 1 ? "it" : "them"), `brados sync` never does.")
+        }
+        for other in Set(foreign.compactMap(\.importedAccount)).sorted() {
+            let count = foreign.filter { $0.importedAccount == other }.count
+            output.notice("\(count) change\(count == 1 ? " was" : "s were") made by another account (\(other)): never sent to this one unless you name it, "
+                          + "`brados plan sync --include-imported-from \(other)`.")
         }
     }
 

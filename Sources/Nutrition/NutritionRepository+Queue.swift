@@ -59,13 +59,18 @@ extension NutritionRepository {
     /// refusal is reported and dropped. After any applied change the plan is recomputed once.
     /// - Throws: ``NetworkError/offlineMode`` when offline (the queue is untouched), ``StorageError``.
     /// - Parameter includeImported: send changes that arrived in an imported archive too
-    ///   (paused otherwise: they stay queued, in order).
+    ///   (paused otherwise: they stay queued, in order); never those of another account.
     public func sync(includeImported: Bool = false) async throws -> SyncReport {
+        try await sync(rule: SendRule(imported: includeImported))
+    }
+
+    /// `plan sync` with the rule of what goes (``SendRule``): what it does not send stays queued, in order.
+    public func sync(rule: SendRule) async throws -> SyncReport {
         if offline { throw NetworkError.offlineMode }
         return try await timed("plan sync") {
             try await queue.withReplayLock {
                 var report = SyncReport()
-                while let operation = try queue.all().first(where: { includeImported || !$0.isImported }) {
+                while let operation = try queue.all().first(where: rule.sends) {
                     do {
                         _ = try await api().updateProfile(operation.update)
                     } catch NetworkError.interruptedWrite {

@@ -35,6 +35,10 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
     public var importedAt: Date?
     /// For an imported change: where it came from ("profile default, archive of 2026-11-01").
     public var importedFrom: String?
+    /// The account (remote id) that queued it, when it came in an archive that says: such a
+    /// change is never sent to another account unless that account is named (`plan sync
+    /// --include-imported-from ID`).
+    public var importedAccount: String?
 
     public init(id: String = UUID().uuidString.lowercased(), kind: Kind, weightKg: Double?, targetWeightKg: Double? = nil,
                 goal: NutritionGoal? = nil, activityLevel: ActivityLevel? = nil, createdAt: Date,
@@ -53,10 +57,16 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
     /// Paused until the user sends it explicitly (it came from an import).
     public var isImported: Bool { importedAt != nil }
 
+    /// Queued by another account than `account` (it came in an archive of that account's).
+    public func isFromAnotherAccount(than account: String?) -> Bool {
+        guard isImported, let importedAccount else { return false }
+        return importedAccount != account
+    }
+
     /// The characters a change id may hold (see ``IdentifierRule``).
     public static let idRule = IdentifierRule.token("change id")
 
-    enum CodingKeys: String, CodingKey { case id, kind, weightKg, targetWeightKg, goal, activityLevel, createdAt, importedAt, importedFrom }
+    enum CodingKeys: String, CodingKey { case id, kind, weightKg, targetWeightKg, goal, activityLevel, createdAt, importedAt, importedFrom, importedAccount }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -69,6 +79,7 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         importedAt = try container.decodeIfPresent(Date.self, forKey: .importedAt)
         importedFrom = try container.decodeIfPresent(String.self, forKey: .importedFrom)
+        importedAccount = try container.decodeIfPresent(String.self, forKey: .importedAccount)
     }
 
     /// `weight 84.5 kg`, `target weight 78 kg`, `goal gain_muscle`, `activity very_active`:
@@ -82,10 +93,13 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
         }
     }
 
-    /// The profile update that sends this change (a weight with the day it was logged).
-    var update: ProfileUpdate {
+    /// The profile update that sends this change (a weight with the day it was logged, the
+    /// person's local day: what `today` and `plan history` showed them).
+    var update: ProfileUpdate { update(timeZone: .current) }
+
+    func update(timeZone: TimeZone) -> ProfileUpdate {
         switch kind {
-        case .updateWeight: ProfileUpdate(currentWeight: weightKg, currentWeightDate: Format.day(createdAt, timeZone: WeightLog.utc))
+        case .updateWeight: ProfileUpdate(currentWeight: weightKg, currentWeightDate: Format.day(createdAt, timeZone: timeZone))
         case .updateTargetWeight: ProfileUpdate(targetWeight: targetWeightKg)
         case .updateGoal: ProfileUpdate(goal: goal)
         case .updateActivityLevel: ProfileUpdate(activityLevel: activityLevel)
@@ -189,5 +203,28 @@ public struct PendingQueue: Sendable {
         let data: Data
         do { data = try JSONCoding.encode(file) } catch { throw StorageError.coding(path: url.path, detail: "\(error)") }
         try AtomicFile.write(data, to: url, durable: true)
+    }
+}
+
+/// Which queued changes `plan sync` sends: the profile's own always; imported ones of this
+/// account with `imported`; imported ones of another account only when that account is named.
+public struct SendRule: Sendable, Equatable {
+    /// Imported changes of this account too (`--include-imported`, or a yes on a terminal).
+    public var imported: Bool
+    /// The account the profile is signed in to at the plan service.
+    public var account: String?
+    /// Other accounts whose imported changes may go to this one (`--include-imported-from`).
+    public var otherAccounts: Set<String>
+
+    public init(imported: Bool = false, account: String? = nil, otherAccounts: Set<String> = []) {
+        self.imported = imported
+        self.account = account
+        self.otherAccounts = otherAccounts
+    }
+
+    public func sends(_ operation: PendingOperation) -> Bool {
+        guard operation.isImported else { return true }
+        guard operation.isFromAnotherAccount(than: account), let from = operation.importedAccount else { return imported }
+        return otherAccounts.contains(from)
     }
 }

@@ -49,7 +49,11 @@ public struct WeightLog: Sendable, Equatable {
     /// The target is one queued and not sent yet (shown marked pending).
     public var targetPending = false
 
-    public init(history: WeightHistory?, queued: [PendingOperation]) {
+    /// The zone whose dates a person sees: a weight queued on Friday evening is Friday's, as `today` says.
+    let timeZone: TimeZone
+
+    public init(history: WeightHistory?, queued: [PendingOperation], timeZone: TimeZone = .current) {
+        self.timeZone = timeZone
         targetWeight = history?.targetWeight
         points = (history?.weights ?? []).map { Point(date: $0.date, weight: $0.weight, queued: false) }
         for operation in queued.sorted(by: { $0.createdAt < $1.createdAt }) {
@@ -58,7 +62,7 @@ public struct WeightLog: Sendable, Equatable {
                 targetPending = true
             }
             guard operation.kind == .updateWeight, let weight = operation.weightKg else { continue }
-            points.append(Point(date: Format.day(operation.createdAt, timeZone: Self.utc), weight: weight, queued: true))
+            points.append(Point(date: Format.day(operation.createdAt, timeZone: timeZone), weight: weight, queued: true))
         }
     }
 
@@ -145,7 +149,7 @@ public struct WeightLog: Sendable, Equatable {
     /// The last `days` days (to `now`) as a sparkline: one block a day, a gap for a day
     /// without a weigh-in (the day's last weight when there are two).
     func sparkline(days: Int, now: Date) -> (line: String, values: [Double?])? {
-        guard let today = WeightLog.dayNumber(Format.day(now, timeZone: WeightLog.utc)) else { return nil }
+        guard let today = WeightLog.dayNumber(Format.day(now, timeZone: timeZone)) else { return nil }
         var values = [Double?](repeating: nil, count: days)
         for point in points {
             guard let day = WeightLog.dayNumber(point.date) else { continue }

@@ -12,13 +12,16 @@ public struct VisitsCache: Sendable {
     public static let timestampKey = "cached_visits_timestamp"
     /// Bumped by every change, so a fetch that started before a change never overwrites it.
     public static let generationKey = "cached_visits_generation"
+    /// When the cached list last changed in any way (a fetch, an add, a delete): what `cache
+    /// import --merge` compares to keep the newer copy (the timestamp is the last fetch's, for the TTL).
+    public static let changedAtKey = "cached_visits_changed_at"
     /// The account the cached visits belong to; another account's cache is never served.
     public static let accountKey = "cached_visits_account"
     /// Deletes interrupted after they were sent, not settled yet (``UnsettledDelete``).
     public static let unsettledKey = "visits_unsettled_deletes"
     /// Deletes settled by a refresh, not told yet (``SettledDelete``).
     public static let settledKey = "visits_settled_deletes"
-    static let allKeys = [visitsKey, timestampKey, generationKey, accountKey, unsettledKey, settledKey]
+    static let allKeys = [visitsKey, timestampKey, generationKey, changedAtKey, accountKey, unsettledKey, settledKey]
 
     /// A delete sent and interrupted before the server answered: which visit it was.
     public struct UnsettledDelete: Codable, Sendable, Equatable {
@@ -45,6 +48,14 @@ public struct VisitsCache: Sendable {
     public struct Entry: Sendable, Equatable {
         public var visits: [Visit]
         public var savedAt: Date
+        /// When the list last changed (a fetch, an add, a delete); `savedAt` in stores from before it was kept.
+        public var changedAt: Date
+
+        public init(visits: [Visit], savedAt: Date, changedAt: Date? = nil) {
+            self.visits = visits
+            self.savedAt = savedAt
+            self.changedAt = changedAt ?? savedAt
+        }
     }
 
     let store: any KeyValueStoring
@@ -87,7 +98,8 @@ public struct VisitsCache: Sendable {
         if let account, let owner = snapshot.value(String.self, forKey: accountKey), owner != account {
             return (nil, true, "cached visits belonged to another account; removed")
         }
-        return (Entry(visits: visits, savedAt: savedAt), false, "loaded \(visits.count) visits from cache")
+        return (Entry(visits: visits, savedAt: savedAt, changedAt: snapshot.value(Date.self, forKey: changedAtKey)), false,
+                "loaded \(visits.count) visits from cache")
     }
 
     /// The current generation (0 when nothing is cached).
@@ -101,12 +113,13 @@ public struct VisitsCache: Sendable {
     /// - Returns: whether it saved.
     /// - Throws: ``StorageError``.
     @discardableResult
-    public func save(_ visits: [Visit], at savedAt: Date, expectedGeneration: Int? = nil) throws -> Bool {
+    public func save(_ visits: [Visit], at savedAt: Date, expectedGeneration: Int? = nil, changedAt: Date? = nil) throws -> Bool {
         let saved = try store.update { snapshot -> Bool in
             let current = snapshot.value(Int.self, forKey: Self.generationKey) ?? 0
             if let expectedGeneration, expectedGeneration != current { return false }
             try snapshot.set(visits, forKey: Self.visitsKey)
             try snapshot.set(savedAt, forKey: Self.timestampKey)
+            try snapshot.set(changedAt ?? savedAt, forKey: Self.changedAtKey)
             try snapshot.set(current + 1, forKey: Self.generationKey)
             if let account { try snapshot.set(account, forKey: Self.accountKey) }
             return true
@@ -209,5 +222,8 @@ public struct VisitsCache: Sendable {
 
     private static func bump(_ snapshot: inout KeyValueSnapshot) throws {
         try snapshot.set((snapshot.value(Int.self, forKey: generationKey) ?? 0) + 1, forKey: generationKey)
+        // Never earlier than the last change (a clock set back, a fetch dated ahead): a later change is always newer.
+        let last = snapshot.value(Date.self, forKey: changedAtKey) ?? snapshot.value(Date.self, forKey: timestampKey) ?? .distantPast
+        try snapshot.set(max(Date(), last.addingTimeInterval(0.001)), forKey: changedAtKey)
     }
 }

@@ -94,7 +94,8 @@ public struct VisitsPlugin: DomainPlugin {
     public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] {
         let store = KeyValueStore(url: profile.defaultsFile)
         guard let entry = cache(in: profile).load() else { return [] }
-        let file = ExportedVisits(visits: entry.visits, savedAt: entry.savedAt, account: store.value(String.self, forKey: VisitsCache.accountKey))
+        let file = ExportedVisits(visits: entry.visits, savedAt: entry.savedAt, account: store.value(String.self, forKey: VisitsCache.accountKey),
+                                  changedAt: entry.changedAt)
         return [ExportFile(archivePath: "data/\(name)/\(Self.exportFileName)", contents: try JSONCoding.encode(file),
                            url: staging.appendingPathComponent(Self.exportFileName))]
     }
@@ -119,7 +120,8 @@ public struct VisitsPlugin: DomainPlugin {
             return
         }
         let file = try JSONCoding.decode(ExportedVisits.self, from: data)
-        _ = try VisitsCache(store: KeyValueStore(url: profile.defaultsFile), account: file.account).save(file.visits, at: file.savedAt)
+        _ = try VisitsCache(store: KeyValueStore(url: profile.defaultsFile), account: file.account).save(file.visits, at: file.savedAt,
+                                                                                                         changedAt: file.changedAt)
         try FileSystem.remove(url)
     }
 
@@ -134,6 +136,8 @@ public struct VisitsPlugin: DomainPlugin {
         var visits: [Visit]
         var savedAt: Date
         var account: String?
+        /// When the list last changed (absent in archives from before it was kept: `savedAt`).
+        var changedAt: Date?
     }
 
     public func clear(in profile: ProfileScope) throws {

@@ -61,7 +61,9 @@ struct CacheArchiveTests {
     func snapshot(_ scope: ProfileScope) throws -> [String: String] {
         var result: [String: String] = [:]
         for (prefix, folder) in [("cache", scope.cacheDirectory), ("data", scope.dataDirectory)] {
-            for file in FileSystem.regularFiles(under: folder) where !file.relativePath.hasSuffix("-wal") && !file.relativePath.hasSuffix("-shm") {
+            // `imported.json` is the record of whose data an import brought, not a domain's data.
+            for file in FileSystem.regularFiles(under: folder) where !file.relativePath.hasSuffix("-wal") && !file.relativePath.hasSuffix("-shm")
+                && !(prefix == "data" && file.relativePath == "imported.json") {
                 if file.relativePath.hasSuffix(".sqlite") {
                     let rows = try DatabaseQueue(path: file.url.path).read { try String.fetchAll($0, sql: "SELECT text FROM row ORDER BY id") }
                     result["\(prefix)/\(file.relativePath)"] = rows.joined(separator: "|")
@@ -127,6 +129,11 @@ struct CacheArchiveTests {
         let imported = try importArchive(archive, into: target)
         #expect(imported.domains.map(\.action) == ["add", "add"])
         #expect(try snapshot(target) == snapshot(source))
+        // Whose data it is, recorded for the labels of another account's data.
+        let record = ImportedData.load(target).entries
+        #expect(record.map(\.domains) == [["alpha", "beta"]] && record.first?.fromProfile == "default" && record.first?.accounts == ["api": "user-1"])
+        #expect(record.first?.isFromAnotherAccount(than: ["api": "user-2"]) == true && record.first?.isFromAnotherAccount(than: ["api": "user-1"]) == false)
+        #expect(record.first?.isFromAnotherAccount(than: [:]) == false, "a profile signed in to nothing cannot tell")
         // Importing again needs a decision, then replaces.
         #expect(throws: ArchiveError.targetNotEmpty(domains: ["alpha", "beta"])) { try importArchive(archive, into: target) }
         try AtomicFile.write(Data("stray".utf8), to: target.cacheDirectory(for: "alpha").appendingPathComponent("stray"))

@@ -87,6 +87,98 @@ struct CacheArchiveEndToEndTests {
         #expect(python.status == 0 && python.stdout.split(separator: "\n").map(String.init) == names, "python: \(python.stderr)")
     }
 
+    @Test("an archive to stdout is all stdout carries (the report, --json too, goes to stderr); a reader that goes away ends it quietly")
+    func exportToStdout() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        for command in [["visits", "list"], ["library", "albums"], ["library", "prefetch", "--rows", "2", "--columns", "3"]] {
+            #expect(try brados(command, server).status == 0, "\(command)")
+        }
+        let environment = BuiltProducts.quiet(["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+                                               "PATH": "/usr/bin:/bin"])
+        let brados = BuiltProducts.url("brados").path
+        let archive = home.url.appendingPathComponent("piped.tar.zst")
+        let piped = try BuiltProducts.run(executable: URL(fileURLWithPath: "/bin/sh"),
+                                          ["-c", #""$0" cache export -o - --json > "$1""#, brados, archive.path], environment: environment)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stderr.contains(#""archive" : "-""#) && piped.stderr.contains(#""report""#), "\(piped.stderr)")
+        let verify = try self.brados(["cache", "verify", archive.path], server)
+        #expect(verify.status == 0 && verify.stdout.contains("OK:"), "\(verify.stderr)")
+        // `| head -c 300`: brados ends by SIGPIPE (141 to the shell), saying nothing, leaving nothing behind.
+        let head = try BuiltProducts.run(executable: URL(fileURLWithPath: "/bin/bash"),
+                                         ["-c", #""$0" cache export -o - | head -c 300 > /dev/null; echo "${PIPESTATUS[0]}""#, brados], environment: environment)
+        #expect(head.stdout == "141\n" && head.stderr.isEmpty, "\(head.stdout) \(head.stderr)")
+        let staging = home.url.appendingPathComponent("cache/users/default/.staging")
+        #expect(!FileManager.default.fileExists(atPath: staging.path), "\((try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? [])")
+    }
+
+    @Test("a new machine: --with-settings brings the settings (what it sets already stays); every import says what it did not bring")
+    func settingsTravel() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["visits", "list"], server).status == 0)
+        for (key, value) in [("visits.ttl", "42m"), ("library.prefetch", "false"), ("archive.max-ratio", "500")] {
+            #expect(try brados(["config", "set", key, value], server).status == 0, "\(key)")
+        }
+        let archive = home.url.appendingPathComponent("with-settings.tar.zst")
+        let plain = home.url.appendingPathComponent("without-settings.tar.zst")
+        #expect(try brados(["cache", "export", "--with-settings", "-o", archive.path], server).status == 0)
+        #expect(try brados(["cache", "export", "-o", plain.path], server).status == 0)
+        // The new machine: another home, which sets one of the three itself.
+        let laptop = TemporaryDirectory("e2e-archive-laptop")
+        func there(_ arguments: [String]) throws -> BuiltProducts.Result {
+            try BuiltProducts.run("brados", arguments, environment: ["BRADOS_HOME": laptop.url.path, "HOME": laptop.url.path,
+                                                                     "BRADOS_SERVER": server.url.absoluteString])
+        }
+        #expect(try there(["config", "set", "archive.max-ratio", "300"]).status == 0)
+        let imported = try there(["cache", "import", archive.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("Settings set from the archive: library.prefetch, visits.ttl."), "\(imported.stdout)")
+        #expect(imported.stderr.contains("kept this machine's archive.max-ratio"), "\(imported.stderr)")
+        #expect(imported.stderr.contains("Not in the archive: the sign-in") && imported.stderr.contains("archive key"), "\(imported.stderr)")
+        #expect(try there(["config", "get", "visits.ttl"]).stdout == "42m\n")
+        #expect(try there(["config", "get", "archive.max-ratio"]).stdout == "300\n")
+        // Without --with-settings the import says they stayed behind, in --json too.
+        let other = try there(["cache", "import", plain.path, "--as", "second", "--json"])
+        #expect(other.status == 0, "\(other.stderr)")
+        let document = try json(other)
+        #expect(document.keys.contains("settingsImport") && document["settingsImport"] is NSNull)
+        #expect((document["notBrought"] as? [String])?.contains { $0.contains("--with-settings") } == true, "\(other.stdout)")
+        #expect(document["domains"] != nil, "the report's keys stay where they were")
+    }
+
+    @Test("--merge of an older archive rolls nothing back: kept plans are a union, the newer plan, meal plan and visits stay; the dry run says so per domain")
+    func mergeKeepsNewer() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        for command in [["plan"], ["mealplan", "show"], ["visits", "list"]] { #expect(try brados(command, server).status == 0, "\(command)") }
+        let older = home.url.appendingPathComponent("older.tar.zst")
+        #expect(try brados(["cache", "export", "-o", older.path], server).status == 0)
+        // After the export: two new plans, and a visit.
+        for weight in ["84", "82"] { #expect(try brados(["plan", "weight", weight], server).status == 0, "\(weight)") }
+        #expect(try brados(["visits", "add", "--place", "Added after the export"], server).status == 0)
+        #expect(try brados(["visits", "list"], server).status == 0)
+        func plans() throws -> [Int] { (try json(try brados(["plan", "history", "--plans", "--json"], server))["plans"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int } }
+        func current() throws -> String { try brados(["--offline", "plan", "--json"], server).stdout.components(separatedBy: "\"source\"")[0] }
+        let keptBefore = try plans()
+        #expect(keptBefore.count >= 3, "\(keptBefore)")
+        let planBefore = try current()
+        let mealBefore = try brados(["--offline", "mealplan", "show", "--json"], server).stdout.components(separatedBy: "\"source\"")[0]
+
+        let dry = try brados(["cache", "import", older.path, "--merge", "--dry-run"], server)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("plan: keeps this profile's plan") && dry.stdout.contains("visits: keeps this profile's")
+                && dry.stdout.contains("mealplan: keeps this profile's meal plan"), "\(dry.stdout)")
+        #expect(try plans() == keptBefore, "a dry run changes nothing")
+
+        let merged = try brados(["cache", "import", older.path, "--merge"], server)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try plans() == keptBefore, "every kept plan stays, with its id")
+        #expect(try current() == planBefore, "the newer plan stays")
+        #expect(try brados(["--offline", "mealplan", "show", "--json"], server).stdout.components(separatedBy: "\"source\"")[0] == mealBefore)
+        #expect(try brados(["--offline", "visits", "list"], server).stdout.contains("Added after the export"))
+    }
+
     @Test("a missing archive is named as missing, with advice about its path, exit 3")
     func missingArchive() async throws {
         let server = try ServerProcess()

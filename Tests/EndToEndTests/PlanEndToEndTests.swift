@@ -118,7 +118,7 @@ struct PlanEndToEndTests {
         #expect(try brados(["--profile", "new", "--offline", "plan", "weight", "90"], server).status == 0)
 
         let replace = try brados(["--profile", "new", "cache", "import", archive, "--replace"], server)
-        #expect(replace.status == 7, "\(replace.stderr)")
+        #expect(replace.status == 14, "\(replace.stderr)")
         #expect(replace.stderr.contains("queued plan change") && replace.stderr.contains("--discard-pending"))
         #expect(try pending(server, profile: "new").count == 1)
 
@@ -150,5 +150,52 @@ struct PlanEndToEndTests {
         #expect(try brados(["--profile", "new", "--offline", "plan", "weight", "91"], server).status == 0)
         #expect(try brados(["--profile", "new", "cache", "import", archive, "--replace", "--discard-pending"], server).status == 0)
         #expect(try pending(server, profile: "new").map { $0["weightKg"] as? Double } == [70])
+    }
+
+    @Test("a change queued by another account (an archive of demo's imported for alice) is never sent to alice's account unless that account is named")
+    func anotherAccountsChangeIsHeld() async throws {
+        let server = try ServerProcess()
+        func login(_ profile: String, _ user: String) throws {
+            let result = try BuiltProducts.run("brados", ["--profile", profile, "auth", "login", "--user", user, "--password-stdin"], environment: [
+                "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+            ], stdin: user)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        try login("demo", "demo")
+        #expect(try brados(["--profile", "demo", "--offline", "plan", "weight", "84.9"], server).status == 0)
+        let archive = home.url.appendingPathComponent("demo.tar.zst").path
+        #expect(try brados(["--profile", "demo", "cache", "export", "-o", archive], server).status == 0)
+        #expect(try brados(["cache", "import", archive, "--as", "other"], server).status == 0)
+        try login("other", "alice")
+        let queued = try pending(server, profile: "other")
+        let demoAccount = try #require(queued.first?["importedAccount"] as? String)
+        // The copy is labelled where it is shown: auth status, today, search.
+        let status = try brados(["--profile", "other", "auth", "status"], server)
+        #expect(status.stdout.contains("Another account's data, imported") && status.stdout.contains("imported from profile demo (account \(demoAccount))"),
+                "\(status.stdout)")
+        #expect(try brados(["--profile", "other", "auth", "status", "--json"], server).stdout.contains("importedFromOtherAccounts"))
+        for command in [["today"], ["search", "protein"]] {
+            let shown = try brados(["--profile", "other", "--offline"] + command, server)
+            #expect(shown.stderr.contains("holds another account's data"), "\(command): \(shown.stderr)")
+        }
+        #expect(!(try brados(["--profile", "demo", "--offline", "today"], server)).stderr.contains("another account's data"))
+        let listed = try brados(["--profile", "other", "--offline", "plan", "pending"], server)
+        #expect(listed.stdout.contains("account \(demoAccount)") && listed.stderr.contains("--include-imported-from \(demoAccount)"),
+                "\(listed.stdout) \(listed.stderr)")
+
+        try await server.resetStats()
+        let refused = try brados(["--profile", "other", "plan", "sync", "--include-imported"], server)
+        #expect(refused.status == 14, "\(refused.stderr)")
+        #expect(refused.stderr.contains("made by account \(demoAccount)") && refused.stderr.contains("nothing was sent")
+                && refused.stderr.contains("--include-imported-from \(demoAccount)"), "\(refused.stderr)")
+        let plain = try brados(["--profile", "other", "plan", "sync"], server)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try pending(server, profile: "other").count == 1)
+        let sent = try await server.stats().byRoute.filter { $0.key.hasPrefix("PUT ") && $0.key.contains("profile") }.values.reduce(0, +)
+        #expect(sent == 0, "demo's weight never reached alice's account")
+
+        let named = try brados(["--profile", "other", "plan", "sync", "--include-imported-from", demoAccount], server)
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(try pending(server, profile: "other").isEmpty)
     }
 }

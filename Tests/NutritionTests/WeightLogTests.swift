@@ -21,6 +21,20 @@ struct WeightLogTests {
         #expect(WeightLog(history: nil, queued: []).points.isEmpty)
     }
 
+    @Test("a weight is dated the person's local day: Friday evening in Pago Pago is Friday, sent as Friday, on the sparkline's Friday")
+    func localDay() throws {
+        let pagoPago = try #require(TimeZone(identifier: "Pacific/Pago_Pago"))
+        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        // 2026-11-28T05:00Z: Friday 27th, 18:00 in Pago Pago (UTC-11); Saturday 28th, 14:00 in Tokyo.
+        let queued = PendingOperation(kind: .updateWeight, weightKg: 84.9, createdAt: try #require(JSONCoding.parseTimestamp("2026-11-28T05:00:00Z")))
+        #expect(WeightLog(history: nil, queued: [queued], timeZone: pagoPago).points.map(\.date) == ["2026-11-27"])
+        #expect(WeightLog(history: nil, queued: [queued], timeZone: tokyo).points.map(\.date) == ["2026-11-28"])
+        #expect(queued.update(timeZone: pagoPago).currentWeightDate == "2026-11-27")
+        let log = WeightLog(history: Self.history, queued: [queued], timeZone: pagoPago)
+        let spark = try #require(log.sparkline(days: 7, now: queued.createdAt.addingTimeInterval(3600)))
+        #expect(spark.values.last == 84.9, "today (Friday there) holds the weight queued this evening")
+    }
+
     @Test("day numbers are days since 1970 (and nil for what is not a day)")
     func dayNumbers() {
         #expect(WeightLog.dayNumber("1970-01-01") == 0)

@@ -15,7 +15,10 @@ struct VisitsCacheTests {
         let savedAt = Date(timeIntervalSince1970: 1_800_000_000)
         try cache.save(visits, at: savedAt)
         #expect(cache.load() == VisitsCache.Entry(visits: visits, savedAt: savedAt))
-        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation"])
+        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation", "cached_visits_changed_at"])
+        // An add or a delete moves when the list changed (what a merge compares), never the fetch's timestamp.
+        _ = try cache.remove(id: "a")
+        #expect(cache.load()?.savedAt == savedAt && (cache.load()?.changedAt ?? savedAt) > savedAt)
     }
 
     @Test("an interrupted delete is settled only by a list asked for after it: gone means deleted, there means not; told once")

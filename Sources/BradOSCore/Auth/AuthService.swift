@@ -82,7 +82,8 @@ public struct AuthService: Sendable {
             profile: profile.rawValue, active: active == profile,
             signedIn: !credentials.isEmpty || !inventory.secrets.isEmpty, account: credentials.account.map(entry),
             services: credentials.services.mapValues(entry),
-            credentialsFile: store.url.path, secrets: inventory, verified: nil)
+            credentialsFile: store.url.path, secrets: inventory, verified: nil,
+            importedFromOtherAccounts: ImportedData.load(env.paths.profile(profile)).fromAnotherAccount(than: credentials.accounts))
     }
 
     /// Moves the secrets of `profiles` to `target` (``CredentialStore/migrate(to:)``), each
@@ -104,10 +105,15 @@ public struct AuthService: Sendable {
         return Array(Set(stored + [current])).sorted { $0.rawValue < $1.rawValue }
     }
 
-    /// Makes `profile` the active one (config key `profile`).
-    /// - Throws: ``ConfigError``, ``StorageError``.
-    public func switchProfile(to name: String) throws -> ProfileName {
+    /// Makes `profile` the active one (config key `profile`); one that has nothing yet (no
+    /// sign-in, cache or data) only with `create`.
+    /// - Throws: ``ConfigError`` (``ConfigError/unknownProfile(_:known:)``), ``StorageError``.
+    public func switchProfile(to name: String, create: Bool = false) throws -> ProfileName {
         let profile = try ProfileName(validating: name)
+        // A mistyped name is an error with the nearest one suggested, never a new empty profile made active.
+        guard create || env.paths.hasProfile(profile) else {
+            throw ConfigError.unknownProfile(profile.rawValue, known: env.paths.knownProfiles().map(\.rawValue))
+        }
         try ConfigFile.update(at: env.paths.configFile) { $0.values["profile"] = profile.rawValue }
         return profile
     }
@@ -203,6 +209,8 @@ public struct AuthStatus: Codable, Sendable {
     public var secrets: CredentialInventory
     /// Filled by `auth status --check`.
     public var verified: ServerAccount?
+    /// What imports brought from another account than this profile's (labelled, never taken for its own).
+    public var importedFromOtherAccounts: [ImportedData.Entry] = []
 }
 
 /// What `auth logout` erased.

@@ -41,6 +41,15 @@ public struct CredentialSet: Codable, Sendable, Equatable {
     /// The credential a service uses.
     public func credential(for service: Service) -> Credential? { services[service.rawValue] ?? account }
 
+    /// The remote account id per service signed in (`api` for the account's): what an archive
+    /// records as whose data it holds, and what a queued change is checked against.
+    public var accounts: [String: String] {
+        var accounts: [String: String] = [:]
+        if let id = account?.userID { accounts[Service.account.rawValue] = id }
+        for (service, credential) in services { if let id = credential.userID { accounts[service] = id } }
+        return accounts
+    }
+
     /// The credential a service uses; a `dedicated` service (one with its own accounts, such
     /// as Supabase) only ever uses its own slot, never the BradOS account's.
     public func credential(for service: Service, dedicated: Bool) -> Credential? {

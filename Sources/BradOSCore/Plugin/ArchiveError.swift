@@ -6,7 +6,10 @@ public enum ArchiveError: BradOSError, Equatable {
     case notAnArchive(String)
     case truncated(String)
     case notBradosArchive(String)
-    case unsupportedVersion(Int)
+    /// Made by another brados whose files this one cannot read: a newer format (`what` is
+    /// "format", `archive` its version, `reads` the newest this brados reads), or a domain's
+    /// data of another version (`what` is the domain). `madeBy` is the archive's brados version.
+    case otherVersion(what: String, archive: Int, reads: Int, madeBy: String)
     case invalidManifest(String)
     case unsafeEntry(path: String, reason: String)
     case unlistedEntry(path: String)
@@ -48,7 +51,10 @@ public enum ArchiveError: BradOSError, Equatable {
         case let .notAnArchive(detail): "This is not a tar archive brados can read (\(detail))."
         case let .truncated(detail): "The archive is truncated or damaged (\(detail))."
         case let .notBradosArchive(detail): "This is not a brados cache archive: \(detail)."
-        case let .unsupportedVersion(version): "The archive's format version \(version) is newer than this brados understands."
+        case let .otherVersion(what, archive, reads, madeBy):
+            archive > reads
+                ? "The archive was made by a newer brados (\(madeBy)): its \(what) is version \(archive), and this brados (\(BradOSVersion.current)) reads up to \(reads)."
+                : "The archive was made by an older brados (\(madeBy)): its \(what) data is version \(archive), and this brados (\(BradOSVersion.current)) reads only \(reads)."
         case let .invalidManifest(detail): "The archive's manifest is invalid: \(detail)."
         case let .unsafeEntry(path, reason): "The archive entry '\(path)' is refused: \(reason)."
         case let .unlistedEntry(path): "The archive entry '\(path)' is not listed in the manifest."
@@ -83,7 +89,11 @@ public enum ArchiveError: BradOSError, Equatable {
         case .libarchiveUnavailable: "Install libarchive built with zlib and zstd (Debian: apt-get install libarchive13 libzstd1); `brados doctor` shows what is found."
         case .notAnArchive, .truncated, .checksumMismatch, .sizeMismatch, .missingEntry:
             "Nothing was imported. Export the archive again, or check it with `brados cache verify FILE`."
-        case .notBradosArchive, .invalidManifest, .unsupportedVersion, .unsafeEntry, .unlistedEntry, .duplicateEntry:
+        case let .otherVersion(_, archive, reads, madeBy):
+            archive > reads
+                ? "Nothing was imported. Upgrade brados to \(madeBy) or later to read it."
+                : "Nothing was imported. Export it again with this brados, or import it with the brados that made it."
+        case .notBradosArchive, .invalidManifest, .unsafeEntry, .unlistedEntry, .duplicateEntry:
             "Nothing was imported: only archives made by `brados cache export` are accepted."
         case .tooLarge, .tooManyEntries, .compressionRatio:
             "Nothing was imported. If you trust the archive, raise the limit (`brados config set archive.max-bytes 50GB`, `archive.max-entries`, `archive.max-ratio`)."
@@ -110,9 +120,9 @@ public enum ArchiveError: BradOSError, Equatable {
 
     public var kind: FailureKind {
         switch self {
-        case .io, .libarchiveUnavailable: .general
+        case .io, .libarchiveUnavailable, .otherVersion: .general
         case .targetNotEmpty, .unknownDomain, .destinationExists, .noKey, .keyExists, .invalidKeys, .recipientsRefused, .passphrase: .usage
-        case .foreignAccount, .pendingChanges: .rejected
+        case .foreignAccount, .pendingChanges: .refused
         case .noSuchArchive: .notFound
         case .changedDuringExport: .general
         case .destinationFull: .diskFull

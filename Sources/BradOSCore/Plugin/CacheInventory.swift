@@ -83,6 +83,8 @@ public struct CacheInventory: Sendable {
                                   keptUnsent: personal.unsent, keptHistory: personal.history, discardedUnsent: discarded,
                                   keptUnreadable: personal.unreadable))
         }
+        // The cleared copies were what an import brought: no label stays on them.
+        try ImportedData.forget(domains: plugins.map(\.name), in: env.profile)
         // What features derive from the domains (the search index) keeps nothing a cleared domain no longer has.
         try env.features.forget(domains: plugins.count == env.plugins.count ? nil : plugins.map(\.name), in: env.profile)
         return report

@@ -147,8 +147,12 @@ public struct ImportContext: Sendable {
     /// `--discard-pending`: the user agreed to lose changes not yet sent.
     public var discardPending: Bool
     public var now: Date
+    /// The remote account per service the archive's data belongs to (its manifest's `accounts`).
+    public var archiveAccounts: [String: String]
 
-    public init(archiveProfile: String, archiveCreatedAt: Date, target: ProfileScope, mode: ImportMode?, discardPending: Bool, now: Date) {
+    public init(archiveProfile: String, archiveCreatedAt: Date, target: ProfileScope, mode: ImportMode?, discardPending: Bool, now: Date,
+                archiveAccounts: [String: String] = [:]) {
+        self.archiveAccounts = archiveAccounts
         self.archiveProfile = archiveProfile
         self.archiveCreatedAt = archiveCreatedAt
         self.target = target

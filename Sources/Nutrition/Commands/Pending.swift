@@ -9,7 +9,7 @@ extension NutritionCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let store = try NutritionRepository.live(env)
-            try NutritionRenderer(output: env.output).pending(try store.queue.all(), now: env.now())
+            try NutritionRenderer(output: env.output).pending(try store.queue.all(), now: env.now(), account: NutritionPlugin.account(of: env))
         }
     }
 }

@@ -22,6 +22,10 @@ public struct AuthRenderer {
             output.line("  \(service): \(describe(session))")
         }
         secrets(status.secrets)
+        if !status.importedFromOtherAccounts.isEmpty {
+            output.line("Another account's data, imported (not this account's own):")
+            for entry in status.importedFromOtherAccounts { output.line("  \(entry.described)") }
+        }
     }
 
     /// `auth status --all`: every profile's status, one after the other.

@@ -9,17 +9,46 @@ import Glibc
 
 /// Helpers shared by the archive commands.
 enum CacheArchiveSupport {
-    /// The remote account id per service: the account service's, then each service's own.
-    static func accounts(_ credentials: CredentialSet) -> [String: String] {
-        var accounts: [String: String] = [:]
-        if let id = credentials.account?.userID { accounts[Service.account.rawValue] = id }
-        for (service, credential) in credentials.services { if let id = credential.userID { accounts[service] = id } }
-        return accounts
-    }
-
     /// `<profile folder>/.staging`: inside the profile, so `auth logout` erases whatever a
     /// killed export or import left, and on the same file system as the folders it swaps.
     static func staging(_ profileFolder: URL) -> URL { profileFolder.appendingPathComponent(".staging", isDirectory: true) }
+
+    /// `cache export --with-settings`: the config file's values, without the active profile
+    /// (a choice of this machine's). Secrets are never in the config file.
+    static func exportedSettings(_ env: AppEnvironment) throws -> [String: String] {
+        try ConfigFile.load(from: env.paths.configFile).values.filter { $0.key != "profile" }
+    }
+
+    /// What an import did with the archive's settings.
+    struct SettingsImport: Encodable {
+        /// Set here, where they were unset.
+        var applied: [String: String] = [:]
+        /// Set here to another value, which stays (key → the archive's value).
+        var kept: [String: String] = [:]
+        /// Unknown to this brados, or a value it refuses.
+        var refused: [String] = []
+    }
+
+    /// Applies the archive's settings to this machine's config file: only keys it does not set
+    /// already (what a person set here stays), each passing the rule `config set` applies.
+    /// - Throws: ``StorageError`` when the config file cannot be written.
+    static func importSettings(_ settings: [String: String], env: AppEnvironment) throws -> SettingsImport {
+        var result = SettingsImport()
+        let current = try ConfigFile.load(from: env.paths.configFile).values
+        for (key, value) in settings.sorted(by: { $0.key < $1.key }) where key != "profile" {
+            guard let definition = env.settings.key(named: key), definition.validate(value) == nil else { result.refused.append(key); continue }
+            if let mine = current[key] {
+                if mine != value { result.kept[key] = value }
+                continue
+            }
+            result.applied[key] = value
+        }
+        if !result.applied.isEmpty {
+            let applied = result.applied
+            try ConfigFile.update(at: env.paths.configFile) { file in for (key, value) in applied { file.values[key] = value } }
+        }
+        return result
+    }
 
     static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

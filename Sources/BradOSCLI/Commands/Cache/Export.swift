@@ -23,9 +23,11 @@ extension CacheCommand {
             keeps the archive private against a future quantum computer; it cannot be mixed with \
             classic age1... recipients, and opens with brados or age 1.3 and later. Compressed, \
             encrypted and written in one pass: no unencrypted byte reaches the disk.
+            With -o - the archive is all stdout carries: the report (--json too) goes to stderr.
             Examples:
               brados cache export                          brados-<profile>-<date>.tar.zst here
               brados cache export -o backup.tar.gz --format tar.gz
+              brados cache export --with-settings --encrypt   (for a new laptop: settings too)
               brados cache export --encrypt                brados-<profile>-<date>.tar.zst.age
               brados cache export --recipient "$(cat bob.txt)" -o for-bob.tar.zst.age   (bob.txt: his `keys show` line)
               printf %s "$PASS" | brados cache export --passphrase-stdin --armor -o backup.age
@@ -37,6 +39,7 @@ extension CacheCommand {
         @Option(help: ArgumentHelp("Compression level (zstd 1-19, default 3; gzip 1-9, default 6).", valueName: "n")) var level: Int?
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Replace the output file if it exists.") var overwrite = false
+        @Flag(help: "Carry this machine's settings (`brados config list`; never a secret) for the import to apply.") var withSettings = false
         @Option(name: .customLong("recipient"), help: ArgumentHelp("Encrypt to this age public key, age1... or age1pq1... (repeatable).", valueName: "age1...")) var recipients: [String] = []
         @Option(name: .customLong("recipients-file"), help: ArgumentHelp("Encrypt to the age1... and age1pq1... lines of this file (repeatable; # comments).", valueName: "file"),
                 completion: .file()) var recipientsFiles: [String] = []
@@ -73,13 +76,16 @@ extension CacheCommand {
             let name = output ?? "brados-\(env.profile.name)-\(Format.day(env.now())).\(compression.rawValue)\(encryption == nil ? "" : ".age")"
             let destination = name == "-" ? nil : URL(fileURLWithPath: name)
             if destination == nil, env.io.isOutputTerminal { throw ValidationError("Refusing to write an archive to a terminal; use -o FILE or a pipe.") }
-            let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: CacheArchiveSupport.accounts(env.credentials.load()),
+            let exporter = CacheExporter(profile: env.profile, plugins: env.plugins, accounts: env.credentials.load().accounts,
                                          stagingRoot: CacheArchiveSupport.staging(env.profile.cacheDirectory),
                                          marker: StagingMarker(paths: env.paths), now: env.now)
-            let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list), encryption: encryption)
+            let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list), encryption: encryption,
+                                                settings: withSettings ? try CacheArchiveSupport.exportedSettings(env) : nil)
             guard let destination else {
                 let report = try exporter.export(to: STDOUT_FILENO, options: options)
-                return try ArchiveRenderer(output: env.output).exported(report, archive: nil, archiveBytes: nil, compression: compression, encryption: encryption)
+                // stdout is the archive: the report (--json too) goes to stderr, never after its bytes.
+                return try ArchiveRenderer(output: env.output.onStandardError).exported(report, archive: nil, archiveBytes: nil,
+                                                                                       compression: compression, encryption: encryption)
             }
             let report = try Spinner.showing("exporting (MB)", io: env.io, enabled: env.output.format == .human) { spinner in
                 try exporter.export(toFile: destination, overwrite: overwrite, options: options) { done, total in

@@ -20,6 +20,9 @@ extension CacheCommand {
             Data of one account is not imported into a profile signed in to another (--force).
             Changes this profile queued are never dropped by an import: --merge keeps them, \
             --replace refuses unless --discard-pending.
+            Settings come only in an archive made with `cache export --with-settings`, and set \
+            only what this machine does not set already. Never in an archive: the sign-in, \
+            keyring secrets and the archive key; the import ends by saying how to bring them.
             An age-encrypted archive is decrypted as it is read (--identity FILE, the profile's \
             own key or the --as profile's, or its passphrase); nothing of it is imported unless \
             every chunk authenticates.
@@ -64,7 +67,7 @@ extension CacheCommand {
             // The profile imported into is the one locked (`--as` names another).
             try await env.lock(target.name, dryRun ? .shared : .exclusive(activity: "importing"))
             let credentials = env.credentials(of: target.name).load()
-            let importer = CacheImporter(target: target, plugins: env.plugins, features: env.features, accounts: CacheArchiveSupport.accounts(credentials),
+            let importer = CacheImporter(target: target, plugins: env.plugins, features: env.features, accounts: credentials.accounts,
                                          cacheStaging: CacheArchiveSupport.staging(target.cacheDirectory),
                                          dataStaging: CacheArchiveSupport.staging(target.dataDirectory), marker: StagingMarker(paths: env.paths))
             let options = CacheImporter.Options(mode: replace ? .replace : merge ? .merge : nil, dryRun: dryRun,
@@ -84,7 +87,9 @@ extension CacheCommand {
                 }
                 throw error
             }
-            try ArchiveRenderer(output: env.output).imported(report, dryRun: dryRun)
+            let settings = dryRun ? nil : try report.settings.map { try CacheArchiveSupport.importSettings($0, env: env) }
+            try ArchiveRenderer(output: env.output).imported(report, dryRun: dryRun, settings: settings,
+                                                             hasKey: FileSystem.exists(ArchiveKeyStore(paths: env.paths, profile: target.name).url))
         }
     }
 }

@@ -39,7 +39,8 @@ extension CacheCommand {
             let (fd, opened) = try CacheArchiveSupport.open(file)
             defer { if opened { close(fd) } }
             let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name], env: env))
-            let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings)).verify(input)
+            let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings),
+                                        dataVersions: Dictionary(env.plugins.map { ($0.name, $0.dataVersion) }, uniquingKeysWith: { first, _ in first })).verify(input)
             try ArchiveRenderer(output: env.output).verified(report)
         }
     }
