@@ -351,7 +351,7 @@ _brados_auth_status() {
 
 _brados_auth_switch() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--create --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 1
@@ -671,7 +671,7 @@ _brados_cache_clear() {
 
 _brados_cache_export() {
     repeating_flags=()
-    non_repeating_flags=(--overwrite --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--overwrite --with-settings --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--recipient --recipients-file)
     non_repeating_options=(--output -o --format --level --domains --profile --server --credentials-store)
     __brados_offer_flags_options 0
@@ -2333,12 +2333,15 @@ _brados_plan_pending() {
 _brados_plan_sync() {
     repeating_flags=()
     non_repeating_flags=(--include-imported --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
-    repeating_options=()
+    repeating_options=(--include-imported-from)
     non_repeating_options=(--profile --server --credentials-store)
     __brados_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--include-imported-from')
+        return
+        ;;
     '--profile')
         __brados_add_custom_completions ---completion plan sync -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return

@@ -73,7 +73,7 @@ public enum BradosMain {
             case .exit(let code):
                 exit(code)
             case .command(let parsed) where !(parsed is any AsyncParsableCommand):
-                exit(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
+                end(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
             case .command(let parsed):
                 // The handlers come first: a signal that arrives as the command starts cancels it
                 // like any other, rather than killing the process halfway through its first write.
@@ -85,11 +85,17 @@ public enum BradosMain {
                 Task {
                     let code = await command.value
                     for source in sources { source.cancel() }
-                    exit(signals.exitCode(for: code))
+                    end(signals.exitCode(for: code))
                 }
                 dispatchMain()
             }
         }
+    }
+
+    /// Exits with `code`; a command whose stdout reader went away ends by SIGPIPE instead.
+    static func end(_ code: Int32) -> Never {
+        if code == ExitStatus.readerGone { StandardIO.endForGoneReader() }
+        exit(code)
     }
 
     /// Ctrl-C, SIGTERM (a service manager, `kill`) and SIGHUP (a closed terminal or SSH
@@ -187,7 +193,8 @@ enum ExternalPluginLauncher {
                 else if argument.hasPrefix("--server=") { flags.server = String(argument.dropFirst(9)) }
                 else {
                     guard ExternalPlugins.isValidName(argument), !isBuiltIn(argument) else { return nil }
-                    return Match(name: argument, arguments: Array(arguments[(index + 1)...]), flags: flags)
+                    let rest = Array(arguments[(index + 1)...])
+                    return Match(name: argument, arguments: rest, flags: globalFlags(after: rest, flags))
                 }
             }
             index += 1
@@ -195,12 +202,43 @@ enum ExternalPluginLauncher {
         return nil
     }
 
+    /// brados's global options after the plugin's name count as they would before it (`brados
+    /// hello --offline` is `brados --offline hello`): they set the plugin's environment, and
+    /// stay in its arguments too. The long forms only (a plugin's `-v` is its own), up to `--`.
+    static func globalFlags(after arguments: [String], _ flags: GlobalFlags) -> GlobalFlags {
+        var flags = flags
+        var index = 0
+        while index < arguments.count, arguments[index] != "--" {
+            let argument = arguments[index]
+            switch argument {
+            case "--offline": flags.offline = true
+            case "--json": flags.json = true
+            case "--verbose": flags.verbose = true
+            case "--quiet": flags.quiet = true
+            case "--profile" where index + 1 < arguments.count:
+                flags.profile = arguments[index + 1]
+                index += 1
+            case "--server" where index + 1 < arguments.count:
+                flags.server = arguments[index + 1]
+                index += 1
+            default:
+                if argument.hasPrefix("--profile=") { flags.profile = String(argument.dropFirst(10)) }
+                if argument.hasPrefix("--server=") { flags.server = String(argument.dropFirst(9)) }
+            }
+            index += 1
+        }
+        return flags
+    }
+
     /// Runs the plugin (replacing this process), or explains why not; returns an exit code.
     static func run(_ match: Match, plugins: [any DomainPlugin]) -> Int32 {
         let io = StandardIO()
         guard let executable = ExternalPlugins.find(match.name, path: io.environment["PATH"]) else {
             io.writeError("brados: '\(match.name)' is not a brados command, and no executable brados-\(match.name) is on PATH.\n")
-            if let name = Suggestion.nearest(match.name, among: Array(Composition.current.builtInCommands.subtracting(["help"])).sorted()) {
+            // The nearest command, built in or a plugin on PATH (`brados helo` → `brados hello`).
+            let builtIns = Composition.current.builtInCommands.subtracting(["help"])
+            let plugins = ExternalPlugins.all(path: io.environment["PATH"], builtIns: builtIns).filter { $0.executable && $0.shadowedBy == nil }.map(\.name)
+            if let name = Suggestion.nearest(match.name, among: (Array(builtIns) + plugins).sorted()) {
                 io.writeError("  Did you mean `brados \((([name] + match.arguments).joined(separator: " ")))`?\n")
             }
             io.writeError("  See `brados --help` for the commands, and `brados plugins list` for plugins.\n")

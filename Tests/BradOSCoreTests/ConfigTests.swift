@@ -101,6 +101,30 @@ struct ConfigTests {
         #expect(profile.cacheDirectory(for: "mealplan").path == "/xc/brados/users/default/mealplan")
     }
 
+    @Test("an empty, relative or missing HOME is never the working directory: the account's home, else an error that says what to set")
+    func homeNeverWorkingDirectory() throws {
+        for home in ["", "relative/dir", nil] as [String?] {
+            let environment = home.map { ["HOME": $0] } ?? [:]
+            let fromAccount = Paths.resolve(environment: environment, accountHome: { "/home/acct" })
+            #expect(fromAccount.configRoot.path == "/home/acct/.config/brados")
+            #expect(fromAccount.dataRoot.path == "/home/acct/.local/share/brados")
+            #expect(fromAccount.homeProblem == nil)
+            let none = Paths.resolve(environment: environment, accountHome: { nil })
+            #expect(none.homeProblem != nil)
+            #expect(none.configRoot.path.hasPrefix("/") && none.cacheRoot.path.hasPrefix("/"))
+            // A relative account home is no better.
+            #expect(Paths.resolve(environment: environment, accountHome: { "rel" }).homeProblem != nil)
+        }
+        #expect(Paths.resolve(environment: ["HOME": ""], accountHome: { nil }).homeProblem == "HOME is empty")
+        // Absolute XDG folders for all three need no home; BRADOS_HOME neither.
+        #expect(Paths.resolve(environment: ["XDG_CONFIG_HOME": "/c", "XDG_CACHE_HOME": "/k", "XDG_DATA_HOME": "/d"], accountHome: { nil }).homeProblem == nil)
+        #expect(Paths.resolve(environment: ["BRADOS_HOME": "/b", "HOME": ""], accountHome: { nil }).homeProblem == nil)
+        let error = ConfigError.noHome("HOME is empty")
+        #expect(error.summary.contains("HOME is empty"))
+        #expect(error.recovery?.contains("Set HOME") == true)
+        #expect(ExitStatus.code(for: error) == 64)
+    }
+
     @Test("profile names are single safe path components", arguments: ["..", "../x", "a/b", "", ".hidden", "-x", String(repeating: "a", count: 65)])
     func badProfileNames(name: String) {
         #expect(ProfileName(rawValue: name) == nil)

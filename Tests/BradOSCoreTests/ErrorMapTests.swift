@@ -7,7 +7,7 @@ struct ErrorMapTests {
     @Test("each failure kind has its documented code")
     func kinds() {
         let expected: [FailureKind: Int32] = [
-            .general: 1, .notFound: 3, .authRequired: 4, .offline: 5, .server: 6, .rejected: 7, .integrity: 8, .rateLimited: 9, .diskFull: 10, .busy: 11, .decryption: 12, .keyring: 13, .usage: 64, .interrupted: 130,
+            .general: 1, .notFound: 3, .authRequired: 4, .offline: 5, .server: 6, .rejected: 7, .integrity: 8, .rateLimited: 9, .diskFull: 10, .busy: 11, .decryption: 12, .keyring: 13, .refused: 14, .usage: 64, .interrupted: 130,
         ]
         for kind in FailureKind.allCases { #expect(ExitStatus.code(for: kind) == expected[kind]) }
     }

@@ -113,6 +113,25 @@ struct OutputTests {
         }
     }
 
+    @Test("times keep their milliseconds exactly: what is read as .123 is written as .123; the format is ISO 8601's, UTC")
+    func millisecondsKept() throws {
+        for text in ["2026-11-27T18:30:00.123Z", "2026-11-27T18:30:00.121Z", "2026-11-27T18:30:00.999Z", "2026-11-27T18:30:00.001Z",
+                     "1969-12-31T23:59:59.999Z", "2000-02-29T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z"] {
+            let date = try #require(JSONCoding.parseTimestamp(text))
+            #expect(JSONCoding.string(from: date) == text)
+            // (--at reads dates through the calendar, Gregorian only from 1582: recent times here.)
+            if text.hasPrefix("20") { #expect(JSONCoding.string(from: try #require(DateInput.parse(text))) == text, "--at \(text)") }
+        }
+        // The same text as Foundation's ISO 8601 format for whole milliseconds, from 1970 to 2140.
+        var generator = SystemRandomNumberGenerator()
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        for _ in 0..<2000 {
+            let milliseconds = Int64.random(in: 0...5_364_662_400_000, using: &generator)
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            #expect(JSONCoding.string(from: date) == style.format(Date(timeIntervalSince1970: (Double(milliseconds) + 0.25) / 1000)), "\(milliseconds)")
+        }
+    }
+
     @Test("a streamed JSON document is the document json() prints, whatever the batches", arguments: [0, 1, 2, 7])
     func jsonStream(count: Int) throws {
         struct Item: Codable, Equatable { var name: String; var tags: [String]; var note: String? }

@@ -92,10 +92,29 @@ struct RetryTests {
     func operationLimit() async throws {
         let clock = ManualClock()
         let transport = StubTransport(sequence: [.success(.json("{}", status: 503, headers: [("Retry-After", "400")]))])
-        await #expect(throws: NetworkError.operationTimedOut(seconds: 300)) {
+        // The server's own wait does not fit: its answer at once, not brados's time-out.
+        await #expect(throws: NetworkError.http(status: 503, method: "GET", path: "/x", message: nil, retryAfter: .seconds(400))) {
             try await client(transport, clock: clock).send(.get("/x"))
         }
         #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("one rule for a 429 in every domain: a Retry-After that fits what is left of the budget is waited; one that does not is exit 9 at once, with the wait")
+    func rateLimitRule() async throws {
+        for (waits, expectedSleeps) in [(["400"], [Duration]()), (["120", "120", "120"], [.seconds(120), .seconds(120)])] {
+            let clock = ManualClock()
+            let transport = StubTransport { _, _ in .json("{}", status: 429, headers: [("Retry-After", waits[0])]) }
+            do {
+                _ = try await client(transport, clock: clock).send(.get("/x"))
+                Issue.record("a 429 that never ends answered")
+            } catch let error as NetworkError {
+                #expect(error.retryAfter == .seconds(Int64(waits[0])!), "\(error)")
+                #expect(ExitStatus.code(for: error) == 9, "\(error)")
+                #expect(error.recovery?.contains("wait") == true)
+            }
+            // 120 s fits twice in 300 s (after 240 s a third does not): then exit 9 at once, never "gave up after 300 s".
+            #expect(clock.sleeps == expectedSleeps, "\(waits)")
+        }
     }
 
     @Test("time spent in attempts counts toward the 300 s operation limit")

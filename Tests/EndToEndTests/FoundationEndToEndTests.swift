@@ -165,7 +165,15 @@ struct FoundationEndToEndTests {
         #expect(flag.stdout == "http://flaghost:2\n")
         #expect(try brados(["config", "unset", "server.plex"], server: nil).status == 0)
         #expect(try brados(["config", "get", "server.plex"], server: nil).status == 3)
-        #expect(try brados(["auth", "switch", "alice"], server: nil).status == 0)
+        // A typo is an error with the nearest profile suggested, and the active one stays.
+        let typo = try brados(["auth", "switch", "defualt"], server: nil)
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("There is no profile 'defualt'. Did you mean 'default'?"))
+        #expect(try brados(["auth", "switch", "alice"], server: nil).status == 64)
+        #expect(try brados(["config", "get", "profile"], server: nil).stdout == "default\n")
+        let created = try brados(["auth", "switch", "--create", "alice", "--json"], server: nil)
+        #expect(created.status == 0)
+        #expect(created.stdout.contains("\"signedIn\" : false"))
         #expect(try brados(["config", "get", "profile"], server: nil).stdout == "alice\n")
         #expect(try brados(["auth", "switch", "../evil"], server: nil).status == 64)
     }

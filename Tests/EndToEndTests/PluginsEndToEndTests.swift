@@ -28,6 +28,14 @@ struct PluginsEndToEndTests {
         let scoped = try brados(["--profile", "work", "--offline", "--server", "http://127.0.0.1:9", "hello"], path: Self.examples)
         #expect(scoped.status == 0)
         #expect(scoped.stdout.contains("profile: work") && scoped.stdout.contains("offline: 1") && scoped.stdout.contains("server: http://127.0.0.1:9"))
+        // Global options after the plugin's name count as before it.
+        let after = try brados(["hello", "Ada", "--offline", "--json", "--profile", "work"], path: Self.examples)
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(after.stdout.contains("hello, Ada") && after.stdout.contains("offline: 1") && after.stdout.contains("json: 1")
+                && after.stdout.contains("profile: work"), "\(after.stdout)")
+        // After `--` they are the plugin's own.
+        let own = try brados(["hello", "--", "--offline"], path: Self.examples)
+        #expect(!own.stdout.contains("offline: 1"), "\(own.stdout)")
     }
 
     @Test("built-ins always win; plugins list warns about shadowed and non-executable plugins; unknown names are usage errors")
@@ -65,6 +73,8 @@ struct PluginsEndToEndTests {
             (["mealplan", "shw"], "brados mealplan show"),
             (["coach", "conversatons"], "brados coach conversations"),
             (["cache", "exprot", "-o", "x.tar.zst"], "brados cache export -o x.tar.zst"),
+            (["helo"], "brados hello"),
+            (["helo", "Ada"], "brados hello Ada"),
             (["xyzzy"], nil),
             (["visits", "zzzzzz"], nil),
         ]

@@ -93,7 +93,7 @@ public enum AuthError: BradOSError, Equatable {
         switch self {
         case .emptyPassword, .emptyToken, .passwordNeeded: .usage
         case .keyring: .keyring
-        case let .unsentChanges(_, _, _, interactive): interactive ? .general : .usage
+        case .unsentChanges: .refused
         default: .authRequired
         }
     }

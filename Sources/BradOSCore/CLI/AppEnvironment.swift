@@ -37,6 +37,7 @@ public struct AppEnvironment: Sendable {
         let services = ServiceDescription.all(plugins)
         let (environment, renamedVariables) = ServiceRename.environment(io.environment, services: services)
         let paths = Paths.resolve(environment: environment)
+        if let problem = paths.homeProblem { throw ConfigError.noHome(problem) }
         var file = try ConfigFile.load(from: paths.configFile)
         // What a user kept under a service's former name moves to its current name before anything reads it.
         let moved = try ServiceRename.migrate(paths, services: services, config: file)

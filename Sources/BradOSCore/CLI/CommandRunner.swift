@@ -97,6 +97,8 @@ public enum CommandRunner {
         case let error as any BradOSError:
             report(error, io: io)
             return ExitStatus.code(for: error)
+        case is ReaderGone:
+            return ExitStatus.readerGone
         case is CancellationError:
             io.writeError("brados: interrupted\n")
             return ExitStatus.code(for: .interrupted)

@@ -32,6 +32,9 @@ public struct Output: Sendable {
         return isTerminal
     }
 
+    /// This output on stderr: a command whose stdout carries data (an archive) reports there.
+    public var onStandardError: Output { Output(io: StandardErrorIO(io), format: format) }
+
     /// Prints a value as one pretty-printed JSON document.
     /// - Throws: ``StorageError/coding(path:detail:)`` if it cannot be encoded.
     public func json<T: Encodable>(_ value: T) throws { try writeJSON(value, pretty: true) }

@@ -78,6 +78,22 @@ public struct QuietIO: TerminalIO {
     @discardableResult public func pageOutput() -> Bool { base.pageOutput() }
 }
 
+/// Standard error in stdout's place: what a command reports when its stdout carries data
+/// (`brados cache export -o -`: the archive), so nothing is mixed into that data.
+public struct StandardErrorIO: TerminalIO {
+    let base: any TerminalIO
+    public init(_ base: any TerminalIO) { self.base = base }
+    public func write(_ text: String) { base.writeError(text) }
+    public func writeError(_ text: String) { base.writeError(text) }
+    public var isOutputTerminal: Bool { base.isErrorTerminal }
+    public var isErrorTerminal: Bool { base.isErrorTerminal }
+    public func readInput() -> Data { base.readInput() }
+    public var environment: [String: String] { base.environment }
+    public var isInputTerminal: Bool { base.isInputTerminal }
+    public func readLine() -> String? { base.readLine() }
+    public func readSecret(prompt: String) -> String? { base.readSecret(prompt: prompt) }
+}
+
 /// The real process streams.
 public struct StandardIO: TerminalIO {
     public init() {}
@@ -180,6 +196,14 @@ public struct StandardIO: TerminalIO {
         return (Int(size.ws_row), Int(size.ws_col))
     }
 
+    /// Ends the process as Unix tools do when the reader of stdout is gone: by SIGPIPE,
+    /// quietly (the shell sees 141), whether or not the networking code ignores the signal.
+    public static func endForGoneReader() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        exit(128 + SIGPIPE)
+    }
+
     private static func writeAll(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
@@ -189,15 +213,18 @@ public struct StandardIO: TerminalIO {
                 if errno == EINTR { continue }
                 // The reader is gone (`brados coach show ID | head -1`): end as Unix tools do,
                 // by SIGPIPE, quietly, whether or not the networking code ignores the signal.
-                if errno == EPIPE, fd == STDOUT_FILENO {
-                    signal(SIGPIPE, SIG_DFL)
-                    raise(SIGPIPE)
-                }
+                if errno == EPIPE, fd == STDOUT_FILENO { endForGoneReader() }
                 return
             }
             offset += written
         }
     }
+}
+
+/// Thrown by a writer of stdout whose reader went away (`brados cache export -o - | head -c 300`):
+/// the command unwinds (its temporary files go), then ends quietly as ``StandardIO/endForGoneReader()``.
+public struct ReaderGone: Error, Sendable {
+    public init() {}
 }
 
 /// The terminal settings a secret prompt changed, put back at exit if the process ends in

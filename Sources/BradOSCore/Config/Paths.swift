@@ -23,7 +23,8 @@ public struct Paths: Sendable, Equatable {
     }
 
     /// Resolves the roots from an environment (normally the process environment).
-    public static func resolve(environment env: [String: String]) -> Paths {
+    /// `accountHome`: the account database's home, used when HOME is empty, relative or unset.
+    public static func resolve(environment env: [String: String], accountHome: () -> String? = Paths.accountHome) -> Paths {
         if let home = env["BRADOS_HOME"], !home.isEmpty {
             let root = URL(fileURLWithPath: home, isDirectory: true)
             return Paths(
@@ -31,8 +32,10 @@ public struct Paths: Sendable, Equatable {
                 cacheRoot: root.appendingPathComponent("cache", isDirectory: true),
                 dataRoot: root.appendingPathComponent("data", isDirectory: true))
         }
-        let userHome = env["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.homeDirectoryForCurrentUser
+        // An empty or relative HOME is never the working directory: the account database's
+        // home stands in; with neither, the paths are unusable and ``homeProblem`` says why.
+        let home = env["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? accountHome().flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let userHome = URL(fileURLWithPath: home ?? "/nonexistent", isDirectory: true)
         func base(_ variable: String, _ fallback: String) -> URL {
             // XDG: a relative path is invalid and must be ignored.
             if let value = env[variable], value.hasPrefix("/") {
@@ -40,10 +43,28 @@ public struct Paths: Sendable, Equatable {
             }
             return userHome.appendingPathComponent(fallback, isDirectory: true)
         }
-        return Paths(
+        var paths = Paths(
             configRoot: base("XDG_CONFIG_HOME", ".config").appendingPathComponent("brados", isDirectory: true),
             cacheRoot: base("XDG_CACHE_HOME", ".cache").appendingPathComponent("brados", isDirectory: true),
             dataRoot: base("XDG_DATA_HOME", ".local/share").appendingPathComponent("brados", isDirectory: true))
+        if home == nil, !["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"].allSatisfy({ env[$0]?.hasPrefix("/") == true }) {
+            paths.homeProblem = env["HOME"].map { $0.isEmpty ? "HOME is empty" : "HOME is a relative path ('\($0)')" } ?? "HOME is not set"
+        }
+        return paths
+    }
+
+    /// Why the paths cannot be used: no absolute home to put them under (HOME empty, relative
+    /// or unset, and the account database has none); `nil` when they can.
+    public var homeProblem: String?
+
+    /// The current account's home folder from the account database (`getpwuid_r`).
+    public static func accountHome() -> String? {
+        var record = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(getuid(), &record, &buffer, buffer.count, &found) == 0, found != nil, let dir = record.pw_dir else { return nil }
+        let path = String(cString: dir)
+        return path.isEmpty ? nil : path
     }
 
     /// The config file, `config.json`.

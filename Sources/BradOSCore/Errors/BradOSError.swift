@@ -28,6 +28,9 @@ public enum FailureKind: String, Sendable, Equatable, CaseIterable {
     case decryption
     /// The system keyring did not answer, is locked, or failed, where a secret lives or must go.
     case keyring
+    /// brados refused here, before anything changed, to keep what is the person's: changes
+    /// not yet sent, or data of another account (never the server's answer: that is ``rejected``).
+    case refused
     /// The user interrupted the command.
     case interrupted
 }

@@ -9,6 +9,8 @@ public enum ConfigError: BradOSError {
     /// `--profile NAME` (or `BRADOS_PROFILE`) names a profile that has nothing: no sign-in, no
     /// cache, no data. `known` are the profiles there are.
     case unknownProfile(String, known: [String])
+    /// No absolute home folder to keep files under (``Paths/homeProblem``).
+    case noHome(String)
 
     public var summary: String {
         switch self {
@@ -20,6 +22,7 @@ public enum ConfigError: BradOSError {
         case let .invalidProfileName(name): "Invalid profile name '\(name)'."
         case let .unknownDomain(name, _): "There is no domain '\(name)'."
         case let .unreadableConfigFile(path, detail): "The config file \(path) could not be read: \(detail)."
+        case let .noHome(problem): "brados cannot tell where to keep your files: \(problem), and the account database names no home folder."
         }
     }
 
@@ -36,6 +39,7 @@ public enum ConfigError: BradOSError {
         case .invalidProfileName:
             "Use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-'."
         case .unreadableConfigFile: "Fix or remove the file; `brados config path` shows where it is."
+        case .noHome: "Set HOME to your home folder (export HOME=/home/you), or BRADOS_HOME to a folder for all of brados's files; never the current folder."
         }
     }
 

@@ -7,6 +7,9 @@ import Foundation
 /// last two; a test checks they agree).
 public enum ExitStatus {
     public static let success: Int32 = 0
+    /// Not a row of the table: the reader of stdout went away (``ReaderGone``), so the process
+    /// ends by SIGPIPE, quietly, as Unix tools do (the shell sees 141).
+    public static let readerGone: Int32 = 128 + 13
 
     /// One exit code: its failure kind, a name of a few words, and what it means in full.
     public struct Entry: Sendable, Equatable {
@@ -43,6 +46,8 @@ public enum ExitStatus {
               meaning: "An encrypted archive that no key or passphrase given opens: the wrong key, the wrong passphrase, or none given."),
         Entry(code: 13, kind: .keyring, name: "keyring",
               meaning: "The system keyring did not answer, is locked, or failed, where a secret lives or `credentials.store` is `keyring` (`brados doctor` says which)."),
+        Entry(code: 14, kind: .refused, name: "refused",
+              meaning: "Refused before anything changed, to keep what is yours: changes not yet sent (an import that would replace them, a sign-out), or another account's data (the error says how to go on)."),
         Entry(code: 64, kind: .usage, name: "usage", meaning: "Usage error: bad flags or arguments."),
         Entry(code: 130, kind: .interrupted, name: "interrupted",
               meaning: "Interrupted by Ctrl-C; 143 by SIGTERM and 129 by SIGHUP (a closed terminal or SSH session). The command first undoes what it started (an optimistic delete not yet sent is restored, a half-written archive discarded); a change already sent is said to be of unknown outcome and settled later, never rolled back. A second signal ends it at once."),

@@ -77,8 +77,9 @@ public struct Retrier: Sendable {
 
     /// Runs `operation`, retrying retryable failures.
     /// - Parameter onRetry: told of each retry before its wait (for logs and progress).
-    /// - Throws: the last error, or ``NetworkError/operationTimedOut(seconds:)`` when the next
-    ///   wait would pass the operation limit.
+    /// - Throws: the last error (at once when the server's `Retry-After` does not fit what is
+    ///   left of the operation limit), or ``NetworkError/operationTimedOut(seconds:)`` when
+    ///   brados's own next backoff would pass it.
     public func run<T: Sendable>(
         onRetry: (_ retry: Int, _ delay: Duration, _ error: any Error) -> Void = { _, _, _ in },
         _ operation: (_ attempt: Int) async throws -> T
@@ -98,8 +99,11 @@ public struct Retrier: Sendable {
                 // A server asking for a longer pause than the policy waits for: report it now.
                 if let retryAfter, let limit = policy.maxRetryAfter, retryAfter > limit { throw error }
                 let delay = policy.delay(beforeRetry: retry, retryAfter: retryAfter, random: random())
-                // The limit covers the whole operation: the attempts so far, and the wait.
+                // The limit covers the whole operation: the attempts so far, and the wait. A
+                // server's own wait that does not fit is its answer, at once (429: exit 9, with
+                // the wait), in every domain alike; only brados's own backoff times out.
                 guard elapsed() + delay <= policy.operationTimeout else {
+                    if retryAfter != nil { throw error }
                     throw NetworkError.operationTimedOut(seconds: Int(policy.operationTimeout.components.seconds))
                 }
                 onRetry(retry + 1, delay, error)
