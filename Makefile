@@ -73,9 +73,10 @@ completions: build
 man: deps
 	scripts/generate-man.sh
 
-## make readme — regenerate README.md's generated parts (the exit-code table) from the code
+## make readme — regenerate README.md's generated parts (the exit-code table) and docs/commands.md's --json field lists (contract/json/)
 readme: deps
 	scripts/generate-readme.sh
+	python3 scripts/generate-json-docs.py
 
 ## make install PREFIX=~/.local — the stripped release binary, completions, man page, systemd user
 ## units and docs in their standard places under PREFIX (the tarball's layout: packaging/stage.sh)

@@ -39,7 +39,7 @@ public struct CacheImporter: Sendable {
         public var existingBytes: Int64
         /// With `merge`: what it keeps of the profile's and takes from the archive, item by
         /// item (``MergesByItem``), or that the archive's files overwrite those at the same paths.
-        public var merged: [String]? = nil
+        @NullWhenAbsent public var merged: [String]? = nil
     }
 
     public struct Report: Codable, Sendable {
@@ -50,7 +50,7 @@ public struct CacheImporter: Sendable {
         /// Domains in the archive this brados does not have (or not asked for).
         public var skipped: [String]
         /// The settings the archive carries (`cache export --with-settings`), `nil` when none.
-        public var settings: [String: String]?
+        @NullWhenAbsent public var settings: [String: String]?
     }
 
     public let target: ProfileScope

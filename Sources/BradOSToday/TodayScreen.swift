@@ -32,8 +32,11 @@ public struct TodayScreen: Sendable {
             var domain: [String: JSONValue] = entry.section?.json ?? [:]
             if let section = entry.section {
                 domain["cached"] = .bool(section.fill == nil)
-                if let fill = section.fill { domain["fill"] = .string(fill) }
-                domain["queued"] = .array(section.queued.map(JSONValue.string))
+                domain["fill"] = section.fill.map(JSONValue.string) ?? .null
+                domain["queued"] = .array(section.queued.map { change in
+                    .object(["id": .string(change.id), "summary": .string(change.summary), "createdAt": .string(JSONCoding.string(from: change.createdAt)),
+                             "send": .string(change.send)])
+                })
                 domain["stale"] = section.staleAge.map { .number($0.rounded()) } ?? .null
             }
             if let failure = entry.failure {
@@ -75,7 +78,7 @@ public struct TodayRenderer: Sendable {
                 output.line(output.styled(section.title, .bold))
                 for line in section.lines { output.line("  " + line) }
             }
-            queued += section.queued.map { "\(entry.domain): \($0)" }
+            queued += section.queued.map { "\(entry.domain): \($0.summary), queued \(Format.ago(now.timeIntervalSince($0.createdAt)))" }
             if let age = section.staleAge { stale.append("\(entry.domain) (\(Format.ago(age)))") }
         }
         if !queued.isEmpty {

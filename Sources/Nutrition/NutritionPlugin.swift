@@ -69,8 +69,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
         let store = try NutritionRepository.live(context.env)
         let operations = store.queued
-        let queued = operations.map { "\($0.summary), queued \(Format.ago(context.now.timeIntervalSince($0.createdAt)))"
-            + ($0.isImported ? " (imported, paused: brados plan sync --include-imported)" : "") }
+        let queued = Self.unsent(operations)
         guard let read = await context.read(store.currentPlan) else {
             return .nothingCached("Nutrition plan", fill: "brados plan show", queued: queued)
         }
@@ -146,6 +145,14 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
         account(in: env.credentials.load().accounts)
     }
 
+    /// Queued changes as the core shows them (`today`, `cache clear`, `auth logout`), each with the command that sends it.
+    static func unsent(_ operations: [PendingOperation]) -> [UnsentChange] {
+        operations.map { operation in
+            UnsentChange(domain: domainName, id: operation.id, summary: operation.summary + (operation.isImported ? " (imported, paused)" : ""),
+                         createdAt: operation.createdAt, send: operation.isImported ? "brados plan sync --include-imported" : "brados plan sync")
+        }
+    }
+
     /// The plan service's account among a profile's (or an archive's) accounts per service:
     /// its own sign-in, else the account's.
     public static func account(in accounts: [String: String]) -> String? {
@@ -164,10 +171,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
             unreadable.append(UnreadableData(domain: name, what: "the queue of plan changes not sent", path: url.path,
                                              reason: { if case let .coding(_, detail)? = error as? StorageError { detail } else { error.summaryText } }()))
         }
-        let unsent = queued.map { operation in
-            UnsentChange(domain: name, id: operation.id, summary: operation.summary + (operation.isImported ? " (imported, paused)" : ""),
-                         createdAt: operation.createdAt, send: operation.isImported ? "brados plan sync --include-imported" : "brados plan sync")
-        }
+        let unsent = Self.unsent(queued)
         let kept = KeptPlans(directory: Self.cacheDirectory(profile)).all().count
         return PersonalData(unsent: unsent, history: [HistoryItems(domain: name, name: "plan history", noun: "plan", count: kept, show: "brados plan history --plans")],
                             unreadable: unreadable)

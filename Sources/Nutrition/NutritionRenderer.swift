@@ -31,10 +31,10 @@ public struct NutritionRenderer: Sendable {
     struct Document: Encodable {
         var source: DataSource
         var plan: NutritionPlan
-        var change: NutritionPlanChange?
-        var weights: WeightsDocument?
+        @NullWhenAbsent var change: NutritionPlanChange?
+        @NullWhenAbsent var weights: WeightsDocument?
         /// The plan inputs changed and not sent yet (`plan set`), when there are any.
-        var pending: PendingInputs?
+        @NullWhenAbsent var pending: PendingInputs?
     }
 
     /// The weights in `--json`: oldest first, queued ones last and marked.
@@ -233,19 +233,28 @@ public struct NutritionRenderer: Sendable {
         return "\(what). The service refused it: \(error.summaryText)"
     }
 
+    /// `--json` of a change queued offline: the document of a replay that sent nothing (one
+    /// contract for `plan weight`, `plan set` and `plan sync`), `stoppedBy` saying offline.
+    public func queuedOffline(_ operation: PendingOperation, remaining: [PendingOperation]) throws {
+        var report = SyncReport()
+        report.remaining = remaining
+        report.stoppedBy = NetworkError.offlineMode
+        try sync(report, queued: operation)
+    }
+
     /// What a replay did.
     public func sync(_ report: SyncReport, queued: PendingOperation? = nil) throws {
         if output.format == .json {
             struct Dropped: Encodable { var operation: PendingOperation; var error: String }
             struct Document: Encodable {
-                var queued: PendingOperation?
+                @NullWhenAbsent var queued: PendingOperation?
                 var applied: [PendingOperation]
                 var dropped: [Dropped]
                 var remaining: [PendingOperation]
-                var stoppedBy: String?
-                var recomputeError: String?
-                var plan: NutritionPlan?
-                var change: NutritionPlanChange?
+                @NullWhenAbsent var stoppedBy: String?
+                @NullWhenAbsent var recomputeError: String?
+                @NullWhenAbsent var plan: NutritionPlan?
+                @NullWhenAbsent var change: NutritionPlanChange?
             }
             func text(_ error: (any Error)?) -> String? { error.map(\.summaryText) }
             return try output.json(Document(

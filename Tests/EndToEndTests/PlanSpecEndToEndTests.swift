@@ -52,7 +52,7 @@ struct PlanSpecEndToEndTests {
         #expect(try await server.stats().byRoute["POST /v1/plans/generate"] == 1)
         let held = try await profile(server)
         #expect(held[0] as? Double == 80 && held[1] as? String == "maintain")
-        #expect(try document(try brados(["plan", "--json"], server))["pending"] == nil)
+        #expect(try document(try brados(["plan", "--json"], server))["pending"] is NSNull, "no change waits: null, never a missing key")
 
         // The service refuses a value: it is rolled back, and the command says so (exit 7).
         try await server.addFault(#"{"match":"PUT /auth/profile","status":400,"count":1,"body":"{\"error\":{\"message\":\"activityLevel cannot change this week.\"}}"}"#)

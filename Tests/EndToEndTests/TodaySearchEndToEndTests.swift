@@ -65,7 +65,7 @@ struct TodaySearchEndToEndTests {
         for domain in ["mealplan", "visits", "coach", "plan"] {
             #expect((refreshed[domain] as? [String: Any])?["cached"] as? Bool == true, "\(domain): \(refreshed)")
         }
-        #expect(((refreshed["plan"] as? [String: Any])?["queued"] as? [String])?.first?.contains("81.5") == true, "\(refreshed)")
+        #expect(((refreshed["plan"] as? [String: Any])?["queued"] as? [[String: Any]])?.first?["summary"] as? String == "weight 81.5 kg", "\(refreshed)")
         let screen = try brados(["today"], server)
         #expect(screen.stdout.contains("Waiting to be sent") && screen.stdout.contains("plan: weight 81.5 kg"), "\(screen.stdout)")
         #expect(!screen.stdout.contains("\u{1B}["), "no styles when piped")

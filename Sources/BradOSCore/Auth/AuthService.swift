@@ -194,21 +194,23 @@ public struct ServerAccount: Codable, Sendable {
 public struct AuthStatus: Codable, Sendable {
     public struct Session: Codable, Sendable {
         public var user: String
-        public var userID: String?
+        @NullWhenAbsent public var userID: String?
         public var server: String
-        public var expiresAt: Date?
+        @NullWhenAbsent public var expiresAt: Date?
         public var signedInAt: Date
+        /// `userId` in JSON, as every other id key is cased.
+        enum CodingKeys: String, CodingKey { case user, userID = "userId", server, expiresAt, signedInAt }
     }
     public var profile: String
     public var active: Bool
     public var signedIn: Bool
-    public var account: Session?
+    @NullWhenAbsent public var account: Session?
     public var services: [String: Session]
     public var credentialsFile: String
     /// Where each secret lives (the keyring or the file), and whether the keyring answered.
     public var secrets: CredentialInventory
     /// Filled by `auth status --check`.
-    public var verified: ServerAccount?
+    @NullWhenAbsent public var verified: ServerAccount?
     /// What imports brought from another account than this profile's (labelled, never taken for its own).
     public var importedFromOtherAccounts: [ImportedData.Entry] = []
 }

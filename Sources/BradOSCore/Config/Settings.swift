@@ -41,7 +41,7 @@ public struct GlobalFlags: Sendable, Equatable {
 /// A resolved setting: its value and where it came from.
 public struct ResolvedSetting: Sendable, Equatable, Codable {
     public var key: String
-    public var value: String?
+    @NullWhenAbsent public var value: String?
     public var source: SettingSource
 }
 

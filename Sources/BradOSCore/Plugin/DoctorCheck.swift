@@ -6,8 +6,8 @@ public struct DoctorCheck: Codable, Sendable, Equatable {
     public var name: String
     public var status: Status
     public var detail: String
-    /// What to do, for a warning or a failure.
-    public var fix: String?
+    /// What to do, for a warning or a failure (`null` in JSON otherwise).
+    @NullWhenAbsent public var fix: String?
 
     public init(name: String, status: Status, detail: String, fix: String? = nil) {
         self.name = name

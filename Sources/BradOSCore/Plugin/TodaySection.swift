@@ -11,13 +11,14 @@ public struct TodaySection: Sendable {
     public var json: [String: JSONValue]
     /// When nothing is cached: the command that fills the cache, e.g. `brados mealplan show`.
     public var fill: String?
-    /// Changes made offline, waiting to be sent (`weight 81.5 kg, queued 2 h ago`).
-    public var queued: [String]
+    /// Changes made offline, waiting to be sent: on screen `weight 81.5 kg, queued 2 h ago`,
+    /// in `--json` each as an object (``UnsentChange``: id, summary, createdAt, send).
+    public var queued: [UnsentChange]
     /// Set when the cached copy is past its freshness (`brados today --refresh` refreshes it):
     /// how old it is.
     public var staleAge: TimeInterval?
 
-    public init(title: String, lines: [String], json: [String: JSONValue], queued: [String] = [], staleAge: TimeInterval? = nil) {
+    public init(title: String, lines: [String], json: [String: JSONValue], queued: [UnsentChange] = [], staleAge: TimeInterval? = nil) {
         self.title = title
         self.lines = lines
         self.json = json
@@ -26,7 +27,7 @@ public struct TodaySection: Sendable {
     }
 
     /// A domain with nothing cached: one dim line naming `fill`.
-    public static func nothingCached(_ title: String, fill: String, queued: [String] = []) -> TodaySection {
+    public static func nothingCached(_ title: String, fill: String, queued: [UnsentChange] = []) -> TodaySection {
         var section = TodaySection(title: title, lines: [], json: [:], queued: queued)
         section.fill = fill
         return section

@@ -28,10 +28,7 @@ extension NutritionCommand {
             let human = env.output.format == .human
             if human { env.output.line(env.output.styled("\(operation.summary.capitalizedFirst) (pending)", .yellow)) }
             guard !env.isOffline else {
-                if !human {
-                    struct Document: Encodable { var queued: PendingOperation; var pending: Int }
-                    return try env.output.json(Document(queued: operation, pending: try store.queue.all().count))
-                }
+                if !human { return try NutritionRenderer(output: env.output).queuedOffline(operation, remaining: try store.queue.all()) }
                 return env.output.line("Queued: offline. `brados plan sync` sends it when you are back online; until then it shows as pending.")
             }
             let report = try await Spinner.run("Sending it and recomputing your plan", io: env.io, enabled: human) { try await store.sync() }

@@ -26,10 +26,7 @@ extension NutritionCommand {
                 try await store.updateWeight(kilograms)
             }
             guard let report else {
-                if env.output.format == .json {
-                    struct Document: Encodable { var queued: PendingOperation; var pending: Int }
-                    return try env.output.json(Document(queued: operation, pending: try store.queue.all().count))
-                }
+                if env.output.format == .json { return try renderer.queuedOffline(operation, remaining: try store.queue.all()) }
                 env.output.line("Queued \(operation.summary): offline. `brados plan sync` sends it when you are back online.")
                 return
             }

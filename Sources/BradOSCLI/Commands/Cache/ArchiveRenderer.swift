@@ -13,7 +13,12 @@ public struct ArchiveRenderer {
                          encryption: ArchiveEncryption? = nil) throws {
         let encrypted = encryption.map(Self.describe)
         if output.format == .json {
-            struct Document: Encodable { var archive: String; var archiveBytes: Int64?; var encryption: String?; var report: CacheExporter.Report }
+            struct Document: Encodable {
+                var archive: String
+                @NullWhenAbsent var archiveBytes: Int64?
+                @NullWhenAbsent var encryption: String?
+                var report: CacheExporter.Report
+            }
             return try output.json(Document(archive: archive?.path ?? "-", archiveBytes: archiveBytes, encryption: encrypted, report: report))
         }
         let summary = "Exported \(Format.count(report.files, "file")) (\(Format.bytes(report.bytes))) of \(report.domains.map(\.name).joined(separator: ", "))"

@@ -83,7 +83,13 @@ public struct SyncCommand: EnvironmentCommand {
             if env.isOffline { throw NetworkError.offlineMode }
             return try await SyncWatch(env: env, plugins: plugins, options: options, verbose: global.verbose).run()
         }
-        struct Outcome: Encodable { var domain: String; var status: String; var summary: String?; var error: String?; var seconds: Double }
+        struct Outcome: Encodable {
+            var domain: String
+            var status: String
+            @NullWhenAbsent var summary: String?
+            @NullWhenAbsent var error: String?
+            var seconds: Double
+        }
         var outcomes: [Outcome] = []
         var firstFailure: (any Error)?
         for plugin in plugins {

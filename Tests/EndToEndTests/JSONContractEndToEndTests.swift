@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// One contract for scripts: every command's real `--json`, run against a real reference
+/// server, keeps its JSON Schema in `contract/json/`; docs/commands.md's field lists are
+/// written from the same schemas.
+@Suite("End to end: the --json contract", .serialized)
+struct JSONContractEndToEndTests {
+    let home = TemporaryDirectory("e2e-contract")
+
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+        try BuiltProducts.run("brados", arguments, environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
+        ], stdin: stdin)
+    }
+
+    /// How each contract's commands are run (with the arguments they need), in an order that
+    /// fills what the next reads.
+    static let runs: [(contract: String, arguments: [String])] = [
+        ("doctor", ["doctor"]),
+        ("sync", ["sync"]),
+        ("plan-show", ["plan", "show"]), ("plan-show", ["plan", "targets"]),
+        ("plan-sync", ["--offline", "plan", "weight", "84.5"]), ("plan-pending", ["plan", "pending"]), ("plan-sync", ["plan", "sync"]),
+        ("plan-show", ["plan", "show"]),
+        ("mealplan-show", ["mealplan", "show"]), ("mealplan-today", ["mealplan", "today"]),
+        ("visits-list", ["visits", "list"]), ("library-albums", ["library", "albums", "--limit", "3"]),
+        ("today", ["today"]), ("search", ["search", "protein"]),
+        ("auth-status", ["auth", "status"]), ("auth-switch", ["auth", "switch", "default"]),
+        ("cache-stats", ["cache", "stats"]), ("plugins-list", ["plugins", "list"]), ("config-list", ["config", "list"]),
+    ]
+
+    @Test("every command with a schema keeps it: keys present (null when empty), one casing, booleans as booleans, structured values")
+    func outputsKeepTheContract() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        var problems: [String] = []
+        for (name, arguments) in Self.runs {
+            let result = try brados(arguments + ["--json"], server)
+            #expect([0, 1].contains(result.status), "\(arguments): \(result.stderr)")
+            problems += try JSONContract(name: name).problems(in: result.stdout).map { "\(arguments.joined(separator: " ")): \($0)" }
+        }
+        // The archive commands: export to a file, import it (a dry run and a merge).
+        let archive = home.url.appendingPathComponent("contract.tar.zst").path
+        let export = try brados(["cache", "export", "-o", archive, "--json"], server)
+        problems += try JSONContract(name: "cache-export").problems(in: export.stdout)
+        for flags in [["--merge", "--dry-run"], ["--merge"]] {
+            let imported = try brados(["cache", "import", archive, "--json"] + flags, server)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            problems += try JSONContract(name: "cache-import").problems(in: imported.stdout)
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        // today's queued change is an object, not prose.
+        let today = try brados(["--offline", "plan", "weight", "84.0"], server)
+        #expect(today.status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(try brados(["today", "--json"], server).stdout.utf8)) as? [String: Any])
+        let queued = try #require((document["plan"] as? [String: Any])?["queued"] as? [[String: Any]])
+        #expect(queued.first?["summary"] as? String == "weight 84 kg" && queued.first?["createdAt"] is String && queued.first?["send"] as? String == "brados plan sync")
+    }
+
+    @Test("every schema names the commands it is the contract of, and each is run by the test above")
+    func everySchemaIsChecked() throws {
+        let contracts = try JSONContract.all()
+        #expect(contracts.count >= 18)
+        let run = Set(Self.runs.map(\.contract) + ["cache-export", "cache-import"])
+        for contract in contracts {
+            #expect(!contract.commands.isEmpty, "\(contract.name) names no command")
+            #expect(run.contains(contract.name), "\(contract.name) is not checked against a real output")
+        }
+    }
+
+    @Test("docs/commands.md's --json field lists are the schemas' (make readme writes them)")
+    func docsFromTheContract() throws {
+        let check = try SystemCommand.run("python3", [JSONContract.folder.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/generate-json-docs.py").path, "--check"])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+}
