@@ -43,6 +43,7 @@ public enum BradosMain {
     /// runtime, its threads and the Ctrl-C handler exist (bench/startup.py).
     public static func run(plugins: [any DomainPlugin], features: [any Feature] = Registry.features) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        DetachedProcess.yieldIfBackground()
         let io = StandardIO()
         // The one composition root: every help text, completion and environment below reads
         // this composition (bound as a task-local, never a global). The built-in names come

@@ -1,3 +1,4 @@
+import BradOSCore
 import Foundation
 
 /// The `--json` contract: the JSON Schemas in `contract/json/` (one a command), and a check of
@@ -6,42 +7,7 @@ import Foundation
 /// (every key listed: a key is present, `null` when it has no value), `items`, `enum`.
 public struct JSONContract: Sendable {
     public let name: String
-    let schema: JSON
-
-    /// A JSON value, booleans apart from numbers.
-    indirect enum JSON: Decodable, Sendable {
-        case null, bool(Bool), number(Double), string(String), array([JSON]), object([String: JSON])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .null }
-            else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-            else if let value = try? container.decode(Double.self) { self = .number(value) }
-            else if let value = try? container.decode(String.self) { self = .string(value) }
-            else if let value = try? container.decode([JSON].self) { self = .array(value) }
-            else { self = .object(try container.decode([String: JSON].self)) }
-        }
-
-        var typeName: String {
-            switch self {
-            case .null: "null"
-            case .bool: "boolean"
-            case let .number(value): value.rounded() == value ? "integer" : "number"
-            case .string: "string"
-            case .array: "array"
-            case .object: "object"
-            }
-        }
-
-        subscript(key: String) -> JSON? { if case let .object(object) = self { object[key] } else { nil } }
-        var strings: [String] {
-            switch self {
-            case let .string(value): [value]
-            case let .array(values): values.flatMap(\.strings)
-            default: []
-            }
-        }
-    }
+    let schema: JSONValue
 
     /// The folder of the schemas.
     public static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -56,7 +22,7 @@ public struct JSONContract: Sendable {
 
     public init(name: String) throws {
         self.name = name
-        schema = try JSONDecoder().decode(JSON.self, from: Data(contentsOf: Self.folder.appendingPathComponent("\(name).schema.json")))
+        schema = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: Self.folder.appendingPathComponent("\(name).schema.json")))
     }
 
     /// The commands the schema is the contract of (`x-commands`).
@@ -64,7 +30,7 @@ public struct JSONContract: Sendable {
 
     /// What in `output` (a command's stdout) breaks the contract: one line a problem, none when it keeps it.
     public func problems(in output: String) -> [String] {
-        guard let value = try? JSONDecoder().decode(JSON.self, from: Data(output.utf8)) else {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(output.utf8)) else {
             return ["\(name): stdout is not one JSON document: \(output.prefix(200))"]
         }
         var problems: [String] = []
@@ -72,7 +38,7 @@ public struct JSONContract: Sendable {
         return problems.map { "\(name): \($0)" }
     }
 
-    static func check(_ value: JSON, against schema: JSON, at path: String, into problems: inout [String]) {
+    static func check(_ value: JSONValue, against schema: JSONValue, at path: String, into problems: inout [String]) {
         let allowed = schema["type"]?.strings ?? []
         let actual = value.typeName
         if !allowed.isEmpty, !allowed.contains(actual), !(actual == "integer" && allowed.contains("number")) {
@@ -91,6 +57,31 @@ public struct JSONContract: Sendable {
         }
         if case let .array(array) = value, let items = schema["items"] {
             for (index, item) in array.enumerated() { check(item, against: items, at: "\(path)[\(index)]", into: &problems) }
+        }
+    }
+}
+
+extension JSONValue {
+    /// The JSON Schema type name of the value (`integer` for a whole number).
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case let .number(value): value.rounded() == value ? "integer" : "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    subscript(key: String) -> JSONValue? { objectValue?[key] }
+
+    /// A string, or the strings of an array (a schema's `type`, `required`, `enum`).
+    var strings: [String] {
+        switch self {
+        case let .string(value): [value]
+        case let .array(values): values.flatMap(\.strings)
+        default: []
         }
     }
 }

@@ -11,6 +11,13 @@ public enum DetachedProcess {
     /// The environment variable (set to `1`) every detached brados carries.
     public static let marker = "BRADOS_BACKGROUND"
 
+    /// A detached brados runs at a lower CPU priority (nice 10): the command a person waits
+    /// for, and the next one, come first on a machine with few cores.
+    public static func yieldIfBackground(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        guard environment[marker] == "1" else { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    }
+
     /// The path of the running executable.
     public static var currentExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
