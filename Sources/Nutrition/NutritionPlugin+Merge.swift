@@ -31,7 +31,8 @@ extension NutritionPlugin: MergesByItem {
         let before = mine.kept.all().count
         let added = try mine.kept.merge(from: staged.kept)
         if before + added > 0 {
-            said.append("keeps this profile's \(Format.count(before, "kept plan")) and adds the archive's \(added) it does not hold")
+            said.append(added == 0 ? "keeps this profile's \(Format.count(before, "kept plan")) (the archive's are among them)"
+                : "keeps this profile's \(Format.count(before, "kept plan")) and adds \(Format.count(added, "kept plan")) of the archive's")
         }
         return said
     }
