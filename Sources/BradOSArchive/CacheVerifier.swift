@@ -11,8 +11,8 @@ public struct CacheVerifier: Sendable {
         public var domains: [CacheArchiveManifest.Domain]
         public var files: Int
         public var bytes: Int64
-        /// How the archive is encrypted (`nil`: it is not).
-        public var encryption: ArchiveEncryptionInfo?
+        /// How the archive is encrypted (`null`: it is not).
+        @NullWhenAbsent public var encryption: ArchiveEncryptionInfo?
     }
 
     public let limits: ArchiveLimits

@@ -172,11 +172,11 @@ public struct MealPlanRepository: Sendable {
 /// What `brados mealplan status` reports.
 public struct MealPlanStatus: Codable, Sendable, Equatable {
     public var cached: Bool
-    public var sessionId: String?
-    public var finalizedAt: Date?
-    public var cachedAt: Date?
-    public var ageSeconds: Int?
-    public var sizeBytes: Int64?
+    @NullWhenAbsent public var sessionId: String?
+    @NullWhenAbsent public var finalizedAt: Date?
+    @NullWhenAbsent public var cachedAt: Date?
+    @NullWhenAbsent public var ageSeconds: Int?
+    @NullWhenAbsent public var sizeBytes: Int64?
     public var path: String
-    public var inProgressSessionId: String?
+    @NullWhenAbsent public var inProgressSessionId: String?
 }

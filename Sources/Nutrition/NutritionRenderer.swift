@@ -39,7 +39,7 @@ public struct NutritionRenderer: Sendable {
 
     /// The weights in `--json`: oldest first, queued ones last and marked.
     struct WeightsDocument: Encodable {
-        var targetWeight: Double?
+        @NullWhenAbsent var targetWeight: Double?
         /// The target is a `plan set target-weight` not sent yet.
         var targetWeightPending: Bool
         var points: [WeightLog.Point]

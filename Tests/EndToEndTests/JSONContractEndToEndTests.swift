@@ -28,6 +28,7 @@ struct JSONContractEndToEndTests {
         ("today", ["today"]), ("search", ["search", "protein"]),
         ("auth-status", ["auth", "status"]), ("auth-switch", ["auth", "switch", "default"]),
         ("cache-stats", ["cache", "stats"]), ("plugins-list", ["plugins", "list"]), ("config-list", ["config", "list"]),
+        ("mealplan-status", ["mealplan", "status"]), ("coach-conversations", ["coach", "conversations"]), ("plan-history", ["plan", "history"]),
     ]
 
     @Test("every command with a schema keeps it: keys present (null when empty), one casing, booleans as booleans, structured values")
@@ -41,10 +42,15 @@ struct JSONContractEndToEndTests {
             #expect([0, 1].contains(result.status), "\(arguments): \(result.stderr)")
             problems += try JSONContract(name: name).problems(in: result.stdout).map { "\(arguments.joined(separator: " ")): \($0)" }
         }
-        // The archive commands: export to a file, import it (a dry run and a merge).
+        // A visit by its id.
+        let visits = try #require(try JSONSerialization.jsonObject(with: Data(try brados(["visits", "list", "--json"], server).stdout.utf8)) as? [String: Any])
+        let visit = try #require((visits["visits"] as? [[String: Any]])?.first?["id"] as? String)
+        problems += try JSONContract(name: "visits-show").problems(in: try brados(["visits", "show", visit, "--json"], server).stdout)
+        // The archive commands: export to a file, verify it, import it (a dry run and a merge).
         let archive = home.url.appendingPathComponent("contract.tar.zst").path
         let export = try brados(["cache", "export", "-o", archive, "--json"], server)
         problems += try JSONContract(name: "cache-export").problems(in: export.stdout)
+        problems += try JSONContract(name: "cache-verify").problems(in: try brados(["cache", "verify", archive, "--json"], server).stdout)
         for flags in [["--merge", "--dry-run"], ["--merge"]] {
             let imported = try brados(["cache", "import", archive, "--json"] + flags, server)
             #expect(imported.status == 0, "\(imported.stderr)")
@@ -62,8 +68,8 @@ struct JSONContractEndToEndTests {
     @Test("every schema names the commands it is the contract of, and each is run by the test above")
     func everySchemaIsChecked() throws {
         let contracts = try JSONContract.all()
-        #expect(contracts.count >= 18)
-        let run = Set(Self.runs.map(\.contract) + ["cache-export", "cache-import"])
+        #expect(contracts.count >= 23)
+        let run = Set(Self.runs.map(\.contract) + ["cache-export", "cache-import", "cache-verify", "visits-show"])
         for contract in contracts {
             #expect(!contract.commands.isEmpty, "\(contract.name) names no command")
             #expect(run.contains(contract.name), "\(contract.name) is not checked against a real output")
