@@ -89,8 +89,12 @@ public struct ImportedData: Codable, Sendable, Equatable {
 
     /// One notice for people: "Holds data of another account: plan, visits: imported from …";
     /// `nil` when every domain is the profile's own.
-    public static func notice(_ profile: ProfileScope, accounts: [String: String]) -> String? {
-        let foreign = load(profile).fromAnotherAccount(than: accounts)
+    /// `accounts` is asked only when an import was recorded: most profiles have none, and
+    /// reading the sign-in may ask the keyring, which `today` and `search` should not wait for.
+    public static func notice(_ profile: ProfileScope, accounts: () -> [String: String]) -> String? {
+        let recorded = load(profile)
+        guard !recorded.entries.isEmpty else { return nil }
+        let foreign = recorded.fromAnotherAccount(than: accounts())
         guard !foreign.isEmpty else { return nil }
         return "This profile holds another account's data, imported: " + foreign.map(\.described).joined(separator: "; ") + "."
     }

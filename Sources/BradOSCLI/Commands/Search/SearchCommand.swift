@@ -70,7 +70,7 @@ public struct SearchCommand: EnvironmentCommand {
     /// Brings the index up to date, then searches it.
     /// - Throws: ``SearchError`` (a `--syntax` query FTS5 cannot parse: exit 64), ``StorageError``, ``ConfigError``.
     public func run(in env: AppEnvironment) async throws {
-        if let notice = ImportedData.notice(env.profile, accounts: env.credentials.load().accounts) { env.output.notice(notice) }
+        if let notice = ImportedData.notice(env.profile, accounts: { env.credentials.load().accounts }) { env.output.notice(notice) }
         env.pageOutput()
         let results = try SearchRun(env: env).run(SearchQuery(text: query.joined(separator: " "), domains: domain.isEmpty ? nil : domain, limit: limit,
                                                              syntax: syntax, order: sort), reindex: reindex)

@@ -30,7 +30,7 @@ public struct TodayCommand: EnvironmentCommand {
     /// Gathers each domain's section and prints them.
     /// - Throws: ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``); a domain's failure is shown in its section.
     public func run(in env: AppEnvironment) async throws {
-        if let notice = ImportedData.notice(env.profile, accounts: env.credentials.load().accounts) { env.output.notice(notice) }
+        if let notice = ImportedData.notice(env.profile, accounts: { env.credentials.load().accounts }) { env.output.notice(notice) }
         let context = TodayContext(env: env, refresh: refresh, now: env.now())
         let screen = await TodayScreen.gather(env.plugins, context: context)
         try TodayRenderer(output: env.output, now: context.now).render(screen)
