@@ -83,6 +83,10 @@ extension CacheExporter {
     /// - Throws: ``ArchiveError/changedDuringExport(path:)``, ``ArchiveError``, `CancellationError`.
     func write(_ items: [Item], manifest: CacheArchiveManifest, to fd: Int32, options: Options, progress: (Int64, Int64) -> Void) throws {
         let total = manifest.totalBytes
+        // To a pipe: a reader that goes away is EPIPE (``ReaderGone``), so the staging goes
+        // before the process ends by SIGPIPE, rather than the signal ending it mid-write.
+        let pipeHandler = fd == STDOUT_FILENO ? signal(SIGPIPE, SIG_IGN) : nil
+        defer { if fd == STDOUT_FILENO { signal(SIGPIPE, pipeHandler) } }
         // Encrypted: compress → encrypt → write in one pass; no plaintext byte reaches the disk.
         let encryptor = try options.encryption.map { try AgeEncryptor(recipients: $0.recipients, output: FileDescriptorSink(fd), armor: $0.armor) }
         let writer = try encryptor.map { try ArchiveWriter(sink: $0, compression: options.compression, level: options.level) }
