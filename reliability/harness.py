@@ -113,8 +113,8 @@ class Profile:
         return subprocess.run([self.binaries.brados, *args], input=stdin, capture_output=True, text=True,
                               env=merged, timeout=timeout)
 
-    def must(self, *args, stdin=None, timeout=120):
-        result = self.run(*args, stdin=stdin, timeout=timeout)
+    def must(self, *args, stdin=None, timeout=120, env=None):
+        result = self.run(*args, stdin=stdin, timeout=timeout, env=env)
         if result.returncode != 0:
             raise RuntimeError(f"brados {' '.join(args)} failed ({result.returncode}): {result.stderr.strip()}")
         return result

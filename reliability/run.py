@@ -34,8 +34,9 @@ Suites (issue 11):
   keyring           issue 46: a real Secret Service; SIGKILL mid `auth migrate` both ways, the keyring locked, its
                     daemon killed mid-command (100 rounds): no secret lost, none left in a file after a move to the keyring
   merge             issue 54: export, change, merge, N rounds both ways (an older archive into a newer profile,
-                    a newer one into an older profile): kept plans a union with their ids, the newer plan and
-                    visits kept, no queued change dropped, dry runs that change nothing
+                    a newer one into an older profile): kept plans a union with their ids, the newer plan,
+                    visits, conversations (renamed, started, deleted) and album list kept, no queued change
+                    dropped, dry runs that change nothing
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 

@@ -18,14 +18,17 @@ extension CoachCache {
     }
 
     /// Removes a conversation; its messages go by the cascade. Returns whether it was cached.
+    /// The deletion is remembered (``tombstoneKey(of:)``), so a merged archive's older copy
+    /// does not bring it back.
     /// - Throws: ``StorageError``.
     @discardableResult
-    public func deleteConversation(id: String) throws -> Bool {
+    public func deleteConversation(id: String, at now: Date) throws -> Bool {
         try write { db in
             _ = try SearchRevision.next(db)
             try db.execute(sql: "DELETE FROM conversation WHERE remoteId = ?", arguments: [id])
             let deleted = db.changesCount > 0
             try Self.forgetKeys(of: id, db)
+            try Self.markSynced(Self.tombstoneKey(of: id), at: now, db)
             return deleted
         }
     }

@@ -30,6 +30,8 @@ extension CoachCache {
     static func cursorKey(conversationsOf userID: String) -> String { "cursor:conversations:\(userID)" }
     static func checkedKey(conversationsOf userID: String) -> String { "checked:conversations:\(userID)" }
     static func checkedKey(messagesOf conversationID: String) -> String { "checked:messages:\(conversationID)" }
+    /// When the conversation was deleted here (a merge leaves an older archive's copy out).
+    static func tombstoneKey(of conversationID: String) -> String { "deleted:\(conversationID)" }
     /// How many messages a conversation holds, kept by every refresh so that showing the last
     /// N never counts them all (`COUNT(*)` walks the whole index: 6 ms at 100,000).
     static func countKey(messagesOf conversationID: String) -> String { "count:messages:\(conversationID)" }
@@ -216,6 +218,7 @@ extension CoachCache {
             for id in stale {
                 try delete.execute(arguments: [id])
                 try Self.forgetKeys(of: id, db)
+                try Self.markSynced(Self.tombstoneKey(of: id), at: now, db)
             }
             // The list's cursor moves only here, to the newest time this list refresh read.
             if let newest = changes.upserted.map(\.updatedAt).max(), newest > (try Self.syncedAt(Self.cursorKey(conversationsOf: userID), db) ?? .distantPast) {

@@ -234,7 +234,7 @@ extension CoachRepository {
             try await emit(.deleted(id: id))
         case ("conversations", .delete):
             guard Self.rowID(change.oldRecord) == conversation.id else { return conversation }
-            _ = try database.deleteConversation(id: conversation.id)
+            _ = try database.deleteConversation(id: conversation.id, at: now())
             try await emit(.conversationDeleted(id: conversation.id))
             return nil
         case ("conversations", _):

@@ -69,7 +69,7 @@ extension CoachRepository {
     /// - Throws: ``NetworkError``, ``AuthError``, ``StorageError``.
     func refreshThread(_ api: any CoachAPI, id: String, full: Bool, sweepAnyway: Bool = false) async throws -> Conversation? {
         guard let remote = try await api.conversation(id: id) else {
-            cacheWrite("deletion") { try self.database().deleteConversation(id: id) }
+            cacheWrite("deletion") { try self.database().deleteConversation(id: id, at: self.now()) }
             return nil
         }
         let database = try self.database()

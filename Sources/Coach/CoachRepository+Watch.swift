@@ -49,7 +49,7 @@ extension CoachRepository {
                   try deleteEvent(message: id, of: conversation) else { return }
             tell("coach: message \(id.prefix(8)) of \(conversation.id.prefix(8)) deleted")
         case ("conversations", .delete):
-            guard let id = Self.rowID(change.oldRecord), try database.deleteConversation(id: id) else { return }
+            guard let id = Self.rowID(change.oldRecord), try database.deleteConversation(id: id, at: now()) else { return }
             tell("coach: conversation \(id.prefix(8)) deleted")
         case ("conversations", _):
             guard let conversation = change.row(Conversation.self), try database.conversation(id: conversation.id) != conversation else { return }

@@ -150,7 +150,7 @@ public struct CoachRepository: Sendable {
         let cached = try? database().conversation(id: resolved)
         let deleted = try await api().deleteConversation(id: resolved)
         // The server is authoritative: a conversation it does not have leaves the cache too.
-        cacheWrite("deletion") { try database().deleteConversation(id: resolved) }
+        cacheWrite("deletion") { try database().deleteConversation(id: resolved, at: now()) }
         guard deleted || cached != nil else { throw CoachError.conversationNotFound(id: resolved) }
         if !deleted { logger.info("conversation \(resolved) was already gone on the server; removed the cached copy") }
         return cached

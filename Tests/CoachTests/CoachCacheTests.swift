@@ -111,11 +111,11 @@ struct CoachCacheTests {
         // An upsert must not delete and re-insert the row (that would cascade the messages away).
         try database.saveConversations([Fixtures.conversation(1), Fixtures.conversation(2)], userID: Fixtures.user, at: Fixtures.base)
         #expect(try database.counts().messages == 15)
-        #expect(try database.deleteConversation(id: Fixtures.conversationID(1)))
+        #expect(try database.deleteConversation(id: Fixtures.conversationID(1), at: Date()))
         #expect(try database.counts() == (1, 5, 0))
         #expect(try database.messages(conversationID: Fixtures.conversationID(1)).messages.isEmpty)
         #expect(try database.messages(conversationID: Fixtures.conversationID(1)).syncedAt == nil)
-        #expect(try !database.deleteConversation(id: Fixtures.conversationID(1)))
+        #expect(try !database.deleteConversation(id: Fixtures.conversationID(1), at: Date()))
     }
 
     @Test("a full list from the server removes conversations (and messages) it no longer has")

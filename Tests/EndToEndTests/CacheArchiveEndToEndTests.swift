@@ -8,10 +8,11 @@ import TestSupport
 struct CacheArchiveEndToEndTests {
     let home = TemporaryDirectory("e2e-archive")
 
-    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+    /// `waitForServer`: a read waits for its refresh (`refresh.wait`), so what it prints is the server's.
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil, waitForServer: Bool = false) throws -> BuiltProducts.Result {
         try BuiltProducts.run("brados", arguments, environment: [
             "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
-        ], stdin: stdin)
+        ].merging(waitForServer ? ["BRADOS_REFRESH_WAIT": "60s"] : [:]) { $1 }, stdin: stdin)
     }
 
     func json(_ result: BuiltProducts.Result) throws -> [String: Any] {
@@ -147,17 +148,59 @@ struct CacheArchiveEndToEndTests {
         #expect(document["domains"] != nil, "the report's keys stay where they were")
     }
 
-    @Test("--merge of an older archive rolls nothing back: kept plans are a union, the newer plan, meal plan and visits stay; the dry run says so per domain")
+    @Test("--merge rolls nothing back: kept plans a union; the newer plan, meal plan, visits and album list stay; conversations by row, deletions kept; the dry run says so per domain")
     func mergeKeepsNewer() async throws {
         let server = try ServerProcess()
         #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
-        for command in [["plan"], ["mealplan", "show"], ["visits", "list"]] { #expect(try brados(command, server).status == 0, "\(command)") }
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        for command in [["plan"], ["mealplan", "show"], ["visits", "list"], ["coach", "conversations"], ["library", "albums"],
+                        ["library", "prefetch", "--rows", "1", "--columns", "2"]] {
+            #expect(try brados(command, server).status == 0, "\(command)")
+        }
+        func images(_ profile: String = "default") throws -> Int {
+            let domains = try json(try brados(["--profile", profile, "cache", "stats", "--json"], server))["domains"] as? [[String: Any]] ?? []
+            return domains.first { $0["domain"] as? String == "library" }?["entries"] as? Int ?? 0
+        }
+        func conversations() throws -> [String] {
+            (try json(try brados(["--offline", "coach", "conversations", "--json"], server))["conversations"] as? [[String: Any]] ?? [])
+                .map { "\($0["id"] ?? "") \($0["title"] ?? "")" }
+        }
+        func albums() throws -> [String] {
+            (try json(try brados(["--offline", "library", "albums", "--json"], server))["albums"] as? [[String: Any]] ?? [])
+                .map { "\($0["ratingKey"] ?? "") \($0["title"] ?? "")" }
+        }
         let older = home.url.appendingPathComponent("older.tar.zst")
         #expect(try brados(["cache", "export", "-o", older.path], server).status == 0)
+        let olderConversations = try conversations(), olderAlbums = try albums()
+        #expect(olderConversations.count >= 3 && olderAlbums.count >= 1)
         // After the export: two new plans, and a visit.
         for weight in ["84", "82"] { #expect(try brados(["plan", "weight", weight], server).status == 0, "\(weight)") }
         #expect(try brados(["visits", "add", "--place", "Added after the export"], server).status == 0)
         #expect(try brados(["visits", "list"], server).status == 0)
+        // A conversation renamed and one added on the server, one deleted here; an album renamed.
+        let later = Date().timeIntervalSince1970 + 5
+        let renamed = String(try #require(olderConversations.first?.split(separator: " ").first))
+        let deleted = String(try #require(olderConversations.last?.split(separator: " ").first))
+        let user = try #require(try await server.sql("SELECT user_id FROM conversations WHERE id = ?", [renamed]).first?.first as? String)
+        try await server.sql("UPDATE conversations SET title = 'Renamed after the export', updated_at = ? WHERE id = ?", ["\(later)", renamed])
+        try await server.sql("""
+            INSERT INTO conversations (id, user_id, title, domain, last_message_at, message_count, created_at, updated_at)
+            VALUES ('00000000-0000-4000-8000-000000000054', ?, 'Started after the export', 'general', NULL, 0, ?, ?)
+            """, [user, "\(later)", "\(later)"])
+        #expect(try brados(["coach", "delete", deleted, "--yes"], server).status == 0)
+        #expect(try brados(["coach", "conversations"], server, waitForServer: true).status == 0)
+        let album = String(try #require(olderAlbums.first?.split(separator: " ").first))
+        _ = try await server.request("POST", "/_admin/plex", headers: [("Content-Type", "application/json")],
+                                     body: try JSONSerialization.data(withJSONObject: ["at": Int(later), "retitle": [album: "Retitled after the export"]]))
+        #expect(try brados(["library", "albums", "--refresh"], server).status == 0)
+        let olderImages = try images()
+        #expect(try brados(["library", "prefetch", "--rows", "2", "--columns", "3"], server).status == 0)
+        let newerImages = try images()
+        #expect(newerImages > olderImages, "\(olderImages) then \(newerImages)")
+        let newerConversations = try conversations(), newerAlbums = try albums()
+        #expect(newerConversations.contains("\(renamed) Renamed after the export") && !newerConversations.contains { $0.hasPrefix(deleted) }
+                && newerConversations.contains { $0.contains("Started after the export") }, "\(newerConversations)")
+        #expect(newerAlbums.contains("\(album) Retitled after the export"), "\(newerAlbums)")
         func plans() throws -> [Int] { (try json(try brados(["plan", "history", "--plans", "--json"], server))["plans"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int } }
         func current() throws -> String { try brados(["--offline", "plan", "--json"], server).stdout.components(separatedBy: "\"source\"")[0] }
         let keptBefore = try plans()
@@ -169,6 +212,9 @@ struct CacheArchiveEndToEndTests {
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("plan: keeps this profile's plan") && dry.stdout.contains("visits: keeps this profile's")
                 && dry.stdout.contains("mealplan: keeps this profile's meal plan"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("coach: keeps this profile's 1 conversation the archive lacks, 1 conversation updated here later")
+                && dry.stdout.contains("leaves out the archive's 1 conversation deleted here"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("library: keeps this profile's") && dry.stdout.contains("not older than the archive's"), "\(dry.stdout)")
         #expect(try plans() == keptBefore, "a dry run changes nothing")
 
         let merged = try brados(["cache", "import", older.path, "--merge"], server)
@@ -177,6 +223,23 @@ struct CacheArchiveEndToEndTests {
         #expect(try current() == planBefore, "the newer plan stays")
         #expect(try brados(["--offline", "mealplan", "show", "--json"], server).stdout.components(separatedBy: "\"source\"")[0] == mealBefore)
         #expect(try brados(["--offline", "visits", "list"], server).stdout.contains("Added after the export"))
+        #expect(try conversations() == newerConversations, "the renamed and added conversations stay; the deleted one stays deleted")
+        #expect(try albums() == newerAlbums, "the newer album list stays whole")
+        #expect(try images() == newerImages, "artwork fetched after the export stays cached")
+
+        // The other way: a profile holding the older copy merges the newer archive, and the
+        // deletion made here travels with it.
+        let newer = home.url.appendingPathComponent("newer.tar.zst")
+        #expect(try brados(["cache", "export", "-o", newer.path], server).status == 0)
+        #expect(try brados(["cache", "import", older.path, "--as", "laptop"], server).status == 0)
+        let intoOlder = try brados(["--profile", "laptop", "cache", "import", newer.path, "--merge"], server)
+        #expect(intoOlder.status == 0, "\(intoOlder.stderr)")
+        let laptop = (try json(try brados(["--profile", "laptop", "--offline", "coach", "conversations", "--json"], server))["conversations"] as? [[String: Any]] ?? [])
+            .map { "\($0["id"] ?? "") \($0["title"] ?? "")" }
+        #expect(Set(laptop) == Set(newerConversations), "\(laptop)\n\(intoOlder.stdout)")
+        let laptopAlbums = try brados(["--profile", "laptop", "--offline", "library", "albums"], server)
+        #expect(laptopAlbums.stdout.contains("Retitled after the export"), "\(laptopAlbums.stdout)")
+        #expect(try images("laptop") == newerImages)
     }
 
     @Test("a missing archive is named as missing, with advice about its path, exit 3")

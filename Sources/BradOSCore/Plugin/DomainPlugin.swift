@@ -131,7 +131,8 @@ public enum ImportedDatabases {
 public enum ImportMode: String, Sendable, Codable {
     /// The archive's data replaces each imported domain's data.
     case replace
-    /// The archive's files are added, overwriting files at the same paths.
+    /// The newer of each item stays, histories are unioned (``MergesByItem``); a domain
+    /// without it: the archive's files are added, overwriting files at the same paths.
     case merge
 }
 

@@ -37,7 +37,7 @@ extension CacheCommand {
         @Option(name: .customLong("as"), help: ArgumentHelp("Import into this profile (default: the current one).", valueName: "profile"),
                 completion: .custom { _, _, _ in CompletionValues.profiles() }) var asProfile: String?
         @Flag(help: "The archive's data replaces each domain's current data.") var replace = false
-        @Flag(help: "The archive's files are added, overwriting files at the same paths.") var merge = false
+        @Flag(help: "Keep the newer of each item (this profile's or the archive's) and both sides' histories; --dry-run says what per domain.") var merge = false
         @Flag(help: "Check the archive and say what would change; change nothing.") var dryRun = false
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
