@@ -7,9 +7,9 @@ import Foundation
 public struct Conversation: Codable, Sendable, Equatable, Identifiable {
     public var id: String
     public var userId: String
-    public var title: String?
-    public var domain: String?
-    public var lastMessageAt: Date?
+    @NullWhenAbsent public var title: String?
+    @NullWhenAbsent public var domain: String?
+    @NullWhenAbsent public var lastMessageAt: Date?
     public var messageCount: Int
     public var createdAt: Date
     public var updatedAt: Date
@@ -96,25 +96,25 @@ public struct Message: Codable, Sendable, Equatable, Identifiable {
 /// What the coach knows about the user (a `context_profiles` row): values, goals, situation.
 public struct ContextProfile: Codable, Sendable, Equatable {
     public struct Value: Codable, Sendable, Equatable {
-        public var id: String?
+        @NullWhenAbsent public var id: String?
         public var content: String
-        public var source: String?
+        @NullWhenAbsent public var source: String?
     }
 
     public struct Goal: Codable, Sendable, Equatable {
-        public var id: String?
+        @NullWhenAbsent public var id: String?
         public var content: String
-        public var domain: String?
-        public var status: String?
-        public var source: String?
+        @NullWhenAbsent public var domain: String?
+        @NullWhenAbsent public var status: String?
+        @NullWhenAbsent public var source: String?
     }
 
     public struct Situation: Codable, Sendable, Equatable {
-        public var lifeStage: String?
-        public var occupation: String?
-        public var relationships: String?
-        public var challenges: String?
-        public var other: String?
+        @NullWhenAbsent public var lifeStage: String?
+        @NullWhenAbsent public var occupation: String?
+        @NullWhenAbsent public var relationships: String?
+        @NullWhenAbsent public var challenges: String?
+        @NullWhenAbsent public var other: String?
 
         public init(lifeStage: String? = nil, occupation: String? = nil, relationships: String? = nil, challenges: String? = nil, other: String? = nil) {
             self.lifeStage = lifeStage
@@ -139,8 +139,8 @@ public struct ContextProfile: Codable, Sendable, Equatable {
     public var values: [Value]
     public var goals: [Goal]
     public var situation: Situation
-    public var createdAt: Date?
-    public var updatedAt: Date?
+    @NullWhenAbsent public var createdAt: Date?
+    @NullWhenAbsent public var updatedAt: Date?
 
     public init(id: String, userId: String, values: [Value], goals: [Goal], situation: Situation, createdAt: Date?, updatedAt: Date?) {
         self.id = id

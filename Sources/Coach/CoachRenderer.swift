@@ -55,21 +55,35 @@ public struct CoachRenderer: Sendable {
     /// `message` event a line).
     public func followStart(_ thread: ConversationThread, source: DataSource) throws {
         guard output.format == .json else { return try conversation(thread, source: source) }
-        struct Start: Encodable { var event = "conversation"; var conversation: Conversation; var total: Int; var source: DataSource }
-        try output.jsonLine(Start(conversation: thread.conversation, total: thread.total, source: source))
+        try output.jsonLine(FollowLine(event: "conversation", conversation: thread.conversation, total: thread.total, source: source))
         try thread.forEachBatch { batch in
             for message in batch { try output.jsonLine(FollowLine(event: "message", message: message)) }
         }
     }
 
-    /// One line of `--follow --json`.
+    /// One line of `--follow --json`: every line has every key, `null` where its event has
+    /// no such value (`contract/json/coach-follow.schema.json`).
     struct FollowLine: Encodable {
         var event: String
-        var message: Message?
-        var id: String?
-        var conversation: Conversation?
-        var reason: String?
-        var after: Double?
+        @NullWhenAbsent var message: Message?
+        @NullWhenAbsent var id: String?
+        @NullWhenAbsent var conversation: Conversation?
+        @NullWhenAbsent var total: Int?
+        @NullWhenAbsent var source: DataSource?
+        @NullWhenAbsent var reason: String?
+        @NullWhenAbsent var after: Double?
+
+        init(event: String, message: Message? = nil, id: String? = nil, conversation: Conversation? = nil, total: Int? = nil,
+             source: DataSource? = nil, reason: String? = nil, after: Double? = nil) {
+            self.event = event
+            self.message = message
+            self.id = id
+            self.conversation = conversation
+            self.total = total
+            self.source = source
+            self.reason = reason
+            self.after = after
+        }
     }
 
     /// One followed change, as it happens.
@@ -119,7 +133,7 @@ public struct CoachRenderer: Sendable {
 
     public func context(_ profile: ContextProfile?, source: DataSource) throws {
         if output.format == .json {
-            struct Document: Encodable { var source: DataSource; var contextProfile: ContextProfile? }
+            struct Document: Encodable { var source: DataSource; @NullWhenAbsent var contextProfile: ContextProfile? }
             return try output.json(Document(source: source, contextProfile: profile))
         }
         var origin = source.origin

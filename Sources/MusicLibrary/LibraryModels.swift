@@ -94,7 +94,7 @@ public struct PlexCollection: ArtworkItem, Codable, Equatable, Identifiable {
     public var ratingKey: String
     public var title: String
     public var childCount: Int
-    public var thumb: String?
+    @NullWhenAbsent public var thumb: String?
     public var id: String { ratingKey }
 
     public init(ratingKey: String, title: String, childCount: Int, thumb: String?) {
@@ -120,10 +120,10 @@ public struct PlexCollection: ArtworkItem, Codable, Equatable, Identifiable {
 /// ``album`` carries its title and cover.
 public struct AlbumDetail: Codable, Sendable, Equatable {
     public var album: Album
-    public var summary: String?
-    public var studio: String?
+    @NullWhenAbsent public var summary: String?
+    @NullWhenAbsent public var studio: String?
     public var genres: [String]
-    public var trackCount: Int?
+    @NullWhenAbsent public var trackCount: Int?
     public var collection: PlexCollection?
 
     public init(album: Album, summary: String? = nil, studio: String? = nil, genres: [String] = [], trackCount: Int? = nil) {

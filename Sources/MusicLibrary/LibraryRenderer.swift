@@ -120,18 +120,21 @@ public struct LibraryRenderer: Sendable {
     /// An album's details; with `cover`, its cover drawn beside or above them.
     func detail(_ detail: AlbumDetail, source: DataSource, artwork: URL?,
                 cover: (art: CoverArt, data: Data?, size: ArtworkCache.Size, area: (columns: Int, rows: Int))? = nil) throws {
-        if let collection = detail.collection {
-            if output.format == .json {
-                struct Document: Encodable { var source: DataSource; var collection: PlexCollection; var artwork: String? }
-                return try output.json(Document(source: source, collection: collection, artwork: artwork?.path))
+        if output.format == .json {
+            // One document for both: the one it is not is null.
+            struct Document: Encodable {
+                var source: DataSource
+                @NullWhenAbsent var album: AlbumDetail?
+                @NullWhenAbsent var collection: PlexCollection?
+                @NullWhenAbsent var artwork: String?
             }
+            return try output.json(Document(source: source, album: detail.collection == nil ? detail : nil, collection: detail.collection,
+                                            artwork: artwork?.path))
+        }
+        if let collection = detail.collection {
             let rows = [["title", collection.title], ["collection", "\(collection.childCount) albums (`brados library collections \(collection.ratingKey)`)"],
                         ["artwork", artwork?.path ?? "(not available)"], ["source", source.origin]]
             return detailRows(rows, of: detail, cover: cover)
-        }
-        if output.format == .json {
-            struct Document: Encodable { var source: DataSource; var album: AlbumDetail; var artwork: String? }
-            return try output.json(Document(source: source, album: detail, artwork: artwork?.path))
         }
         var rows = [["title", detail.album.title], ["artist", detail.album.artist]]
         if let year = detail.album.year { rows.append(["year", "\(year)"]) }

@@ -7,7 +7,7 @@ public struct NutritionPlan: Codable, Sendable, Equatable {
     public var targets: Targets
     public var whyItWorks: WhyItWorks
     public var recomputed: Bool
-    public var previousTargets: Targets?
+    @NullWhenAbsent public var previousTargets: Targets?
 
     public init(plan: NutritionPlanInfo, targets: Targets, whyItWorks: WhyItWorks, recomputed: Bool, previousTargets: Targets?) {
         self.plan = plan
@@ -24,12 +24,12 @@ public struct NutritionPlanInfo: Codable, Sendable, Equatable {
     /// The plan's owner as the service names them: the spec's `Plan.userId` (a number there,
     /// the reference server's user id, a UUID, here), kept as text; `nil` from a service that
     /// sends none.
-    public var userId: String?
+    @NullWhenAbsent public var userId: String?
     public var name: String
-    public var description: String?
+    @NullWhenAbsent public var description: String?
     public var startDate: Date
     public var endDate: Date
-    public var status: String?
+    @NullWhenAbsent public var status: String?
 
     public init(id: Int, userId: String? = nil, name: String, description: String?, startDate: Date, endDate: Date, status: String?) {
         self.id = id
@@ -70,8 +70,8 @@ public struct Targets: Codable, Sendable, Equatable {
     public var waterTarget: Int
     /// Kilograms per week (negative: losing).
     public var weeklyRate: Double
-    public var estimatedWeeks: Int?
-    public var projectedDate: Date?
+    @NullWhenAbsent public var estimatedWeeks: Int?
+    @NullWhenAbsent public var projectedDate: Date?
 
     public init(bmr: Int, tdee: Int, calorieTarget: Int, proteinTarget: Int, waterTarget: Int, weeklyRate: Double,
                 estimatedWeeks: Int? = nil, projectedDate: Date? = nil) {

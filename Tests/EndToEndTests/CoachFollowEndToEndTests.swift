@@ -114,6 +114,8 @@ struct CoachFollowEndToEndTests {
         #expect(result.status == 130, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(lines.allSatisfy { $0 != nil }, "every line one JSON object: \(result.stdout)")
+        let problems = try JSONContract(name: "coach-follow").problems(in: result.stdout)
+        #expect(problems.isEmpty, "every line keeps contract/json/coach-follow.schema.json: \(problems.prefix(5).joined(separator: "\n"))")
         let events = lines.compactMap { $0?["event"] as? String }
         #expect(events.prefix(3) == ["conversation", "message", "message"])
         #expect(events.contains("added") && events.contains("changed") && events.contains("deleted") && events.contains("reconnecting"), "\(events)")

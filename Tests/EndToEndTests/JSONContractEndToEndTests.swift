@@ -56,8 +56,29 @@ struct JSONContractEndToEndTests {
             #expect(imported.status == 0, "\(imported.stderr)")
             problems += try JSONContract(name: "cache-import").problems(in: imported.stdout)
         }
+        // The coach's conversation, context and a deletion; the library's collections, a
+        // collection's albums, an album and a collection; the kept plans and their diff.
+        func first(_ key: String, _ field: String, of arguments: [String]) throws -> String {
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(try brados(arguments + ["--json"], server).stdout.utf8)) as? [String: Any])
+            return try #require((document[key] as? [[String: Any]])?.first?[field] as? String, "\(arguments)")
+        }
+        let conversation = try first("conversations", "id", of: ["coach", "conversations"])
+        let collection = try first("collections", "ratingKey", of: ["library", "collections"])
+        let album = try first("albums", "ratingKey", of: ["library", "albums"])
+        #expect(try brados(["plan", "weight", "83.5"], server).status == 0, "a second kept plan, for plan diff")
+        for (name, arguments) in [("coach-show", ["coach", "show", conversation, "--last", "3"]), ("coach-context", ["coach", "context"]),
+                                  ("library-collections", ["library", "collections"]), ("library-collection", ["library", "collections", collection]),
+                                  ("library-show", ["library", "show", album]), ("library-show", ["library", "show", collection]),
+                                  ("plan-history-plans", ["plan", "history", "--plans"]), ("plan-diff", ["plan", "diff"]),
+                                  ("coach-delete", ["coach", "delete", conversation, "--yes"]), ("cache-clear", ["cache", "clear"]),
+                                  ("auth-logout", ["auth", "logout", "--discard-pending"])] {
+            let result = try brados(arguments + ["--json"], server)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            problems += try JSONContract(name: name).problems(in: result.stdout).map { "\(arguments.joined(separator: " ")): \($0)" }
+        }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         // today's queued change is an object, not prose.
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
         let today = try brados(["--offline", "plan", "weight", "84.0"], server)
         #expect(today.status == 0)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(try brados(["today", "--json"], server).stdout.utf8)) as? [String: Any])
@@ -68,8 +89,11 @@ struct JSONContractEndToEndTests {
     @Test("every schema names the commands it is the contract of, and each is run by the test above")
     func everySchemaIsChecked() throws {
         let contracts = try JSONContract.all()
-        #expect(contracts.count >= 23)
-        let run = Set(Self.runs.map(\.contract) + ["cache-export", "cache-import", "cache-verify", "visits-show"])
+        #expect(contracts.count >= 34)
+        // Run above one by one, and coach-follow by CoachFollowEndToEndTests (every event of a live follow).
+        let run = Set(Self.runs.map(\.contract) + ["cache-export", "cache-import", "cache-verify", "visits-show", "coach-show", "coach-context",
+                                                   "library-collections", "library-collection", "library-show", "plan-history-plans", "plan-diff",
+                                                   "coach-delete", "cache-clear", "auth-logout", "coach-follow"])
         for contract in contracts {
             #expect(!contract.commands.isEmpty, "\(contract.name) names no command")
             #expect(run.contains(contract.name), "\(contract.name) is not checked against a real output")

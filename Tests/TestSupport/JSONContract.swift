@@ -4,7 +4,8 @@ import Foundation
 /// The `--json` contract: the JSON Schemas in `contract/json/` (one a command), and a check of
 /// a command's real output against one. The subset of JSON Schema brados's schemas use:
 /// `type` (one or a list, `null` among them for a nullable key), `properties`, `required`
-/// (every key listed: a key is present, `null` when it has no value), `items`, `enum`.
+/// (every key listed: a key is present, `null` when it has no value), `items`, `enum`; and
+/// `x-ndjson`: the schema is each line's (`coach show --follow --json`).
 public struct JSONContract: Sendable {
     public let name: String
     let schema: JSONValue
@@ -29,7 +30,19 @@ public struct JSONContract: Sendable {
     public var commands: [String] { schema["x-commands"]?.strings ?? [] }
 
     /// What in `output` (a command's stdout) breaks the contract: one line a problem, none when it keeps it.
+    /// A schema with `x-ndjson` is the contract of each line (one JSON object a line).
     public func problems(in output: String) -> [String] {
+        if case .bool(true)? = schema["x-ndjson"] {
+            let lines = output.split(separator: "\n")
+            guard !lines.isEmpty else { return ["\(name): stdout has no line"] }
+            return lines.enumerated().flatMap { index, line in
+                lineProblems(String(line)).map { "line \(index + 1): \($0)" }
+            }
+        }
+        return lineProblems(output)
+    }
+
+    private func lineProblems(_ output: String) -> [String] {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(output.utf8)) else {
             return ["\(name): stdout is not one JSON document: \(output.prefix(200))"]
         }

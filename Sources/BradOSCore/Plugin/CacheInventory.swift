@@ -11,9 +11,9 @@ public struct CacheInventory: Sendable {
         public var summary: String
         public var files: Int
         public var bytes: Int64
-        public var entries: Int?
-        public var oldest: Date?
-        public var newest: Date?
+        @NullWhenAbsent public var entries: Int?
+        @NullWhenAbsent public var oldest: Date?
+        @NullWhenAbsent public var newest: Date?
         public var folders: [String]
 
         public init(domain: String, summary: String, files: Int, bytes: Int64, entries: Int?, oldest: Date?, newest: Date?, folders: [String]) {

@@ -26,7 +26,7 @@ extension CoachCommand {
             }
             let deleted = try await store.delete(resolved)
             if env.output.format == .json {
-                struct Document: Encodable { var deleted: String; var title: String? }
+                struct Document: Encodable { var deleted: String; @NullWhenAbsent var title: String? }
                 return try env.output.json(Document(deleted: resolved, title: deleted?.title))
             }
             env.output.line("Deleted conversation \(resolved)\(deleted?.title.map { " (\($0))" } ?? "").")
