@@ -6,25 +6,37 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps build release run test server clean completions man readme install uninstall package check-package bench bench-smoke reliability reliability-smoke
+.PHONY: deps pins reproducible build release run test server clean completions man readme install uninstall package check-package bench bench-smoke reliability reliability-smoke
 
 deps:
 	@scripts/ensure-deps.sh
 
-build: deps
+## make pins — checks that the Swift packages resolve to Package.pins.json's versions (build,
+## release and test run it first; scripts/pins.py --write after moving one on purpose)
+pins:
+	@SWIFT=$(SWIFT) scripts/pins.py --scratch $(SCRATCH)
+
+build: deps pins
 	$(SWIFT) build
 
 ## make release [PRODUCT=brados] — a release binary as it ships: the Swift runtime linked statically
 ## (~30% faster start-up), no $ORIGIN run path (it loads no library from beside itself). The one
 ## place these flags are written: bench/ and reliability/ build through it (PRODUCT= builds all).
 PRODUCT ?= brados
-release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(SCRATCH) $(if $(PRODUCT),--product $(PRODUCT))
+## The source folder is "." in every path the compilers write into it (make reproducible).
+release: deps pins
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(SCRATCH) $(if $(PRODUCT),--product $(PRODUCT)) \
+		-Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=.
 
 ## make package — dist/brados_<version>_<arch>.deb and dist/brados-<version>-linux-<arch>.tar.gz (+ .sha256)
 package: release
 	@scripts/ensure-deps.sh package
 	packaging/package.sh $(SCRATCH)
+
+## make reproducible — make package twice, the artifacts compared byte for byte (BINARY=1: also a
+## second release build in another folder, the binaries compared; ~10 more minutes)
+reproducible: package
+	SCRATCH=$(SCRATCH) packaging/reproducible.sh $(if $(BINARY),--binary)
 
 ## make check-package — installs both artifacts in a clean Debian root and uses them as a new user would (root)
 check-package: package
@@ -35,7 +47,7 @@ run: build
 	@./.build/debug/brados $(ARGS)
 
 ## make test — unit, server and end-to-end tests (the end-to-end ones run the built binaries)
-test: deps
+test: deps pins
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

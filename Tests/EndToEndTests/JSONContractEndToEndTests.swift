@@ -29,6 +29,7 @@ struct JSONContractEndToEndTests {
         ("auth-status", ["auth", "status"]), ("auth-switch", ["auth", "switch", "default"]),
         ("cache-stats", ["cache", "stats"]), ("plugins-list", ["plugins", "list"]), ("config-list", ["config", "list"]),
         ("mealplan-status", ["mealplan", "status"]), ("coach-conversations", ["coach", "conversations"]), ("plan-history", ["plan", "history"]),
+        ("version", ["version"]),
     ]
 
     @Test("every command with a schema keeps it: keys present (null when empty), one casing, booleans as booleans, structured values")
