@@ -413,10 +413,32 @@ def swift_command(name):
     return None
 
 
-def commands_in_shell(text, makefile=False):
+SOURCED = re.compile(r"^\s*(?:\.|source)\s+([\w./-]+\.sh)\s*$", re.M)
+
+
+def shell_functions(path):
+    """The functions a shell script defines, with those of the scripts it sources (`. FILE`,
+    relative to the project) and of the scripts that source it: they share one shell."""
+    def defined(text):
+        return set(re.findall(r"^\s*([\w-]+)\s*\(\)", text, re.M))
+    text = open(path, encoding="utf-8", errors="replace").read()
+    functions = defined(text)
+    for sourced in SOURCED.findall(text):
+        other = os.path.join(ROOT, sourced)
+        if os.path.exists(other):
+            functions |= defined(open(other, encoding="utf-8", errors="replace").read())
+    for other in script_files():
+        if other != path and kind_of(other) == "shell" and os.path.basename(other) != "Makefile":
+            other_text = open(other, encoding="utf-8", errors="replace").read()
+            if any(os.path.join(ROOT, sourced) == path for sourced in SOURCED.findall(other_text)):
+                functions |= defined(other_text)
+    return functions
+
+
+def commands_in_shell(text, makefile=False, functions=()):
     """(command, line) pairs of the words in command position of a shell script or a Makefile's
     recipes, outside quotes, comments, arithmetic and here-documents (a Python one, <<'PY', is
-    read as Python)."""
+    read as Python). `functions`: more names that are functions, not commands (a sourced file's)."""
     if makefile:  # recipe lines only; make's $(shell …) runs its text, its $(VAR) is a variable
         def recipe(line):
             line = re.sub(r"\$\(shell\s+", "\0(", line[1:].lstrip("@-"))
@@ -426,7 +448,7 @@ def commands_in_shell(text, makefile=False):
                     return line.replace("\0(", "$(")
                 line = simpler
         text = "\n".join(recipe(line) if line.startswith("\t") else "" for line in text.split("\n"))
-    functions = set(re.findall(r"^\s*([\w-]+)\s*\(\)", text, re.M))
+    functions = set(re.findall(r"^\s*([\w-]+)\s*\(\)", text, re.M)) | set(functions)
     tokens, python = tokenize(text)
     found = [(word, line) for word, line in command_words(tokens) if word not in functions]
     for body, first_line in python:
@@ -678,7 +700,8 @@ def check_commands(gaps, dpkg, declared):
             found = commands_in_swift(text)
             resolve = swift_command
         else:
-            found, python = commands_in_shell(text, makefile=os.path.basename(path) == "Makefile")
+            makefile = os.path.basename(path) == "Makefile"
+            found, python = commands_in_shell(text, makefile=makefile, functions=() if makefile else shell_functions(path))
             for body, first_line in python:  # a <<'PY' here-document's imports
                 check_modules(gaps, declared, body, name, first_line, local_modules, distributions)
         for item in found:

@@ -6,6 +6,7 @@
 #                                                  dpkg-gencontrol, dpkg-deb
 #   brados-<upstream>-linux-<arch>.tar.gz         the same files as bin/ and share/ under one
 #   brados-<upstream>-linux-<arch>.tar.gz.sha256  folder, and its SHA-256
+#   brados-<upstream>-linux-<arch>.spdx.json      the software bill of materials both install
 #
 #     packaging/package.sh [SCRATCH]   (SCRATCH: the release build's scratch path, default .build)
 #
@@ -44,7 +45,7 @@ work="$scratch/package"
 rm -rf "$work"
 mkdir -p "$work/debian" "$dist"
 # Earlier versions' artifacts go: dist/ holds one .deb and one tarball (check-package.sh wants one).
-rm -f "$dist"/brados_*.deb "$dist"/brados_*.deb.sha256 "$dist"/brados-*-linux-*.tar.gz "$dist"/brados-*-linux-*.tar.gz.sha256
+rm -f "$dist"/brados_*.deb "$dist"/brados_*.deb.sha256 "$dist"/brados-*-linux-*.tar.gz "$dist"/brados-*-linux-*.tar.gz.sha256 "$dist"/brados-*-linux-*.spdx.json
 cp packaging/debian/control packaging/debian/changelog "$work/debian/"
 
 # The .deb: the tree in debian/brados/ as debhelper lays it out, so Debian's tools run as usual.
@@ -64,6 +65,8 @@ name="brados-$version-linux-$arch"
 packaging/stage.sh prefix "$binary" "$work/tarball/$name"
 find "$work/tarball/$name" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
 tar --sort=name --owner=0 --group=0 --numeric-owner -C "$work/tarball" -cf - "$name" | gzip -9n > "$dist/$name.tar.gz"
+# The SBOM beside the tarball too (the same file both packages install).
+cp "$work/tarball/$name/share/doc/brados/sbom.spdx.json" "$dist/$name.spdx.json"
 (cd "$dist" && sha256sum "$name.tar.gz" > "$name.tar.gz.sha256" && sha256sum "$(basename "$deb")" > "$(basename "$deb").sha256")
 
 size() { du -k --apparent-size "$1" | awk '{ printf "%.1f MB", $1 / 1024 }'; }

@@ -24,6 +24,7 @@ read -r -d '' LIST <<'EOF' || true
 machine    -            gcc                 the C compiler and its binutils (strip, readelf): the machine's
 machine    -            make                the entry points: make run, make test, make package
 machine    -            git                 SwiftPM clones the packages; package.sh dates files by the last commit
+machine    -            apt                 apt-get: this script installs everything else with it (every Debian and Ubuntu has it)
 machine    -            libc6-dev           the C library's headers, which gcc needs to compile C (and linux-libc-dev)
 apt        build        libarchive-dev      archive.h, archive_entry.h: CArchive, CArchiveLoader (cache export/import)
 apt        build        libturbojpeg0-dev   turbojpeg.h: CArtLoader decodes JPEG covers with it
@@ -57,6 +58,10 @@ pip        interop      cryptography==48.0.0  checks/check-age-pq.py: its X25519
 apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package
 apt        package      lintian             packaging/check-package.sh checks the .deb with it
 apt        package      debootstrap         packaging/check-package.sh makes the clean Debian and Ubuntu roots with it
+apt        package      apt-utils           apt-ftparchive: make repo writes the apt repository's Packages and Release with it
+apt        package      diffoscope-minimal  diffoscope: make reproducible shows what differs when two builds are not the same bytes
+apt        package      gnupg               gpg: make repo signs the Release and the tarball; the tests make throw-away keys
+pip        package      spdx-tools==0.8.5   pyspdxtools: packaging/check-package.sh validates the shipped SBOM with SPDX's own validator
 EOF
 
 if [ "${1:-}" = --list ]; then
