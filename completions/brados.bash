@@ -200,13 +200,13 @@ _brados() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    today|search|auth|config|cache|keys|plugins|sync|doctor|exit-codes|completion|mealplan|visits|library|coach|plan|help)
+    today|search|auth|config|cache|keys|plugins|sync|doctor|exit-codes|completion|version|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'today search auth config cache keys plugins sync doctor exit-codes completion mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'today search auth config cache keys plugins sync doctor exit-codes completion version mealplan visits library coach plan help' -- "${cur}"))
         ;;
     esac
 }
@@ -1036,6 +1036,29 @@ _brados_completion() {
     case "${positional_number}" in
     1)
         __brados_add_completions -W 'zsh'$'\n''bash'$'\n''fish'
+        return
+        ;;
+    esac
+}
+
+_brados_version() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server --credentials-store)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __brados_add_custom_completions ---completion version -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
     esac

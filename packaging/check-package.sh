@@ -66,6 +66,22 @@ lintian_out="$(lintian "$deb" 2>/dev/null)"; lintian_rc=$?
 [ -n "$lintian_out" ] && sed 's/^/    /' <<< "$lintian_out"
 no_lintian_errors() { [ $lintian_rc -eq 0 ] && ! grep -q '^E:' <<< "$lintian_out"; }
 check "lintian: 0 errors ($(grep -c '^E:' <<< "$lintian_out") errors, $(grep -c '^W:' <<< "$lintian_out") warnings)" no_lintian_errors
+# The SBOM both packages install: SPDX's own validator takes it, and it names every pinned Swift package.
+sbom_valid() {
+    local sbom="$work_sbom/sbom.spdx.json"
+    mkdir -p "$work_sbom"
+    dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/brados/sbom.spdx.json > "$sbom" || return 1
+    pyspdxtools -i "$sbom" || return 1
+    python3 - "$sbom" Package.pins.json <<'PY'
+import json, sys
+sbom, pins = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["packages"]
+listed = {(p["name"], p.get("versionInfo")) for p in sbom["packages"]}
+missing = [f"{p['identity']} {p['version']}" for p in pins if (p["identity"], p["version"]) not in listed]
+sys.exit(f"     the SBOM lacks {missing}" if missing else 0)
+PY
+}
+work_sbom="$(realpath -m "$scratch/check-package/sbom")"
+check "the SBOM (/usr/share/doc/brados/sbom.spdx.json) is valid SPDX 2.3 and lists every pinned Swift package" sbom_valid
 relations_install() { packaging/releases.py check "$deb" | sed 's/^/     /'; return "${PIPESTATUS[0]}"; }
 check "every Depends and Recommends can be installed on each release's archive" relations_install
 
@@ -189,8 +205,8 @@ check_deb() {
     # The upgrade: what brados 0.1.0 left in a user's home, there before the new package.
     tar --no-overwrite-dir -xzf "$fixture/home.tar.gz" -C "$root/home/alice" && chown -R "$uid:$gid" "$root/home/alice"
     cp "$deb" "$root/tmp/"
-    check "$release: apt-get install ./$(basename "$deb") resolves every dependency and recommendation" \
-        logged install.log in_root apt-get install -y "/tmp/$(basename "$deb")"
+    # From the signed repository, as the README tells a new user; apt resolves every dependency and recommendation.
+    repo_install "$release"
     version_is() { [ "$(as_user brados --version)" = "$upstream" ]; }
     check "$release: brados --version is $upstream" version_is
     check_upgrade "$release"
@@ -236,11 +252,13 @@ printf "%s\n" "${COMPREPLY[@]}"'
 
     [ "$release" = "$host" ] && measure_startup
 
+    user_state() { (cd "$root/home/alice" && find .config/brados .cache/brados .local/share/brados -printf '%p %s %T@ %m\n' | sort | sha256sum); }
+    repo_update "$release"
+
     local files before
     files="$(in_root dpkg -L brados | while read -r path; do [ -d "$root$path" ] || echo "$path"; done)"
     listed() { grep -x /usr/bin/brados <<< "$files" >/dev/null && [ "$(wc -l <<< "$files")" -ge 8 ]; }
     check "$release: dpkg -L brados lists its files ($(wc -l <<< "$files"), /usr/bin/brados among them)" listed
-    user_state() { (cd "$root/home/alice" && find .config/brados .cache/brados .local/share/brados -printf '%p %s %T@ %m\n' | sort | sha256sum); }
     before="$(user_state)"
     user_folders() { [ -d "$root/home/alice/.config/brados" ] && [ -d "$root/home/alice/.cache/brados" ] && [ -d "$root/home/alice/.local/share/brados" ]; }
     check "$release: the user's brados folders are there before uninstalling" user_folders
@@ -285,6 +303,17 @@ check_tarball() {
     cp "$tarball" "$tarball.sha256" "$root/tmp/"
     local name units brados=/home/alice/.local/bin/brados package
     name="$(basename "$tarball" .tar.gz)"
+    # The signature, checked as the README says (gpgv, the repository's public key), and a
+    # changed tarball refused.
+    cp "$repo_work/tarball.asc" "$root/tmp/$name.tar.gz.asc"
+    gpg --batch --dearmor -o - "$repo_work/a.asc" > "$root/tmp/brados-archive-keyring.gpg"
+    signature() {
+        in_root sh -c 'command -v gpgv >/dev/null || apt-get install -y --no-install-recommends gpgv' >/dev/null 2>&1
+        as_user sh -c "cd /tmp && gpgv --keyring ./brados-archive-keyring.gpg $name.tar.gz.asc $name.tar.gz" \
+            && cp "$root/tmp/$name.tar.gz" "$root/tmp/changed.tar.gz" && printf x >> "$root/tmp/changed.tar.gz" \
+            && ! as_user sh -c "cd /tmp && gpgv --keyring ./brados-archive-keyring.gpg $name.tar.gz.asc changed.tar.gz"
+    }
+    check "$release: gpgv verifies $name.tar.gz.asc (the README's command) and refuses a changed tarball" signature
     sums() { (cd "$root/tmp" && sha256sum -c --quiet "$name.tar.gz.sha256"); }
     check "$release: sha256sum -c $name.tar.gz.sha256" sums
     unpacked() { as_user sh -c "mkdir -p ~/.local && tar -xzf /tmp/$name.tar.gz -C ~/.local --strip-components=1" && [ -x "$root$brados" ]; }
@@ -356,6 +385,11 @@ PY
     measured() { [ -n "$startup" ]; }
     check "$host: brados --version start-up measured in the clean root and the build tree" measured
 }
+
+# The signed apt repository every root installs from and updates through (packaging/check-repo.sh).
+. packaging/check-repo.sh
+trap 'stop_repo_server; cleanup' EXIT
+check "the apt repositories: made by make repo with throw-away keys, served on 127.0.0.1" prepare_repo
 
 started=$SECONDS
 for line in "${releases[@]}"; do

@@ -82,7 +82,12 @@ put 644 "$units/brados-sync.timer" cat packaging/systemd/brados-sync.timer
 put 644 "$units/brados-watch.service" \
     awk -v line="$exec_line --watch" '$0 == "@EXEC@" { print line; next } { print }' packaging/systemd/brados-watch.service.in
 put 644 "$doc/README" cat packaging/README
+# The software bill of materials, of the binary just staged (packaging/sbom.py).
+put 644 "$doc/sbom.spdx.json" packaging/sbom.py "$dir/$program"
 if [ "$layout" = debian ]; then
+    # The apt repository's keys and source (packaging/apt/README): installed, never enabled.
+    put 644 usr/share/keyrings/brados-archive-keyring.gpg gpg --batch --dearmor -o - packaging/apt/brados-archive-keyring.asc
+    put 644 usr/share/brados/apt/brados.sources cat packaging/apt/brados.sources
     put 644 "$doc/copyright" packaging/copyright.py --scratch "$scratch"
     # Debian's names: the upstream changelog is changelog.gz, the package's changelog.Debian.gz.
     put 644 "$doc/changelog.gz" gzip -9n -c CHANGELOG.md

@@ -60,7 +60,7 @@ SMOKE = {
     "crash_safety": ["--runs", "40"],
     "concurrency": ["--processes", "4", "--fetches", "10", "--rounds", "1"],
     "hostile_archives": ["--mutations", "100"],
-    "server_faults": [],
+    "server_faults": ["--quick"],
     "leaks": [],
     "security": [],
     "full_disk": [],

@@ -6,5 +6,5 @@
 /// from it. To release a new version: change it here, add an entry for it at the top of
 /// `packaging/debian/changelog`, run `make man`; `make test` checks that all three agree.
 public enum BradOSVersion {
-    public static let current = "0.2.0"
+    public static let current = "0.3.0"
 }

@@ -12,7 +12,7 @@ public struct Doctor {
     public init(_ env: AppEnvironment) { self.env = env }
 
     public func run() async -> [DoctorCheck] {
-        configuration() + (await servers()) + folders() + env.features.flatMap { $0.doctorChecks(env) }
+        configuration() + (await servers()) + folders() + env.features.flatMap { $0.doctorChecks(env) } + [Self.updates()]
     }
 
     /// Every setting, checked by the rule `config set` applies.
