@@ -178,7 +178,8 @@ check_keyring() {
         logged keyring-tools.log in_root apt-get install -y --no-install-recommends dbus-daemon dbus-bin gnome-keyring libsecret-tools
     has_libsecret() { in_root dpkg-query -W libsecret-1-0 >/dev/null; }
     check "$release: the .deb's Recommends brought libsecret" has_libsecret
-    in_session() { as_user dbus-run-session -- sh -c 'printf %s keyring-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null; '"$1" > "$work/keyring.out" 2>&1; }
+    # Without the roots' lock (fd 9): the keyring daemon may outlive the session.
+    in_session() { as_user dbus-run-session -- sh -c 'printf %s keyring-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null; '"$1" > "$work/keyring.out" 2>&1 9>&-; }
     keyring_migrated() {
         in_session 'brados auth migrate --to keyring && brados auth status && secret-tool lookup application brados profile default service account' \
             && grep -Eq 'moved account(, [a-z/]+)* to the keyring' "$work/keyring.out" && grep -Eq '^ +account +keyring$' "$work/keyring.out" \

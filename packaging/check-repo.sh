@@ -38,12 +38,13 @@ prepare_repo() {
     for name in a b c; do
         mkdir -m 700 "$repo_work/gnupg-$name"
         gpg --homedir "$repo_work/gnupg-$name" --batch --quiet --passphrase '' \
-            --quick-gen-key "brados check key $name <check-$name@brados.invalid>" ed25519 sign 1d 2>/dev/null || return 1
+            --quick-gen-key "brados check key $name <check-$name@brados.invalid>" ed25519 sign 1d 2>/dev/null 9>&- || return 1
         gpg --homedir "$repo_work/gnupg-$name" --batch --armor --export-secret-keys > "$repo_work/$name.secret.asc"
         gpg --homedir "$repo_work/gnupg-$name" --batch --armor --export > "$repo_work/$name.asc"
     done
     # The server first: the packages' source names its address.
-    python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$repo_work/www" > "$repo_work/server.log" 2>&1 &
+    # Without the roots' lock (fd 9): nothing started here may hold it after this script.
+    python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$repo_work/www" > "$repo_work/server.log" 2>&1 9>&- &
     repo_server_pid=$!
     local port="" i
     for i in $(seq 50); do
@@ -61,7 +62,7 @@ prepare_repo() {
     make_repo() { # make_repo NAME KEYS DEB... (more args to repo.sh through the environment)
         local name="$1" keys="$2"
         shift 2
-        REPO="$repo_work/www/$name" BRADOS_REPO_KEYS="$keys" packaging/repo.sh "$@" > "$repo_work/$name.log" 2>&1 \
+        REPO="$repo_work/www/$name" BRADOS_REPO_KEYS="$keys" packaging/repo.sh "$@" > "$repo_work/$name.log" 2>&1 9>&- \
             || { tail -5 "$repo_work/$name.log" | sed 's/^/     /'; return 1; }
     }
     make_repo good "$repo_work/a.secret.asc" "$repo_work/v1.deb" || return 1
@@ -76,11 +77,17 @@ prepare_repo() {
     BRADOS_REPO_DATE=$(($(date +%s) - 10 * 86400)) BRADOS_REPO_VALID_DAYS=1 \
         make_repo expired "$repo_work/a.secret.asc" "$repo_work/v1.deb" "$repo_work/evil.deb" || return 1
     # The tarball's signature, as make repo writes it (by key A).
-    gpg --homedir "$repo_work/gnupg-a" --batch --armor --detach-sign -o "$repo_work/tarball.asc" "$tarball" || return 1
+    gpg --homedir "$repo_work/gnupg-a" --batch --armor --detach-sign -o "$repo_work/tarball.asc" "$tarball" 9>&- || return 1
     echo "     repositories on $repo_url: good (A), otherkey (C), cut, hash, expired"
 }
 
-stop_repo_server() { [ -n "$repo_server_pid" ] && kill "$repo_server_pid" 2>/dev/null; repo_server_pid=""; }
+stop_repo_server() {
+    [ -n "$repo_server_pid" ] && kill "$repo_server_pid" 2>/dev/null
+    repo_server_pid=""
+    local home
+    for home in "${repo_work:-/nonexistent}"/gnupg-*; do [ -d "$home" ] && gpgconf --homedir "$home" --kill all 2>/dev/null; done
+    return 0
+}
 
 # apt in the root, straight to the loopback server whatever proxy the machine has.
 root_apt() { in_root apt-get -o Acquire::http::Proxy::127.0.0.1=DIRECT -o Acquire::Retries=0 "$@"; }
@@ -131,7 +138,8 @@ repo_update() {
             && [ "$(user_state)" = "$before" ] || { echo "     installed: $(in_root dpkg-query -W -f '${Version}' brados)"; return 1; }
     }
     kept() { signed_in && shows '42m' brados config get visits.ttl && shows breakfast brados --offline mealplan show \
-        && [ -e "$root/home/alice/.config/systemd/user/timers.target.wants/brados-sync.timer" ] && [ -e "$root/usr/lib/systemd/user/brados-sync.timer" ]; }
+        && [ "$(readlink "$root/home/alice/.config/systemd/user/timers.target.wants/brados-sync.timer")" = /usr/lib/systemd/user/brados-sync.timer ] \
+        && [ -f "$root/usr/lib/systemd/user/brados-sync.timer" ]; }
     check "$release: the repository gets $v2 (its keyring: the old and the next key), signed by both" \
         publish "$repo_work/a.secret.asc:$repo_work/b.secret.asc" "$repo_work/v2.deb"
     check "$release: apt-get update && apt-get upgrade installs $v2; the user's files byte for byte as they were" upgrade_keeps "$v2"

@@ -35,7 +35,9 @@ if [ ${#debs[@]} -eq 0 ]; then
 fi
 
 gnupg="$(mktemp -d)"
-trap 'rm -rf "$gnupg"' EXIT
+# gpg starts an agent for the home: stopped with it (an agent left behind keeps the caller's
+# open files, a lock among them).
+trap 'gpgconf --homedir "$gnupg" --kill all 2>/dev/null; rm -rf "$gnupg"' EXIT
 signers=()
 IFS=: read -r -a key_files <<< "$keys"
 for file in "${key_files[@]}"; do

@@ -2,9 +2,10 @@
 # make reproducible: what a release is made of is the same bytes every time it is made from
 # one commit.
 #
-#     packaging/reproducible.sh             the packaging half (CI): packaging/package.sh twice from
-#                                           the same release binary, into two folders; every
-#                                           artifact (.deb, tarball, their .sha256, the SBOM) compared
+#     packaging/reproducible.sh             the packaging half (CI; after make package, which made
+#                                           dist/): packaging/package.sh once more from the same
+#                                           release binary, into another folder; every artifact
+#                                           (.deb, tarball, their .sha256, the SBOM) compared with dist/'s
 #     packaging/reproducible.sh --binary    also the binary: the commit cloned into another folder,
 #                                           built there with `make release`, and the two release
 #                                           binaries compared (a clean release build: ~10 minutes)
@@ -28,14 +29,17 @@ compare() { # compare A B LABEL
 }
 
 # --- the packaging half ----------------------------------------------------------------------
+dist="${DIST:-dist}"
 work="$(realpath -m "$scratch/reproducible")"
 rm -rf "$work"
 mkdir -p "$work"
-for run in a b; do
-    DIST="$work/$run" packaging/package.sh "$scratch" > "$work/$run.log" || { cat "$work/$run.log"; exit 1; }
-done
-for file in "$work"/a/*; do
-    compare "$file" "$work/b/$(basename "$file")" "make package twice: $(basename "$file")"
+shopt -s nullglob
+made=("$dist"/brados[_-]*)
+[ ${#made[@]} -gt 0 ] || { echo "reproducible.sh: nothing in $dist/: run make package first (make reproducible does)" >&2; exit 1; }
+DIST="$work/again" packaging/package.sh "$scratch" > "$work/again.log" || { cat "$work/again.log"; exit 1; }
+for file in "$work"/again/*; do
+    [ -e "$dist/$(basename "$file")" ] || { echo "FAIL $(basename "$file") was made the second time only"; failures=$((failures + 1)); continue; }
+    compare "$dist/$(basename "$file")" "$file" "make package twice: $(basename "$file")"
 done
 
 # --- the binary half -------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -74,7 +75,10 @@ def main():
         relationships.append({"spdxElementId": of, "relationshipType": relationship, "relatedSpdxElement": package["SPDXID"]})
 
     runtime = spdx_id("swift-runtime")
-    found = re.search(r"Swift version (\S+)", subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout)
+    # The toolchain that built it: PATH's swift, else the usual install place (packaging runs
+    # from make, whose PATH has it; a bare environment gets NOASSERTION rather than a guess).
+    swift = shutil.which("swift") or next((p for p in ("/opt/swift/usr/bin/swift", "/usr/bin/swift") if os.access(p, os.X_OK)), None)
+    found = re.search(r"Swift version (\S+)", subprocess.run([swift, "--version"], capture_output=True, text=True).stdout) if swift else None
     swift_version = found.group(1) if found else "NOASSERTION"
     add({"SPDXID": runtime, "name": "Swift runtime, Foundation, Dispatch and ICU data", "versionInfo": swift_version,
          "downloadLocation": "https://www.swift.org/install/", "filesAnalyzed": False, "supplier": "Organization: The Swift project",
@@ -102,6 +106,9 @@ def main():
                   for entry in depends.dlopen_notes(binary) for soname in entry.get("soname", [])]
     by_package = {}
     for soname, how in libraries:
+        # A build that links the Swift runtime dynamically (a debug build): it is the runtime above.
+        if re.match(r"lib(swift|Foundation|_Foundation|FoundationEssentials|FoundationInternationalization|dispatch|BlocksRuntime|_Testing)", soname):
+            continue
         path = depends.library_path(soname)
         package_name = depends.package_of(path) if path else None
         if package_name is None:
