@@ -60,6 +60,7 @@ apt        package      lintian             packaging/check-package.sh checks th
 apt        package      debootstrap         packaging/check-package.sh makes the clean Debian and Ubuntu roots with it
 apt        package      apt-utils           apt-ftparchive: make repo writes the apt repository's Packages and Release with it
 apt        package      diffoscope-minimal  diffoscope: make reproducible shows what differs when two builds are not the same bytes
+apt        package      gpgconf             gpgconf: make repo and the package checks stop the gpg agents their throw-away homes start
 apt        package      gnupg               gpg: make repo signs the Release and the tarball; the tests make throw-away keys
 pip        package      spdx-tools==0.8.5   pyspdxtools: packaging/check-package.sh validates the shipped SBOM with SPDX's own validator
 EOF
