@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps pins reproducible build release run test server clean completions man readme install uninstall package check-package bench bench-smoke reliability reliability-smoke
+.PHONY: deps pins reproducible repo build release run test server clean completions man readme install uninstall package check-package bench bench-smoke reliability reliability-smoke
 
 deps:
 	@scripts/ensure-deps.sh
@@ -37,6 +37,11 @@ package: release
 ## second release build in another folder, the binaries compared; ~10 more minutes)
 reproducible: package
 	SCRATCH=$(SCRATCH) packaging/reproducible.sh $(if $(BINARY),--binary)
+
+## make repo — the signed apt repository in repo/ from dist/'s .deb (kept: earlier versions stay
+## in its pool), and dist/'s tarball signed; BRADOS_REPO_KEYS names the secret key file(s)
+repo: package
+	REPO=$(or $(REPO),repo) packaging/repo.sh
 
 ## make check-package — installs both artifacts in a clean Debian root and uses them as a new user would (root)
 check-package: package

@@ -45,7 +45,7 @@ work="$scratch/package"
 rm -rf "$work"
 mkdir -p "$work/debian" "$dist"
 # Earlier versions' artifacts go: dist/ holds one .deb and one tarball (check-package.sh wants one).
-rm -f "$dist"/brados_*.deb "$dist"/brados_*.deb.sha256 "$dist"/brados-*-linux-*.tar.gz "$dist"/brados-*-linux-*.tar.gz.sha256 "$dist"/brados-*-linux-*.spdx.json
+rm -f "$dist"/brados_*.deb "$dist"/brados_*.deb.sha256 "$dist"/brados-*-linux-*.tar.gz "$dist"/brados-*-linux-*.tar.gz.sha256 "$dist"/brados-*-linux-*.spdx.json "$dist"/brados-*-linux-*.tar.gz.asc
 cp packaging/debian/control packaging/debian/changelog "$work/debian/"
 
 # The .deb: the tree in debian/brados/ as debhelper lays it out, so Debian's tools run as usual.
