@@ -24,17 +24,21 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PINS = os.path.join(ROOT, "Package.pins.json")
+PINS = os.environ.get("BRADOS_PINS_FILE") or os.path.join(ROOT, "Package.pins.json")  # another list: the tests
 SWIFT = os.path.join(ROOT, "Sources", "BradOSCore", "BuildDependencies.swift")
 
 
-def resolved(scratch):
-    """identity -> (url, version) of every package in the resolved graph."""
-    command = [os.environ.get("SWIFT", "swift"), "package", "--scratch-path", scratch, "show-dependencies", "--format", "json"]
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"pins.py: {' '.join(command)} failed:\n{result.stderr.strip()}")
-    text = result.stdout[result.stdout.index("{"):]  # after any "Fetching …" lines
+def resolved(scratch, graph_file=None):
+    """identity -> (url, version) of every package in the resolved graph (SwiftPM's, or the
+    same JSON read from `graph_file`: the tests)."""
+    if graph_file:
+        text = open(graph_file).read()
+    else:
+        command = [os.environ.get("SWIFT", "swift"), "package", "--scratch-path", scratch, "show-dependencies", "--format", "json"]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        if result.returncode != 0:
+            sys.exit(f"pins.py: {' '.join(command)} failed:\n{result.stderr.strip()}")
+        text = result.stdout[result.stdout.index("{"):]  # after any "Fetching …" lines
     graph, packages = json.loads(text), {}
 
     def walk(node):
@@ -89,8 +93,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--write", action="store_true", help="write Package.pins.json and BuildDependencies.swift from the resolution")
     parser.add_argument("--scratch", default=os.environ.get("SCRATCH", ".build"), help="the build's scratch path")
+    parser.add_argument("--graph", help="check this `show-dependencies --format json` output instead of asking SwiftPM")
     options = parser.parse_args()
-    graph = resolved(options.scratch)
+    graph = resolved(options.scratch, options.graph)
     if options.write:
         packages = [{"identity": identity, "url": url, "version": version, "licence": licence(options.scratch, url)}
                     for identity, (url, version) in sorted(graph.items())]

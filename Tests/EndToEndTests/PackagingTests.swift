@@ -95,3 +95,48 @@ struct PackagingTests {
         }
     }
 }
+
+/// `scripts/pins.py`: the check `make build`, `make test` and `make release` run first.
+@Suite("Packaging: pinned Swift packages")
+struct PinsTests {
+    let home = TemporaryDirectory("e2e-pins")
+
+    /// A `swift package show-dependencies --format json` graph of `packages` (flat under the root).
+    func graph(_ packages: [[String: String]]) throws -> URL {
+        let nodes = packages.map { ["identity": $0["identity"]!, "url": $0["url"]!, "version": $0["version"]!, "dependencies": []] as [String: Any] }
+        let url = home.url.appendingPathComponent("graph-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: ["identity": "brados", "dependencies": nodes]).write(to: url)
+        return url
+    }
+
+    func pins(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltProducts.Result {
+        try SystemCommand.run("python3", [PackagingTests.repository.appendingPathComponent("scripts/pins.py").path] + arguments, environment: environment)
+    }
+
+    @Test("the graph Package.pins.json lists passes; a moved, an added and a dropped package each fail, named; brados version lists the pins")
+    func drift() throws {
+        let file = try JSONSerialization.jsonObject(with: Data(contentsOf: PackagingTests.repository.appendingPathComponent("Package.pins.json"))) as? [String: Any]
+        let pinned = try #require(file?["packages"] as? [[String: String]])
+        #expect(pinned.count >= 20 && pinned.contains { $0["identity"] == "swift-nio" })
+        let same = try pins(["--graph", try graph(pinned).path])
+        #expect(same.status == 0 && same.stdout.contains("\(pinned.count) Swift packages, each at its pinned version"), "\(same.stdout)\(same.stderr)")
+
+        var moved = pinned
+        let index = try #require(moved.firstIndex { $0["identity"] == "swift-nio" })
+        let version = moved[index]["version"]!
+        moved[index]["version"] = "2.999.0"
+        moved.append(["identity": "swift-surprise", "url": "https://github.com/example/swift-surprise", "version": "1.0.0"])
+        moved.removeAll { $0["identity"] == "swift-log" }
+        let drifted = try pins(["--graph", try graph(moved).path])
+        #expect(drifted.status == 1, "\(drifted.stdout)")
+        for line in ["swift-nio resolved to 2.999.0, pinned at \(version)", "swift-surprise 1.0.0 is used but not pinned", "swift-log", "is pinned but no longer used",
+                     "swift package update NAME"] {
+            #expect(drifted.stderr.contains(line), "\(line): \(drifted.stderr)")
+        }
+
+        let listed = try BuiltProducts.run("brados", ["version", "--json"], environment: ["HOME": home.url.path])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let packages = (document["swiftPackages"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "") \($0["version"] ?? "")" }
+        #expect(packages == pinned.map { "\($0["identity"]!) \($0["version"]!)" })
+    }
+}
