@@ -17,13 +17,17 @@ names), and the check covers that file too.
 GitHub for the same version.)
 """
 import argparse
+import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The licence file of a checkout is found as the package's copyright file finds it.
+_spec = importlib.util.spec_from_file_location("packaging_copyright", os.path.join(ROOT, "packaging", "copyright.py"))
+copyright_file = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(copyright_file)
 PINS = os.environ.get("BRADOS_PINS_FILE") or os.path.join(ROOT, "Package.pins.json")  # another list: the tests
 SWIFT = os.path.join(ROOT, "Sources", "BradOSCore", "BuildDependencies.swift")
 
@@ -52,8 +56,7 @@ def resolved(scratch, graph_file=None):
 def licence(scratch, url):
     """The SPDX identifier of a checkout's licence file."""
     checkout = os.path.join(ROOT, scratch, "checkouts", os.path.basename(url).removesuffix(".git"))
-    names = sorted(os.listdir(checkout)) if os.path.isdir(checkout) else []
-    path = next((os.path.join(checkout, n) for n in names if re.match(r"(?i)^(licen[cs]e|copying)(\.(txt|md))?$", n)), None)
+    path = copyright_file.licence_file(checkout) if os.path.isdir(checkout) else None
     if path is None:
         sys.exit(f"pins.py: no licence file in {checkout}: build first, or write the package's licence down before it ships")
     text = open(path, encoding="utf-8", errors="replace").read()

@@ -14,20 +14,7 @@ extension CoachPlugin: MergesByItem {
         let staged = data.appendingPathComponent("coach.sqlite"), mine = Self.databaseURL(target)
         guard FileManager.default.fileExists(atPath: staged.path) else { return ["keeps this profile's conversations (the archive has none)"] }
         guard FileManager.default.fileExists(atPath: mine.path) else { return ["takes the archive's conversations (this profile has none cached)"] }
-        let counts = try SQLiteStore.mapErrors(at: staged.path) {
-            let queue = try DatabaseQueue(path: staged.path)
-            defer { try? queue.close() }
-            return try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "ATTACH DATABASE ? AS mine", arguments: [mine.path])
-                defer { try? db.execute(sql: "DETACH DATABASE mine") }
-                var counts = CoachMergeCounts()
-                try db.inTransaction {
-                    counts = try Self.mergeRows(db)
-                    return .commit
-                }
-                return counts
-            }
-        }
+        let counts = try ImportMerge.intoStaged(staged, attaching: mine, Self.mergeRows)
         return counts.sentences
     }
 

@@ -34,32 +34,21 @@ extension LibraryPlugin: MergesByItem {
             return FileManager.default.fileExists(atPath: mine.path) ? "keeps this profile's artwork (the archive has none)" : nil
         }
         guard FileManager.default.fileExists(atPath: mine.path) else { return "takes the archive's artwork (this profile has none)" }
-        let (kept, taken) = try SQLiteStore.mapErrors(at: staged.path) {
-            let queue = try DatabaseQueue(path: staged.path)
-            defer { try? queue.close() }
-            return try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "ATTACH DATABASE ? AS mine", arguments: [mine.path])
-                defer { try? db.execute(sql: "DETACH DATABASE mine") }
-                var result = (0, 0)
-                try db.inTransaction {
-                    result.1 = try Int.fetchOne(db, sql: """
-                        SELECT count(*) FROM main.blob s WHERE NOT EXISTS (SELECT 1 FROM mine.blob m WHERE m.bucket = s.bucket AND m.name = s.name)
-                        """) ?? 0
-                    try db.execute(sql: """
-                        UPDATE main.blob SET accessedAt = (SELECT max(m.accessedAt) FROM mine.blob m WHERE m.bucket = main.blob.bucket AND m.name = main.blob.name)
-                        WHERE EXISTS (SELECT 1 FROM mine.blob m WHERE m.bucket = main.blob.bucket AND m.name = main.blob.name AND m.accessedAt > main.blob.accessedAt)
-                        """)
-                    // The profile's files stay where they are (the swap only adds); the index names them.
-                    try db.execute(sql: """
-                        INSERT INTO main.blob (bucket, name, identifier, size, checksum, accessedAt)
-                        SELECT bucket, name, identifier, size, checksum, accessedAt FROM mine.blob WHERE true
-                        ON CONFLICT (bucket, name) DO NOTHING
-                        """)
-                    result.0 = db.changesCount
-                    return .commit
-                }
-                return result
-            }
+        let (kept, taken) = try ImportMerge.intoStaged(staged, attaching: mine) { db -> (Int, Int) in
+            let taken = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM main.blob s WHERE NOT EXISTS (SELECT 1 FROM mine.blob m WHERE m.bucket = s.bucket AND m.name = s.name)
+                """) ?? 0
+            try db.execute(sql: """
+                UPDATE main.blob SET accessedAt = (SELECT max(m.accessedAt) FROM mine.blob m WHERE m.bucket = main.blob.bucket AND m.name = main.blob.name)
+                WHERE EXISTS (SELECT 1 FROM mine.blob m WHERE m.bucket = main.blob.bucket AND m.name = main.blob.name AND m.accessedAt > main.blob.accessedAt)
+                """)
+            // The profile's files stay where they are (the swap only adds); the index names them.
+            try db.execute(sql: """
+                INSERT INTO main.blob (bucket, name, identifier, size, checksum, accessedAt)
+                SELECT bucket, name, identifier, size, checksum, accessedAt FROM mine.blob WHERE true
+                ON CONFLICT (bucket, name) DO NOTHING
+                """)
+            return (db.changesCount, taken)
         }
         guard taken > 0 else { return "keeps this profile's artwork (\(Format.count(kept, "image")) the archive lacks)" }
         return "adds the archive's \(Format.count(taken, "image")) of artwork not here to this profile's\(kept == 0 ? "" : " (\(Format.count(kept, "image")) only here)")"

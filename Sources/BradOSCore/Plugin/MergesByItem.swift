@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// A domain whose `cache import --merge` keeps, item by item, the newer of the profile's data
 /// and the archive's (by the domain's own time or version), and unions what is a history
@@ -22,6 +23,27 @@ public enum ImportMerge {
     public static func keepProfile(_ profileFile: URL, over staged: URL) throws {
         guard let data = try AtomicFile.readIfPresent(profileFile) else { return }
         try AtomicFile.write(data, to: staged)
+    }
+
+    /// Runs `body` in one transaction on the staged database at `staged`, with the profile's
+    /// database at `profile` attached as `mine` (read there, written nowhere): a row-by-row
+    /// merge into the staged copy. Either both are whole after it or the staged one is as it was.
+    /// - Throws: ``StorageError``; what `body` throws.
+    public static func intoStaged<T>(_ staged: URL, attaching profile: URL, _ body: (Database) throws -> T) throws -> T {
+        try SQLiteStore.mapErrors(at: staged.path) {
+            let queue = try DatabaseQueue(path: staged.path)
+            defer { try? queue.close() }
+            return try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS mine", arguments: [profile.path])
+                defer { try? db.execute(sql: "DETACH DATABASE mine") }
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
     }
 
     /// "2026-11-27 18:30" in the person's zone, for a merge's sentences.
