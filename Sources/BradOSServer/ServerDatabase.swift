@@ -13,11 +13,27 @@ public final class ServerDatabase: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             var config = Configuration()
             config.busyMode = .timeout(10)
-            writer = try DatabaseQueue(path: directory.appendingPathComponent("server.sqlite").path, configuration: config)
+            let path = directory.appendingPathComponent("server.sqlite").path
+            try Self.createPrivately(path)
+            writer = try DatabaseQueue(path: path, configuration: config)
         } else {
             writer = try DatabaseQueue()
         }
         try Self.migrator.migrate(writer)
+    }
+
+    /// Creates the database file owner-only (0600) before SQLite opens it, whatever the umask,
+    /// and narrows one an earlier version left wider: it holds tokens and password hashes.
+    /// SQLite gives its journal the database file's mode, so that is private too.
+    private static func createPrivately(_ path: String) throws {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
     }
 
     static var migrator: DatabaseMigrator {

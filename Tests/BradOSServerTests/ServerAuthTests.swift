@@ -1,5 +1,6 @@
 @testable import BradOSServer
 import Foundation
+import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -196,6 +197,27 @@ struct EmbeddedServerTests {
             total += count
         }
         return String(decoding: data[0..<total], as: UTF8.self)
+    }
+
+    @Test("The database file is 0600 whatever the umask left: a new one, and one an earlier version made 0644")
+    func databaseIsPrivate() throws {
+        func mode(_ path: String) -> mode_t {
+            var info = stat()
+            return stat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+        }
+        let fresh = TemporaryDirectory("db-new")
+        _ = try ServerDatabase(directory: fresh.url)
+        let freshPath = fresh.url.appendingPathComponent("server.sqlite").path
+        #expect(mode(freshPath) == 0o600)
+
+        let old = TemporaryDirectory("db-old")
+        _ = try ServerDatabase(directory: old.url)
+        let oldPath = old.url.appendingPathComponent("server.sqlite").path
+        #expect(chmod(oldPath, 0o644) == 0)
+        let reopened = try ServerDatabase(directory: old.url)
+        #expect(mode(oldPath) == 0o600)
+        // Nothing stored is lost by the narrowing: what the first open wrote is still there.
+        #expect(try reopened.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") ?? 0 } > 0)
     }
 
     @Test("startEmbedded listens on a 0600 Unix socket (no port), and only the given password signs in")
