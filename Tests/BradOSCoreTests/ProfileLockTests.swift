@@ -58,6 +58,36 @@ struct ProfileLockTests {
         _ = try await acquire(.shared)
     }
 
+    /// A clock whose every sleep first runs `onSleep` (and sleeps no time).
+    struct HookClock: Clock {
+        let onSleep: @Sendable () -> Void
+        var now: ContinuousClock.Instant { .now }
+        var minimumResolution: Duration { .zero }
+        func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws { onSleep() }
+    }
+
+    @Test("discard deletes a new profile's lock file while holding it; a waiter on the deleted file takes the path's lock again, so two never hold at once")
+    func discardWhileWaited() async throws {
+        let ghost = ProfileName(rawValue: "ghost")!
+        let url = ProfileLock.url(for: ghost, paths: paths)
+        try await ProfileLock.hold(.exclusive(activity: "importing"), profile: ghost, paths: paths, timeout: .seconds(1))
+        let paths = paths
+        // The waiter opened the file and waits; the holder discards it at the waiter's first poll.
+        let clock = HookClock { ProfileLock.discard(profile: ghost, paths: paths) }
+        let waiter = try await ProfileLock.acquire(.exclusive(activity: "syncing"), profile: ghost, paths: paths, timeout: .seconds(1), clock: clock)
+        // It holds the file the path names now (a new one), not the deleted one nobody else sees.
+        #expect(FileSystem.exists(url))
+        #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self) == "\(getpid()) syncing\n")
+        do {
+            _ = try await ProfileLock.acquire(.shared, profile: ghost, paths: paths, timeout: .zero, clock: ManualClock())
+            Issue.record("a second holder took the lock while the waiter held it")
+        } catch StorageError.profileBusy {}
+        waiter.release()
+        // discard does nothing without an exclusive hold by this process: the file stays.
+        ProfileLock.discard(profile: ghost, paths: paths)
+        #expect(FileSystem.exists(url))
+    }
+
     @Test("the waiting line names who is waited for")
     func waitingMessage() {
         #expect(ProfileLock.Holder(pids: [4242], activity: "importing").waitingMessage == "waiting for another brados (pid 4242) to finish importing…")

@@ -265,5 +265,8 @@ struct CacheArchiveEndToEndTests {
             let folder = home.url.appendingPathComponent("\(root)/users/ghost")
             #expect(!FileManager.default.fileExists(atPath: folder.path), "\(folder.path): \((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])")
         }
+        // Nor its lock file, which lives outside the profile's folders.
+        let lock = home.url.appendingPathComponent("data/locks/ghost.lock")
+        #expect(!FileManager.default.fileExists(atPath: lock.path), "\(lock.path) was left")
     }
 }

@@ -19,8 +19,11 @@ import Glibc
 /// - An exclusive holder writes `<pid> <activity>` into the file, so a waiter can say
 ///   "waiting for another brados (pid N) to finish importing…". Shared holders are found in
 ///   `/proc/locks`.
-/// - The file is never deleted (it is outside the folders a sign-out erases): a process
-///   waiting on a deleted file's lock would hold a lock nobody else sees.
+/// - The file is outside the folders a sign-out erases. It is deleted only by an exclusive
+///   holder, for a profile that does not exist (``discard(profile:paths:)``: a refused import
+///   `--as` a new name); a process that was waiting on the deleted file's lock sees, once it
+///   has it, that the path no longer names that file and takes the lock of the path again, so
+///   two holders never hold two different files.
 /// - The kernel releases the lock when the process ends, however it ends.
 /// - A background refresh (``DetachedProcess``) never holds up a command that needs the
 ///   profile to itself: such a command stops it (SIGTERM: it ends as Ctrl-C ends a command)
@@ -104,16 +107,48 @@ public final class ProfileLock: @unchecked Sendable {
         poll: Duration = .milliseconds(25), clock: any Clock<Duration> = ContinuousClock(), io: (any TerminalIO)? = nil
     ) async throws -> ProfileLock {
         let url = url(for: profile, paths: paths)
-        try FileSystem.createDirectory(url.deletingLastPathComponent())
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw StorageError.io(operation: "open the profile lock", path: url.path, errno: errno) }
-        var owned = true
-        defer { if owned { close(descriptor) } }
-        let operation = access == .shared ? LOCK_SH : LOCK_EX
         var waited = Duration.zero
         var spinner: Spinner?
-        var stopped: Set<Int32> = []
         defer { spinner?.stop() }
+        while true {
+            let descriptor = try open(url)
+            var owned = true
+            defer { if owned { close(descriptor) } }
+            try await wait(access, descriptor: descriptor, url: url, profile: profile, timeout: timeout, poll: poll,
+                           clock: clock, io: io, waited: &waited, spinner: &spinner)
+            // The lock of a file an exclusive holder deleted meanwhile (discard) guards nothing.
+            guard names(url, descriptor) else { continue }
+            if case let .exclusive(activity) = access {
+                let text = "\(getpid()) \(activity)\n"
+                _ = ftruncate(descriptor, 0)
+                _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+            }
+            owned = false
+            return ProfileLock(url: url, access: access, descriptor: descriptor)
+        }
+    }
+
+    /// Opens (creating) the lock file.
+    private static func open(_ url: URL) throws -> Int32 {
+        try FileSystem.createDirectory(url.deletingLastPathComponent())
+        let descriptor = Glibc.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw StorageError.io(operation: "open the profile lock", path: url.path, errno: errno) }
+        return descriptor
+    }
+
+    /// Whether the path still names the open file (an exclusive holder may have deleted it).
+    private static func names(_ url: URL, _ descriptor: Int32) -> Bool {
+        var open = stat(), named = stat()
+        return fstat(descriptor, &open) == 0 && stat(url.path, &named) == 0 && open.st_ino == named.st_ino && open.st_dev == named.st_dev
+    }
+
+    /// Waits for the flock on `descriptor`, up to `timeout` in all (`waited` carries over a retry).
+    private static func wait(
+        _ access: Access, descriptor: Int32, url: URL, profile: ProfileName, timeout: Duration, poll: Duration,
+        clock: any Clock<Duration>, io: (any TerminalIO)?, waited: inout Duration, spinner: inout Spinner?
+    ) async throws {
+        let operation = access == .shared ? LOCK_SH : LOCK_EX
+        var stopped: Set<Int32> = []
         while flock(descriptor, operation | LOCK_NB) != 0 {
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
@@ -130,13 +165,19 @@ public final class ProfileLock: @unchecked Sendable {
             try await clock.sleep(for: poll)
             waited += poll
         }
-        if case let .exclusive(activity) = access {
-            let text = "\(getpid()) \(activity)\n"
-            _ = ftruncate(descriptor, 0)
-            _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+    }
+
+    /// Deletes the lock file of a profile that does not exist, while this process holds it
+    /// exclusively, then releases it: a refused import `--as` a new name leaves nothing.
+    /// Does nothing unless this process holds the profile exclusively.
+    public static func discard(profile: ProfileName, paths: Paths) {
+        let key = url(for: profile, paths: paths).path
+        held.withLock { locks in
+            guard let lock = locks[key], case .exclusive = lock.access, lock.descriptor >= 0, names(lock.url, lock.descriptor) else { return }
+            unlink(key)
+            lock.release()
+            locks[key] = nil
         }
-        owned = false
-        return ProfileLock(url: url, access: access, descriptor: descriptor)
     }
 
     /// The locks this process holds, by lock file.

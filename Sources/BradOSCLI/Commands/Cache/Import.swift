@@ -78,12 +78,13 @@ extension CacheCommand {
             let report: CacheImporter.Report
             do {
                 report = try Spinner.showing(dryRun ? "checking the archive" : "importing", io: env.io, enabled: env.output.format == .human) { _ in
-                    try importer.importArchive(from: input, options: options)
+                    try OperationLog.measure(dryRun ? "cache.import-check" : "cache.import", logger: env.logger) { try importer.importArchive(from: input, options: options) }
                 }
             } catch {
                 if !existed {
                     FileSystem.removeIfEmpty(target.cacheDirectory)
                     FileSystem.removeIfEmpty(target.dataDirectory)
+                    if !dryRun { ProfileLock.discard(profile: target.name, paths: env.paths) }
                 }
                 throw error
             }
