@@ -11,12 +11,17 @@ public struct CachedNutritionPlan: VersionedDocument, Equatable {
     public var data: NutritionPlan
     /// The logged weights, fetched with the plan (absent in caches from before they were).
     public var weights: WeightHistory?
+    /// When a change the service accepted (a weight, a target) made this plan out of date and
+    /// computing a new one failed: shown as expired, with its real age, until one is fetched.
+    /// `nil`: it follows the profile (and in caches from before this was kept).
+    public var outdatedAt: Date?
 
-    public init(cachedAt: Date, data: NutritionPlan, weights: WeightHistory? = nil) {
+    public init(cachedAt: Date, data: NutritionPlan, weights: WeightHistory? = nil, outdatedAt: Date? = nil) {
         formatVersion = Self.currentFormatVersion
         self.cachedAt = cachedAt
         self.data = data
         self.weights = weights
+        self.outdatedAt = outdatedAt
     }
 }
 

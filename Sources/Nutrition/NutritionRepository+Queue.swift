@@ -67,7 +67,7 @@ extension NutritionRepository {
     /// `plan sync` with the rule of what goes (``SendRule``): what it does not send stays queued, in order.
     public func sync(rule: SendRule) async throws -> SyncReport {
         if offline { throw NetworkError.offlineMode }
-        return try await timed("plan sync") {
+        return try await OperationLog.run("plan.send-queued", logger: logger) { try await timed("plan sync") {
             try await queue.withReplayLock {
                 var report = SyncReport()
                 while let operation = try queue.all().first(where: rule.sends) {
@@ -84,7 +84,7 @@ extension NutritionRepository {
                             let refusal = NutritionError.map(error)
                             // The user is told (the command's output, with the value); the log
                             // says only which kind of change went, at debug level.
-                            logger.debug("dropped \(operation.kind.noun): \(Self.logged(error))", metadata: ["id": "\(operation.id)"])
+                            logger.debug("dropped \(operation.kind.noun): \(error.logText)", metadata: ["id": "\(operation.id)"])
                             report.dropped.append((operation, refusal))
                             try queue.remove(id: operation.id)
                             continue
@@ -99,14 +99,17 @@ extension NutritionRepository {
                 if !report.applied.isEmpty {
                     do { report.plan = try await fetch(forceRecompute: true) } catch {
                         report.recomputeError = error
-                        // The profile changed, so the cached plan is out of date: it expires (the
-                        // next show fetches) but stays as the fallback.
-                        if let cached = cache.load() { try? cache.save(CachedNutritionPlan(cachedAt: .distantPast, data: cached.data, weights: cached.weights)) }
+                        // The profile changed, so the cached plan is out of date: marked so (the
+                        // next show fetches) but kept, with its real save time, as the fallback.
+                        if var cached = cache.load() {
+                            cached.outdatedAt = now()
+                            try? cache.save(cached)
+                        }
                     }
                 }
                 report.remaining = try queue.all()
                 return report
             }
-        }
+        } }
     }
 }

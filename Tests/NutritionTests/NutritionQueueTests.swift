@@ -94,6 +94,18 @@ struct NutritionQueueTests {
         let shown = try await setup.store().current()
         #expect(shown.source.kind == .cache && shown.source.stale && shown.source.reason != nil, "expected the cached plan as a fallback, got \(shown.source)")
         #expect(shown.data == Fixtures.plan())
+        // Out of date is its own mark: the plan keeps its real save time (not year 1, which
+        // read "saved 739947 days ago" and "older than the service's 7-day window").
+        let offline = try await setup.store(offline: true).current()
+        #expect(offline.source.stale, "\(offline.source)")
+        #expect((offline.source.age ?? .infinity) < 60, "\(offline.source)")
+        #expect(!offline.source.origin.contains("days ago"), "\(offline.source.origin)")
+        #expect(NutritionRepository.staleness(of: offline.source) == nil)
+        // A plan the service answers replaces it and is fresh again.
+        setup.api.set { $0.generateFailure = nil }
+        _ = try await setup.store().refresh()
+        let fresh = try await setup.store(offline: true).current()
+        #expect(!fresh.source.stale, "\(fresh.source)")
     }
 
     @Test("an expired session stops the replay without dropping anything")

@@ -54,11 +54,15 @@ public struct CachedEntry<Value: Sendable>: Sendable {
     /// snapshot for its details): shown only when the network cannot answer (offline, or a
     /// failure the policy answers); online, the value is fetched.
     public var standIn: Bool
+    /// Marked out of date since it was saved (a change the service accepted that it does not
+    /// follow yet): stale whatever its age, which stays its real one.
+    public var outdated: Bool
 
-    public init(_ value: Value, savedAt: Date?, standIn: Bool = false) {
+    public init(_ value: Value, savedAt: Date?, standIn: Bool = false, outdated: Bool = false) {
         self.value = value
         self.savedAt = savedAt
         self.standIn = standIn
+        self.outdated = outdated
     }
 }
 
