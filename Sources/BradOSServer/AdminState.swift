@@ -5,7 +5,8 @@ import Foundation
 /// the route runs; `answerLatencyMs` after it (the change is made, the answer is slow). `match` is a method
 /// and a path prefix (or just a prefix, or `*`); `count` absent means until cleared. `body`
 /// replaces the response body (status 200 unless `status` says otherwise): invalid JSON,
-/// JSON of the wrong shape, out-of-range values.
+/// JSON of the wrong shape, out-of-range values. `endless` answers 200 with a body that never
+/// ends (chunked JSON, until the client hangs up).
 public struct FaultRule: Codable, Sendable, Equatable {
     public var match: String
     public var status: Int?
@@ -14,6 +15,8 @@ public struct FaultRule: Codable, Sendable, Equatable {
     public var answerLatencyMs: Int?
     public var drop: Bool?
     public var truncate: Bool?
+    /// A 200 whose body never ends: the client must stop reading at its limit.
+    public var endless: Bool?
     public var retryAfter: Int?
     public var count: Int?
     public var body: String?

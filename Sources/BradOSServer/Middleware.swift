@@ -36,6 +36,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return Response(status: .ok, headers: [.contentType: "application/json", .contentLength: "64"],
                             body: ResponseBody { _ in throw InjectedDrop() })
         }
+        if rule.endless == true { return Self.endless() }
         var response: Response
         if let status = rule.status ?? (rule.body == nil && rule.bodyBase64 == nil ? nil : 200) {
             var headers: HTTPFields = [.contentType: "application/json"]
@@ -53,6 +54,17 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         if let latency = rule.answerLatencyMs, latency > 0 { try await Task.sleep(for: .milliseconds(latency)) }
         if rule.truncate == true { response = await Self.truncated(response) }
         return response
+    }
+
+    /// A 200 that starts a JSON array and never ends it: 64 KB chunks until the client hangs up.
+    static func endless() -> Response {
+        let item = #"{"id":"endless","location":"a body that never ends","notes":"\#(String(repeating: "x", count: 160))"},"#
+        let chunk = ByteBuffer(string: String(repeating: item, count: 65_536 / item.utf8.count))
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "["))
+            while !Task.isCancelled { try await writer.write(chunk) }
+            throw InjectedDrop()
+        })
     }
 
     /// The first half of the body under a `Content-Length` for all of it, then a closed connection.

@@ -69,7 +69,8 @@ public struct SupabaseAccountProtocol: AccountProtocol {
                                                         ("X-Client-Info", "brados/\(BradOSVersion.current)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        return try await transport.send(HTTPRequest(method: method, url: components.url!, headers: headers, body: body))
+        return try await transport.send(HTTPRequest(method: method, url: components.url!, headers: headers, body: body,
+                                                           responseLimit: ResponseLimit.small))
     }
 
     private func credential(from response: HTTPResponse, server: URL, path: String) throws -> Credential {

@@ -118,6 +118,7 @@ public struct PlexRESTClient: PlexAPI {
             ("width", "\(size)"), ("height", "\(size)"), ("minSize", "1"), ("upscale", "1"), ("url", path),
         ])
         request.headers = [("Accept", "image/png, image/jpeg, image/*")]
+        request.responseLimit = ResponseLimit.image
         return try await client.send(request).body
     }
 

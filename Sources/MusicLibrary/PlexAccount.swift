@@ -200,7 +200,8 @@ public struct PlexAccount: ServiceSignIn {
             body = Data((encoded.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         }
-        let response = try await transport.send(HTTPRequest(method: method, url: components.url!, headers: headers, body: body))
+        let response = try await transport.send(HTTPRequest(method: method, url: components.url!, headers: headers, body: body,
+                                                                   responseLimit: ResponseLimit.small))
         if response.status >= 500 || response.status == 429 {
             throw NetworkError.http(status: response.status, method: method, path: path, message: Self.errorMessage(response),
                                     retryAfter: APIClient.retryAfter(response))

@@ -28,6 +28,7 @@ public struct VisitsRESTClient: VisitsAPI {
     public func list() async throws -> [Visit] {
         var request = APIRequest.get("/api/visits")
         request.retry = readPolicy
+        request.responseLimit = ResponseLimit.wholeList
         return try await client.decode([Visit].self, request)
     }
 

@@ -103,6 +103,23 @@ struct FoundationEndToEndTests {
         #expect(try await server.stats().byRoute["GET /api/auth/me"] == 1)
     }
 
+    @Test("a response that never ends is a server failure (exit 6) said in words, read once to its endpoint's limit, never retried")
+    func endlessResponse() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server: server, stdin: "demo").status == 0)
+        try await server.resetStats()
+        try await server.addFault(#"{"match":"GET /api/visits","endless":true}"#)
+        let listed = try brados(["visits", "list", "--refresh"], server: server)
+        #expect(listed.status == 6, "\(listed.stderr)")
+        #expect(listed.stderr.contains("The server's response to GET /api/visits was larger than 64.0 MB"), "\(listed.stderr)")
+        #expect(!listed.stderr.contains("NIO") && !listed.stderr.contains("Could not reach"), "\(listed.stderr)")
+        #expect(try await server.stats().byRoute["GET /api/visits"] == 1)
+        // One item's endpoint has a smaller limit than the whole history's.
+        try await server.addFault(#"{"match":"GET /api/auth/me","endless":true}"#)
+        let status = try brados(["auth", "status", "--check"], server: server)
+        #expect(status.status == 6 && status.stderr.contains("larger than 16.0 MB"), "\(status.stderr)")
+    }
+
     @Test("an expired access token is renewed once and the request replayed")
     func renewal() async throws {
         let server = try ServerProcess()

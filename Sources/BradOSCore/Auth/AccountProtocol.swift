@@ -62,7 +62,7 @@ public struct BradOSAccountProtocol: AccountProtocol {
     private func post(_ server: URL, _ path: String, body: Data, transport: any HTTPTransport) async throws -> HTTPResponse {
         let request = HTTPRequest(
             method: "POST", url: server.appendingPathComponent(path),
-            headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body)
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body, responseLimit: ResponseLimit.small)
         return try await transport.send(request)
     }
 

@@ -57,7 +57,7 @@ public struct APIClient: Sendable {
             return try await retrier.run(
                 onRetry: { retry, delay, error in
                     logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
-                                metadata: ["error": "\(error.summaryText)"])
+                                metadata: ["error": "\(error.logText)"])
                     if let waitNotice, delay >= .seconds(2) {
                         waitNotice(Self.waitSentence(error, delay: delay, host: NetworkError.endpoint(baseURL), retry: retry, of: retrier.policy.maxRetries))
                     }
@@ -110,7 +110,8 @@ public struct APIClient: Sendable {
         var headers = defaultHeaders + [("Accept", "application/json"), ("User-Agent", "brados/\(BradOSVersion.current)")]
         if let token { headers += authScheme.headers(token) }
         headers += request.headers
-        let outgoing = HTTPRequest(method: request.method, url: request.url(relativeTo: baseURL), headers: headers, body: request.body)
+        let outgoing = HTTPRequest(method: request.method, url: request.url(relativeTo: baseURL), headers: headers, body: request.body,
+                                   responseLimit: request.responseLimit)
         let started = ContinuousClock.now
         // From here the server may have the request; only an answer says what it did.
         flight.sent()

@@ -12,6 +12,9 @@ public struct APIRequest: Sendable {
     public var retry: RetryPolicy?
     /// Whether to send the access token: `true` by default.
     public var authenticated: Bool
+    /// The largest response body accepted, in bytes: ``ResponseLimit/page`` unless the
+    /// endpoint sends more (or less).
+    public var responseLimit: Int = ResponseLimit.page
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [],
                 headers: [(name: String, value: String)] = [], body: Data? = nil,

@@ -10,10 +10,7 @@ import NIOHTTP1
 /// once (`retryConnectionEstablishment = false`): "connection refused" must reach the
 /// ``RetryPolicy`` and the offline fallbacks now, not after the 30 s request deadline.
 public struct AsyncHTTPTransport: HTTPTransport {
-    /// The largest response body accepted: 256 MiB by default.
-    public var maxBodySize: Int
-
-    public init(maxBodySize: Int = 256 << 20) { self.maxBodySize = maxBodySize }
+    public init() {}
 
     /// Sends a request, following redirects under ``RedirectPolicy``.
     /// - Throws: ``NetworkError`` (``NetworkError/refusedRedirect(from:to:reason:)`` for a redirect not followed),
@@ -37,14 +34,23 @@ public struct AsyncHTTPTransport: HTTPTransport {
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let host = NetworkError.endpoint(request.url)
+        let tooLarge = NetworkError.responseTooLarge(method: request.method, path: request.url.path, limit: request.responseLimit)
         do {
             let response = try await processClient.execute(outgoing, timeout: .init(request.timeout))
-            var body = try await response.body.collect(upTo: maxBodySize)
+            // A declared length past the limit is refused before a byte of the body is read.
+            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > request.responseLimit {
+                throw tooLarge
+            }
+            var body = try await response.body.collect(upTo: request.responseLimit)
             let bytes = body.readBytes(length: body.readableBytes) ?? []
             return HTTPResponse(
                 status: Int(response.status.code),
                 headers: response.headers.map { ($0.name, $0.value) },
                 body: Data(bytes))
+        } catch let error as NetworkError {
+            throw error
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
         } catch {
             throw NetworkError.classify(error, host: host)
         }

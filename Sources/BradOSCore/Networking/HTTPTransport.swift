@@ -9,13 +9,17 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// The per-request timeout: 30 s by default.
     public var timeout: Duration
+    /// The largest response body accepted, in bytes (``ResponseLimit``).
+    public var responseLimit: Int
 
-    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration = .seconds(30)) {
+    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration = .seconds(30),
+                responseLimit: Int = ResponseLimit.page) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.responseLimit = responseLimit
     }
 
     /// The first value of a header (case-insensitive).

@@ -17,9 +17,10 @@ public enum LiveConnection {
         return "following paused (\(why)); following again \(wait > .zero ? "in \(Format.duration(wait))" : "now"), after catching up on what was missed."
     }
 
-    /// A reason for a gap from any error: a brados error's summary, else a transport error in a few words.
+    /// A reason for a gap from any error, in brados's words (it goes into logs: never text the
+    /// server sent, ``BradOSError/logSummary``), else a transport error in a few words.
     public static func reason(_ error: any Error) -> String {
-        (error as? any BradOSError)?.summary ?? NetworkError.describe(error).1
+        (error as? any BradOSError)?.logSummary ?? NetworkError.describe(error).1
     }
 
     /// Why one connection ended.

@@ -26,6 +26,10 @@ public enum NetworkError: BradOSError {
     /// interrupted (Ctrl-C, SIGTERM, SIGHUP) before the server answered: whether the server
     /// applied it is unknown. Never reported as undone: the domain settles it later.
     case interruptedWrite(method: String, path: String, host: String)
+    /// The response body was larger than the endpoint's limit (``ResponseLimit``): a server
+    /// sending without end, or one misconfigured. A server failure, never retried: the same
+    /// request would read as much again.
+    case responseTooLarge(method: String, path: String, limit: Int)
 
     public var summary: String {
         switch self {
@@ -41,6 +45,20 @@ public enum NetworkError: BradOSError {
         case let .refusedRedirect(from, to, reason): "The server redirected \(from) to \(to), which brados does not follow: \(reason)."
         case let .interruptedWrite(method, path, host):
             "Interrupted after \(method) \(path) was sent to \(host): whether the server applied it is not known."
+        case let .responseTooLarge(method, path, limit):
+            "The server's response to \(method) \(path) was larger than \(Format.bytes(Int64(limit))), more than brados accepts for it; it was not read further."
+        }
+    }
+
+    /// Status, method, path and brados's own words; never an error body's message or a
+    /// decoder's account of what the server sent.
+    public var logSummary: String {
+        switch self {
+        case let .http(status, method, path, _, _): "\(method) \(path) answered \(status) \(Self.reason(status))"
+        case let .invalidResponse(path, _): "the response to \(path) was not understood"
+        case let .refusedData(path, _): "the response to \(path) was refused (a value outside its rule)"
+        case let .refusedRedirect(from, _, reason): "a redirect from \(from) was not followed: \(reason)"
+        default: summary
         }
     }
 
@@ -63,13 +81,14 @@ public enum NetworkError: BradOSError {
         case .refusedRedirect: "Use the final address as the server URL if you trust it (`brados config set server URL`), with https."
         case .refusedData: "Check that the server URL is the one you meant (`brados config get server`) and that it is reached over https; report it if it is."
         case .interruptedWrite: "Read it again from the server (`--refresh`) to see whether it was applied."
+        case .responseTooLarge: "The server may be misconfigured or sending without end; check the server URL (`brados config get server`), or report it to whoever runs the server."
         }
     }
 
     public var kind: FailureKind {
         switch self {
         case .offlineMode, .unreachable, .timedOut: .offline
-        case .connectionLost, .invalidResponse, .operationTimedOut: .server
+        case .connectionLost, .invalidResponse, .operationTimedOut, .responseTooLarge: .server
         case .refusedData: .integrity
         case .refusedRedirect: .rejected
         case .interruptedWrite: .interrupted
@@ -97,7 +116,7 @@ public enum NetworkError: BradOSError {
         switch self {
         case .unreachable, .timedOut, .connectionLost: true
         case let .http(status, _, _, _, _): status >= 500 || status == 429
-        case .offlineMode, .invalidResponse, .refusedData, .refusedRedirect, .operationTimedOut, .interruptedWrite: false
+        case .offlineMode, .invalidResponse, .refusedData, .refusedRedirect, .operationTimedOut, .interruptedWrite, .responseTooLarge: false
         }
     }
 
@@ -156,7 +175,6 @@ public enum NetworkError: BradOSError {
         if has("reset") { return (.connected, "connection reset") }
         if has("unexpected time", "EOF", "eof", "closed", "truncated", "premature") { return (.connected, "the response was cut off") }
         if has("HTTPParserError", "invalid", "parse") { return (.connected, "the response was not valid HTTP") }
-        if has("TooManyBytes", "tooManyBytes") { return (.connected, "the response was larger than brados accepts") }
         return (.connected, "the connection failed")
     }
 

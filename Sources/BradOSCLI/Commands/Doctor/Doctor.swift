@@ -51,7 +51,7 @@ public struct Doctor {
                 add(name, .warn, "\(url.absoluteString): not checked (offline)")
             } else {
                 do {
-                    let response = try await env.network.httpTransport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(5)))
+                    let response = try await env.network.httpTransport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(5), responseLimit: ResponseLimit.small))
                     add(name, .ok, "\(url.absoluteString) answers (HTTP \(response.status))")
                 } catch {
                     add(name, .fail, "\(url.absoluteString): \(error.summaryText)",
