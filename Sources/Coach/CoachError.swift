@@ -37,6 +37,16 @@ public enum CoachError: BradOSError, Equatable {
         }
     }
 
+    /// Without what the service said (a refusal's message, a network failure's details).
+    public var logSummary: String {
+        switch self {
+        case let .notCached(what, _): "There is no cached copy of \(what) to use offline, and the server could not be asked."
+        case .apiKeyRejected: "The Supabase project refused brados's API key."
+        case .realtimeRefused: "Supabase Realtime refused to follow the conversation."
+        default: summary
+        }
+    }
+
     public var recovery: String? {
         switch self {
         case .conversationNotFound: "List conversations and their ids with `brados coach conversations`."

@@ -122,7 +122,7 @@ public struct CoachRepository: Sendable {
         do {
             return try await refreshConversations(api, userID: user, full: full)
         } catch let error as StorageError {
-            logger.warning("could not update the coach cache (conversations): \(error.summaryText)")
+            logger.warning("could not update the coach cache (conversations): \(error.logText)")
             return try await api.conversations(userID: user, updatedSince: nil).sorted { ($0.updatedAt, $1.id) > ($1.updatedAt, $0.id) }
         }
     }
@@ -146,6 +146,10 @@ public struct CoachRepository: Sendable {
     /// - Throws: ``CoachError/conversationNotFound(id:)`` when neither has it, ``NetworkError``, ``AuthError``.
     @discardableResult
     public func delete(_ id: String) async throws -> Conversation? {
+        try await OperationLog.run("coach.delete", logger: logger) { try await deleteNow(id) }
+    }
+
+    private func deleteNow(_ id: String) async throws -> Conversation? {
         let resolved = try await resolve(id)
         let cached = try? database().conversation(id: resolved)
         let deleted = try await api().deleteConversation(id: resolved)
@@ -207,7 +211,7 @@ public struct CoachRepository: Sendable {
 
     func cacheWrite(_ what: String, _ body: () throws -> Void) {
         do { try body() } catch {
-            logger.warning("could not update the coach cache (\(what)): \(error.summaryText)")
+            logger.warning("could not update the coach cache (\(what)): \(error.logText)")
         }
     }
 
@@ -324,7 +328,7 @@ extension CoachRepository {
                 guard let conversation = try await store.refreshThread(api, id: id, full: full) else { throw CoachError.conversationNotFound(id: id) }
                 return try read(conversation, from: store.database()).thread
             } catch let error as StorageError {
-                store.logger.warning("could not update the coach cache (messages): \(error.summaryText)")
+                store.logger.warning("could not update the coach cache (messages): \(error.logText)")
                 guard let remote = try await api.conversation(id: id) else { throw CoachError.conversationNotFound(id: id) }
                 let all = try await api.messages(conversationID: id, createdSince: nil)
                 return ConversationThread(conversation: remote.conversation, messages: last.map { Array(all.suffix($0)) } ?? all, total: all.count)

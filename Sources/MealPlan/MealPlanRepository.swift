@@ -111,7 +111,7 @@ public struct MealPlanRepository: Sendable {
         do {
             if replacing { try cache.replace(with: session) } else { _ = try cache.store(session) }
         } catch {
-            logger.warning("could not cache the meal plan (the copy cached before is kept): \(error.summaryText)")
+            logger.warning("could not cache the meal plan (the copy cached before is kept): \(error.logText)")
         }
     }
 

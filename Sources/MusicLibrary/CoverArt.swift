@@ -35,7 +35,7 @@ struct CoverArt: Sendable {
             let picture = try Picture(decoding: data, minSide: minSide)
             return try ArtPainter.draw(picture, in: box, choice: choice)
         } catch {
-            logger.debug("cover drawn as the placeholder", metadata: ["album": "\(album.ratingKey)", "reason": "\(error.summary)"])
+            logger.debug("cover drawn as the placeholder", metadata: ["album": "\(album.ratingKey)", "reason": "\(error.logText)"])
             // Only bytes that are no image are dropped (to be fetched again); a missing
             // library or no memory says nothing of the cached copy.
             switch error {

@@ -154,7 +154,7 @@ extension LibraryCache {
             remove()
             return false
         } catch {
-            logger.warning("could not move the library snapshot into \(url.path) (it is kept for the next run): \(error.summaryText)")
+            logger.warning("could not move the library snapshot into \(url.path) (it is kept for the next run): \(error.logText)")
             return false
         }
     }

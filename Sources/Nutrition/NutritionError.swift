@@ -58,6 +58,17 @@ public enum NutritionError: BradOSError, Equatable {
         }
     }
 
+    /// Without what the service said or the values it sent.
+    public var logSummary: String {
+        switch self {
+        case .onboardingIncomplete: "Onboarding is not complete."
+        case let .invalidInput(_, fromServer): fromServer ? "The plan service refused the input." : "Invalid input."
+        case .invalidResponse: "The plan service's response was not understood."
+        case .invalidTargets: "The plan service sent targets that fail validation; the cached plan was kept."
+        default: summary
+        }
+    }
+
     public var recovery: String? {
         switch self {
         case .notFound, .onboardingIncomplete: "Complete onboarding in the app (your profile needs weight, target, goal, activity, height, age and sex)."

@@ -61,7 +61,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
         let document = shownTargets(env.profile)
         guard document.load() != targets else { return }
         do { try document.save(targets) } catch {
-            env.logger.debug("could not record the targets shown: \(error.summaryText)")
+            env.logger.debug("could not record the targets shown: \(error.logText)")
         }
     }
 

@@ -91,7 +91,7 @@ public struct NutritionRepository: Sendable {
         public var noun: String { "plan" }
         public var policy: CachePolicy { store.policy }
         public func stored() -> CachedEntry<NutritionPlanResult>? {
-            store.cache.load().map { .init(NutritionPlanResult(data: $0.data, source: .network, change: nil, weights: $0.weights), savedAt: $0.cachedAt) }
+            store.cache.load().map { .init(NutritionPlanResult(data: $0.data, source: .network, change: nil, weights: $0.weights), savedAt: $0.cachedAt, outdated: $0.outdatedAt != nil) }
         }
 
         /// - Throws: ``NutritionError``, ``NetworkError``, ``AuthError``.
@@ -107,15 +107,17 @@ public struct NutritionRepository: Sendable {
 
     /// `plan recompute`: asks the service to compute the plan again.
     public func recompute() async throws -> NutritionPlanResult {
-        try await timed("plan recompute") { try await fetch(forceRecompute: true) }
+        try await OperationLog.run("plan.recompute", logger: logger) { try await timed("plan recompute") { try await fetch(forceRecompute: true) } }
     }
 
     /// `plan refresh`: drops the process's copy and fetches. The disk copy is replaced only
     /// by a valid answer, so a failed refresh loses nothing.
     public func refresh() async throws -> NutritionPlanResult {
-        try await timed("plan refresh") {
-            cache.invalidateMemoryTier()
-            return try await fetch(forceRecompute: false)
+        try await OperationLog.run("plan.refresh", logger: logger) {
+            try await timed("plan refresh") {
+                cache.invalidateMemoryTier()
+                return try await fetch(forceRecompute: false)
+            }
         }
     }
 
@@ -147,7 +149,7 @@ public struct NutritionRepository: Sendable {
         } else {
             let receivedAt = now()
             do { try cache.save(CachedNutritionPlan(cachedAt: receivedAt, data: data, weights: weights)) } catch {
-                logger.warning("could not cache the plan: \(error.summaryText)")
+                logger.warning("could not cache the plan: \(error.logText)")
             }
             // Every plan received is kept (the cached plan of an older brados first).
             do {
@@ -155,7 +157,7 @@ public struct NutritionRepository: Sendable {
                     logger.debug("kept plan \(data.plan.id)")
                 }
             } catch {
-                logger.warning("could not keep the plan: \(error.summaryText)")
+                logger.warning("could not keep the plan: \(error.logText)")
             }
         }
         let before = data.previousTargets ?? previous?.data.targets
@@ -188,17 +190,9 @@ public struct NutritionRepository: Sendable {
     func fetchWeights(_ api: any NutritionAPI) async -> WeightHistory? {
         do { return try await api.weights() } catch {
             // The kind of failure only: an answer refused for a value names that weight.
-            logger.debug("weights not fetched: \(Self.logged(error))")
+            logger.debug("weights not fetched: \(error.logText)")
             return nil
         }
-    }
-
-    /// What a log line may say of a failure: its type and kind, never its text (a refused
-    /// value, or a server's message about one, may be a value of the person's body).
-    static func logged(_ error: any Error) -> String {
-        if case let .http(status, method, path, _, _)? = error as? NetworkError { return "\(method) \(path) answered \(status)" }
-        if let error = error as? any BradOSError { return "\(type(of: error)) (\(error.kind))" }
-        return "\(type(of: error))"
     }
 
     /// Whether the plan shown from `source` is a cached copy older than the service's window.

@@ -85,11 +85,11 @@ public struct VisitsRepository: Sendable {
         let asked = now()
         let visits = try await api().list()
         do { try cache.save(visits, at: now(), expectedGeneration: generation) } catch {
-            logger.warning("could not cache visits: \(error.summaryText)")
+            logger.warning("could not cache visits: \(error.logText)")
         }
         // The server's list says what an interrupted delete did.
         do { try cache.settleDeletes(serverIDs: Set(visits.map(\.id)), asked: asked) } catch {
-            logger.warning("could not settle an interrupted delete: \(error.summaryText)")
+            logger.warning("could not settle an interrupted delete: \(error.logText)")
         }
         return visits
     }
@@ -106,7 +106,7 @@ public struct VisitsRepository: Sendable {
         // The server has it: a cache that cannot take it (a full disk) is said, not fatal; the
         // next revalidation brings it.
         do { try cache.insert(created) } catch {
-            logger.warning("could not add the new visit to the cache (the server has it): \(error.summaryText)")
+            logger.warning("could not add the new visit to the cache (the server has it): \(error.logText)")
         }
         return created
     }
@@ -122,6 +122,10 @@ public struct VisitsRepository: Sendable {
     /// - Returns: the deleted visit, when it was cached.
     /// - Parameter onRestored: told when a failure put the cached entry back.
     public func delete(id: String, onRemoved: (Visit) -> Void = { _ in }, onRestored: () -> Void = {}) async throws -> Visit? {
+        try await OperationLog.run("visits.delete", logger: logger) { try await deleteNow(id: id, onRemoved: onRemoved, onRestored: onRestored) }
+    }
+
+    private func deleteNow(id: String, onRemoved: (Visit) -> Void, onRestored: () -> Void) async throws -> Visit? {
         let removed = try cache.remove(id: id)
         if let removed { onRemoved(removed.visit) }
         do {
@@ -132,7 +136,7 @@ public struct VisitsRepository: Sendable {
             throw VisitsError.notFound(id: id)
         } catch NetworkError.interruptedWrite {
             do { try cache.markUnsettledDelete(id: id, place: removed?.visit.place, at: now()) } catch {
-                logger.error("could not mark the interrupted delete of visit \(id): \(error.summaryText)")
+                logger.error("could not mark the interrupted delete of visit \(id): \(error.logText)")
             }
             throw VisitsError.deleteOutcomeUnknown(id: id, place: removed?.visit.place)
         } catch {
@@ -143,7 +147,7 @@ public struct VisitsRepository: Sendable {
                     try cache.restore(removed.visit, at: removed.index)
                     onRestored()
                 } catch let restoreError {
-                    logger.error("could not restore visit \(id) to the cache: \(restoreError)")
+                    logger.error("could not restore visit \(id) to the cache: \(restoreError.logText)")
                 }
             }
             throw error

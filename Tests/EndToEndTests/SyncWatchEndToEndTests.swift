@@ -88,7 +88,10 @@ struct SyncWatchEndToEndTests {
         watch.send(SIGTERM)
         let result = watch.finish()
         #expect(result.status == 143, "\(result.stderr)")
-        #expect(result.stderr.contains("sync --watch coach: caught up") && result.stderr.contains("sync --watch library: caught up"), "\(result.stderr)")
+        #expect(result.stderr.contains("brados: info: coach.watch: caught up") && result.stderr.contains("brados: info: library.watch: caught up"), "\(result.stderr)")
+        // --verbose here is one line an event, not the debug log it is elsewhere.
+        #expect(!result.stderr.contains("brados: debug:") && !result.stderr.contains("brados: trace:"), "\(result.stderr)")
+        #expect(result.stderr.contains("coach.watch: message") || result.stderr.contains("coach.watch: conversation"), "\(result.stderr)")
     }
 
     @Test("the embedded default: a message another process writes into the built-in backend's database reaches the cache")

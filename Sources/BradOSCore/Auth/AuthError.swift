@@ -30,6 +30,16 @@ public enum AuthError: BradOSError, Equatable {
     /// `interactive`: the person was asked and said no (else a script that did not say `--discard-pending`).
     case unsentChanges(profile: String, changes: [String], send: [String], interactive: Bool)
 
+    /// The profile never signed in to the service (or signed out of it): not a failure of
+    /// `brados sync`, which skips the domain and says so with `--verbose` and `--json`. An
+    /// expired or revoked session is not this: it still fails (exit 4).
+    public var isNeverSignedIn: Bool {
+        switch self {
+        case .notSignedIn, .serviceNotSignedIn: true
+        default: false
+        }
+    }
+
     public var summary: String {
         switch self {
         case let .notSignedIn(profile): "Profile '\(profile)' is not signed in."

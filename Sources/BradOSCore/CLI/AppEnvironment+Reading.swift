@@ -13,7 +13,7 @@ extension AppEnvironment {
         let env = self
         // A value the rule refuses is said once per command, however many reads; they go on without waiting.
         return CacheReader(mode: isInteractive ? .interactive : .script, offline: isOffline, io: io, now: now,
-                           notice: { env.output.notice($0) }, startInBackground: { try env.startInBackground($0) }, wait: refreshWait(), clock: clock)
+                           notice: { env.output.notice($0) }, startInBackground: { try env.startInBackground($0) }, wait: refreshWait(), clock: clock, logger: logger)
     }
 
     /// Starts `brados <command…>` as a detached background process for this command's profile

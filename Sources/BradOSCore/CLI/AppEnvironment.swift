@@ -44,7 +44,8 @@ public struct AppEnvironment: Sendable {
         if !moved.isEmpty { file = try ConfigFile.load(from: paths.configFile) }
         let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins, features: features)
         let level = settings.logLevel
-        let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level) }
+        let format = settings.logFormat
+        let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level, format: format) }
         let profile = paths.profile(try settings.profile())
         self.io = io
         output = Output(io: io, format: flags.json ? .json : .human)
@@ -117,7 +118,7 @@ public struct AppEnvironment: Sendable {
         for feature in env.features {
             if let notice = feature.recover(env.paths) { env.output.notice(notice) }
         }
-        LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel)
+        LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel, format: env.settings.logFormat)
         return env
     }
 

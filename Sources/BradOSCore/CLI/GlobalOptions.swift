@@ -31,6 +31,11 @@ public struct GlobalOptions: ParsableArguments, Sendable {
             completion: .list(CredentialStoreChoice.allCases.map(\.rawValue)))
     public var credentialsStore: String?
 
+    @Option(name: .customLong("log-format"),
+            help: ArgumentHelp("How log lines look: text or json, one object a line (env BRADOS_LOG_FORMAT; default text).", valueName: "format"),
+            completion: .list(LogFormat.allCases.map(\.rawValue)))
+    public var logFormat: String?
+
     public init() {}
 
     /// Checks `--quiet` against `--verbose`, the `--profile` name and the `--server` URL.
@@ -43,6 +48,9 @@ public struct GlobalOptions: ParsableArguments, Sendable {
         if let credentialsStore, CredentialStoreChoice(rawValue: credentialsStore) == nil {
             throw ValidationError("Invalid --credentials-store '\(credentialsStore)': expected auto, keyring or file.")
         }
+        if let logFormat, LogFormat(rawValue: logFormat) == nil {
+            throw ValidationError("Invalid --log-format '\(logFormat)': expected text or json.")
+        }
         if let server, let problem = ConfigKey.urlValidator(server) {
             throw ValidationError("Invalid --server '\(server)': expected \(problem).")
         }
@@ -51,12 +59,12 @@ public struct GlobalOptions: ParsableArguments, Sendable {
     /// The flags as plain values.
     public var flags: GlobalFlags {
         GlobalFlags(profile: profile, server: server, offline: offline, verbose: verbose, json: json, quiet: quiet, noPager: noPager,
-                    credentialsStore: credentialsStore)
+                    credentialsStore: credentialsStore, logFormat: logFormat)
     }
 }
 
 extension GlobalOptions {
-    static let valueOptions: Set<String> = ["--profile", "--server", "--credentials-store"]
+    static let valueOptions: Set<String> = ["--profile", "--server", "--credentials-store", "--log-format"]
     static let flagOptions: Set<String> = ["--offline", "--json", "--verbose", "-v", "--quiet", "-q", "--no-pager"]
 
     /// Moves global options written before the subcommand (`brados --offline mealplan show`)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The one mechanism that carries out a ``CachePolicy`` for every domain's reads: given a
 /// ``CachedResource``, it shows the stored copy, fetches, or both, and says where the shown
@@ -55,11 +56,14 @@ public struct CacheReader: Sendable {
     public var wait: Duration
     /// The clock ``wait`` is measured on.
     public var clock: any Clock<Duration>
+    /// Where each fetch's operation line goes (``OperationLog``: `visits.refresh ok in 112 ms`).
+    public var logger: Logger
 
     public init(mode: Mode, offline: Bool, io: (any TerminalIO)? = nil, now: @escaping @Sendable () -> Date,
                 notice: @escaping @Sendable (String) -> Void = { _ in },
                 startInBackground: (@Sendable ([String]) throws -> Void)? = nil,
-                wait: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
+                wait: Duration = .zero, clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "brados")) {
+        self.logger = logger
         self.mode = mode
         self.offline = offline
         self.io = io
@@ -132,7 +136,7 @@ extension CacheReader {
             }
             let age = entry.savedAt.map { reader.now().timeIntervalSince($0) }
             if entry.standIn, !reader.offline { return try await fetchFirst(entry.value, age: age) }
-            let state = policy.state(age: age)
+            let state = entry.outdated ? .stale : policy.state(age: age)
             switch state {
             case .fresh:
                 try render(entry.value, .cache(age: age, noun: noun))
@@ -239,10 +243,10 @@ extension CacheReader {
 
         /// Fetches, giving up (cancelling it) after `limit` on the reader's clock.
         private func fetchWithin(_ limit: Duration) async -> Timed {
-            let resource = self.resource, clock = reader.clock
+            let resource = self.resource, clock = reader.clock, logger = reader.logger
             return await withTaskGroup(of: Timed?.self) { group in
                 group.addTask {
-                    do { return .answered(try await resource.fetch { _, _ in }) } catch is CancellationError { return nil } catch { return .failed(error) }
+                    do { return .answered(try await Self.fetch(resource, logger: logger) { _, _ in }) } catch is CancellationError { return nil } catch { return .failed(error) }
                 }
                 group.addTask {
                     do { try await clock.sleep(for: limit) } catch { return nil }
@@ -297,10 +301,17 @@ extension CacheReader {
         /// what it waits for and for how long so far. The line is erased before anything else
         /// is written (a notice, the output).
         private func fetchWithProgress(activity: String) async throws -> Resource.Value {
-            guard mode == .interactive, let io = reader.io else { return try await resource.fetch { _, _ in } }
+            guard mode == .interactive, let io = reader.io else { return try await Self.fetch(resource, logger: reader.logger) { _, _ in } }
             let indicator = Spinner(io: io, message: "\(activity)…", counting: true)
             defer { indicator.stop() }
-            return try await resource.fetch { done, total in indicator.update(done: done, total: total) }
+            return try await Self.fetch(resource, logger: reader.logger) { done, total in indicator.update(done: done, total: total) }
+        }
+
+        /// Every fetch of a resource, as one operation line (`albums.refresh`).
+        static func fetch(_ resource: Resource, logger: Logger, progress: @escaping FetchProgress) async throws -> Resource.Value {
+            try await OperationLog.run(resource.noun.replacingOccurrences(of: " ", with: "-") + ".refresh", logger: logger) {
+                try await resource.fetch(progress: progress)
+            }
         }
     }
 }

@@ -24,10 +24,13 @@ public struct GlobalFlags: Sendable, Equatable {
     public var noPager: Bool
     /// `--credentials-store`: where secrets go (`credentials.store`).
     public var credentialsStore: String?
+    /// `--log-format`: how log lines look (`log.format`).
+    public var logFormat: String?
 
     public init(profile: String? = nil, server: String? = nil, offline: Bool = false, verbose: Bool = false, json: Bool = false, quiet: Bool = false,
-                noPager: Bool = false, credentialsStore: String? = nil) {
+                noPager: Bool = false, credentialsStore: String? = nil, logFormat: String? = nil) {
         self.credentialsStore = credentialsStore
+        self.logFormat = logFormat
         self.quiet = quiet
         self.noPager = noPager
         self.profile = profile
@@ -109,6 +112,7 @@ public struct Settings: Sendable {
         case "offline": flags.offline ? "true" : nil
         case "log": flags.verbose ? "debug" : nil
         case "credentials.store": flags.credentialsStore
+        case "log.format": flags.logFormat
         default: nil
         }
     }
@@ -158,6 +162,11 @@ public struct Settings: Sendable {
     /// The log level on stderr.
     public var logLevel: Logger.Level {
         Logger.Level(rawValue: resolve("log").value ?? "warning") ?? .warning
+    }
+
+    /// How log lines look on stderr (`--log-format`, `BRADOS_LOG_FORMAT`, `log.format`).
+    public var logFormat: LogFormat {
+        resolve("log.format").value.flatMap(LogFormat.init(rawValue:)) ?? .text
     }
 
     /// A service's server URL and where it came from; `nil` means "use the embedded backend".

@@ -49,11 +49,17 @@ public protocol BradOSError: Error, CustomStringConvertible, Sendable {
     var kind: FailureKind { get }
     /// Whether trying the same operation again may succeed. `false` by default.
     var isRetryable: Bool { get }
+    /// The failure in a log line: ``summary`` unless that quotes what a server sent (an error
+    /// body's message, a value that failed validation), which never goes into a log at any
+    /// verbosity (spec 004 §6.5: no user's body values in logs); the person still sees the
+    /// whole ``summary`` on their own screen.
+    var logSummary: String { get }
 }
 
 extension BradOSError {
     public var isRetryable: Bool { false }
     public var recovery: String? { nil }
+    public var logSummary: String { summary }
     public var description: String {
         guard let recovery else { return summary }
         return "\(summary)\n\(recovery)"
@@ -75,6 +81,15 @@ public struct CommandError: BradOSError {
 }
 
 extension Error {
-    /// One line for notices and logs: a ``BradOSError``'s summary, else the error's description.
+    /// One line for the person's screen (notices, the last failure of a background refresh): a
+    /// ``BradOSError``'s summary, else the error's description. Never for a log: ``logText``.
     public var summaryText: String { (self as? any BradOSError)?.summary ?? "\(self)" }
+
+    /// One line for a log: a ``BradOSError``'s ``BradOSError/logSummary`` (no text a server
+    /// sent), else only the error's type (a library's description may quote what it parsed).
+    public var logText: String {
+        if let error = self as? any BradOSError { return error.logSummary }
+        if self is CancellationError { return "cancelled" }
+        return "\(type(of: self))"
+    }
 }

@@ -25,7 +25,7 @@ public struct JSONDocument<Value: Codable & Sendable>: Sendable {
             }
             data = read
         } catch {
-            logger.debug("cache unreadable", metadata: ["path": "\(url.path)", "error": "\(error)"])
+            logger.debug("cache unreadable", metadata: ["path": "\(url.path)", "error": "\(error.logText)"])
             return nil
         }
         do {

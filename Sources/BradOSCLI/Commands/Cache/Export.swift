@@ -82,14 +82,16 @@ extension CacheCommand {
             let options = CacheExporter.Options(compression: compression, level: level, domains: domains.map(CacheArchiveSupport.list), encryption: encryption,
                                                 settings: withSettings ? try CacheArchiveSupport.exportedSettings(env) : nil)
             guard let destination else {
-                let report = try exporter.export(to: STDOUT_FILENO, options: options)
+                let report = try OperationLog.measure("cache.export", logger: env.logger) { try exporter.export(to: STDOUT_FILENO, options: options) }
                 // stdout is the archive: the report (--json too) goes to stderr, never after its bytes.
                 return try ArchiveRenderer(output: env.output.onStandardError).exported(report, archive: nil, archiveBytes: nil,
                                                                                        compression: compression, encryption: encryption)
             }
             let report = try Spinner.showing("exporting (MB)", io: env.io, enabled: env.output.format == .human) { spinner in
-                try exporter.export(toFile: destination, overwrite: overwrite, options: options) { done, total in
-                    spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000))
+                try OperationLog.measure("cache.export", logger: env.logger) {
+                    try exporter.export(toFile: destination, overwrite: overwrite, options: options) { done, total in
+                        spinner?.update(done: Int(done / 1_000_000), total: Int(total / 1_000_000))
+                    }
                 }
             }
             try ArchiveRenderer(output: env.output).exported(report, archive: destination, archiveBytes: FileSystem.attributes(of: destination)?.size,

@@ -30,6 +30,7 @@ public struct SyncCommand: EnvironmentCommand {
             for flag in flags { lines.append("  --" + padded(flag.name, width) + "  " + flag.help) }
         }
         lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
+        lines.append("A domain whose service this profile never signed in to is skipped, not failed (--verbose and --json say so); an expired or revoked session fails (exit 4).")
         lines.append("--watch keeps running instead, until Ctrl-C or SIGTERM (--verbose says what each domain does): domains that can follow their service live do (no polling; after any gap they catch up first), the others sync every 5 minutes as their policy says.")
         let live = plugins.filter { $0.watchDescription != nil }
         if !live.isEmpty {
@@ -96,11 +97,20 @@ public struct SyncCommand: EnvironmentCommand {
             let started = ContinuousClock.now
             do {
                 let summary = try await plugin.sync(env, options: options)
+                OperationLog.record("\(plugin.name).sync", elapsed: ContinuousClock.now - started, failure: nil, logger: env.logger)
                 outcomes.append(Outcome(domain: plugin.name, status: summary == nil ? "skipped" : "ok", summary: summary,
                                         seconds: (ContinuousClock.now - started).seconds))
+            } catch let error as AuthError where error.isNeverSignedIn {
+                // A service this profile never signed in to (a coach project it does not use):
+                // nothing to sync, not a failure; the timer's journal stays quiet.
+                outcomes.append(Outcome(domain: plugin.name, status: "skipped", summary: "not signed in: \(error.recovery ?? error.summary)",
+                                        seconds: (ContinuousClock.now - started).seconds))
+                OperationLog.record("\(plugin.name).sync", elapsed: ContinuousClock.now - started, failure: nil, logger: env.logger,
+                                    fields: ["skipped": "not signed in"])
             } catch {
                 let text = (error as? any BradOSError)?.description ?? "\(error)"
                 outcomes.append(Outcome(domain: plugin.name, status: "failed", error: text, seconds: (ContinuousClock.now - started).seconds))
+                OperationLog.record("\(plugin.name).sync", elapsed: ContinuousClock.now - started, failure: error, logger: env.logger)
                 env.output.notice("sync \(plugin.name): \(text.replacingOccurrences(of: "\n", with: "\n  "))")
                 firstFailure = firstFailure ?? error
             }

@@ -11,16 +11,23 @@ struct SyncWatch {
     let env: AppEnvironment
     let plugins: [any DomainPlugin]
     let options: SyncOptions
-    /// `--verbose`: a line for what each domain does (a catch-up, a refresh, a reconnect).
+    /// `--verbose`: a line for what each domain does (a catch-up, a refresh, a reconnect): the
+    /// operation lines (``OperationLog``, at info), not the debug log `--verbose` means elsewhere.
     let verbose: Bool
     var restart: Duration = .seconds(30)
 
     func run() async throws {
         let output = env.output
-        let verbose = verbose
-        let tell: @Sendable (String) -> Void = { line in if verbose { output.notice("sync --watch " + line) } }
+        let logger = env.logger
+        // `--verbose` (not BRADOS_LOG=debug or a `log` setting): one line an event.
+        if verbose, env.settings.resolve("log").source == .flag { LogBootstrap.narrow(to: .info) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for plugin in plugins {
+                let tell: @Sendable (String) -> Void = { line in
+                    // A live feed's lines name their domain ("coach: …"); the operation is the domain's watch.
+                    let text = line.hasPrefix("\(plugin.name): ") ? String(line.dropFirst(plugin.name.count + 2)) : line
+                    OperationLog.event("\(plugin.name).watch", text, logger: logger)
+                }
                 let live = plugin.watch(env, tell: tell)
                 group.addTask {
                     while true {
@@ -29,11 +36,19 @@ struct SyncWatch {
                                 try await live()
                                 return
                             }
-                            if let summary = try await plugin.sync(env, options: options) { tell("\(plugin.name): \(summary)") }
+                            if let summary = try await OperationLog.run("\(plugin.name).sync", logger: logger, { try await plugin.sync(env, options: options) }) {
+                                tell(summary)
+                            }
                             try await Task.sleep(for: plugin.watchInterval)
                             continue
                         } catch is CancellationError {
                             throw CancellationError()
+                        } catch let error as AuthError where error.isNeverSignedIn {
+                            // Skipped, as by `sync`; looked at again on the domain's interval, so a
+                            // sign-in meanwhile starts it.
+                            tell("skipped, not signed in")
+                            try await Task.sleep(for: plugin.watchInterval)
+                            continue
                         } catch {
                             let text = (error as? any BradOSError)?.summary ?? "\(error)"
                             output.notice("sync --watch \(plugin.name): \(text) (trying again in \(restart))")
