@@ -4,7 +4,8 @@ import Logging
 
 /// Album and collection artwork at two sizes, 1024 px (lists, grids) and 2048 px (detail), through the
 /// core ``BlobCache`` (memory + disk, LRU by last access over both sizes, capped).
-/// An album or collection without artwork gets the placeholder, never an error.
+/// An album or collection without artwork gets the placeholder, never an error; so does one
+/// whose cover the server answered 404 for (remembered: ``MissingArtwork``).
 public struct ArtworkCache: Sendable {
     public enum Size: Int, Sendable, CaseIterable {
         case list = 1024
@@ -19,14 +20,22 @@ public struct ArtworkCache: Sendable {
     /// The media server the images come from (see ``LibraryRepository/origin``): two servers'
     /// albums can share rating keys and paths, never cache entries.
     let origin: @Sendable () -> String?
+    let missing: MissingArtwork
 
     public init(cache: any BlobCaching, directory: URL, logger: Logger = Logger(label: "brados.library"),
-                origin: @escaping @Sendable () -> String? = { nil }, api: @escaping @Sendable () async throws -> any PlexAPI) {
+                origin: @escaping @Sendable () -> String? = { nil }, now: @escaping @Sendable () -> Date = Date.init,
+                api: @escaping @Sendable () async throws -> any PlexAPI) {
         self.cache = cache
         blobDirectory = directory
         self.api = api
         self.logger = logger
         self.origin = origin
+        missing = MissingArtwork(directory: directory, now: now)
+    }
+
+    /// What a 404 is remembered by: the server, the item and its artwork path (every size).
+    func missingKey(_ album: some ArtworkItem, path: String) -> String {
+        (origin().map { "\($0)|" } ?? "") + "\(album.ratingKey)|\(path)"
     }
 
     /// The cache key: server (when known) + rating key + artwork path + size.
@@ -41,11 +50,19 @@ public struct ArtworkCache: Sendable {
     public func artwork(for album: some ArtworkItem, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
         guard let path = album.thumb else { return (Placeholder.png, true, true) }
         if let data = try cache.data(for: key(album, path: path, size: size)) { return (data, true, false) }
+        if missing.isMissing(missingKey(album, path: path)) { return (Placeholder.png, true, true) }
         let api = try await api()
         // Connecting may have chosen the server just now (the account's only one): the key is its.
         let key = key(album, path: path, size: size)
         if let data = try cache.data(for: key) { return (data, true, false) }
-        let data = try await api.artwork(path: path, size: size.rawValue)
+        if missing.isMissing(missingKey(album, path: path)) { return (Placeholder.png, true, true) }
+        let data: Data
+        do { data = try await api.artwork(path: path, size: size.rawValue) } catch let error as NetworkError where error.kind == .notFound {
+            // The server has no such cover: the placeholder stands for it, and it is not asked for
+            // again until its thumb changes or a day has passed.
+            missing.remember(missingKey(album, path: path))
+            return (Placeholder.png, false, true)
+        }
         do {
             try cache.store(data, for: key)
         } catch let error as StorageError {
@@ -63,6 +80,12 @@ public struct ArtworkCache: Sendable {
         return cache.contains(key(album, path: path, size: size))
     }
 
+    /// Whether loading the artwork would ask the server: it is neither cached nor known missing.
+    public func wouldFetch(_ item: some ArtworkItem, size: Size) -> Bool {
+        guard let path = item.thumb else { return false }
+        return !cache.contains(key(item, path: path, size: size)) && !missing.isMissing(missingKey(item, path: path))
+    }
+
     /// The artwork if it is cached (never fetched); `nil` otherwise.
     public func cached(_ album: some ArtworkItem, size: Size) -> Data? {
         guard let path = album.thumb else { return nil }
@@ -73,13 +96,13 @@ public struct ArtworkCache: Sendable {
     public func discard(_ album: some ArtworkItem, size: Size) {
         guard let path = album.thumb else { return }
         do { try cache.remove(key(album, path: path, size: size)) } catch {
-            logger.debug("could not drop undecodable artwork", metadata: ["album": "\(album.ratingKey)", "error": "\(error)"])
+            logger.debug("could not drop undecodable artwork", metadata: ["album": "\(album.ratingKey)", "error": "\(error.logText)"])
         }
     }
 
     /// The file holding an album's cached artwork (after ``artwork(for:size:)``), or the placeholder file.
     public func file(for album: some ArtworkItem, size: Size) throws -> URL {
-        guard let path = album.thumb else {
+        guard let path = album.thumb, !missing.isMissing(missingKey(album, path: path)) else {
             let url = blobDirectory.appendingPathComponent("placeholder.png")
             if !FileManager.default.fileExists(atPath: url.path) { try AtomicFile.write(Placeholder.png, to: url, durable: false) }
             return url
@@ -103,9 +126,9 @@ public struct ArtworkCache: Sendable {
                 group.addTask {
                     do {
                         let result = try await artwork(for: album, size: .list)
-                        return (!result.cached, nil)
+                        return (!result.cached && !result.placeholder, nil)
                     } catch {
-                        logger.debug("prefetch failed", metadata: ["album": "\(album.ratingKey)", "error": "\(error)"])
+                        logger.debug("prefetch failed", metadata: ["album": "\(album.ratingKey)", "error": "\(error.logText)"])
                         return (false, error)
                     }
                 }

@@ -25,9 +25,15 @@ public struct LibraryRepository: Sendable {
     /// Plex routes (and before a server is chosen). The snapshot and the artwork are kept per
     /// server, so `library use` of another never shows the last one's albums or images.
     let origin: @Sendable () -> String?
-    /// Called after each refresh that loaded the library from the network (the live
-    /// repository's starts the first screen's prefetch in the background); `nil` for none.
-    public var afterRefresh: (@Sendable (LibrarySnapshot) -> Void)?
+    /// Called after each refresh that loaded the library from the network, with what the
+    /// command shows (the live repository's starts that first screen's prefetch in the
+    /// background); `nil` for none.
+    public var afterRefresh: (@Sendable (LibrarySnapshot, FirstScreen) -> Void)?
+
+    /// What a command's first screen shows, so its covers are the ones prefetched.
+    public enum FirstScreen: String, Sendable {
+        case albums, collections
+    }
     /// Where albums' details (`library show`) are kept, per server and rating key (`nil`: not kept).
     public var detailsDirectory: URL?
     /// Where an album's background refresh keeps its stamp, lock and last failure: beside its
@@ -85,7 +91,7 @@ public struct LibraryRepository: Sendable {
         let origin: @Sendable () -> String? = { PlexServers(env).origin }
         var repository = LibraryRepository(
             storage: LibraryCacheHandle(profile: env.profile, logger: env.logger),
-            artwork: ArtworkCache(cache: blobs, directory: directory, logger: env.logger, origin: origin, api: api),
+            artwork: ArtworkCache(cache: blobs, directory: directory, logger: env.logger, origin: origin, now: env.now, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
             minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
             refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
@@ -96,7 +102,7 @@ public struct LibraryRepository: Sendable {
             RefreshStamp(url: details.appendingPathComponent(".refresh-stamp-album-\(key)"), profileFolders: [profile.cacheDirectory, profile.dataDirectory])
         }
         let artwork = repository.artwork
-        repository.afterRefresh = { snapshot in prefetchInBackground(after: snapshot, artwork: artwork, env: env) }
+        repository.afterRefresh = { snapshot, shown in prefetchInBackground(after: snapshot, shown: shown, artwork: artwork, env: env) }
         return repository
     }
 
@@ -132,9 +138,11 @@ public struct LibraryRepository: Sendable {
     ///   - section: a section key or title; `library.section`, else the first music section, when `nil`.
     ///   - full: download every album again (`--full`), as when nothing is stored.
     /// - Throws: ``LibraryError``, ``NetworkError``, ``AuthError``, ``StorageError`` (nothing stored is lost then).
-    public func refresh(section: String? = nil, full: Bool = false, progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
+    ///   - shown: what the command shows first (whose covers a background prefetch fetches).
+    public func refresh(section: String? = nil, full: Bool = false, shown: FirstScreen = .albums,
+                        progress: @escaping @Sendable (Int, Int?) -> Void = { _, _ in }) async throws -> LibrarySnapshot {
         let snapshot = try await load(section: section, full: full, progress: progress)
-        afterRefresh?(snapshot)
+        afterRefresh?(snapshot, shown)
         return snapshot
     }
 
@@ -191,7 +199,7 @@ public struct LibraryRepository: Sendable {
         } catch let error as StorageError {
             // What Plex answered is shown all the same, from a copy in memory; the stored copy
             // stays as it was (a full disk, a store another process holds too long, a damaged file).
-            logger.warning("could not store the library: \(error.summaryText)")
+            logger.warning("could not store the library: \(error.logText)")
             let memory = try LibraryCache.inMemory(copying: stored, url: storage.url)
             let applied = try memory.apply(update)
             return LibrarySnapshot(header: applied.header, changes: applied.changes, database: memory)
@@ -202,7 +210,7 @@ public struct LibraryRepository: Sendable {
     /// room to create it, a damaged file): the refresh is then downloaded whole and shown from memory.
     func storedForRefresh() -> LibraryCache? {
         do { return try storage.database() } catch {
-            logger.warning("could not open the library store: \(error.summaryText)")
+            logger.warning("could not open the library store: \(error.logText)")
             return nil
         }
     }
@@ -223,7 +231,7 @@ public struct LibraryRepository: Sendable {
             guard let database = try storage.existingDatabase(), let header = try database.header(), header.origin == origin() else { return nil }
             return LibrarySnapshot(header: header, database: database)
         } catch {
-            logger.warning("could not read the library store: \(error.summaryText)")
+            logger.warning("could not read the library store: \(error.logText)")
             return nil
         }
     }
@@ -248,7 +256,7 @@ public struct LibraryRepository: Sendable {
             throw LibraryError.noSuchAlbum(ratingKey)
         }
         do { try detailDocument(ratingKey)?.save(CachedAlbumDetail(savedAt: now(), detail: detail)) } catch {
-            logger.warning("could not keep the album's details: \(error.summaryText)")
+            logger.warning("could not keep the album's details: \(error.logText)")
         }
         return detail
     }
@@ -288,7 +296,7 @@ extension LibraryRepository {
         public var policy: CachePolicy { LibraryPlugin.cachePolicy(minRefreshInterval: minRefreshInterval) }
         public func stored() -> CachedEntry<LibrarySnapshot>? { store.cached(section: section) }
         public func fetch(progress: @escaping FetchProgress) async throws -> LibrarySnapshot {
-            try await store.refresh(section: section, full: full, progress: progress)
+            try await store.refresh(section: section, full: full, shown: noun == "collections" ? .collections : .albums, progress: progress)
         }
 
         public var backgroundRefresh: BackgroundRefresh? {
@@ -340,18 +348,20 @@ actor PlexAPIMemo {
 }
 
 extension LibraryRepository {
-    /// After a load from the network: the first screen's 1024 px covers, fetched by a detached
-    /// `brados library prefetch --background` (which never runs twice at once), so the
-    /// command's output and exit never wait on them. Nothing when `library.prefetch` is off,
-    /// offline, or when every cover of the first screen is cached already.
-    static func prefetchInBackground(after snapshot: LibrarySnapshot, artwork: ArtworkCache, env: AppEnvironment) {
+    /// After a load from the network: the 1024 px covers of the first screen the command shows
+    /// (albums, or collections), fetched by a detached `brados library prefetch --background`
+    /// (which never runs twice at once), so the command's output and exit never wait on them.
+    /// Nothing when `library.prefetch` is off, offline, or when no cover of that screen needs
+    /// asking for (each cached, or known missing).
+    static func prefetchInBackground(after snapshot: LibrarySnapshot, shown: FirstScreen, artwork: ArtworkCache, env: AppEnvironment) {
         guard !env.isOffline, env.settings.resolve(LibraryPlugin.prefetchKey).value.flatMap(parseBool) ?? true else { return }
         let rows = max(1, (env.io.terminalSize?.rows ?? 24) - 3)
-        guard let albums = try? snapshot.albums(limit: rows + 1), albums.contains(where: { !artwork.isCached($0, size: .list) }) else { return }
+        guard let items = try? snapshot.firstScreen(shown, limit: rows), items.contains(where: { artwork.wouldFetch($0, size: .list) }) else { return }
         do {
-            try env.startInBackground(["library", "prefetch", "--background", "--rows", "\(rows)", "--section", snapshot.sectionKey])
+            try env.startInBackground(["library", "prefetch", "--background", "--rows", "\(rows)", "--section", snapshot.sectionKey]
+                                      + (shown == .collections ? ["--collections"] : []))
         } catch {
-            env.logger.debug("could not start the background prefetch", metadata: ["error": "\(error)"])
+            env.logger.debug("could not start the background prefetch", metadata: ["error": "\(error.logText)"])
         }
     }
 }

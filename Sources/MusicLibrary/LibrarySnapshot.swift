@@ -29,6 +29,14 @@ public struct LibrarySnapshot: Sendable {
     /// - Throws: ``StorageError``.
     public func albums(limit: Int? = nil, offset: Int = 0) throws -> [Album] { try database.albums(limit: limit, offset: offset) }
 
+    /// The items of a first screen of `limit` entries: albums in brados's order, or collections.
+    public func firstScreen(_ shown: LibraryRepository.FirstScreen, limit: Int) throws -> [any ArtworkItem] {
+        switch shown {
+        case .albums: try albums(limit: limit)
+        case .collections: Array(collections.prefix(limit))
+        }
+    }
+
     /// Every shown album in brados's order, a batch at a time.
     /// - Throws: ``StorageError``, or what `body` throws.
     public func forEachAlbum(_ body: ([Album]) throws -> Void) throws { try database.forEachShownAlbum(body) }

@@ -210,6 +210,20 @@ struct LibraryEndToEndTests {
         #expect(try await server.stats().byRoute["GET /photo/{colon}/transcode"] == nil)
     }
 
+    @Test("library collections loaded from the network prefetches the first screen's collection covers in the background, as albums do")
+    func collectionsPrefetch() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        try await server.resetStats()
+        #expect(try brados(["library", "collections"], server, extra: ["BRADOS_LIBRARY_PREFETCH": "true"]).status == 0)
+        #expect(await eventually { !BuiltProducts.isRunning(home: home.url) })
+        let collections = try json(try brados(["library", "collections", "--json", "--offline"], server))["collections"] as? [[String: Any]] ?? []
+        // No terminal: 24 rows, 21 of them a screen's entries.
+        let wanted = collections.prefix(21).filter { $0["thumb"] is String }.count
+        #expect(wanted > 0)
+        #expect(try await server.stats().byRoute["GET /photo/{colon}/transcode"] == wanted, "the first screen's \(wanted) collection covers")
+    }
+
     @Test("collections have covers: --covers draws them, show KEY shows a collection with its 2048 px cover")
     func collectionCovers() async throws {
         let server = try ServerProcess()
@@ -240,6 +254,25 @@ struct LibraryEndToEndTests {
         let offline = try FakeTerminal.run([BuiltProducts.url("brados").path, "library", "collections", "--covers", "--art", "symbols", "--offline"],
                                            environment: terminal)
         #expect(offline.status == 0 && offline.stdout.contains("from cache"), "\(offline.stdout.suffix(500))")
+    }
+
+    @Test("covers the server has none of (404) are asked for once: the next prefetch of the same screen asks nothing")
+    func missingCoversRemembered() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["library", "albums", "--json"], server, extra: ["BRADOS_LIBRARY_PREFETCH": "false"]).status == 0)
+        try await server.addFault(#"{"match":"GET /photo","status":404}"#)
+        try await server.resetStats()
+        let first = try json(try brados(["library", "prefetch", "--rows", "4", "--json"], server))
+        let asked = try await server.stats().byRoute["GET /photo/{colon}/transcode"] ?? 0
+        #expect(asked > 0 && asked == first["requested"] as? Int, "\(first)")
+        #expect(first["failed"] as? Int == 0, "a missing cover is the placeholder, not a failure: \(first)")
+        try await server.resetStats()
+        let second = try brados(["library", "prefetch", "--rows", "4", "--json"], server)
+        #expect(second.status == 0, "\(second.stderr)")
+        let remembered = (try? String(contentsOf: home.url.appendingPathComponent("cache/users/default/library/artwork/missing.json"), encoding: .utf8)) ?? "none"
+        #expect(try await server.stats().byRoute["GET /photo/{colon}/transcode"] == nil, "first: \(first); second: \(second.stdout); remembered: \(remembered)")
+        try await server.clearFaults()
     }
 
     @Test("a load shows its progress on a terminal (a bar with the albums read so far) and none in a pipe")

@@ -44,6 +44,37 @@ struct ArtworkCacheTests {
         #expect(plex.artworkCalls.value.count == 2)
     }
 
+    @Test("a cover the server answers 404 for is the placeholder, not asked for again until its thumb changes or a day has passed")
+    func missingCoverRemembered() async throws {
+        let dir = TemporaryDirectory()
+        let plex = FakePlex()
+        let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+        let store = ArtworkCache(cache: blobs, directory: dir.url, now: { clock.value }, api: { plex })
+        let album = makeAlbum("5")
+        plex.missing.withLock { $0.insert(album.thumb!) }
+        let first = try await store.artwork(for: album, size: .list)
+        #expect(first.placeholder && first.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        // Every later load (a prefetch after each refresh, the other size, a new process) asks nothing.
+        let report = try await store.prefetch([album, album])
+        #expect(report.failed == 0 && report.fetched == 0)
+        #expect(try await store.artwork(for: album, size: .detail).placeholder)
+        let reopened = ArtworkCache(cache: blobs, directory: dir.url, now: { clock.value }, api: { plex })
+        #expect(try await reopened.artwork(for: album, size: .list).placeholder)
+        #expect(FileManager.default.fileExists(atPath: try reopened.file(for: album, size: .list).path))
+        #expect(plex.artworkCalls.value.count == 1)
+        // A new thumb is another cover: asked for (and found).
+        var changed = album
+        changed.thumb = "/library/metadata/5/thumb/2"
+        #expect(try await store.artwork(for: changed, size: .list).placeholder == false)
+        #expect(plex.artworkCalls.value.count == 2)
+        // A day later the old one is asked for again; the server has it by now.
+        plex.missing.withLock { $0 = [] }
+        clock.withLock { $0 = $0.addingTimeInterval(86_401) }
+        #expect(try await store.artwork(for: album, size: .list).placeholder == false)
+        #expect(plex.artworkCalls.value.count == 3)
+    }
+
     @Test("an album without artwork gets the placeholder, with no request and no error")
     func placeholder() async throws {
         let dir = TemporaryDirectory()

@@ -19,6 +19,8 @@ func png(_ seed: String, size: Int = 2000) -> Data {
 /// A ``PlexAPI`` double that records artwork requests.
 final class FakePlex: PlexAPI {
     let artworkCalls = Locked<[String]>([])
+    /// Artwork paths the server answers 404 for.
+    let missing = Locked<Set<String>>([])
     let inFlight = Locked(0)
     let maxInFlight = Locked(0)
     func sections() async throws -> [PlexSection] { [PlexSection(key: "1", type: "artist", title: "Music")] }
@@ -33,6 +35,9 @@ final class FakePlex: PlexAPI {
     func album(_ ratingKey: String) async throws -> AlbumDetail { AlbumDetail(album: makeAlbum(ratingKey), summary: nil, studio: nil, genres: [], trackCount: nil) }
     func artwork(path: String, size: Int) async throws -> Data {
         artworkCalls.withLock { $0.append("\(size) \(path)") }
+        if missing.value.contains(path) {
+            throw NetworkError.http(status: 404, method: "GET", path: "/photo/:/transcode", message: nil, retryAfter: nil)
+        }
         let now = inFlight.withLock { value in value += 1; return value }
         maxInFlight.withLock { $0 = max($0, now) }
         await Task.yield()

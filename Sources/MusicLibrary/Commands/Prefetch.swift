@@ -6,18 +6,21 @@ extension LibraryCommand {
     /// Fetches the first screen's 1024 px artwork.
     public struct Prefetch: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "prefetch",
-            abstract: "Cache the 1024 px artwork of the first screen of albums (4 at a time).", discussion: """
-            brados runs this by itself, in the background, after the library loads from the \
-            network (`library.prefetch`, on by default; never offline). One prefetch runs at \
-            a time: a second waits for the first (a background one leaves it be).
+            abstract: "Cache the 1024 px artwork of the first screen of albums or collections (4 at a time).", discussion: """
+            brados runs this by itself, in the background, after `library albums` or `library \
+            collections` loads from the network (`library.prefetch`, on by default; never \
+            offline). One prefetch runs at a time: a second waits for the first (a background \
+            one leaves it be). A cover the server has none of is asked for once a day at most.
             Examples:
               brados library prefetch
               brados library prefetch --rows 10 --columns 4
+              brados library prefetch --collections
               brados config set library.prefetch false
             """)
         @Option(help: ArgumentHelp("A music section, by key or title (default: library.section, else the first music section).", valueName: "key|title"))
         var section: String?
         @OptionGroup var screen: ScreenOptions
+        @Flag(help: "The first screen of collections rather than of albums.") var collections = false
         @Flag(help: "As brados starts it after a load: print nothing, and leave it to a prefetch already running.") var background = false
         @OptionGroup public var global: GlobalOptions
         public init() {}
@@ -33,21 +36,23 @@ extension LibraryCommand {
                 try lock.lock()
             }
             defer { lock.unlock() }
-            let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section) }
-            let albums = try snapshot.albums(limit: screen.firstScreen(env.io))
+            let shown: LibraryRepository.FirstScreen = collections ? .collections : .albums
+            let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section, shown: shown) }
+            let items = try snapshot.firstScreen(shown, limit: screen.firstScreen(env.io))
             if background {
-                _ = try await store.artwork.prefetch(albums)
+                _ = try await store.artwork.prefetch(items)
                 return
             }
-            try await Self.prefetch(albums, store: store, env: env)
+            try await Self.prefetch(items, store: store, env: env)
         }
+
 
         /// `<profile cache>/library/prefetch.lock`: held while a prefetch runs.
         static func lockURL(_ profile: ProfileScope) -> URL {
             profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("prefetch.lock")
         }
 
-        static func prefetch(_ albums: [Album], store: LibraryRepository, env: AppEnvironment) async throws {
+        static func prefetch(_ albums: [any ArtworkItem], store: LibraryRepository, env: AppEnvironment) async throws {
             let indicator = Spinner(io: env.io, message: "prefetching artwork…")
             defer { indicator.stop() }
             let report = try await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }

@@ -1,0 +1,54 @@
+import BradOSCore
+import Foundation
+import Synchronization
+
+/// The covers the server answered 404 for, remembered so they are not asked for again on every
+/// load (the first screen's prefetch after each refresh): an album keeps the placeholder, which
+/// already stands for a missing cover, until its thumb changes (another path is another entry)
+/// or for ``lifetime`` (the server may have got one since). `missing.json` beside the artwork
+/// (a ``KeyValueStore``: concurrent prefetches never lose each other's entries).
+struct MissingArtwork: Sendable {
+    /// How long a 404 is believed.
+    static let lifetime: TimeInterval = 86_400
+
+    let store: KeyValueStore
+    let now: @Sendable () -> Date
+
+    init(directory: URL, now: @escaping @Sendable () -> Date) {
+        store = KeyValueStore(url: directory.appendingPathComponent("missing.json"))
+        self.now = now
+    }
+
+    /// Whether the server said, within ``lifetime``, that this cover does not exist.
+    func isMissing(_ identifier: String) -> Bool {
+        guard let since = store.value(Date.self, forKey: identifier) else { return false }
+        let age = now().timeIntervalSince(since)
+        return age >= 0 && age < Self.lifetime
+    }
+
+    /// One writer at a time in this process: the store's file lock keeps other processes out,
+    /// and the prefetch's four fetches at once would otherwise lose each other's entries.
+    private static let writing = Mutex(())
+
+    /// Remembers a 404 for this cover (and forgets those past ``lifetime``). A failure to write
+    /// only means the cover is asked for again.
+    func remember(_ identifier: String) {
+        let now = now()
+        Self.writing.withLock { _ in self.write(identifier, now) }
+    }
+
+    private func write(_ identifier: String, _ now: Date) {
+        try? store.update { snapshot in
+            var values = snapshot.values
+            for (key, _) in values where !isRecent(snapshot, key, now) { values[key] = nil }
+            values[identifier] = try? JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(now))
+            snapshot = KeyValueSnapshot(values: values)
+        }
+    }
+
+    private func isRecent(_ snapshot: KeyValueSnapshot, _ key: String, _ now: Date) -> Bool {
+        guard let since = snapshot.value(Date.self, forKey: key) else { return false }
+        let age = now.timeIntervalSince(since)
+        return age >= 0 && age < Self.lifetime
+    }
+}
