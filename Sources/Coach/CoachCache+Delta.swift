@@ -306,6 +306,11 @@ extension CoachCache {
 
     /// How many messages of a conversation are held, and when they were fetched.
     /// - Throws: ``StorageError``.
+    /// The bytes of message text held, every conversation's (what `coach.sync-budget` limits).
+    public func messageBytes() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM message") ?? 0 }
+    }
+
     public func messageCount(conversationID: String) throws -> (total: Int, syncedAt: Date?) {
         try read { db in (try Self.heldCount(of: conversationID, db), try Self.syncedAt("messages:\(conversationID)", db)) }
     }

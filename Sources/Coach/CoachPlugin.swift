@@ -38,15 +38,25 @@ public struct CoachPlugin: DomainPlugin {
         [ConfigKey(name: Self.anonKeyKey, summary: "The Supabase project's anon API key (sent as `apikey`)",
                    environmentVariable: "BRADOS_COACH_ANON_KEY", defaultValue: Self.referenceAnonKey,
                    validate: { $0.isEmpty ? "a non-empty key" : nil }),
-         Self.contextTTLSetting.configKey]
+         Self.contextTTLSetting.configKey,
+         ConfigKey(name: Self.syncMessagesKey, summary: "Whose messages `brados sync` keeps for reading offline: all (newest conversations first, within coach.sync-budget) or opened",
+                   environmentVariable: "BRADOS_COACH_SYNC_MESSAGES", defaultValue: CoachRepository.SyncedMessages.all.rawValue,
+                   validate: { CoachRepository.SyncedMessages(rawValue: $0) == nil ? "all or opened" : nil }),
+         ConfigKey(name: Self.syncBudgetKey, summary: "How much message text `brados sync` keeps at most; the oldest conversations' messages are left out first",
+                   environmentVariable: "BRADOS_COACH_SYNC_BUDGET", defaultValue: "100MB", validate: ConfigKey.sizeValidator)]
     }
+
+    static let syncMessagesKey = "coach.sync-messages"
+    static let syncBudgetKey = "coach.sync-budget"
 
     /// Supabase (Auth + PostgREST), with its own accounts.
     public var services: [ServiceDescription] {
         [ServiceDescription(.supabase, summary: "a Supabase project (coach: Auth + PostgREST)",
                             account: { settings, now in SupabaseAccountProtocol(anonKey: Self.anonKey(settings), now: now) })]
     }
-    public var syncDescription: String? { "upserts the conversation list (messages are fetched when a conversation is opened)" }
+    public var syncDescription: String? {
+        "upserts the conversation list and brings every conversation's messages up to date for reading offline, newest first, within coach.sync-budget (coach.sync-messages opened: only those opened before)"
+    }
 
     /// Files and bytes of the domain's folders; entries are the cached messages.
     public func stats(in profile: ProfileScope) throws -> CacheStats {
@@ -109,8 +119,19 @@ public struct CoachPlugin: DomainPlugin {
     /// Upserts the conversation list (messages are fetched when a conversation is opened).
     /// A failure is the server's own error (a sync never settles for the cached copy).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let conversations = try await CoachRepository.live(env).fetchConversations()
-        return "\(conversations.count) conversations"
+        let repository = try CoachRepository.live(env)
+        let conversations = try await repository.fetchConversations()
+        let setting = env.settings.resolve(Self.syncMessagesKey)
+        guard let which = setting.value.flatMap(CoachRepository.SyncedMessages.init(rawValue:)) else {
+            throw ConfigError.invalidValue(key: Self.syncMessagesKey, value: setting.value ?? "", expected: "all or opened")
+        }
+        guard which == .all else { return "\(conversations.count) conversations" }
+        let budgetSetting = env.settings.resolve(Self.syncBudgetKey)
+        guard let budget = budgetSetting.value.flatMap(parseByteSize), budget > 0 else {
+            throw ConfigError.invalidValue(key: Self.syncBudgetKey, value: budgetSetting.value ?? "", expected: "a size such as 100MB or 1GB")
+        }
+        let messages = try await repository.syncMessages(conversations, budget: Int(budget))
+        return "\(conversations.count) conversations; \(messages.summary)"
     }
 
     public var watchDescription: String? { "conversations, and the messages of those cached, over Supabase Realtime" }

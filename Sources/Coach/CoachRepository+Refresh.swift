@@ -72,6 +72,13 @@ extension CoachRepository {
             cacheWrite("deletion") { try self.database().deleteConversation(id: id, at: self.now()) }
             return nil
         }
+        return try await refreshMessages(api, of: remote, full: full, sweepAnyway: sweepAnyway)
+    }
+
+    /// ``refreshThread(_:id:full:sweepAnyway:)`` for a conversation whose row and count are
+    /// known already (the list `sync` fetched just before): its messages only.
+    func refreshMessages(_ api: any CoachAPI, of remote: RemoteConversation, full: Bool, sweepAnyway: Bool = false) async throws -> Conversation {
+        let id = remote.conversation.id
         let database = try self.database()
         let changes: CoachCache.Changes<Message>
         if let state = full ? nil : try database.messagesState(conversationID: id) {

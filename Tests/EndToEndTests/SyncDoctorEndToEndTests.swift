@@ -36,6 +36,69 @@ struct SyncDoctorEndToEndTests {
         #expect(failing.status == 5 && failing.stderr.contains("sync visits"))
     }
 
+    @Test("a service never signed in to is skipped, quietly (said by --verbose and --json); a revoked session still fails with 4")
+    func syncSkipsServicesNeverSignedIn() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        let quiet = try brados(["sync"], server)
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+        let json = try brados(["sync", "--json"], server)
+        let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let coach = try #require(outcomes.first { $0["domain"] as? String == "coach" })
+        #expect(coach["status"] as? String == "skipped" && (coach["summary"] as? String ?? "").contains("brados auth login --service supabase"), "\(coach)")
+        #expect(outcomes.filter { $0["domain"] as? String != "coach" }.allSatisfy { $0["status"] as? String != "failed" }, "\(outcomes)")
+        let verbose = try brados(["sync", "--verbose"], server)
+        #expect(verbose.status == 0 && verbose.stdout.contains("skipped") && verbose.stdout.contains("not signed in"), "\(verbose.stdout)")
+
+        // Signed in, then the session revoked on the server: that is a failure, exit 4.
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        _ = try await server.sql("DELETE FROM token WHERE session IS NOT NULL")
+        let revoked = try brados(["sync", "--domains", "coach"], server)
+        #expect(revoked.status == 4, "\(revoked.stderr)")
+        #expect(revoked.stderr.contains("sync coach"), "\(revoked.stderr)")
+    }
+
+    @Test("sync keeps every conversation's messages for reading offline, newest first, within coach.sync-budget; `opened` keeps only those opened")
+    func syncKeepsMessagesForOffline() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
+        // `opened`: as before, a conversation never opened has no messages offline.
+        let opened = try BuiltProducts.run("brados", ["sync", "--domains", "coach"], environment: [
+            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_COACH_SYNC_MESSAGES": "opened",
+        ])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let listed = try brados(["coach", "conversations", "--json", "--offline"], server)
+        let conversations = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])["conversations"] as? [[String: Any]] ?? []
+        let ids = conversations.compactMap { $0["id"] as? String }
+        #expect(ids.count >= 3)
+        #expect(try brados(["--offline", "coach", "show", ids[ids.count - 1]], server).status != 0)
+
+        // The default: every conversation's, so each reads offline, the oldest too.
+        let synced = try brados(["sync", "--domains", "coach", "--json"], server)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout.contains("kept for offline reading"), "\(synced.stdout)")
+        for id in ids {
+            let shown = try brados(["--offline", "coach", "show", id, "--json"], server)
+            #expect(shown.status == 0, "\(id): \(shown.stderr)")
+        }
+        // Nothing changed: the next sync asks for no messages.
+        try await server.resetStats()
+        #expect(try brados(["sync", "--domains", "coach"], server).status == 0)
+        #expect(try await server.stats().byRoute["GET /rest/v1/messages"] == nil)
+
+        // A budget smaller than what is held: the older conversations are left out, and said.
+        let fresh = TemporaryDirectory("e2e-sync-budget")
+        let environment = ["BRADOS_HOME": fresh.url.path, "HOME": fresh.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_COACH_SYNC_BUDGET": "1KB"]
+        #expect(try BuiltProducts.run("brados", ["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], environment: environment, stdin: "demo").status == 0)
+        let small = try BuiltProducts.run("brados", ["sync", "--domains", "coach", "--json"], environment: environment)
+        #expect(small.status == 0, "\(small.stderr)")
+        #expect(small.stdout.contains("oldest left out (over the 1.0 KB coach.sync-budget)"), "\(small.stdout)")
+        // The newest conversation's messages were kept first.
+        #expect(try BuiltProducts.run("brados", ["--offline", "coach", "show", ids[0]], environment: environment).status == 0)
+    }
+
     @Test("doctor checks servers, sign-in, folder permissions and libarchive, and says what to fix")
     func doctor() async throws {
         let server = try ServerProcess()
