@@ -35,6 +35,9 @@ public struct NutritionRenderer: Sendable {
         @NullWhenAbsent var weights: WeightsDocument?
         /// The plan inputs changed and not sent yet (`plan set`), when there are any.
         @NullWhenAbsent var pending: PendingInputs?
+        /// Targets estimated for a queued weight or target weight (which figures, from what),
+        /// until the service's plan replaces them.
+        @NullWhenAbsent var estimate: TargetEstimate?
     }
 
     /// The weights in `--json`: oldest first, queued ones last and marked.
@@ -61,17 +64,18 @@ public struct NutritionRenderer: Sendable {
         }
         let log = trend.map { WeightLog(history: result.weights, queued: $0.queued) }
         let pending = trend.map { PendingInputs($0.queued) }.flatMap { $0.isEmpty ? nil : $0 }
+        let estimate = view == .why ? nil : trend.flatMap { TargetEstimate.estimate(result.data, weights: result.weights, queued: $0.queued) }
         if output.format == .json {
             let weights = view == .summary ? log.map(WeightsDocument.init) : nil
             return try output.json(Document(source: result.source, plan: result.data, change: result.change, weights: weights,
-                                            pending: view == .summary ? pending : nil))
+                                            pending: view == .summary ? pending : nil, estimate: estimate))
         }
         if let change = result.change { announce(change) }
         let data = result.data
         output.line(output.styled(data.plan.name, .bold) + " · \(Format.day(data.plan.startDate)) → \(Format.day(data.plan.endDate)) · "
                     + output.styled(result.source.origin, .dim))
         switch view {
-        case .summary, .targets: targets(data.targets, detailed: view == .targets)
+        case .summary, .targets: targets(data.targets, detailed: view == .targets, estimate: estimate)
         case .why: why(data.whyItWorks)
         }
         if view == .summary, let pending {
@@ -157,18 +161,24 @@ public struct NutritionRenderer: Sendable {
         output.line(output.styled("Your plan changed: ", .yellow) + parts.joined(separator: ", ") + ".")
     }
 
-    func targets(_ targets: Targets, detailed: Bool) {
+    /// The targets; with an estimate, its figures instead, each estimated one marked `≈`.
+    func targets(_ served: Targets, detailed: Bool, estimate: TargetEstimate? = nil) {
+        let targets = estimate?.targets ?? served
+        func mark(_ figure: String, _ text: String) -> String { estimate?.isEstimated(figure) == true ? "≈ " + text : text }
         var rows = [
-            ["Calories", "\(Format.count(targets.calorieTarget)) kcal", "a day"],
-            ["Protein", "\(targets.proteinTarget) g", "a day"],
-            ["Water", "\(Format.count(targets.waterTarget)) ml", "a day"],
-            ["Weekly rate", "\(targets.weeklyRate > 0 ? "+" : "")\(Format.number(targets.weeklyRate)) kg", timeline(targets)],
+            ["Calories", mark("calorieTarget", "\(Format.count(targets.calorieTarget)) kcal"), "a day"],
+            ["Protein", mark("proteinTarget", "\(targets.proteinTarget) g"), "a day"],
+            ["Water", mark("waterTarget", "\(Format.count(targets.waterTarget)) ml"), "a day"],
+            ["Weekly rate", "\(targets.weeklyRate > 0 ? "+" : "")\(Format.number(targets.weeklyRate)) kg", mark("estimatedWeeks", timeline(targets))],
         ]
         if detailed {
-            rows += [["BMR", "\(Format.count(targets.bmr)) kcal", "burned at rest (Mifflin–St Jeor)"],
-                     ["TDEE", "\(Format.count(targets.tdee)) kcal", "burned with your activity"]]
+            rows += [["BMR", mark("bmr", "\(Format.count(targets.bmr)) kcal"), "burned at rest (Mifflin–St Jeor)"],
+                     ["TDEE", mark("tdee", "\(Format.count(targets.tdee)) kcal"), "burned with your activity"]]
         }
         output.table(Table(headers: [], rows: rows.map { ["  " + $0[0], $0[1], $0[2]] }, rightAligned: [1]))
+        if let estimate {
+            output.line(output.styled("≈ estimated for \(estimate.basis); the service's plan replaces them once `brados plan sync` sends it.", .yellow))
+        }
         if !detailed { output.line(output.styled("Why these numbers: `brados plan why`.", .dim)) }
     }
 

@@ -24,6 +24,45 @@ struct PlanEndToEndTests {
         try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)\n\(result.stderr)")
     }
 
+    @Test("a queued weight shows estimated targets at once, marked; a refusal rolls them back with its reason; the service's plan replaces them")
+    func estimatedTargets() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        // A weight the service has: what an estimate scales from.
+        #expect(try brados(["plan", "weight", "85"], server).status == 0)
+        let served = try document(try brados(["plan", "show", "--json"], server))
+        let plan = try #require(served["plan"] as? [String: Any])
+        let calories = try #require((plan["targets"] as? [String: Any])?["calorieTarget"] as? Int)
+        #expect(served["estimate"] is NSNull)
+        let lastWeight = ((served["weights"] as? [String: Any])?["points"] as? [[String: Any]])?.last?["weight"] as? Double ?? 0
+        #expect(lastWeight == 85)
+        let queuedWeight = 80.0
+        #expect(try brados(["--offline", "plan", "weight", "\(Int(queuedWeight))"], server).status == 0)
+
+        let offline = try document(try brados(["--offline", "plan", "show", "--json"], server))
+        let estimate = try #require(offline["estimate"] as? [String: Any], "\(offline)")
+        #expect((estimate["estimated"] as? [String])?.contains("calorieTarget") == true)
+        let estimated = try #require((estimate["targets"] as? [String: Any])?["calorieTarget"] as? Int)
+        #expect(estimated == Int((Double(calories) * queuedWeight / lastWeight).rounded()), "\(estimated) from \(calories)")
+        #expect(((offline["plan"] as? [String: Any])?["targets"] as? [String: Any])?["calorieTarget"] as? Int == calories, "the service's plan is untouched")
+        let text = try brados(["--offline", "plan", "show", "--art", "none"], server)
+        #expect(text.stdout.contains("≈ ") && text.stdout.contains("estimated for your queued weight"), "\(text.stdout)")
+        let targets = try document(try brados(["--offline", "plan", "targets", "--json"], server))
+        #expect(targets["estimate"] is [String: Any])
+
+        // Refused: the change leaves the queue with its reason, and the estimate with it.
+        try await server.addFault(#"{"match":"PUT /auth/profile","status":422,"count":1,"body":"{\"error\":{\"message\":\"weight out of range\"}}"}"#)
+        let refused = try brados(["plan", "sync"], server)
+        #expect(refused.stdout.contains("weight out of range") || refused.stderr.contains("weight out of range"), "\(refused.stdout)\(refused.stderr)")
+        #expect(try document(try brados(["--offline", "plan", "show", "--json"], server))["estimate"] is NSNull)
+
+        // Sent and answered: the service's plan replaces the estimate.
+        #expect(try brados(["--offline", "plan", "weight", "\(Int(queuedWeight))"], server).status == 0)
+        #expect(try brados(["plan", "sync"], server).status == 0)
+        let answered = try document(try brados(["--offline", "plan", "show", "--json"], server))
+        #expect(answered["estimate"] is NSNull, "\(answered)")
+    }
+
     @Test("the plan is fetched once, then served from the cache with no request; a failed refresh keeps it")
     func cachedWithinTTL() async throws {
         let server = try ServerProcess()
