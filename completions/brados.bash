@@ -177,7 +177,7 @@ _brados() {
     local -a repeating_flags=()
     local -a non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     local -a repeating_options=()
-    local -a non_repeating_options=(--profile --server --credentials-store)
+    local -a non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -191,6 +191,10 @@ _brados() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -215,7 +219,7 @@ _brados_today() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -231,6 +235,10 @@ _brados_today() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -238,7 +246,7 @@ _brados_search() {
     repeating_flags=()
     non_repeating_flags=(--syntax --reindex --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--domain)
-    non_repeating_options=(--limit --sort --profile --server --credentials-store)
+    non_repeating_options=(--limit --sort --profile --server --credentials-store --log-format)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -263,6 +271,10 @@ _brados_search() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -295,7 +307,7 @@ _brados_auth_login() {
     repeating_flags=()
     non_repeating_flags=(--password-stdin --token-stdin --no-wait --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--user --service --code --pin --profile --server --credentials-store)
+    non_repeating_options=(--user --service --code --pin --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -323,6 +335,10 @@ _brados_auth_login() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -330,7 +346,7 @@ _brados_auth_status() {
     repeating_flags=()
     non_repeating_flags=(--check --all --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -346,6 +362,10 @@ _brados_auth_status() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -353,7 +373,7 @@ _brados_auth_switch() {
     repeating_flags=()
     non_repeating_flags=(--create --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -367,6 +387,10 @@ _brados_auth_switch() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -384,7 +408,7 @@ _brados_auth_migrate() {
     repeating_flags=()
     non_repeating_flags=(--all --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--to --profile --server --credentials-store)
+    non_repeating_options=(--to --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -404,6 +428,10 @@ _brados_auth_migrate() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -411,7 +439,7 @@ _brados_auth_logout() {
     repeating_flags=()
     non_repeating_flags=(--remove-key --discard-pending --keep-key --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -425,6 +453,10 @@ _brados_auth_logout() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -457,7 +489,7 @@ _brados_config_get() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -471,6 +503,10 @@ _brados_config_get() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -488,7 +524,7 @@ _brados_config_set() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 2
 
     # Offer option value completions
@@ -502,6 +538,10 @@ _brados_config_set() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -519,7 +559,7 @@ _brados_config_unset() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -533,6 +573,10 @@ _brados_config_unset() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -550,7 +594,7 @@ _brados_config_list() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -566,6 +610,10 @@ _brados_config_list() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -573,7 +621,7 @@ _brados_config_path() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -587,6 +635,10 @@ _brados_config_path() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -619,7 +671,7 @@ _brados_cache_stats() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -635,6 +687,10 @@ _brados_cache_stats() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -642,7 +698,7 @@ _brados_cache_clear() {
     repeating_flags=()
     non_repeating_flags=(--discard-pending --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -656,6 +712,10 @@ _brados_cache_clear() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -673,7 +733,7 @@ _brados_cache_export() {
     repeating_flags=()
     non_repeating_flags=(--overwrite --with-settings --encrypt --passphrase --passphrase-stdin --armor --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--recipient --recipients-file)
-    non_repeating_options=(--output -o --format --level --domains --profile --server --credentials-store)
+    non_repeating_options=(--output -o --format --level --domains --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -708,6 +768,10 @@ _brados_cache_export() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -715,7 +779,7 @@ _brados_cache_import() {
     repeating_flags=()
     non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
-    non_repeating_options=(--as --domains --profile --server --credentials-store)
+    non_repeating_options=(--as --domains --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -742,6 +806,10 @@ _brados_cache_import() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -757,7 +825,7 @@ _brados_cache_verify() {
     repeating_flags=()
     non_repeating_flags=(--passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -777,6 +845,10 @@ _brados_cache_verify() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -792,7 +864,7 @@ _brados_cache_path() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -806,6 +878,10 @@ _brados_cache_path() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -838,7 +914,7 @@ _brados_keys_generate() {
     repeating_flags=()
     non_repeating_flags=(--force --post-quantum --pq --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -854,6 +930,10 @@ _brados_keys_generate() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -861,7 +941,7 @@ _brados_keys_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -877,6 +957,10 @@ _brados_keys_show() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -884,7 +968,7 @@ _brados_plugins() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -898,6 +982,10 @@ _brados_plugins() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -922,7 +1010,7 @@ _brados_plugins_list() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -938,6 +1026,10 @@ _brados_plugins_list() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -945,7 +1037,7 @@ _brados_sync() {
     repeating_flags=()
     non_repeating_flags=(--watch --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--domains --profile --server --credentials-store)
+    non_repeating_options=(--domains --profile --server --credentials-store --log-format)
     __brados_offer_flags_options -1
 
     # Offer option value completions
@@ -964,6 +1056,10 @@ _brados_sync() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -979,7 +1075,7 @@ _brados_doctor() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -995,6 +1091,10 @@ _brados_doctor() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1002,7 +1102,7 @@ _brados_exit-codes() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--format --profile --server --credentials-store)
+    non_repeating_options=(--format --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1020,6 +1120,10 @@ _brados_exit-codes() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1045,7 +1149,7 @@ _brados_version() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1061,6 +1165,10 @@ _brados_version() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1068,7 +1176,7 @@ _brados_mealplan() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1082,6 +1190,10 @@ _brados_mealplan() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1106,7 +1218,7 @@ _brados_mealplan_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1122,6 +1234,10 @@ _brados_mealplan_show() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1129,7 +1245,7 @@ _brados_mealplan_today() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1145,6 +1261,10 @@ _brados_mealplan_today() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1152,7 +1272,7 @@ _brados_mealplan_refresh() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1168,6 +1288,10 @@ _brados_mealplan_refresh() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1175,7 +1299,7 @@ _brados_mealplan_new() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1191,6 +1315,10 @@ _brados_mealplan_new() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1198,7 +1326,7 @@ _brados_mealplan_critique() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1214,6 +1342,10 @@ _brados_mealplan_critique() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1221,7 +1353,7 @@ _brados_mealplan_finalize() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1237,6 +1369,10 @@ _brados_mealplan_finalize() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1244,7 +1380,7 @@ _brados_mealplan_status() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1260,6 +1396,10 @@ _brados_mealplan_status() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1267,7 +1407,7 @@ _brados_mealplan_path() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1283,6 +1423,10 @@ _brados_mealplan_path() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1290,7 +1434,7 @@ _brados_visits() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help --refresh --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1304,6 +1448,10 @@ _brados_visits() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1328,7 +1476,7 @@ _brados_visits_list() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1344,6 +1492,10 @@ _brados_visits_list() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1351,7 +1503,7 @@ _brados_visits_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1365,6 +1517,10 @@ _brados_visits_show() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1382,7 +1538,7 @@ _brados_visits_add() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--place --at --duration --notes --address --profile --server --credentials-store)
+    non_repeating_options=(--place --at --duration --notes --address --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1413,6 +1569,10 @@ _brados_visits_add() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1420,7 +1580,7 @@ _brados_visits_delete() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1434,6 +1594,10 @@ _brados_visits_delete() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1451,7 +1615,7 @@ _brados_library() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help --refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server --credentials-store)
+    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1484,6 +1648,10 @@ _brados_library() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1508,7 +1676,7 @@ _brados_library_albums() {
     repeating_flags=()
     non_repeating_flags=(--refresh --full --prefetch --covers --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server --credentials-store)
+    non_repeating_options=(--section --limit --offset --art --rows --columns --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1543,6 +1711,10 @@ _brados_library_albums() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1550,7 +1722,7 @@ _brados_library_collections() {
     repeating_flags=()
     non_repeating_flags=(--covers --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --art --profile --server --credentials-store)
+    non_repeating_options=(--section --art --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1573,6 +1745,10 @@ _brados_library_collections() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1580,7 +1756,7 @@ _brados_library_sections() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1596,6 +1772,10 @@ _brados_library_sections() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1603,7 +1783,7 @@ _brados_library_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--art --profile --server --credentials-store)
+    non_repeating_options=(--art --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1623,6 +1803,10 @@ _brados_library_show() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -1638,7 +1822,7 @@ _brados_library_artwork() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--size --output -o --profile --server --credentials-store)
+    non_repeating_options=(--size --output -o --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1661,6 +1845,10 @@ _brados_library_artwork() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -1674,9 +1862,9 @@ _brados_library_artwork() {
 
 _brados_library_prefetch() {
     repeating_flags=()
-    non_repeating_flags=(--background --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--collections --background --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--section --rows --columns --profile --server --credentials-store)
+    non_repeating_options=(--section --rows --columns --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1701,6 +1889,10 @@ _brados_library_prefetch() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1708,7 +1900,7 @@ _brados_library_servers() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1724,6 +1916,10 @@ _brados_library_servers() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1731,7 +1927,7 @@ _brados_library_use() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1745,6 +1941,10 @@ _brados_library_use() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1777,7 +1977,7 @@ _brados_library_cache_stats() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1793,6 +1993,10 @@ _brados_library_cache_stats() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1800,7 +2004,7 @@ _brados_library_cache_prune() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--max-size --profile --server --credentials-store)
+    non_repeating_options=(--max-size --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1819,6 +2023,10 @@ _brados_library_cache_prune() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1826,7 +2034,7 @@ _brados_coach() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help --full --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=(--limit --profile --server --credentials-store)
+    non_repeating_options=(--limit --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1843,6 +2051,10 @@ _brados_coach() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1867,7 +2079,7 @@ _brados_coach_conversations() {
     repeating_flags=()
     non_repeating_flags=(--full --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--limit --profile --server --credentials-store)
+    non_repeating_options=(--limit --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1886,6 +2098,10 @@ _brados_coach_conversations() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1893,7 +2109,7 @@ _brados_coach_show() {
     repeating_flags=()
     non_repeating_flags=(--full -f --follow --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--last --message --profile --server --credentials-store)
+    non_repeating_options=(--last --message --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1915,6 +2131,10 @@ _brados_coach_show() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -1930,7 +2150,7 @@ _brados_coach_delete() {
     repeating_flags=()
     non_repeating_flags=(-y --yes --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -1944,6 +2164,10 @@ _brados_coach_delete() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -1961,7 +2185,7 @@ _brados_coach_context() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -1977,6 +2201,10 @@ _brados_coach_context() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -1984,7 +2212,7 @@ _brados_plan() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help --offline --json -v --verbose -q --quiet --no-pager)
     repeating_options=()
-    non_repeating_options=(--art --profile --server --credentials-store)
+    non_repeating_options=(--art --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2002,6 +2230,10 @@ _brados_plan() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -2026,7 +2258,7 @@ _brados_plan_show() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--art --profile --server --credentials-store)
+    non_repeating_options=(--art --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2046,6 +2278,10 @@ _brados_plan_show() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2053,7 +2289,7 @@ _brados_plan_targets() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2069,6 +2305,10 @@ _brados_plan_targets() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2076,7 +2316,7 @@ _brados_plan_why() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2092,6 +2332,10 @@ _brados_plan_why() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2099,7 +2343,7 @@ _brados_plan_recompute() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2115,6 +2359,10 @@ _brados_plan_recompute() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2122,7 +2370,7 @@ _brados_plan_refresh() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2138,6 +2386,10 @@ _brados_plan_refresh() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2145,7 +2397,7 @@ _brados_plan_weight() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -2159,6 +2411,10 @@ _brados_plan_weight() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -2191,7 +2447,7 @@ _brados_plan_set_target-weight() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -2207,6 +2463,10 @@ _brados_plan_set_target-weight() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2214,7 +2474,7 @@ _brados_plan_set_goal() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -2228,6 +2488,10 @@ _brados_plan_set_goal() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -2245,7 +2509,7 @@ _brados_plan_set_activity() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1
 
     # Offer option value completions
@@ -2259,6 +2523,10 @@ _brados_plan_set_activity() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -2276,7 +2544,7 @@ _brados_plan_history() {
     repeating_flags=()
     non_repeating_flags=(--plans --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2292,6 +2560,10 @@ _brados_plan_history() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2299,7 +2571,7 @@ _brados_plan_diff() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 2
 
     # Offer option value completions
@@ -2313,6 +2585,10 @@ _brados_plan_diff() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
@@ -2334,7 +2610,7 @@ _brados_plan_pending() {
     repeating_flags=()
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2350,6 +2626,10 @@ _brados_plan_pending() {
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
         return
         ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
     esac
 }
 
@@ -2357,7 +2637,7 @@ _brados_plan_sync() {
     repeating_flags=()
     non_repeating_flags=(--include-imported --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--include-imported-from)
-    non_repeating_options=(--profile --server --credentials-store)
+    non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
@@ -2374,6 +2654,10 @@ _brados_plan_sync() {
         ;;
     '--credentials-store')
         __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac
