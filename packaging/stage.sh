@@ -12,8 +12,10 @@
 #   runs PREFIX/bin/brados; without (the tarball, whose folder may be unpacked anywhere), it
 #   finds brados on a PATH of ~/.local/bin, /usr/local/bin and /usr/bin.
 #
-# The binary is copied stripped (its symbols and .comment; the ELF notes stay: .note.dlopen
-# is how the package's Depends learns about libarchive). Files are 0644, the binary and
+# The binary is copied stripped (its symbols, .comment, and .swift_modhash: the compiler's
+# hash of each module's code and debug information, for incremental builds only, which differs
+# with the folder the build ran in; the ELF notes stay: .note.dlopen is how the package's
+# Depends learns about libarchive). Files are 0644, the binary and
 # folders 0755; compressed files carry no name or time (gzip -n), so builds compare equal.
 set -euo pipefail
 umask 022
@@ -68,7 +70,7 @@ apache_text() { # Debian's copy, else the Swift toolchain's (the same licence, w
 program="${usr#.}/bin/brados" program="${program#/}"
 if $listing; then echo "$program"; else
     install -d -m 755 "$dir/$(dirname "$program")"
-    strip --strip-all --remove-section=.comment -o "$dir/$program" "$binary"
+    strip --strip-all --remove-section=.comment --remove-section=.swift_modhash -o "$dir/$program" "$binary"
     chmod 755 "$dir/$program"
 fi
 put 644 "$usr/share/man/man1/brados.1.gz" gzip -9n -c man/brados.1

@@ -7,7 +7,9 @@ response headers brados reads (`headers`: Retry-After), and the terminal filter 
 string goes through (`text`: SafeText).
 
 Builds `brados-fuzz` with BRADOS_FUZZ=1 into its own scratch folder (.build-fuzz: the fuzzed
-modules are compiled with coverage instrumentation), seeds each target with real files
+modules are compiled with coverage instrumentation; `--fuzz-build-dir .build`, as the CI
+subset does, shares the dependencies already built there, so only brados's own modules are
+compiled again, instrumented, and the next plain build compiles them again), seeds each target with real files
 (a profile filled from brados-server, and an export of it), runs libFuzzer, and reports the
 iterations run and the crashes found. Crash inputs are kept in reliability/fuzz-crashes/.
 

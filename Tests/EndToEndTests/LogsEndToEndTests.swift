@@ -12,10 +12,11 @@ struct LogsEndToEndTests {
     let home = TemporaryDirectory("e2e-logs")
     static let marker = "MARKER-currentWeight-84.5kg"
 
-    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+    /// The built brados at log level `trace` (or as `extra` says).
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil, extra: [String: String] = [:]) throws -> BuiltProducts.Result {
         try BuiltProducts.run("brados", arguments, environment: [
             "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_LOG": "trace",
-        ], stdin: stdin)
+        ].merging(extra) { $1 }, stdin: stdin)
     }
 
     /// The lines of stderr the logger wrote (`brados: LEVEL: …`), not the command's final error.
@@ -71,16 +72,12 @@ struct LogsEndToEndTests {
         let server = try ServerProcess()
         #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
         #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
-        let text = try BuiltProducts.run("brados", ["visits", "list", "--refresh"], environment: [
-            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_LOG": "info",
-        ])
+        let text = try brados(["visits", "list", "--refresh"], server, extra: ["BRADOS_LOG": "info"])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stderr.contains("brados: info: visits.refresh ok in ") && text.stderr.contains("operation=visits.refresh success=true"), "\(text.stderr)")
 
         func jsonLines(_ arguments: [String], extra: [String: String] = [:]) throws -> (status: Int32, lines: [[String: Any]]) {
-            let result = try BuiltProducts.run("brados", arguments, environment: [
-                "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_LOG": "info",
-            ].merging(extra) { $1 })
+            let result = try brados(arguments, server, extra: ["BRADOS_LOG": "info"].merging(extra) { $1 })
             let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }
             let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             #expect(objects.count == lines.count, "every log line is one JSON object: \(result.stderr)")

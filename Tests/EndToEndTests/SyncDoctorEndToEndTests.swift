@@ -7,10 +7,10 @@ import TestSupport
 struct SyncDoctorEndToEndTests {
     let home = TemporaryDirectory("e2e-sync")
 
-    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil) throws -> BuiltProducts.Result {
+    func brados(_ arguments: [String], _ server: ServerProcess, stdin: String? = nil, extra: [String: String] = [:]) throws -> BuiltProducts.Result {
         try BuiltProducts.run("brados", arguments, environment: [
             "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString,
-        ], stdin: stdin)
+        ].merging(extra) { $1 }, stdin: stdin)
     }
 
     @Test("sync refreshes every domain quietly, sends queued plan changes, and fails loudly when the server is gone")
@@ -65,9 +65,7 @@ struct SyncDoctorEndToEndTests {
         #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
         #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo", "--password-stdin"], server, stdin: "demo").status == 0)
         // `opened`: as before, a conversation never opened has no messages offline.
-        let opened = try BuiltProducts.run("brados", ["sync", "--domains", "coach"], environment: [
-            "BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString, "BRADOS_COACH_SYNC_MESSAGES": "opened",
-        ])
+        let opened = try brados(["sync", "--domains", "coach"], server, extra: ["BRADOS_COACH_SYNC_MESSAGES": "opened"])
         #expect(opened.status == 0, "\(opened.stderr)")
         let listed = try brados(["coach", "conversations", "--json", "--offline"], server)
         let conversations = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])["conversations"] as? [[String: Any]] ?? []
