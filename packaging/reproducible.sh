@@ -19,12 +19,16 @@ cd "$(dirname "$0")/.."
 scratch="${SCRATCH:-.build}"
 failures=0
 
-compare() { # compare A B LABEL
+compare() { # compare A B LABEL [UNSTRIPPED_A]: a binary's differences by section and function
     if cmp -s "$1" "$2"; then
         echo "ok   $3: identical ($(sha256sum < "$1" | cut -c1-16)…)"
     else
         echo "FAIL $3 differs: $1 $2"
-        command -v diffoscope >/dev/null && diffoscope --text - "$1" "$2" | head -60
+        if [ -n "${4:-}" ]; then
+            packaging/elfdiff.py "$1" "$2" --symbols "$4" || true
+        elif command -v diffoscope >/dev/null; then
+            { diffoscope --text - "$1" "$2" || true; } | head -60
+        fi
         failures=$((failures + 1))
     fi
 }
@@ -47,6 +51,7 @@ done
 if [ "${1:-}" = --binary ]; then
     elsewhere="$(mktemp -d /tmp/brados-reproducible.XXXXXX)"
     trap 'rm -rf "$elsewhere"' EXIT
+    [ -z "${KEEP:-}" ] || trap 'echo "kept: $elsewhere"' EXIT
     git clone --quiet --no-hardlinks . "$elsewhere/brados"
     git -C "$elsewhere/brados" checkout --quiet "$(git rev-parse HEAD)"
     [ -z "$(git status --porcelain --untracked-files=no)" ] || echo "note: this tree has uncommitted changes; the clone builds HEAD" >&2
@@ -57,7 +62,7 @@ if [ "${1:-}" = --binary ]; then
     # hash over each module's code and debug information, which names the build folder).
     packaging/stage.sh prefix "$scratch/release/brados" "$work/here" > /dev/null
     packaging/stage.sh prefix "$elsewhere/brados/.build/release/brados" "$work/there" > /dev/null
-    compare "$work/here/bin/brados" "$work/there/bin/brados" "the release binary built in another folder, as the packages ship it"
+    compare "$work/here/bin/brados" "$work/there/bin/brados" "the release binary built in another folder, as the packages ship it" "$scratch/release/brados"
     if ! cmp -s "$scratch/release/brados" "$elsewhere/brados/.build/release/brados"; then
         echo "note the unstripped binaries differ (debug information and .swift_modhash, which ship in neither package): $(cmp -l "$scratch/release/brados" "$elsewhere/brados/.build/release/brados" | wc -l) bytes"
     fi

@@ -10,6 +10,10 @@ public enum ExitStatus {
     /// Not a row of the table: the reader of stdout went away (``ReaderGone``), so the process
     /// ends by SIGPIPE, quietly, as Unix tools do (the shell sees 141).
     public static let readerGone: Int32 = 128 + 13
+    /// Not a row of the table: an external plugin (`brados-NAME` on `PATH`) was found and could
+    /// not be started (not executable, a bad interpreter line). 126 is what a shell gives a
+    /// command it found and could not run; once started, the plugin's own exit code is brados's.
+    public static let pluginNotRunnable: Int32 = 126
 
     /// One exit code: its failure kind, a name of a few words, and what it means in full.
     public struct Entry: Sendable, Equatable {

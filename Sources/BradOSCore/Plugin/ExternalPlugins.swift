@@ -81,6 +81,6 @@ public enum ExternalPlugins {
         execve(executable, argv, envp)
         let code = errno
         FileHandle.standardError.write(Data("brados: could not run \(executable): \(String(cString: strerror(code)))\n".utf8))
-        return 126
+        return ExitStatus.pluginNotRunnable
     }
 }
