@@ -177,7 +177,9 @@ public struct NutritionRenderer: Sendable {
         }
         output.table(Table(headers: [], rows: rows.map { ["  " + $0[0], $0[1], $0[2]] }, rightAligned: [1]))
         if let estimate {
-            output.line(output.styled("≈ estimated for \(estimate.basis); the service's plan replaces them once `brados plan sync` sends it.", .yellow))
+            // Two lines, each within 80 columns.
+            output.line(output.styled("≈ estimated for \(estimate.basis)", .yellow))
+            output.line(output.styled("  until the service's plan replaces them (`brados plan sync` sends it).", .dim))
         }
         if !detailed { output.line(output.styled("Why these numbers: `brados plan why`.", .dim)) }
     }

@@ -60,11 +60,11 @@ public struct TargetEstimate: Sendable, Equatable, Encodable {
     /// Whether a figure is an estimate.
     public func isEstimated(_ figure: String) -> Bool { estimated.contains(figure) }
 
-    /// `for your queued weight 80 kg (the plan's is 84.5 kg)`.
+    /// `the queued weight 80 kg (the plan's: 84.5 kg)`.
     public var basis: String {
         var parts: [String] = []
-        if let weight { parts.append("weight \(Format.number(weight)) kg" + (fromWeight.map { " (the plan's is \(Format.number($0)) kg)" } ?? "")) }
+        if let weight { parts.append("weight \(Format.number(weight)) kg" + (fromWeight.map { " (the plan's: \(Format.number($0)) kg)" } ?? "")) }
         if let targetWeight { parts.append("target weight \(Format.number(targetWeight)) kg") }
-        return "your queued " + parts.joined(separator: " and ")
+        return "the queued " + parts.joined(separator: " and ")
     }
 }

@@ -46,7 +46,7 @@ struct PlanEndToEndTests {
         #expect(estimated == Int((Double(calories) * queuedWeight / lastWeight).rounded()), "\(estimated) from \(calories)")
         #expect(((offline["plan"] as? [String: Any])?["targets"] as? [String: Any])?["calorieTarget"] as? Int == calories, "the service's plan is untouched")
         let text = try brados(["--offline", "plan", "show", "--art", "none"], server)
-        #expect(text.stdout.contains("≈ ") && text.stdout.contains("estimated for your queued weight"), "\(text.stdout)")
+        #expect(text.stdout.contains("≈ ") && text.stdout.contains("estimated for the queued weight"), "\(text.stdout)")
         let targets = try document(try brados(["--offline", "plan", "targets", "--json"], server))
         #expect(targets["estimate"] is [String: Any])
 
