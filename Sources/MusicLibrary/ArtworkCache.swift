@@ -33,14 +33,17 @@ public struct ArtworkCache: Sendable {
         missing = MissingArtwork(directory: directory, now: now)
     }
 
-    /// What a 404 is remembered by: the server, the item and its artwork path (every size).
-    func missingKey(_ album: some ArtworkItem, path: String) -> String {
-        (origin().map { "\($0)|" } ?? "") + "\(album.ratingKey)|\(path)"
+    /// The image an item's artwork path names on a server (`origin|ratingKey|path`): a cache
+    /// key adds the size; a 404 is remembered by it alone (every size).
+    static func identity(_ album: some ArtworkItem, path: String, origin: String?) -> String {
+        (origin.map { "\($0)|" } ?? "") + "\(album.ratingKey)|\(path)"
     }
+
+    func missingKey(_ album: some ArtworkItem, path: String) -> String { Self.identity(album, path: path, origin: origin()) }
 
     /// The cache key: server (when known) + rating key + artwork path + size.
     public static func key(_ album: some ArtworkItem, path: String, size: Size, origin: String? = nil) -> BlobKey {
-        BlobKey(bucket: "\(size.rawValue)", identifier: (origin.map { "\($0)|" } ?? "") + "\(album.ratingKey)|\(path)|\(size.rawValue)")
+        BlobKey(bucket: "\(size.rawValue)", identifier: identity(album, path: path, origin: origin) + "|\(size.rawValue)")
     }
 
     func key(_ album: some ArtworkItem, path: String, size: Size) -> BlobKey { Self.key(album, path: path, size: size, origin: origin()) }

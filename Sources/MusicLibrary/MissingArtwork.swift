@@ -21,9 +21,14 @@ struct MissingArtwork: Sendable {
 
     /// Whether the server said, within ``lifetime``, that this cover does not exist.
     func isMissing(_ identifier: String) -> Bool {
-        guard let since = store.value(Date.self, forKey: identifier) else { return false }
-        let age = now().timeIntervalSince(since)
-        return age >= 0 && age < Self.lifetime
+        Self.believed(store.value(Date.self, forKey: identifier), now: now())
+    }
+
+    /// Whether a 404 answered at `since` still holds at `now` (a time from the future does not).
+    private static func believed(_ since: Date?, now: Date) -> Bool {
+        guard let since else { return false }
+        let age = now.timeIntervalSince(since)
+        return age >= 0 && age < lifetime
     }
 
     /// One writer at a time in this process: the store's file lock keeps other processes out,
@@ -40,15 +45,10 @@ struct MissingArtwork: Sendable {
     private func write(_ identifier: String, _ now: Date) {
         try? store.update { snapshot in
             var values = snapshot.values
-            for (key, _) in values where !isRecent(snapshot, key, now) { values[key] = nil }
+            for (key, _) in values where !Self.believed(snapshot.value(Date.self, forKey: key), now: now) { values[key] = nil }
             values[identifier] = try? JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(now))
             snapshot = KeyValueSnapshot(values: values)
         }
     }
 
-    private func isRecent(_ snapshot: KeyValueSnapshot, _ key: String, _ now: Date) -> Bool {
-        guard let since = snapshot.value(Date.self, forKey: key) else { return false }
-        let age = now.timeIntervalSince(since)
-        return age >= 0 && age < Self.lifetime
-    }
 }

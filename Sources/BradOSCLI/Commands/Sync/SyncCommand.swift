@@ -96,21 +96,19 @@ public struct SyncCommand: EnvironmentCommand {
         for plugin in plugins {
             let started = ContinuousClock.now
             do {
-                let summary = try await plugin.sync(env, options: options)
-                OperationLog.record("\(plugin.name).sync", elapsed: ContinuousClock.now - started, failure: nil, logger: env.logger)
-                outcomes.append(Outcome(domain: plugin.name, status: summary == nil ? "skipped" : "ok", summary: summary,
-                                        seconds: (ContinuousClock.now - started).seconds))
-            } catch let error as AuthError where error.isNeverSignedIn {
-                // A service this profile never signed in to (a coach project it does not use):
-                // nothing to sync, not a failure; the timer's journal stays quiet.
-                outcomes.append(Outcome(domain: plugin.name, status: "skipped", summary: "not signed in: \(error.recovery ?? error.summary)",
-                                        seconds: (ContinuousClock.now - started).seconds))
-                OperationLog.record("\(plugin.name).sync", elapsed: ContinuousClock.now - started, failure: nil, logger: env.logger,
-                                    fields: ["skipped": "not signed in"])
+                switch try await DomainSync.run(plugin, env: env, options: options) {
+                case let .synced(summary):
+                    outcomes.append(Outcome(domain: plugin.name, status: summary == nil ? "skipped" : "ok", summary: summary,
+                                            seconds: (ContinuousClock.now - started).seconds))
+                case let .notSignedIn(signIn):
+                    // A service this profile never signed in to (a coach project it does not use):
+                    // nothing to sync, not a failure; the timer's journal stays quiet.
+                    outcomes.append(Outcome(domain: plugin.name, status: "skipped", summary: "not signed in: \(signIn)",
+                                            seconds: (ContinuousClock.now - started).seconds))
+                }
             } catch {
                 let text = (error as? any BradOSError)?.description ?? "\(error)"
                 outcomes.append(Outcome(domain: plugin.name, status: "failed", error: text, seconds: (ContinuousClock.now - started).seconds))
-                OperationLog.record("\(plugin.name).sync", elapsed: ContinuousClock.now - started, failure: error, logger: env.logger)
                 env.output.notice("sync \(plugin.name): \(text.replacingOccurrences(of: "\n", with: "\n  "))")
                 firstFailure = firstFailure ?? error
             }

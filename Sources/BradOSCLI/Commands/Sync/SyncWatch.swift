@@ -36,16 +36,18 @@ struct SyncWatch {
                                 try await live()
                                 return
                             }
-                            if let summary = try await OperationLog.run("\(plugin.name).sync", logger: logger, { try await plugin.sync(env, options: options) }) {
-                                tell(summary)
+                            switch try await DomainSync.run(plugin, env: env, options: options) {
+                            case let .synced(summary): if let summary { tell(summary) }
+                            // Skipped, as by `sync`; looked at again on the domain's interval, so a
+                            // sign-in meanwhile starts it.
+                            case .notSignedIn: tell("skipped, not signed in")
                             }
                             try await Task.sleep(for: plugin.watchInterval)
                             continue
                         } catch is CancellationError {
                             throw CancellationError()
                         } catch let error as AuthError where error.isNeverSignedIn {
-                            // Skipped, as by `sync`; looked at again on the domain's interval, so a
-                            // sign-in meanwhile starts it.
+                            // A live feed that finds no sign-in: looked at again on the interval.
                             tell("skipped, not signed in")
                             try await Task.sleep(for: plugin.watchInterval)
                             continue
