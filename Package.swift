@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+        // The reference server names HTTP fields and statuses through it (Hummingbird's own types).
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
     ],
     targets: [
         // libarchive, for `brados cache export/import`.
@@ -67,23 +69,60 @@ let package = Package(
         ),
         // GNU extensions Swift's Glibc module does not import (syncfs, memfd_create), for the core and archives.
         .target(name: "CBradOSSystem"),
-        // The shared core every domain builds on: the plugin contract (DomainPlugin, the search
-        // feed, TodaySection, the export/import hooks, Feature), the cache mechanism, storage,
-        // networking, auth, config, errors and output. It imports no feature module.
+        // The shared layers under the plugin contract (docs/ARCHITECTURE.md, "Layers"), each
+        // over the ones before it: the error contract every subsystem's error type follows,
+        .target(name: "BradOSErrors"),
+        // the terminal and what a person reads there (output, tables, widths, safe text, JSON),
         .target(
-            name: "BradOSCore",
+            name: "BradOSTerminal",
+            dependencies: ["BradOSErrors", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: fuzzed
+        ),
+        // storage (atomic files, key-value, blobs, SQLite, locks, a profile's folders),
+        .target(
+            name: "BradOSStorage",
             dependencies: [
-                "CBradOSSystem", "CSecretLoader",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BradOSErrors", "BradOSTerminal", "CBradOSSystem",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: fuzzed
+        ),
+        // networking (HTTP, the API client, retries, limits, WebSocket and the live connection),
+        .target(
+            name: "BradOSNetworking",
+            dependencies: [
+                "BradOSErrors", "BradOSTerminal", "BradOSStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: fuzzed
+        ),
+        // and auth (credentials, the system keyring, sign-in protocols, token refresh).
+        .target(
+            name: "BradOSAuth",
+            dependencies: [
+                "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "CSecretLoader",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: fuzzed
+        ),
+        // The core: the plugin contract (DomainPlugin, its capabilities, Feature, Composition),
+        // the cache mechanism, the environment a command runs in, config and the exit-code
+        // table. It imports no feature module.
+        .target(
+            name: "BradOSCore",
+            dependencies: [
+                "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: fuzzed
@@ -93,7 +132,7 @@ let package = Package(
         .target(
             name: "BradOSArchive",
             dependencies: [
-                "BradOSCore", "CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -104,7 +143,7 @@ let package = Package(
         .target(
             name: "BradOSSearch",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -112,13 +151,13 @@ let package = Package(
         // `brados today`'s screen over the domains' sections,
         .target(
             name: "BradOSToday",
-            dependencies: ["BradOSCore"]
+            dependencies: ["BradOSCore", "BradOSTerminal", "BradOSStorage"]
         ),
         // and pictures in the terminal (covers, the weight plot), which domains import.
         .target(
             name: "BradOSPictures",
             dependencies: [
-                "BradOSCore", "CArtLoader",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "CArtLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -126,7 +165,7 @@ let package = Package(
         .target(
             name: "MealPlan",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -135,7 +174,7 @@ let package = Package(
         .target(
             name: "Visits",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -144,7 +183,7 @@ let package = Package(
         .target(
             name: "MusicLibrary",
             dependencies: [
-                "BradOSCore", "BradOSPictures",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSPictures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -155,7 +194,7 @@ let package = Package(
         .target(
             name: "Coach",
             dependencies: [
-                "BradOSCore",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -165,7 +204,7 @@ let package = Package(
         .target(
             name: "Nutrition",
             dependencies: [
-                "BradOSCore", "BradOSPictures",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSPictures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -180,6 +219,7 @@ let package = Package(
                 "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -201,7 +241,7 @@ let package = Package(
         .target(
             name: "BradOSCLI",
             dependencies: [
-                "BradOSCore", "BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures",
                 "AgeEncryption",
                 "BradOSServer",
                 "MealPlan",
@@ -234,7 +274,7 @@ let package = Package(
         .executableTarget(
             name: "brados-contract",
             dependencies: [
-                "BradOSCLI", "BradOSCore",
+                "BradOSCLI", "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/ContractDomain"
@@ -246,7 +286,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "brados-fuzz",
-            dependencies: ["BradOSCore", "BradOSArchive", "AgeEncryption", "MealPlan", "Visits", "MusicLibrary", "Nutrition", "BradOSServer", "CFuzzDriver"],
+            dependencies: ["BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSArchive", "AgeEncryption", "MealPlan", "Visits", "MusicLibrary", "Nutrition", "BradOSServer", "CFuzzDriver"],
             swiftSettings: fuzzed,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])] : []
         ),
@@ -254,41 +294,57 @@ let package = Package(
         .executableTarget(
             name: "brados-bench",
             dependencies: [
-                "BradOSCore", "Coach", "Nutrition",
+                "BradOSCore", "BradOSStorage", "Coach", "Nutrition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["BradOSCore"],
+            dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth"],
             path: "Tests/TestSupport",
             // The pseudo-terminal the end-to-end tests run brados in (run with python3).
             exclude: ["fake-terminal.py"]
         ),
         .testTarget(
+            name: "BradOSTerminalTests",
+            dependencies: ["BradOSTerminal", "BradOSErrors", "TestSupport"]
+        ),
+        .testTarget(
+            name: "BradOSStorageTests",
+            dependencies: ["BradOSStorage", "BradOSErrors", "BradOSTerminal", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "BradOSNetworkingTests",
+            dependencies: ["BradOSNetworking", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "TestSupport"]
+        ),
+        .testTarget(
+            name: "BradOSAuthTests",
+            dependencies: ["BradOSAuth", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
             name: "BradOSCoreTests",
-            dependencies: ["BradOSCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "BradOSArchiveTests",
             dependencies: [
-                "BradOSArchive", "BradOSCore", "TestSupport",
+                "BradOSArchive", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSAuth", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "BradOSSearchTests",
-            dependencies: ["BradOSSearch", "BradOSCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BradOSSearch", "BradOSCore", "BradOSStorage", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "BradOSPicturesTests",
-            dependencies: ["BradOSPictures", "BradOSCore", "CArtLoader", "TestSupport"],
+            dependencies: ["BradOSPictures", "BradOSCore", "BradOSTerminal", "CArtLoader", "TestSupport"],
             // Images and the drawings expected of them (ArtTests), read from the source tree.
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "BradOSCLITests",
-            dependencies: ["BradOSCLI", "BradOSCore", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["BradOSCLI", "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // C2SP's age test vectors (testdata/, read from the source tree) and round trips.
         .testTarget(
@@ -298,23 +354,23 @@ let package = Package(
         ),
         .testTarget(
             name: "MealPlanTests",
-            dependencies: ["MealPlan", "BradOSCore", "TestSupport"]
+            dependencies: ["MealPlan", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "TestSupport"]
         ),
         .testTarget(
             name: "VisitsTests",
-            dependencies: ["Visits", "BradOSCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Visits", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MusicLibraryTests",
-            dependencies: ["MusicLibrary", "BradOSCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["MusicLibrary", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CoachTests",
-            dependencies: ["Coach", "BradOSCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Coach", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "NutritionTests",
-            dependencies: ["Nutrition", "BradOSCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Nutrition", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "BradOSServerTests",
@@ -323,6 +379,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

@@ -4,6 +4,9 @@
     python3 checks/check-boundaries.py
 
 1. What each module may import of the project's own modules:
+   - the shared layers go one way: BradOSErrors (the error contract) < BradOSTerminal <
+     BradOSStorage < BradOSNetworking < BradOSAuth < BradOSCore (the plugin contract), each
+     importing only those before it;
    - the core (BradOSCore) imports no feature, domain, CLI or server module;
    - a feature (archives, search, today, pictures) imports the core and its own C helpers,
      never another feature or a domain;
@@ -11,7 +14,9 @@
    - the reference server imports nothing of the client.
 2. Every module a target imports is one Package.swift declares for it (SwiftPM lets a target
    import what another target brought in; a declared graph is the only one that is true).
-3. The core and the features name no domain or backend outside comments (issue 17): domains
+3. The core holds no command (no ParsableCommand conformance: commands are the CLI's and the
+   domains') and stays under 4,500 lines of Swift: the contract, not the services behind it.
+4. The shared layers and the features name no domain or backend outside comments (issue 17): domains
    and services are the plugins' declarations. Distinctive names match anywhere (PlexToken,
    BRADOS_PLEX_SERVER); "plan" and "library" as words or camelCase parts.
 """
@@ -23,12 +28,16 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-CORE = {"BradOSCore"}
+# The shared layers, bottom first: each may import the ones before it.
+LAYERS = ["BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSCore"]
+CORE = set(LAYERS)
+CORE_LINE_LIMIT = 4500
 FEATURES = {"BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures"}
 DOMAINS = {"MealPlan", "Visits", "MusicLibrary", "Coach", "Nutrition"}
 # The C and format modules a feature (or the core) keeps to itself.
 HELPERS = {
-    "BradOSCore": {"CBradOSSystem", "CSecretLoader"},
+    "BradOSStorage": {"CBradOSSystem"},
+    "BradOSAuth": {"CSecretLoader"},
     "BradOSArchive": {"CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption"},
     "BradOSPictures": {"CArtLoader"},
 }
@@ -38,7 +47,7 @@ CLIENT = CORE | FEATURES | DOMAINS | {"BradOSCLI", "CBradOSSystem", "CSecretLoad
 def allowed(target, project):
     """The project modules `target` may import, or None when the layers say nothing of it."""
     if target in CORE:
-        return HELPERS[target]
+        return set(LAYERS[:LAYERS.index(target)]) | HELPERS.get(target, set())
     if target in FEATURES:
         return CORE | HELPERS.get(target, set())
     if target in DOMAINS:
@@ -50,6 +59,7 @@ def allowed(target, project):
 
 DISTINCTIVE = re.compile(r"plex|supabase|postgrest|gtsd|mealplan|meal|coach|visit|album|artwork|nutrition|recipe|conversation", re.I)
 COMMON = re.compile(r"(^|[^a-z])(plans?|library)([^a-z]|$)|[a-z](Plans?|Library)([A-Z_]|$)|(^|[^A-Za-z])(PLANS?|LIBRARY)(_|$)|(^|[^A-Za-z])(Plans?|Library)[A-Z]")
+COMMAND = re.compile(r"\b(struct|class|enum)\s+\w+\s*:[^{]*\b(Async)?ParsableCommand\b")
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|(?:public|package|internal)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -117,6 +127,17 @@ def main():
                         gaps.append(f"{relative}:{number}: @testable import outside a test target")
                 elif module in PRODUCT_MODULES and module not in declared:
                     gaps.append(f"{relative}:{number}: imports {module}, which Package.swift does not declare for {name}")
+        if name == "BradOSCore":
+            lines = 0
+            for path in swift_files(folder):
+                relative = os.path.relpath(path, ROOT)
+                with open(path, encoding="utf-8") as handle:
+                    lines += sum(1 for _ in handle)
+                for number, line in code_lines(path):
+                    if COMMAND.search(line):
+                        gaps.append(f"{relative}:{number}: a command in the core (commands live in BradOSCLI and the domains): {line.strip()[:120]}")
+            if lines >= CORE_LINE_LIMIT:
+                gaps.append(f"Sources/BradOSCore: {lines} lines of Swift, not under {CORE_LINE_LIMIT}: the core is the contract; a service goes in its layer")
         if name in CORE | FEATURES:
             for path in swift_files(folder):
                 relative = os.path.relpath(path, ROOT)
@@ -128,12 +149,14 @@ def main():
     if gaps:
         sys.exit(f"check-boundaries: {len(gaps)} breach(es) of the layers above")
     print(f"check-boundaries: {len(targets)} targets keep to their layers and declare what they import;"
-          " the core and the features name no domain")
+          f" the core holds no command and is under {CORE_LINE_LIMIT} lines; the shared layers and the features name no domain")
 
 
 def layer(name):
-    if name in CORE:
+    if name == "BradOSCore":
         return "the core"
+    if name in CORE:
+        return f"the shared layer {name}"
     if name in FEATURES:
         return "a feature"
     if name in DOMAINS:
@@ -143,7 +166,8 @@ def layer(name):
 
 # Modules of the packages brados depends on that its targets import (a product's module).
 PRODUCT_MODULES = {"ArgumentParser", "AsyncHTTPClient", "GRDB", "GRDBSQLite", "Hummingbird", "HummingbirdTesting",
-                   "Crypto", "_CryptoExtras", "Logging", "NIOCore", "NIOHTTP1", "NIOPosix"}
+                   "HummingbirdWebSocket", "HTTPTypes", "Crypto", "_CryptoExtras", "Logging", "NIOCore", "NIOHTTP1",
+                   "NIOPosix", "NIOWebSocket", "NIOSSL", "NIOFoundationCompat", "NIOConcurrencyHelpers"}
 
 if __name__ == "__main__":
     main()

@@ -10,7 +10,7 @@
 #
 #     packaging/package.sh [SCRATCH]   (SCRATCH: the release build's scratch path, default .build)
 #
-# The version is brados's own (`brados --version`, from Sources/BradOSCore/BradOSVersion.swift);
+# The version is brados's own (`brados --version`, from Sources/BradOSNetworking/BradOSVersion.swift);
 # the package adds the Debian revision of the newest entry of packaging/debian/changelog, which
 # must be for that version. Depends and Recommends are computed from the binary: dpkg-shlibdeps
 # for the libraries it links, packaging/depends.py for the ones it opens with dlopen (libarchive;

@@ -24,8 +24,8 @@ awk -v sections=man/sections.mdoc -v exitstatus="$exit_status" '
     /^\.Sh / && !/^\.Sh "EXIT STATUS"/ && !/^\.Sh AUTHORS/ { skip = 0 }
     !skip { print }
 ' "$generated" > man/brados.1
-# The footer names the version (the one in Sources/BradOSCore/BradOSVersion.swift); a test
+# The footer names the version (the one in Sources/BradOSNetworking/BradOSVersion.swift); a test
 # checks it is the built binary's `--version`, and packaging refuses a page for another one.
-version="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/BradOSCore/BradOSVersion.swift)"
+version="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/BradOSNetworking/BradOSVersion.swift)"
 sed -i "s/^\.Os.*/.Os brados $version/" man/brados.1
 echo "man/brados.1 ($(wc -l < man/brados.1) lines, brados $version)"

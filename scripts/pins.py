@@ -6,7 +6,7 @@ dependencies at exactly these versions; this script checks the whole graph Swift
 by a commit that changes it. `make build`, `make release` and `make test` run the check first:
 a build that would use other dependency code fails, saying which package moved.
 
-It also writes Sources/BradOSCore/BuildDependencies.swift from the list (what `brados version`
+It also writes Sources/BradOSCLI/Commands/Version/BuildDependencies.swift from the list (what `brados version`
 names), and the check covers that file too.
 
     scripts/pins.py            # check (exit 1 on any difference, with the packages named)
@@ -29,7 +29,7 @@ _spec = importlib.util.spec_from_file_location("packaging_copyright", os.path.jo
 copyright_file = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(copyright_file)
 PINS = os.environ.get("BRADOS_PINS_FILE") or os.path.join(ROOT, "Package.pins.json")  # another list: the tests
-SWIFT = os.path.join(ROOT, "Sources", "BradOSCore", "BuildDependencies.swift")
+SWIFT = os.path.join(ROOT, "Sources", "BradOSCLI", "Commands", "Version", "BuildDependencies.swift")
 
 
 def resolved(scratch, graph_file=None):

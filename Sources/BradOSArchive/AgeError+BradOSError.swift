@@ -1,5 +1,6 @@
 import AgeEncryption
 import BradOSCore
+import BradOSErrors
 
 /// The age module's errors, said as brados says errors. A wrong key or passphrase has its
 /// own exit code (12); a changed or damaged file is an integrity failure (8) like any other

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import CArchive
 import CArchiveLoader
 import Foundation

@@ -5,6 +5,7 @@ import CArchiveLoader
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSTerminal
 #endif
 
 /// The compressions `brados cache export` writes.

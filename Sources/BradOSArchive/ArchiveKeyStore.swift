@@ -3,6 +3,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 /// A profile's age identity: `<config>/keys/<profile>.txt`, 0600, an age identity file

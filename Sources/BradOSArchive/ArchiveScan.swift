@@ -3,6 +3,9 @@ import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 /// Reads a brados cache archive from start to end, checking everything: the manifest first

@@ -4,6 +4,7 @@ import CArchive
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSTerminal
 #endif
 
 /// Writes to a file descriptor (the archive file, or standard output).

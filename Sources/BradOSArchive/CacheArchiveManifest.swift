@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `manifest.json`, the first entry of every brados cache archive: what the archive holds and

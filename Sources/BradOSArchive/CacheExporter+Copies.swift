@@ -5,6 +5,7 @@ import GRDB
 import GRDBSQLite
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 // Copies of what an export reads: databases (a consistent backup) and in-memory files.

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 // Hashing the files of an export, on every core, and telling a file changed since.

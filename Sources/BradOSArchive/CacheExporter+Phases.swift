@@ -4,6 +4,8 @@ import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 // The phases of an export: list, itemize (hash), write, remember.

@@ -7,6 +7,8 @@ import GRDB
 import GRDBSQLite
 #if canImport(Glibc)
 import Glibc
+import BradOSNetworking
+import BradOSStorage
 #endif
 
 /// `brados cache export`: one archive of a profile's caches, through the plugin contract.

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// Finishes what a killed `cache import` or `cache export` left, in every profile's

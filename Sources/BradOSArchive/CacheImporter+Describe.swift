@@ -2,6 +2,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 // Phases 2 and 3: what would change, and each domain's check of its staged data.

@@ -2,6 +2,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 // Phase 1: validate and extract, in one pass over the stream.

@@ -2,6 +2,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 // Phase 4: the journaled swap, all or nothing.

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// `brados cache import`: safety first, for archives from anyone.

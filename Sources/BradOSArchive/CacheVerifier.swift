@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// `brados cache verify`: reads the whole archive and checks every size and checksum.

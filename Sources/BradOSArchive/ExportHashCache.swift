@@ -2,6 +2,8 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 /// The SHA-256 of every file the last export hashed, with the file's status then: a file

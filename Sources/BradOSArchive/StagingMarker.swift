@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 /// The one file that says a `cache import` or `cache export` may have left staging folders

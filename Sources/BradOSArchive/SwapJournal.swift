@@ -2,6 +2,8 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 /// The renames an import made, so a failure can undo them in reverse order.

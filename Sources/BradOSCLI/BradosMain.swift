@@ -1,6 +1,10 @@
 import ArgumentParser
 import BradOSCore
+import BradOSErrors
+import BradOSNetworking
 import BradOSServer
+import BradOSStorage
+import BradOSTerminal
 import Dispatch
 import Foundation
 import Synchronization

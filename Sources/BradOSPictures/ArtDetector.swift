@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// Chooses how pictures are drawn, from what was asked (`--art`, `display.art`), where

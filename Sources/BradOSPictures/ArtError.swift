@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSErrors
 import CArtLoader
 
 /// The libraries pictures are drawn with, and the package that ships each on this system.

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 /// Places drawings among text: a picture beside lines of text, or a grid of pictures with a
 /// caption under each. Symbols are text rows and are joined row by row; a pixel protocol's
 /// image is placed with the cursor (DECSC/DECRC save and restore, relative moves), which every

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Synchronization
 
 /// Says once per command, as a notice on stderr, that pictures are drawn as placeholders

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// A line plot in Unicode braille (2×4 dots a cell), with a value axis on the left, a time

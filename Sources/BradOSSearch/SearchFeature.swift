@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// The search index as the core sees it (``Feature``): derived from the domains' caches, it

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSErrors
+import BradOSTerminal
 import Foundation
 
 /// What to look for.

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// One `brados search`: the index brought up to date from the caches, then asked.

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 
 /// A conversation as the server has it, with the server's count of its messages

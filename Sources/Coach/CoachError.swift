@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSErrors
+import BradOSTerminal
 
 /// Failures of the coach domain.
 public enum CoachError: BradOSError, Equatable {

@@ -1,4 +1,7 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// A coaching conversation, as PostgREST returns a `conversations` row (snake_case on the

@@ -1,4 +1,7 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// Human and JSON output of the coach domain. JSON documents carry the same model types

@@ -1,4 +1,8 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Synchronization
 

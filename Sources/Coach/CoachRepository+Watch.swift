@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 
 /// `brados sync --watch` for the coach: every conversation of the user, and the messages of

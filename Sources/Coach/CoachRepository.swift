@@ -1,4 +1,8 @@
 import BradOSCore
+import BradOSErrors
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Logging
 

@@ -1,4 +1,8 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// Supabase Auth (GoTrue) sign-in: `POST /auth/v1/token?grant_type=password {email, password}`

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// The on-disk cache of the latest finalized meal plan session: one slot.

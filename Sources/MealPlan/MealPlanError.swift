@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSErrors
 
 /// Failures of the meal plan domain.
 public enum MealPlanError: BradOSError {

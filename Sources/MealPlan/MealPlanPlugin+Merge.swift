@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// `cache import --merge`: the latest finalized plan is one item, and the newer one stays

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// The meal plan domain: the latest finalized session, cached on disk and never re-fetched.

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// Human and JSON output of meal plans.

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import BradOSCore
 import BradOSPictures
+import BradOSTerminal
 import Foundation
 import Logging
 

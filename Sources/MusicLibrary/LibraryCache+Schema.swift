@@ -1,4 +1,7 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import GRDB
 import Logging

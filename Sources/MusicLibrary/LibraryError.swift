@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSErrors
 import Foundation
 
 /// Failures of the library domain.

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 
 /// A library section (a music section has `type == "artist"`).

@@ -1,5 +1,8 @@
 import ArgumentParser
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 extension Service {

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// Which shown albums a listing prints: from `offset`, at most `limit` (all when `nil`).

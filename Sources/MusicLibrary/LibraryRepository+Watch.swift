@@ -1,4 +1,8 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `brados sync --watch` for the library: the Plex server's notifications

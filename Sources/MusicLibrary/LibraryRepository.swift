@@ -1,4 +1,7 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 
 /// The Plex Media Server endpoints the library uses.

@@ -1,4 +1,7 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 
 /// Signing in to Plex the way Plex's own apps do: through plex.tv (`plex.account-server`),

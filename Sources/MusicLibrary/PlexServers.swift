@@ -1,4 +1,8 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Logging
 
@@ -201,7 +205,7 @@ struct FixedToken: Authenticating {
     func renewToken(replacing rejected: String) async throws -> String {
         throw AuthError.sessionExpired(profile: profile, service: Service.plex.rawValue)
     }
-    var signInService: String? { Service.plex.rawValue }
+    func sessionExpired(profile: String) -> any Error { AuthError.sessionExpired(profile: profile, service: Service.plex.rawValue) }
 }
 
 /// A ``PlexAPI`` that probes the server's addresses again once when the one in use stops

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 
 /// The nutrition plan service. The default is ``NutritionRESTClient``; tests inject doubles.

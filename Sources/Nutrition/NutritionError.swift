@@ -1,4 +1,7 @@
 import BradOSCore
+import BradOSErrors
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 
 /// Failures that mean something to the plan domain, each with a message, a recovery

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// What `POST /v1/plans/generate` answers inside `{success, data}`.

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `cache import --merge`: the current plan is one item (the one received later stays); the

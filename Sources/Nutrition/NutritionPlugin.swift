@@ -1,5 +1,7 @@
 import ArgumentParser
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 
 extension Service {

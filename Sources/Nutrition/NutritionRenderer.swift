@@ -1,5 +1,8 @@
 import BradOSCore
+import BradOSNetworking
 import BradOSPictures
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// Human and JSON output of the plan domain. JSON documents: `{source: DataSource, plan:

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 
 /// The offline queue of profile changes: `plan weight`, `plan set` and `plan sync`.

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 import Logging
 

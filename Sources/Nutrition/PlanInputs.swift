@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// What the person wants from the plan (`brados plan set goal`): the values the service knows.

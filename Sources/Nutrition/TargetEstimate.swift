@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// Daily targets estimated for a weight or target weight queued and not confirmed yet (spec

@@ -1,5 +1,6 @@
 import BradOSCore
 import BradOSPictures
+import BradOSTerminal
 import Foundation
 
 /// `GET /auth/profile/weights`: the weights the person logged (one a day, oldest first) and

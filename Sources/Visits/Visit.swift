@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 
 /// One visit (a place, when, how long, notes), as the BradOS API returns it.

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 import Logging
 

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSErrors
 
 /// Failures of the visits domain.
 public enum VisitsError: BradOSError {

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `cache import --merge`: the cached list is a copy of the server's list, changed since by

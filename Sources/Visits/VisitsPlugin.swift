@@ -1,5 +1,8 @@
 import ArgumentParser
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// The visits domain: visit history, stale-while-revalidate with a TTL, optimistic delete.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// Benchmark driver for the scripts in `bench/`: runs one workload through brados's own

@@ -11,6 +11,9 @@ import Visits
 
 #if canImport(Glibc)
 import Glibc
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 /// The parsers brados runs on bytes it did not write: cache files, archive manifests,

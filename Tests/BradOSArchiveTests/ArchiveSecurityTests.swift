@@ -1,8 +1,10 @@
 @testable import BradOSArchive
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 16, the archive's part: a hostile manifest never traps, a killed run leaves nothing.
 @Suite("Security: manifests, staging leftovers")

@@ -1,12 +1,13 @@
+import ArgumentParser
 @testable import BradOSArchive
 @testable import BradOSCore
-import ArgumentParser
+import BradOSStorage
 import Crypto
 import Foundation
 import GRDB
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 // Exports and imports cancelled or signalled, and files changed while an export reads them.
 extension CacheArchiveTests {

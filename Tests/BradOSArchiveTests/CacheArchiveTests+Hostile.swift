@@ -1,12 +1,14 @@
+import ArgumentParser
 @testable import BradOSArchive
 @testable import BradOSCore
-import ArgumentParser
+import BradOSStorage
+import BradOSTerminal
 import Crypto
 import Foundation
 import GRDB
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 // Hostile archives and databases: refused, with nothing written outside staging.
 extension CacheArchiveTests {

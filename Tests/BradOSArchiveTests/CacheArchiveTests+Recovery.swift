@@ -1,12 +1,13 @@
+import ArgumentParser
 @testable import BradOSArchive
 @testable import BradOSCore
-import ArgumentParser
+import BradOSStorage
 import Crypto
 import Foundation
 import GRDB
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 // An import killed mid-swap, the staging marker, the key-value store in the journal.
 extension CacheArchiveTests {

@@ -1,12 +1,14 @@
-@testable import BradOSArchive
-@testable import BradOSCore
 import ArgumentParser
+@testable import BradOSArchive
+import BradOSAuth
+@testable import BradOSCore
+import BradOSStorage
 import Crypto
 import Foundation
 import GRDB
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A domain with ordinary folders, for the archive tests.
 struct SampleDomain: DomainPlugin {

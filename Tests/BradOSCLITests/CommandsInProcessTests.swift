@@ -1,8 +1,11 @@
+import BradOSAuth
 @testable import BradOSCLI
 import BradOSCore
+import BradOSErrors
+import BradOSStorage
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every group of the CLI's own commands run in-process, with an environment the test builds
 /// (`run(in:)`): no binary, no terminal, no network (offline unless a test says otherwise).

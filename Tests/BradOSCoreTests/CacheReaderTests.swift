@@ -1,8 +1,10 @@
+import BradOSAuth
 @testable import BradOSCore
+import BradOSNetworking
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The one read mechanism, against a resource the test controls (what is stored, how old,
 /// what a fetch returns or throws), in every state of a policy and both modes.

@@ -1,7 +1,10 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Config precedence and paths")
 struct ConfigTests {

@@ -1,5 +1,9 @@
 import ArgumentParser
+import BradOSAuth
 @testable import BradOSCore
+import BradOSErrors
+import BradOSNetworking
+import BradOSStorage
 import Testing
 
 @Suite("Errors map to exit codes in one place")

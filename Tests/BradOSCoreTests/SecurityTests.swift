@@ -6,6 +6,10 @@ import Glibc
 import Logging
 import Testing
 import TestSupport
+import BradOSAuth
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 
 /// Issue 16: what a hostile server, archive or local user supplies never runs, plants or traps.
 @Suite("Security: ids, hostile headers, control characters, stores")

@@ -1,7 +1,10 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A renamed service: what a user kept under the old name moves once, and nothing reads it after.
 @Suite("Service renames")

@@ -1,9 +1,10 @@
 @testable import BradOSCore
 @testable import BradOSPictures
+import BradOSTerminal
 import CArtLoader
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Pictures: decoding, drawing through Chafa (symbols against stored expected text; the
 /// kitty, iTerm2 and sixel sequences' framing), the layouts, the braille plot, and how the

@@ -1,10 +1,11 @@
 import ArgumentParser
-import Foundation
-import GRDB
-import Testing
-import TestSupport
 @testable import BradOSCore
 @testable import BradOSSearch
+import BradOSStorage
+import Foundation
+import GRDB
+import TestSupport
+import Testing
 
 /// The search index against domains whose documents the test controls: the feed protocol
 /// (everything, what changed, deletes found by the count, a new store, nothing cached), the

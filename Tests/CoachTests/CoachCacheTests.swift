@@ -1,9 +1,10 @@
-@testable import Coach
 import BradOSCore
+import BradOSStorage
+@testable import Coach
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Coach store: SQLite, upserts by remote id, cascade delete")
 struct CoachCacheTests {

@@ -1,8 +1,12 @@
-@testable import Coach
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
+@testable import Coach
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Coach logic: remote first, cache fallback, context TTL")
 struct CoachRepositoryTests {

@@ -1,8 +1,10 @@
-@testable import Coach
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+@testable import Coach
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Supabase client: PostgREST paging, rotation of refresh tokens, decoding")
 struct PostgRESTClientTests {

@@ -1,9 +1,10 @@
-@testable import Coach
 import BradOSCore
+import BradOSNetworking
+@testable import Coach
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Supabase Realtime in process: the channel protocol against a scripted connection, and the
 /// rule that an event changes the copy only when the copy is not already as it says.

@@ -1,8 +1,9 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 @testable import MealPlan
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Meal plan cache")
 struct MealPlanCacheTests {

@@ -1,8 +1,11 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 @testable import MealPlan
-import Testing
 import TestSupport
+import Testing
 
 /// The store over the real REST client and ``APIClient``, with a transport double:
 /// checks the exact requests on the wire.

@@ -1,8 +1,11 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 @testable import MealPlan
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Meal plan store")
 struct MealPlanRepositoryTests {

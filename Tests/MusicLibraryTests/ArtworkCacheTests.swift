@@ -1,8 +1,9 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 @testable import MusicLibrary
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Library: the artwork cache")
 struct ArtworkCacheTests {

@@ -1,8 +1,11 @@
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 @testable import MusicLibrary
-import Testing
 import TestSupport
+import Testing
 
 func makeAlbum(_ key: String, thumb: Bool = true, title: String? = nil, year: Int = 2000) -> Album {
     Album(ratingKey: key, title: title ?? "Album \(key)", artist: "Artist", year: year,
@@ -49,6 +52,7 @@ final class FakePlex: PlexAPI {
 struct StaticToken: Authenticating {
     func accessToken() async throws -> String { "plex-token" }
     func renewToken(replacing rejected: String) async throws -> String { throw AuthError.sessionExpired(profile: "default") }
+    func sessionExpired(profile: String) -> any Error { AuthError.sessionExpired(profile: profile) }
 }
 
 /// An artwork store over a disk-only blob cache in `dir`, asking `plex`.

@@ -1,9 +1,11 @@
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import GRDB
 @testable import MusicLibrary
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Library: the store read in part")
 struct LibraryCacheTests {

@@ -1,8 +1,9 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 @testable import MusicLibrary
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Plex servers from plex.tv")
 struct PlexServerChoiceTests {

@@ -1,8 +1,10 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 @testable import MusicLibrary
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Library: prefetching the first screen")
 struct PrefetchTests {

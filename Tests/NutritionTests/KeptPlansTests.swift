@@ -1,8 +1,11 @@
-@testable import Nutrition
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
-import Testing
+@testable import Nutrition
 import TestSupport
+import Testing
 
 /// Spec §8.5: `archivedPlans` and `comparePlans`, as kept plans and `plan diff`.
 @Suite("Kept plans: every plan received, bounded, compared")

@@ -1,9 +1,11 @@
-@testable import Nutrition
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 import Logging
-import Testing
+@testable import Nutrition
 import TestSupport
+import Testing
 
 /// `plan set target-weight|goal|activity`: queued like a weight, shown pending, sent with a
 /// forced recompute, rolled back on a refusal.

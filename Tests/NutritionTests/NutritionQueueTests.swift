@@ -1,8 +1,11 @@
-@testable import Nutrition
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
 import Foundation
-import Testing
+@testable import Nutrition
 import TestSupport
+import Testing
 
 @Suite("Plan offline queue: durable, ordered, replayed once")
 struct NutritionQueueTests {

@@ -1,8 +1,10 @@
-@testable import Nutrition
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
-import Testing
+@testable import Nutrition
 import TestSupport
+import Testing
 
 @Suite("Plan store: TTL cache, recompute, validation, fallback")
 struct NutritionRepositoryTests {

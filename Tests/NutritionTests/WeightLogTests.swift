@@ -1,8 +1,10 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 @testable import Nutrition
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Weight log")
 struct WeightLogTests {

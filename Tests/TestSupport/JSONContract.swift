@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// The `--json` contract: the JSON Schemas in `contract/json/` (one a command), and a check of

@@ -1,3 +1,4 @@
+import BradOSAuth
 import BradOSCore
 
 /// A keyring in memory, with the Secret Service's rules (an item replaced when its attributes

@@ -1,4 +1,6 @@
 import BradOSCore
+import BradOSErrors
+import BradOSNetworking
 import Foundation
 
 /// A real `brados-server` process on a free loopback port, with admin routes on.

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSNetworking
 import Foundation
 import Synchronization
 

@@ -1,7 +1,8 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
-import Testing
 import TestSupport
+import Testing
 @testable import Visits
 
 @Suite("Visits cache in the key-value store")

@@ -1,8 +1,11 @@
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
 @testable import Visits
 
 @Suite("visits list: stale-while-revalidate with an injected clock")

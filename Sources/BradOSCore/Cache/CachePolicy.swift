@@ -1,3 +1,4 @@
+import BradOSErrors
 import Foundation
 
 /// A domain's freshness rules, as values. ``CacheReader`` carries them out; a domain declares

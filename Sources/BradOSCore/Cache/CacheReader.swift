@@ -1,3 +1,6 @@
+import BradOSErrors
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 import Logging
 

@@ -1,3 +1,4 @@
+import BradOSTerminal
 import Foundation
 
 /// Where data shown by a read command came from: the one type every domain renders, so that

@@ -1,6 +1,9 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSErrors
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 // The background refresh itself: one at a time per resource, and its failure kept for the next

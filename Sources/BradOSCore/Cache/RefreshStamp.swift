@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 /// When a domain (or one of its resources) last started a background refresh: a hidden file

@@ -1,3 +1,5 @@
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// The config file: a flat JSON object of `key: value` strings in `config.json`.

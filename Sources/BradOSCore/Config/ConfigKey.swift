@@ -1,3 +1,6 @@
+import BradOSAuth
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// A documented configuration key. Core keys are listed in ``ConfigKey/core`` (features add theirs: ``Feature/configKeys``);
@@ -91,27 +94,3 @@ public func parseBool(_ value: String) -> Bool? {
     }
 }
 
-/// Parses `300`, `300s`, `5m`, `1h`, `2d` into a duration.
-public func parseDuration(_ value: String) -> Duration? {
-    // Plain Swift, no CharacterSet or dictionary: three settings are parsed on every read
-    // of a cached domain (bench/RESULTS.md).
-    var text = Substring(value.lowercased())
-    while text.first == " " || text.first == "\t" { text.removeFirst() }
-    while text.last == " " || text.last == "\t" { text.removeLast() }
-    guard let unit = text.last else { return nil }
-    // At most ten years: larger values are typos, and must never overflow.
-    let limit: Int64 = 10 * 365 * 86400
-    let multiplier: Int64? = switch unit {
-    case "s": 1
-    case "m": 60
-    case "h": 3600
-    case "d": 86400
-    default: nil
-    }
-    if let multiplier, let number = Int64(text.dropLast()), number >= 0 {
-        let (seconds, overflow) = number.multipliedReportingOverflow(by: multiplier)
-        return overflow || seconds > limit ? nil : .seconds(seconds)
-    }
-    if let seconds = Int64(text), seconds >= 0, seconds <= limit { return .seconds(seconds) }
-    return nil
-}

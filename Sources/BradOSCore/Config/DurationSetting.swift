@@ -1,3 +1,4 @@
+import BradOSTerminal
 import Foundation
 
 /// A setting that holds a duration (a TTL, a timeout). One rule decides whether a value is

@@ -1,25 +1,6 @@
+import BradOSAuth
+import BradOSNetworking
 import Foundation
-
-/// A remote service brados talks to, by name. Each has its own server URL in the config
-/// (`server.<name>`), falling back to the one `server` URL.
-///
-/// The core knows one service, ``account``: brados's own REST server, where `brados auth
-/// login` signs in by default and which domains use when they have no server of their own.
-/// Every other service is declared by the domain plugin that uses it
-/// (``DomainPlugin/services``), with its sign-in protocol.
-public struct Service: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// The account service (`api`): brados's own REST server and its sign-in.
-    public static let account = Service(rawValue: "api")
-
-    /// The config key of this service's server URL, e.g. `server.api`.
-    public var configKey: String { "server.\(rawValue)" }
-    /// The environment variable of this service's server URL, e.g. `BRADOS_API_SERVER`.
-    public var environmentVariable: String { "BRADOS_\(rawValue.uppercased().replacingOccurrences(of: "-", with: "_"))_SERVER" }
-    public var description: String { rawValue }
-}
 
 /// A service as a plugin declares it: its name, what it is, and how to sign in to it.
 public struct ServiceDescription: Sendable {
@@ -51,11 +32,6 @@ public struct ServiceDescription: Sendable {
     /// The current name of a service once called `name`, if one was.
     public static func renamed(_ name: String, in plugins: [any DomainPlugin]) -> Service? {
         all(plugins).first { $0.formerNames.contains(name) }?.service
-    }
-
-    /// Whether `auth login --service NAME` signs in through an account server (``signIn``).
-    public static func hasAccountServer(_ name: String) -> Bool {
-        all(Composition.current.plugins).contains { $0.service.rawValue == name && $0.signIn != nil }
     }
 
     /// The account service, described by the core.

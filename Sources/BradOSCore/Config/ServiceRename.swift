@@ -1,3 +1,6 @@
+import BradOSAuth
+import BradOSNetworking
+import BradOSStorage
 import Foundation
 
 /// Moves what a user keeps under a service's former name (``ServiceDescription/formerNames``)

@@ -1,3 +1,7 @@
+import BradOSAuth
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Logging
 

@@ -1,3 +1,6 @@
+import BradOSErrors
+import BradOSStorage
+import BradOSTerminal
 /// Failures in configuration, profiles and paths.
 public enum ConfigError: BradOSError {
     case unknownKey(String, known: [String])
@@ -48,5 +51,14 @@ public enum ConfigError: BradOSError {
         case .unreadableConfigFile: .general
         default: .usage
         }
+    }
+}
+
+extension ProfileName {
+    /// A profile name as typed (a flag, a setting), or the error that says what is allowed.
+    /// - Throws: ``ConfigError/invalidProfileName(_:)``.
+    public init(validating name: String) throws {
+        guard let value = ProfileName(rawValue: name) else { throw ConfigError.invalidProfileName(name) }
+        self = value
     }
 }

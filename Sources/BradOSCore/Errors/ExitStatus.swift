@@ -1,4 +1,5 @@
 import ArgumentParser
+import BradOSErrors
 import Foundation
 
 /// The one place that maps failures to process exit codes, and the one table of what each

@@ -1,3 +1,6 @@
+import BradOSErrors
+import BradOSNetworking
+import BradOSTerminal
 /// Failures of `brados cache export|verify|import`.
 public enum ArchiveError: BradOSError, Equatable {
     case io(String)

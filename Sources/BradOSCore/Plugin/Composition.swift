@@ -1,3 +1,4 @@
+import BradOSAuth
 import Foundation
 
 /// Starts the reference backend inside the `brados` process (the "embedded default").
@@ -46,16 +47,21 @@ public struct Composition: Sendable {
     /// The names `brados NAME` runs itself (external plugins of those names never run).
     public var builtInCommands: Set<String> { builtIns() }
 
-    /// Runs `body` with this composition as ``current``.
+    /// ``AccountServers``'s answer for these plugins, computed when asked (not at start-up).
+    private var accountServers: @Sendable (String) -> Bool {
+        { [plugins] name in ServiceDescription.all(plugins).contains { $0.service.rawValue == name && $0.signIn != nil } }
+    }
+
+    /// Runs `body` with this composition as ``current`` (and its services as ``AccountServers``).
     /// - Throws: what `body` throws.
     public func bind<T>(_ body: () throws -> T) rethrows -> T {
-        try Self.$current.withValue(self, operation: body)
+        try Self.$current.withValue(self) { try AccountServers.$lookup.withValue(accountServers, operation: body) }
     }
 
     /// Runs `body` with this composition as ``current``; for a detached task, which does not
     /// inherit the binding of the task that made it.
     /// - Throws: what `body` throws.
     public func bind<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
-        try await Self.$current.withValue(self, operation: body)
+        try await Self.$current.withValue(self) { try await AccountServers.$lookup.withValue(accountServers, operation: body) }
     }
 }

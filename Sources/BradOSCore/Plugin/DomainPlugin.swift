@@ -1,4 +1,5 @@
 import ArgumentParser
+import BradOSStorage
 import Foundation
 
 /// What a domain module provides to brados: its command tree and the ownership of its

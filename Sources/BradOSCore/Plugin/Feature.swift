@@ -1,3 +1,4 @@
+import BradOSStorage
 import Foundation
 
 /// A feature module beside the domains (archives, the search index, pictures), as the

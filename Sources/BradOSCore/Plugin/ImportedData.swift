@@ -1,3 +1,6 @@
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// What `cache import` brought into a profile, and from whom: so that data another account

@@ -1,3 +1,5 @@
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 import GRDB
 

@@ -1,3 +1,5 @@
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// A domain that keeps, beside its cached copies of a service's data, what the person made:

@@ -1,3 +1,4 @@
+import BradOSStorage
 import Foundation
 import GRDB
 

@@ -1,3 +1,5 @@
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// A domain's part of `brados today` (``DomainPlugin/todaySection(_:)``).

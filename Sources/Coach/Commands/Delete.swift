@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSStorage
 
 extension CoachCommand {
     /// Deletes a conversation on the server, then from the local copy.

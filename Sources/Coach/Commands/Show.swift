@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSNetworking
 
 extension CoachCommand {
     /// Shows one conversation's messages.

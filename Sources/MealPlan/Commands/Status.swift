@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 
 extension MealPlanCommand {
     /// Reports the cache state; never makes a request.

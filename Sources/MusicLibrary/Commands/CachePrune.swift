@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 extension LibraryCommand.Cache {

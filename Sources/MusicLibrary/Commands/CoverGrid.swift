@@ -1,5 +1,6 @@
 import BradOSCore
 import BradOSPictures
+import BradOSTerminal
 import Foundation
 
 /// `--covers` of `library albums` and `library collections`: the first screen's covers in a

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSErrors
 import BradOSPictures
 import Foundation
 

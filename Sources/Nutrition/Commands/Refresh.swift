@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 
 extension NutritionCommand {
     public struct Refresh: EnvironmentCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 
 extension NutritionCommand {
     /// `plan set target-weight|goal|activity`: change what the plan is computed from.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 
 extension NutritionCommand.SetInput {
     /// `plan set target-weight KG`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 
 extension NutritionCommand {
     /// Records a new weight: queued durably first, then sent (when online) and the plan recomputed.

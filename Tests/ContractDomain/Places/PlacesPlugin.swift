@@ -1,5 +1,8 @@
 import ArgumentParser
 import BradOSCore
+import BradOSErrors
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// A sixth domain that exists only in the tests (the `brados-contract` executable), to prove

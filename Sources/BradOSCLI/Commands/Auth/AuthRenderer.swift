@@ -1,4 +1,6 @@
+import BradOSAuth
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// What `auth status` and `auth logout` print, in both output formats.

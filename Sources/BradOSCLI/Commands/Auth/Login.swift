@@ -1,6 +1,9 @@
 import ArgumentParser
 import BradOSArchive
+import BradOSAuth
 import BradOSCore
+import BradOSNetworking
+import BradOSTerminal
 import Foundation
 
 extension AuthCommand {
@@ -62,7 +65,7 @@ extension AuthCommand {
                 }
                 throw ValidationError("Unknown service '\(service)': expected one of \(known.joined(separator: ", ")).")
             }
-            let linked = service.map(ServiceDescription.hasAccountServer) ?? false
+            let linked = service.map(AccountServers.has) ?? false
             if !linked, tokenStdin || pin != nil || noWait {
                 let names = Self.linkedServices.map { "--service \($0)" }.joined(separator: ", ")
                 throw ValidationError("--token-stdin, --pin and --no-wait sign in to a service with an account server\(names.isEmpty ? "" : " (\(names))").")

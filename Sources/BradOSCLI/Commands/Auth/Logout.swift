@@ -1,6 +1,9 @@
 import ArgumentParser
 import BradOSArchive
+import BradOSAuth
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 extension AuthCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BradOSAuth
 import BradOSCore
 import Foundation
 

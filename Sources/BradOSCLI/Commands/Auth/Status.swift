@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSArchive
+import BradOSAuth
 import BradOSCore
 import Foundation
 

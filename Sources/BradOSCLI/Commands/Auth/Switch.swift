@@ -1,6 +1,7 @@
 import ArgumentParser
 import BradOSArchive
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 extension AuthCommand {

@@ -2,6 +2,8 @@ import AgeEncryption
 import ArgumentParser
 import BradOSArchive
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `--identity FILE` and `--passphrase-stdin` of `cache verify|import`, and how `cache

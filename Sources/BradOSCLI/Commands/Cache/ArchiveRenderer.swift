@@ -1,5 +1,7 @@
 import BradOSArchive
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// What `cache export`, `cache verify` and `cache import` print, in both output formats.

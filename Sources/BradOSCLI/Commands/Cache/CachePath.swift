@@ -5,6 +5,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 extension CacheCommand {

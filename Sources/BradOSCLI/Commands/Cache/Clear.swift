@@ -1,6 +1,8 @@
 import ArgumentParser
 import BradOSArchive
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 extension CacheCommand {

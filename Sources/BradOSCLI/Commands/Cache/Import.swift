@@ -5,6 +5,8 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 extension CacheCommand {

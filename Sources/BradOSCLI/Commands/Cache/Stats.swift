@@ -1,6 +1,7 @@
 import ArgumentParser
 import BradOSArchive
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 extension CacheCommand {

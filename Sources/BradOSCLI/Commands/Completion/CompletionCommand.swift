@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSTerminal
 
 /// `brados completion bash|zsh|fish`: the shell completion script, as `gh completion` prints one.
 public struct CompletionCommand: ParsableCommand {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BradOSCore
+import BradOSErrors
+import BradOSStorage
 import Foundation
 
 extension ConfigCommand {

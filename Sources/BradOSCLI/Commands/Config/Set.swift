@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 extension ConfigCommand {

@@ -3,6 +3,10 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSAuth
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 #endif
 
 /// The checks of `brados doctor`, in order: configuration, servers and sign-in, folders, then

@@ -3,6 +3,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSStorage
 #endif
 
 /// `brados doctor`: checks the set-up and says what to fix.

@@ -3,6 +3,7 @@ import BradOSCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import BradOSTerminal
 #endif
 
 /// Human and JSON output of `brados doctor`.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 
 /// `brados exit-codes`: what each exit code means (the table of ``ExitStatus``).
 public struct ExitCodesCommand: EnvironmentCommand {

@@ -2,6 +2,7 @@ import AgeEncryption
 import ArgumentParser
 import BradOSArchive
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 extension KeysCommand {

@@ -2,6 +2,7 @@ import AgeEncryption
 import ArgumentParser
 import BradOSArchive
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// What `keys generate|show` print.

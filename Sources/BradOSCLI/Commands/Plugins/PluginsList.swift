@@ -1,5 +1,7 @@
 import ArgumentParser
 import BradOSCore
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 extension PluginsCommand {

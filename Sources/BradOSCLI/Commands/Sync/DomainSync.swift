@@ -1,3 +1,4 @@
+import BradOSAuth
 import BradOSCore
 import Foundation
 

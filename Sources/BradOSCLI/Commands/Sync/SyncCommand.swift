@@ -1,5 +1,9 @@
 import ArgumentParser
 import BradOSCore
+import BradOSErrors
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `brados sync`: the terminal's background refresh, for cron or a systemd user timer.

@@ -1,4 +1,7 @@
+import BradOSAuth
 import BradOSCore
+import BradOSErrors
+import BradOSTerminal
 import Foundation
 
 /// `brados sync --watch`: one long-running process that keeps every domain's cache fresh.

@@ -1,5 +1,8 @@
 import ArgumentParser
 import BradOSCore
+import BradOSNetworking
+import BradOSStorage
+import BradOSTerminal
 
 /// `brados version`: this brados's version and the Swift packages it was built with, at the
 /// versions `Package.pins.json` pins (``BuildDependencies``).

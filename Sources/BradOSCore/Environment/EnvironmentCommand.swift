@@ -1,0 +1,30 @@
+import ArgumentParser
+import BradOSStorage
+
+/// A command whose work runs in an environment it is given: `run()` builds the process's
+/// (``AppEnvironment/live(_:access:)``, which takes the profile's lock as ``profileAccess``
+/// says) and calls ``run(in:)``; a test builds its own environment and calls ``run(in:)``.
+public protocol EnvironmentCommand: AsyncParsableCommand {
+    /// The global flags (`@OptionGroup var global: GlobalOptions`).
+    var global: GlobalOptions { get }
+    /// How the command holds the profile: `.shared` (the default) to read or write it,
+    /// `.exclusive` to replace or erase it, `nil` when it never touches it.
+    static var profileAccess: ProfileLock.Access? { get }
+    /// Whether the command may start a profile that has nothing yet (a sign-in, an import, a
+    /// key): false by default, so that `--profile` with a mistyped name is an error, not a new
+    /// empty profile.
+    static var startsProfile: Bool { get }
+    /// The command's work, in `env`.
+    func run(in env: AppEnvironment) async throws
+}
+
+extension EnvironmentCommand {
+    public static var profileAccess: ProfileLock.Access? { .shared }
+    public static var startsProfile: Bool { false }
+
+    /// Runs in the environment of the `brados` process.
+    /// - Throws: what ``run(in:)`` throws; ``ConfigError`` and ``StorageError`` building the environment.
+    public func run() async throws {
+        try await run(in: AppEnvironment.live(global, access: Self.profileAccess, startsProfile: Self.startsProfile || Self.profileAccess == nil))
+    }
+}
