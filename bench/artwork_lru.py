@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The artwork cache (core BlobCache) vs python diskcache on the same workload (issue 5).
+"""The artwork cache (core BlobStore) vs python diskcache on the same workload (issue 5).
 
 Workload: 5,000 blobs of 40-400 KB (uniform), put once each, then zipf-distributed reads
 (s = 1.1) where a miss puts the blob again, as an artwork fetch would; 250 MB cap.
@@ -108,7 +108,7 @@ def main():
         workload_file = os.path.join(work, "workload.txt")
         with open(workload_file, "w") as handle:
             handle.write("\n".join(lines))
-        cases = [("brados BlobCache (64 MB memory + disk)", 64 << 20), ("brados BlobCache (disk only)", 0), ("python diskcache (LRU)", None)]
+        cases = [("brados BlobStore (64 MB memory + disk)", 64 << 20), ("brados BlobStore (disk only)", 0), ("python diskcache (LRU)", None)]
         runs = {name: [] for name, _ in cases}
         for round_index in range(options.rounds):
             order = cases[round_index % 3:] + cases[:round_index % 3]

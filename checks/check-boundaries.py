@@ -16,7 +16,10 @@
    import what another target brought in; a declared graph is the only one that is true).
 3. The core holds no command (no ParsableCommand conformance: commands are the CLI's and the
    domains') and stays under 4,500 lines of Swift: the contract, not the services behind it.
-4. The shared layers and the features name no domain or backend outside comments (issue 17): domains
+4. One word per idea (docs/ARCHITECTURE.md, "Words the code uses"), in every Swift file: a type
+   named for a plan says whose (MealPlan…, …NutritionPlan…), and a repository is never held
+   in something called `store` (byte storage alone is a store).
+5. The shared layers and the features name no domain or backend outside comments (issue 17): domains
    and services are the plugins' declarations. Distinctive names match anywhere (PlexToken,
    BRADOS_PLEX_SERVER); "plan" and "library" as words or camelCase parts.
 """
@@ -59,6 +62,8 @@ def allowed(target, project):
 
 DISTINCTIVE = re.compile(r"plex|supabase|postgrest|gtsd|mealplan|meal|coach|visit|album|artwork|nutrition|recipe|conversation", re.I)
 COMMON = re.compile(r"(^|[^a-z])(plans?|library)([^a-z]|$)|[a-z](Plans?|Library)([A-Z_]|$)|(^|[^A-Za-z])(PLANS?|LIBRARY)(_|$)|(^|[^A-Za-z])(Plans?|Library)[A-Z]")
+PLAN_TYPE = re.compile(r"\b(?:struct|class|enum|actor|protocol|typealias)\s+(\w*Plans?\w*)")
+STORE_REPOSITORY = re.compile(r"\b(?:let|var)\s+store\b\s*(?::\s*\w*Repository\b|=\s*(?:try\s*)?\w*Repository\b)")
 COMMAND = re.compile(r"\b(struct|class|enum)\s+\w+\s*:[^{]*\b(Async)?ParsableCommand\b")
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_implementationOnly\s+|(?:public|package|internal)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -138,6 +143,14 @@ def main():
                         gaps.append(f"{relative}:{number}: a command in the core (commands live in BradOSCLI and the domains): {line.strip()[:120]}")
             if lines >= CORE_LINE_LIMIT:
                 gaps.append(f"Sources/BradOSCore: {lines} lines of Swift, not under {CORE_LINE_LIMIT}: the core is the contract; a service goes in its layer")
+        for path in swift_files(folder):
+            relative = os.path.relpath(path, ROOT)
+            for number, line in code_lines(path):
+                for match in PLAN_TYPE.finditer(line):
+                    if not re.search(r"MealPlan|NutritionPlan", match.group(1)):
+                        gaps.append(f"{relative}:{number}: the type {match.group(1)} says plan without whose (MealPlan…, …NutritionPlan…)")
+                if STORE_REPOSITORY.search(line):
+                    gaps.append(f"{relative}:{number}: a repository held in `store` (a store is byte storage): {line.strip()[:100]}")
         if name in CORE | FEATURES:
             for path in swift_files(folder):
                 relative = os.path.relpath(path, ROOT)
@@ -149,7 +162,8 @@ def main():
     if gaps:
         sys.exit(f"check-boundaries: {len(gaps)} breach(es) of the layers above")
     print(f"check-boundaries: {len(targets)} targets keep to their layers and declare what they import;"
-          f" the core holds no command and is under {CORE_LINE_LIMIT} lines; the shared layers and the features name no domain")
+          f" the core holds no command and is under {CORE_LINE_LIMIT} lines; every type named for a plan says whose, no repository"
+          " is held in a store; the shared layers and the features name no domain")
 
 
 def layer(name):

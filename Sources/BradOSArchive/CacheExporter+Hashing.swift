@@ -18,7 +18,7 @@ extension CacheExporter {
     /// Hashes every file, on up to as many threads as there are cores (at most 4), in the
     /// caller's order; `nil` for a file that vanished. The calling task's cancellation stops
     /// every thread at its next 1 MiB.
-    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)], known: ExportHashCache = ExportHashCache(),
+    static func hashAll(_ files: [(file: ExportFile, domain: String, source: URL, copy: Int32?)], known: ExportHashMemo = ExportHashMemo(),
                         started: Date = Date()) throws -> [Item?] {
         let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount, files.count))
         let state = HashState(count: files.count)
@@ -51,7 +51,7 @@ extension CacheExporter {
     /// Size, times, identity, SHA-256 and mode of a file (read from `descriptor` when given);
     /// `nil` when it vanished.
     static func hash(_ file: ExportFile, domain: String, source: URL, descriptor: Int32? = nil, hashingStarted: Date = Date(),
-                     known: ExportHashCache = ExportHashCache(), cancelled: () -> Bool = { Task.isCancelled }) throws -> Item? {
+                     known: ExportHashMemo = ExportHashMemo(), cancelled: () -> Bool = { Task.isCancelled }) throws -> Item? {
         let fd = descriptor.map { dup($0) } ?? open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return nil }

@@ -23,7 +23,7 @@ extension CacheExporter {
             for plugin in selected {
                 let made = staging.appendingPathComponent("made-\(plugin.name)", isDirectory: true)
                 try FileSystem.createDirectory(made)
-                for (index, file) in try plugin.exportFiles(in: profile, staging: made).enumerated() {
+                for (index, file) in try plugin.archive.exportFiles(in: profile, staging: made).enumerated() {
                     try Task.checkCancellation()
                     // Only names every import accepts (files brados did not write are left out).
                     guard (try? CacheArchiveManifest.checkPath(file.archivePath)) != nil else { continue }
@@ -59,7 +59,7 @@ extension CacheExporter {
     /// Phase 2, itemize: every listed file hashed (on every core; settled files from the hash
     /// cache), and the manifest's domains. The copies move from `listed` to the items.
     /// - Throws: ``ArchiveError``, ``StorageError``.
-    func itemize(_ listed: inout [Listed], selected: [any DomainPlugin], known: ExportHashCache) throws -> (items: [Item], domains: [CacheArchiveManifest.Domain]) {
+    func itemize(_ listed: inout [Listed], selected: [any DomainPlugin], known: ExportHashMemo) throws -> (items: [Item], domains: [CacheArchiveManifest.Domain]) {
         let hashed = try Self.hashAll(listed.map { ($0.file, $0.domain, $0.source, $0.copy) }, known: known, started: now())
         var items: [Item] = []
         var domains: [CacheArchiveManifest.Domain] = []
@@ -75,7 +75,7 @@ extension CacheExporter {
                 count += 1
                 bytes += item.size
             }
-            domains.append(.init(name: plugin.name, dataVersion: plugin.dataVersion, files: count, bytes: bytes))
+            domains.append(.init(name: plugin.name, dataVersion: plugin.archive.dataVersion, files: count, bytes: bytes))
         }
         return (items, domains)
     }
@@ -145,11 +145,11 @@ extension CacheExporter {
     }
 
     /// Phase 4, remember: what the next export need not hash again.
-    func remember(_ items: [Item], known: ExportHashCache) {
+    func remember(_ items: [Item], known: ExportHashMemo) {
         // Files read from the profile's folders (not memory copies) that had settled before
         // they were hashed.
         let exported = Set(items.map(\.source.path))
-        var settled = ExportHashCache(entries: known.entries.filter { !exported.contains($0.key) && FileManager.default.fileExists(atPath: $0.key) })
+        var settled = ExportHashMemo(entries: known.entries.filter { !exported.contains($0.key) && FileManager.default.fileExists(atPath: $0.key) })
         for item in items where item.unlinkedCopy == nil && !item.rehash {
             settled.entries[item.source.path] = .init(device: item.device, inode: item.inode, size: item.size,
                                                       modified: [item.modified.tv_sec, item.modified.tv_nsec],

@@ -140,7 +140,7 @@ public struct CacheExporter: Sendable {
         // of an export's work, and the manifest needs every checksum before the first file.
         var listed = try list(selected, staging: staging, options: options)
         defer { for entry in listed { if let copy = entry.copy { close(copy) } } }
-        let known = ExportHashCache.load(profile)
+        let known = ExportHashMemo.load(profile)
         let (items, domains) = try itemize(&listed, selected: selected, known: known)
         defer { for item in items { if let copy = item.unlinkedCopy { close(copy) } } }
         let manifest = CacheArchiveManifest(

@@ -31,7 +31,7 @@ extension CacheImporter {
                                         mode: change.action == "add" || (options.dryRun && options.mode == nil) ? nil : (options.mode ?? .replace),
                                         discardPending: options.discardPending, now: Date(), archiveAccounts: manifest.accounts)
             let plugin = plugins.first { $0.name == change.domain }
-            try plugin?.prepareImport(cache: staging.cache(change.domain), data: staging.data(change.domain), context: context)
+            try plugin?.archive.prepareImport(cache: staging.cache(change.domain), data: staging.data(change.domain), context: context)
             if context.mode == .merge {
                 if let merger = plugin as? any MergesByItem {
                     change.merged = try merger.mergeImport(cache: staging.cache(change.domain), data: staging.data(change.domain), into: target)

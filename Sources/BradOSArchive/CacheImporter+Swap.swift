@@ -32,7 +32,7 @@ extension CacheImporter {
             try journal.preserve(ImportedData.url(target), backup: staging.dataRoot.appendingPathComponent("imported-before.json"))
             try ImportedData.record(record, in: target)
             for change in changes {
-                try plugins.first { $0.name == change.domain }?.didImport(into: target, replacing: options.mode != .merge)
+                try plugins.first { $0.name == change.domain }?.archive.didImport(into: target, replacing: options.mode != .merge)
             }
             // The renames and the store are on the disk before the journal goes.
             try FileSystem.syncFileSystem(holding: target.cacheDirectory.deletingLastPathComponent())

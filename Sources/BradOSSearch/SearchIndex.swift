@@ -123,7 +123,7 @@ public struct SearchIndex: Sendable {
     /// - Parameter progress: told the domain being read and how many of its documents were
     ///   written so far (every 1,024).
     @discardableResult
-    public func update(_ plugins: [any DomainPlugin], in profile: ProfileScope,
+    public func update(_ plugins: [any FeedsSearch], in profile: ProfileScope,
                        progress: ((_ domain: String, _ written: Int) -> Void)? = nil) throws -> UpdateReport {
         var report = UpdateReport()
         let names = Set(plugins.map(\.name))
@@ -161,7 +161,7 @@ public struct SearchIndex: Sendable {
     }
 
     /// One domain's documents brought up to date, in one transaction of the index.
-    static func feed(_ plugin: any DomainPlugin, in profile: ProfileScope, _ db: Database, report: inout UpdateReport,
+    static func feed(_ plugin: any FeedsSearch, in profile: ProfileScope, _ db: Database, report: inout UpdateReport,
                      progress: ((Int) -> Void)? = nil) throws {
         try db.inTransaction(.immediate) {
             let feed = SearchFeed(db: db, domain: plugin.name, indexed: try stamp(of: plugin.name, db))
@@ -181,13 +181,13 @@ public struct SearchIndex: Sendable {
     }
 
     static func stamp(of domain: String, _ db: Database) throws -> SearchStamp? {
-        try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [domain]).map { SearchStamp(store: $0[0], revision: $0[1]) }
+        try Row.fetchOne(db, sql: "SELECT store, revision FROM source WHERE domain = ?", arguments: [domain]).map { SearchStamp(origin: $0[0], revision: $0[1]) }
     }
 
     /// The plugins whose caches moved since the index took their documents, read without
     /// writing anything; `nil` when everything must be looked at (no index yet, one that
     /// cannot be read, or documents of a domain no longer registered).
-    func behind(_ plugins: [any DomainPlugin], in profile: ProfileScope, failed: inout [String: String]) throws -> [any DomainPlugin]? {
+    func behind(_ plugins: [any FeedsSearch], in profile: ProfileScope, failed: inout [String: String]) throws -> [any FeedsSearch]? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let names = Set(plugins.map(\.name))
         // The stamps through SQLite's C API: a warm search opens no GRDB queue to learn that
@@ -200,12 +200,12 @@ public struct SearchIndex: Sendable {
         let rows = answers[0]
         var held: [String: SearchStamp] = [:]
         for row in rows {
-            guard let domain = row[0].text, let store = row[1].text, case let .integer(revision) = row[2] else { return nil }
-            held[domain] = SearchStamp(store: store, revision: revision)
+            guard let domain = row[0].text, let origin = row[1].text, case let .integer(revision) = row[2] else { return nil }
+            held[domain] = SearchStamp(origin: origin, revision: revision)
         }
         // A domain with documents always has a stamp (documents and stamp are written together).
         if !Set(held.keys).subtracting(names).isEmpty { return nil }
-        var behind: [any DomainPlugin] = []
+        var behind: [any FeedsSearch] = []
         for plugin in plugins {
             let probe = SearchFeed(db: nil, domain: plugin.name, indexed: held[plugin.name], probing: true)
             do {

@@ -14,7 +14,7 @@ extension Service {
 
 /// The coach domain: coaching conversations and messages from Supabase (PostgREST +
 /// Supabase Auth), kept in SQLite for offline browsing.
-public struct CoachPlugin: DomainPlugin {
+public struct CoachPlugin: DomainPlugin, FollowsLive, FeedsSearch, ShowsToday, ShapesArchives {
     public static let domainName = "coach"
     public static let anonKeyKey = "coach.anon-key"
     public static let contextTTLKey = "coach.context-ttl"
@@ -57,7 +57,7 @@ public struct CoachPlugin: DomainPlugin {
         [ServiceDescription(.supabase, summary: "a Supabase project (coach: Auth + PostgREST)",
                             account: { settings, now in SupabaseAccountProtocol(anonKey: Self.anonKey(settings), now: now) })]
     }
-    public var syncDescription: String? {
+    public var syncDescription: String {
         "upserts the conversation list and brings every conversation's messages up to date for reading offline, newest first, within coach.sync-budget (coach.sync-messages opened: only those opened before)"
     }
 
@@ -69,12 +69,12 @@ public struct CoachPlugin: DomainPlugin {
     }
 
     /// An imported `coach.sqlite` is rebuilt (never trusted as a file); any other database is refused.
-    public func prepareImport(cache: URL, data: URL) throws {
+    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
                                       databases: ["data/coach.sqlite": { try CoachCache.rebuildImported($0, label: $1) }])
     }
 
-    public var searchDescription: String? { "message text and conversation titles" }
+    public var searchDescription: String { "message text and conversation titles" }
 
     /// The cached conversations' titles and messages (nothing when no store exists yet).
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
@@ -137,15 +137,13 @@ public struct CoachPlugin: DomainPlugin {
         return "\(conversations.count) conversations; \(messages.summary)"
     }
 
-    public var watchDescription: String? { "conversations, and the messages of those cached, over Supabase Realtime" }
+    public var watchDescription: String { "conversations, and the messages of those cached, over Supabase Realtime" }
 
     /// Follows the user's conversations, and the messages of those cached, over Supabase Realtime.
-    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? {
-        {
-            let repository = try CoachRepository.live(env)
-            guard let realtime = repository.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
-            try await repository.watch(access: try await realtime(), tell: tell)
-        }
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) async throws {
+        let repository = try CoachRepository.live(env)
+        guard let realtime = repository.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
+        try await repository.watch(access: try await realtime(), tell: tell)
     }
 
     /// Cached conversation ids, most recent first, for shell completion (local files only);

@@ -242,7 +242,7 @@ public struct CoachRepository: Sendable {
 extension CoachRepository {
     /// The conversation list, the stored copy first.
     /// - Parameter full: download the whole list rather than what changed (`--full`).
-    public func conversationList(full: Bool) -> ConversationList { ConversationList(store: self, full: full) }
+    public func conversationList(full: Bool) -> ConversationList { ConversationList(repository: self, full: full) }
     /// The conversation list, the stored copy first, refreshed by what changed.
     public var conversationList: ConversationList { conversationList(full: false) }
 
@@ -254,39 +254,39 @@ extension CoachRepository {
     ///   - full: download every message rather than what changed (`--full`).
     /// - Throws: as ``resolve(_:)``.
     public func thread(_ id: String, last: Int? = nil, around: String? = nil, context: Int = 5, full: Bool = false) async throws -> Thread {
-        Thread(store: self, id: try await resolve(id), last: last, around: around, context: context, full: full)
+        Thread(repository: self, id: try await resolve(id), last: last, around: around, context: context, full: full)
     }
 
     /// The context profile: from the store while younger than `coach.context-ttl`.
     /// - Parameter refresh: ask the server first even within the TTL (the stored copy still
     ///   answers a failure it can: no network, a failing server).
-    public func context(refresh: Bool = false) -> Context { Context(store: self, refresh: refresh) }
+    public func context(refresh: Bool = false) -> Context { Context(repository: self, refresh: refresh) }
 
     /// See ``CoachRepository/conversationList``.
     public struct ConversationList: CachedResource {
-        let store: CoachRepository
+        let repository: CoachRepository
         let full: Bool
         public var noun: String { "conversations" }
         public var policy: CachePolicy { CoachPlugin.cachePolicy }
         public func stored() -> CachedEntry<[Conversation]>? {
-            (try? store.database().conversations(userID: try? store.userID())).flatMap { cached in
+            (try? repository.database().conversations(userID: try? repository.userID())).flatMap { cached in
                 cached.syncedAt != nil || !cached.conversations.isEmpty ? CachedEntry(cached.conversations, savedAt: cached.syncedAt) : nil
             }
         }
 
-        public func fetch(progress: @escaping FetchProgress) async throws -> [Conversation] { try await store.fetchConversations(full: full) }
+        public func fetch(progress: @escaping FetchProgress) async throws -> [Conversation] { try await repository.fetchConversations(full: full) }
         public func unavailable(_ failure: any Error) -> any Error {
-            store.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: CoachRepository.reason(failure))
+            repository.unreadableStore() ?? CoachError.notCached(what: "the conversation list", reason: CoachRepository.reason(failure))
         }
         /// `brados coach revalidate`.
         public var backgroundRefresh: BackgroundRefresh? {
-            store.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate"], stamp: $0("conversations")) }
+            repository.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate"], stamp: $0("conversations")) }
         }
     }
 
     /// See ``CoachRepository/thread(_:)``.
     public struct Thread: CachedResource {
-        let store: CoachRepository
+        let repository: CoachRepository
         /// The resolved (full) id.
         public let id: String
         /// Only the last N messages are read from the store.
@@ -299,7 +299,7 @@ extension CoachRepository {
         public var policy: CachePolicy { CoachPlugin.cachePolicy }
 
         public func stored() -> CachedEntry<ConversationThread>? {
-            guard let database = try? store.database(), let conversation = try? database.conversation(id: id),
+            guard let database = try? repository.database(), let conversation = try? database.conversation(id: id),
                   let thread = try? read(conversation, from: database), let syncedAt = thread.syncedAt
             else { return nil }
             return CachedEntry(thread.thread, savedAt: syncedAt)
@@ -326,13 +326,13 @@ extension CoachRepository {
         /// never fails it: every message is then fetched and shown.
         /// - Throws: ``CoachError/conversationNotFound(id:)`` (the cached copy is removed then), ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> ConversationThread {
-            let api = try await store.api()
-            _ = try store.requireUserID()
+            let api = try await repository.api()
+            _ = try repository.requireUserID()
             do {
-                guard let conversation = try await store.refreshThread(api, id: id, full: full) else { throw CoachError.conversationNotFound(id: id) }
-                return try read(conversation, from: store.database()).thread
+                guard let conversation = try await repository.refreshThread(api, id: id, full: full) else { throw CoachError.conversationNotFound(id: id) }
+                return try read(conversation, from: repository.database()).thread
             } catch let error as StorageError {
-                store.logger.warning("could not update the coach cache (messages): \(error.logText)")
+                repository.logger.warning("could not update the coach cache (messages): \(error.logText)")
                 guard let remote = try await api.conversation(id: id) else { throw CoachError.conversationNotFound(id: id) }
                 let all = try await api.messages(conversationID: id, createdSince: nil)
                 return ConversationThread(conversation: remote.conversation, messages: last.map { Array(all.suffix($0)) } ?? all, total: all.count)
@@ -340,42 +340,42 @@ extension CoachRepository {
         }
 
         public func unavailable(_ failure: any Error) -> any Error {
-            let what = store.cachedConversation(id) == nil ? "conversation \(id)" : "the messages of conversation \(id)"
-            return store.unreadableStore() ?? CoachError.notCached(what: what, reason: CoachRepository.reason(failure))
+            let what = repository.cachedConversation(id) == nil ? "conversation \(id)" : "the messages of conversation \(id)"
+            return repository.unreadableStore() ?? CoachError.notCached(what: what, reason: CoachRepository.reason(failure))
         }
         /// `brados coach revalidate --conversation ID`.
         public var backgroundRefresh: BackgroundRefresh? {
-            store.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate", "--conversation", id], stamp: $0("thread-\(id)")) }
+            repository.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate", "--conversation", id], stamp: $0("thread-\(id)")) }
         }
     }
 
     /// See ``CoachRepository/context(refresh:)``.
     public struct Context: CachedResource {
-        let store: CoachRepository
+        let repository: CoachRepository
         let refresh: Bool
         public var noun: String { "context profile" }
-        public var policy: CachePolicy { refresh ? .remoteFirst : CoachPlugin.contextPolicy(ttl: store.contextTTL) }
+        public var policy: CachePolicy { refresh ? .remoteFirst : CoachPlugin.contextPolicy(ttl: repository.contextTTL) }
         public func stored() -> CachedEntry<ContextProfile?>? {
-            guard let user = try? store.userID(), let cached = try? store.database().contextProfile(userID: user) else { return nil }
+            guard let user = try? repository.userID(), let cached = try? repository.database().contextProfile(userID: user) else { return nil }
             return CachedEntry(cached.profile, savedAt: cached.cachedAt)
         }
 
         public func fetch(progress: @escaping FetchProgress) async throws -> ContextProfile? {
-            let api = try await store.api()
-            let user = try store.requireUserID()
+            let api = try await repository.api()
+            let user = try repository.requireUserID()
             let profile = try await api.contextProfile(userID: user)
-            store.cacheWrite("context profile") {
-                if let profile { try store.database().saveContextProfile(profile, at: store.now()) } else { try store.database().markNoContextProfile(userID: user, at: store.now()) }
+            repository.cacheWrite("context profile") {
+                if let profile { try repository.database().saveContextProfile(profile, at: repository.now()) } else { try repository.database().markNoContextProfile(userID: user, at: repository.now()) }
             }
             return profile
         }
 
         public func unavailable(_ failure: any Error) -> any Error {
-            store.unreadableStore() ?? CoachError.notCached(what: "your context profile", reason: CoachRepository.reason(failure))
+            repository.unreadableStore() ?? CoachError.notCached(what: "your context profile", reason: CoachRepository.reason(failure))
         }
         /// `brados coach revalidate --context` (not for `--refresh`, which asks first).
         public var backgroundRefresh: BackgroundRefresh? {
-            refresh ? nil : store.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate", "--context"], stamp: $0("context")) }
+            refresh ? nil : repository.refreshStamps.map { BackgroundRefresh(command: ["coach", "revalidate", "--context"], stamp: $0("context")) }
         }
     }
 }

@@ -4,7 +4,7 @@ import BradOSStorage
 import Foundation
 
 /// The meal plan domain: the latest finalized session, cached on disk and never re-fetched.
-public struct MealPlanPlugin: DomainPlugin {
+public struct MealPlanPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday {
     public static let domainName = "mealplan"
 
     public init() {}
@@ -19,7 +19,7 @@ public struct MealPlanPlugin: DomainPlugin {
     /// `brados sync --mealplan`.
     public static let refreshFlag = SyncFlag(name: "mealplan", help: "Refresh the finalized meal plan too (it is never re-fetched otherwise).")
     public var syncFlags: [SyncFlag] { [Self.refreshFlag] }
-    public var syncDescription: String? { "left alone (a finalized plan is never re-fetched) unless --mealplan" }
+    public var syncDescription: String { "left alone (a finalized plan is never re-fetched) unless --mealplan" }
 
     /// The finalized plan is never re-fetched, unless asked (`brados sync --mealplan`).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
@@ -28,7 +28,7 @@ public struct MealPlanPlugin: DomainPlugin {
         return "meal plan \(loaded.session.id)"
     }
 
-    public var searchDescription: String? { "the cached plan's recipe names, meal types and ingredients, and its critiques" }
+    public var searchDescription: String { "the cached plan's recipe names, meal types and ingredients, and its critiques" }
 
     /// Every meal of the cached finalized plan, and each critique with what it changed, sent
     /// again whenever the file is rewritten.

@@ -53,7 +53,7 @@ public struct MealPlanRepository: Sendable {
 
     /// The latest plan, by ``MealPlanPlugin/cachePolicy``: the cached finalized one without a
     /// request, else from the API (what `mealplan show` and `today` read).
-    public var latestPlan: LatestPlan { LatestPlan(store: self) }
+    public var latestPlan: LatestMealPlan { LatestMealPlan(repository: self) }
 
     /// ``latestPlan``, answered (as a script would get it).
     /// - Throws: ``MealPlanError/noPlanYet``, ``NetworkError`` (offline when not cached), ``AuthError``.
@@ -63,13 +63,13 @@ public struct MealPlanRepository: Sendable {
     }
 
     /// See ``MealPlanRepository/latestPlan``.
-    public struct LatestPlan: CachedResource {
-        let store: MealPlanRepository
+    public struct LatestMealPlan: CachedResource {
+        let repository: MealPlanRepository
         public var noun: String { "meal plan" }
         public var policy: CachePolicy { MealPlanPlugin.cachePolicy }
-        public func stored() -> CachedEntry<MealPlanSession>? { store.cache.cached().map { .init($0.session, savedAt: $0.cachedAt) } }
+        public func stored() -> CachedEntry<MealPlanSession>? { repository.cache.cached().map { .init($0.session, savedAt: $0.cachedAt) } }
         /// - Throws: ``MealPlanError/noPlanYet``, ``NetworkError``, ``AuthError``.
-        public func fetch(progress: @escaping FetchProgress) async throws -> MealPlanSession { try await store.fetch().session }
+        public func fetch(progress: @escaping FetchProgress) async throws -> MealPlanSession { try await repository.fetch().session }
     }
 
     /// Bypasses the cache and fetches from the API (the app's long-press), then replaces the

@@ -5,7 +5,7 @@ import Foundation
 import Logging
 
 /// Album and collection artwork at two sizes, 1024 px (lists, grids) and 2048 px (detail), through the
-/// core ``BlobCache`` (memory + disk, LRU by last access over both sizes, capped).
+/// core ``BlobStore`` (memory + disk, LRU by last access over both sizes, capped).
 /// An album or collection without artwork gets the placeholder, never an error; so does one
 /// whose cover the server answered 404 for (remembered: ``MissingArtwork``).
 public struct ArtworkCache: Sendable {
@@ -15,7 +15,7 @@ public struct ArtworkCache: Sendable {
 
     }
 
-    public let cache: any BlobCaching
+    public let blobs: any BlobStoring
     let blobDirectory: URL
     let api: @Sendable () async throws -> any PlexAPI
     let logger: Logger
@@ -24,10 +24,10 @@ public struct ArtworkCache: Sendable {
     let origin: @Sendable () -> String?
     let missing: MissingArtwork
 
-    public init(cache: any BlobCaching, directory: URL, logger: Logger = Logger(label: "brados.library"),
+    public init(blobs: any BlobStoring, directory: URL, logger: Logger = Logger(label: "brados.library"),
                 origin: @escaping @Sendable () -> String? = { nil }, now: @escaping @Sendable () -> Date = Date.init,
                 api: @escaping @Sendable () async throws -> any PlexAPI) {
-        self.cache = cache
+        self.blobs = blobs
         blobDirectory = directory
         self.api = api
         self.logger = logger
@@ -54,12 +54,12 @@ public struct ArtworkCache: Sendable {
     /// - Throws: ``NetworkError`` (offline, server), ``StorageError``.
     public func artwork(for album: some ArtworkItem, size: Size) async throws -> (data: Data, cached: Bool, placeholder: Bool) {
         guard let path = album.thumb else { return (Placeholder.png, true, true) }
-        if let data = try cache.data(for: key(album, path: path, size: size)) { return (data, true, false) }
+        if let data = try blobs.data(for: key(album, path: path, size: size)) { return (data, true, false) }
         if missing.isMissing(missingKey(album, path: path)) { return (Placeholder.png, true, true) }
         let api = try await api()
         // Connecting may have chosen the server just now (the account's only one): the key is its.
         let key = key(album, path: path, size: size)
-        if let data = try cache.data(for: key) { return (data, true, false) }
+        if let data = try blobs.data(for: key) { return (data, true, false) }
         if missing.isMissing(missingKey(album, path: path)) { return (Placeholder.png, true, true) }
         let data: Data
         do { data = try await api.artwork(path: path, size: size.rawValue) } catch let error as NetworkError where error.kind == .notFound {
@@ -69,7 +69,7 @@ public struct ArtworkCache: Sendable {
             return (Placeholder.png, false, true)
         }
         do {
-            try cache.store(data, for: key)
+            try blobs.store(data, for: key)
         } catch let error as StorageError {
             if case .coding = error {
                 throw NetworkError.invalidResponse(path: "/photo/:/transcode", detail: "the server did not send an image")
@@ -79,28 +79,28 @@ public struct ArtworkCache: Sendable {
         return (data, false, false)
     }
 
-    /// Whether the artwork is cached (nothing is read; see ``BlobCaching/contains(_:)``).
+    /// Whether the artwork is cached (nothing is read; see ``BlobStoring/contains(_:)``).
     public func isCached(_ album: some ArtworkItem, size: Size) -> Bool {
         guard let path = album.thumb else { return true }
-        return cache.contains(key(album, path: path, size: size))
+        return blobs.contains(key(album, path: path, size: size))
     }
 
     /// Whether loading the artwork would ask the server: it is neither cached nor known missing.
     public func wouldFetch(_ item: some ArtworkItem, size: Size) -> Bool {
         guard let path = item.thumb else { return false }
-        return !cache.contains(key(item, path: path, size: size)) && !missing.isMissing(missingKey(item, path: path))
+        return !blobs.contains(key(item, path: path, size: size)) && !missing.isMissing(missingKey(item, path: path))
     }
 
     /// The artwork if it is cached (never fetched); `nil` otherwise.
     public func cached(_ album: some ArtworkItem, size: Size) -> Data? {
         guard let path = album.thumb else { return nil }
-        return try? cache.data(for: key(album, path: path, size: size))
+        return try? blobs.data(for: key(album, path: path, size: size))
     }
 
     /// Drops an album's cached artwork that does not decode, so the next read fetches it again.
     public func discard(_ album: some ArtworkItem, size: Size) {
         guard let path = album.thumb else { return }
-        do { try cache.remove(key(album, path: path, size: size)) } catch {
+        do { try blobs.remove(key(album, path: path, size: size)) } catch {
             logger.debug("could not drop undecodable artwork", metadata: ["album": "\(album.ratingKey)", "error": "\(error.logText)"])
         }
     }
@@ -112,7 +112,7 @@ public struct ArtworkCache: Sendable {
             if !FileManager.default.fileExists(atPath: url.path) { try AtomicFile.write(Placeholder.png, to: url, durable: false) }
             return url
         }
-        return cache.fileURL(for: key(album, path: path, size: size))
+        return blobs.fileURL(for: key(album, path: path, size: size))
     }
 
     /// Fetches the 1024 px artwork of `albums` (or collections) that is not cached yet, at most `concurrency`

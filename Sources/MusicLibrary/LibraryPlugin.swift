@@ -11,7 +11,7 @@ extension Service {
 }
 
 /// The library domain: a Plex music client with an artwork cache and a metadata store read in part.
-public struct LibraryPlugin: DomainPlugin {
+public struct LibraryPlugin: DomainPlugin, FollowsLive, FeedsSearch, ShapesArchives {
     public static let domainName = "library"
     public static let capKey = "library.artwork-cap"
     /// `library.section`: the music section commands use when they name none.
@@ -47,7 +47,7 @@ public struct LibraryPlugin: DomainPlugin {
     public var services: [ServiceDescription] {
         [ServiceDescription(.plex, summary: "a Plex Media Server (library)", signIn: { try PlexAccount.live($0) })]
     }
-    public var syncDescription: String? { "refreshes the snapshot and prefetches the first screen's artwork" }
+    public var syncDescription: String { "refreshes the snapshot and prefetches the first screen's artwork" }
 
     public var configKeys: [ConfigKey] {
         [ConfigKey(name: Self.capKey, summary: "Disk cap of the artwork cache, both sizes together",
@@ -73,9 +73,9 @@ public struct LibraryPlugin: DomainPlugin {
     /// downloads every album). A JSON snapshot of an older brados must decode as it wrote it
     /// (rating keys are digits): a hostile one is refused (exit 8) rather than imported and
     /// then ignored; a sound one is moved into the store when the profile next opens it.
-    public func prepareImport(cache: URL, data: URL) throws {
+    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data,
-                                      databases: ["cache/artwork/index.sqlite": { try BlobCache.rebuildImported($0, label: $1) },
+                                      databases: ["cache/artwork/index.sqlite": { try BlobStore.rebuildImported($0, label: $1) },
                                                   "data/library.sqlite": { try LibraryCache.rebuildImported($0, label: $1) }])
         let snapshot = data.appendingPathComponent("snapshot.json")
         if let bytes = try AtomicFile.readIfPresent(snapshot) {
@@ -93,7 +93,7 @@ public struct LibraryPlugin: DomainPlugin {
         profile.cacheDirectory(for: domainName).appendingPathComponent("artwork", isDirectory: true)
     }
 
-    public var searchDescription: String? { "album titles and artists, collection names" }
+    public var searchDescription: String { "album titles and artists, collection names" }
 
     /// The stored albums and collections (nothing when no store exists yet).
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
@@ -104,22 +104,20 @@ public struct LibraryPlugin: DomainPlugin {
 
     /// Refreshes the store and prefetches the first screen's artwork (25 albums).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        var store = try LibraryRepository.live(env)
-        store.afterRefresh = nil  // sync fetches the artwork itself, below
-        let snapshot = try await store.refresh()
-        let report = try await store.artwork.prefetch(try snapshot.albums(limit: 25))
+        var repository = try LibraryRepository.live(env)
+        repository.afterRefresh = nil  // sync fetches the artwork itself, below
+        let snapshot = try await repository.refresh()
+        let report = try await repository.artwork.prefetch(try snapshot.albums(limit: 25))
         return "\(snapshot.albumCount) albums, \(report.fetched) artwork fetched"
     }
 
-    public var watchDescription: String? { "the Plex server's notifications: each change refreshes the library by what changed" }
+    public var watchDescription: String { "the Plex server's notifications: each change refreshes the library by what changed" }
 
     /// Follows the Plex server's notifications: each change refreshes the library by what changed.
-    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? {
-        {
-            var store = try LibraryRepository.live(env)
-            store.afterRefresh = nil // no background prefetch from a long-running process
-            try await store.watch(tell: tell)
-        }
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) async throws {
+        var repository = try LibraryRepository.live(env)
+        repository.afterRefresh = nil // no background prefetch from a long-running process
+        try await repository.watch(tell: tell)
     }
 
     /// Album rating keys from the store, for shell completion (local files only; keys that

@@ -70,8 +70,8 @@ public struct LibraryRepository: Sendable {
         let now = env.now
         let logger = env.logger
         // Opened on first use: a listing rendered from the snapshot never opens the artwork index.
-        let blobs = LazyBlobCache(directory: directory) {
-            try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap), now: now, logger: logger)
+        let blobs = LazyBlobStore(directory: directory) {
+            try BlobStore(directory: directory, configuration: BlobStoreConfiguration(capacity: cap), now: now, logger: logger)
         }
         let defaults = env.defaults
         // Made once per command: every request (a prefetch runs four at once) shares one
@@ -94,7 +94,7 @@ public struct LibraryRepository: Sendable {
         let origin: @Sendable () -> String? = { PlexServers(env).origin }
         var repository = LibraryRepository(
             storage: LibraryCacheHandle(profile: env.profile, logger: env.logger),
-            artwork: ArtworkCache(cache: blobs, directory: directory, logger: env.logger, origin: origin, now: env.now, api: api),
+            artwork: ArtworkCache(blobs: blobs, directory: directory, logger: env.logger, origin: origin, now: env.now, api: api),
             now: env.now, logger: env.logger, defaultSection: env.settings.resolve(LibraryPlugin.sectionKey).value.flatMap { $0.isEmpty ? nil : $0 },
             minRefreshInterval: { try LibraryPlugin.minRefreshIntervalSetting.value(in: env.settings) },
             refreshStamp: .of(domain: LibraryPlugin.domainName, in: env.profile),
@@ -282,42 +282,42 @@ extension LibraryRepository {
     ///   - full: download every album rather than what changed (`--full`).
     /// - Throws: ``ConfigError`` for an invalid `library.min-refresh-interval`.
     public func library(section: String?, noun: String = "albums", full: Bool = false) throws -> Snapshot {
-        Snapshot(store: self, section: section, noun: noun, full: full, minRefreshInterval: try minRefreshInterval())
+        Snapshot(repository: self, section: section, noun: noun, full: full, minRefreshInterval: try minRefreshInterval())
     }
 
     /// An album's detail, by ``LibraryPlugin/detailPolicy``: live; on a failure a stored copy
     /// answers (and offline), what the snapshot knows.
-    public func detail(_ ratingKey: String) -> Detail { Detail(store: self, ratingKey: ratingKey) }
+    public func detail(_ ratingKey: String) -> Detail { Detail(repository: self, ratingKey: ratingKey) }
 
     /// See ``LibraryRepository/library(section:noun:)``.
     public struct Snapshot: CachedResource {
-        let store: LibraryRepository
+        let repository: LibraryRepository
         let section: String?
         public let noun: String
         let full: Bool
         let minRefreshInterval: Duration
         public var policy: CachePolicy { LibraryPlugin.cachePolicy(minRefreshInterval: minRefreshInterval) }
-        public func stored() -> CachedEntry<LibrarySnapshot>? { store.cached(section: section) }
+        public func stored() -> CachedEntry<LibrarySnapshot>? { repository.cached(section: section) }
         public func fetch(progress: @escaping FetchProgress) async throws -> LibrarySnapshot {
-            try await store.refresh(section: section, full: full, shown: noun == "collections" ? .collections : .albums, progress: progress)
+            try await repository.refresh(section: section, full: full, shown: noun == "collections" ? .collections : .albums, progress: progress)
         }
 
         public var backgroundRefresh: BackgroundRefresh? {
-            BackgroundRefresh(command: ["library", "revalidate"] + (section.map { ["--section", $0] } ?? []), stamp: store.refreshStamp)
+            BackgroundRefresh(command: ["library", "revalidate"] + (section.map { ["--section", $0] } ?? []), stamp: repository.refreshStamp)
         }
     }
 
     /// See ``LibraryRepository/detail(_:)``.
     public struct Detail: CachedResource {
-        let store: LibraryRepository
+        let repository: LibraryRepository
         let ratingKey: String
         public var noun: String { "album details" }
         public var policy: CachePolicy { LibraryPlugin.detailPolicy }
         /// The details kept from the last `library show`; else the snapshot's line for the
         /// album or collection, a stand-in shown only when the server cannot be asked.
         public func stored() -> CachedEntry<AlbumDetail>? {
-            if let kept = store.detailDocument(ratingKey)?.load() { return CachedEntry(kept.detail, savedAt: kept.savedAt) }
-            return store.snapshot().flatMap { snapshot in
+            if let kept = repository.detailDocument(ratingKey)?.load() { return CachedEntry(kept.detail, savedAt: kept.savedAt) }
+            return repository.snapshot().flatMap { snapshot in
                 if let collection = snapshot.collections.first(where: { $0.ratingKey == ratingKey }) {
                     return CachedEntry(AlbumDetail(collection: collection), savedAt: snapshot.savedAt, standIn: true)
                 }
@@ -328,12 +328,12 @@ extension LibraryRepository {
         }
 
         /// - Throws: ``LibraryError/noSuchAlbum(_:)``, ``NetworkError``, ``AuthError``.
-        public func fetch(progress: @escaping FetchProgress) async throws -> AlbumDetail { try await store.fetchDetail(ratingKey) }
+        public func fetch(progress: @escaping FetchProgress) async throws -> AlbumDetail { try await repository.fetchDetail(ratingKey) }
 
         /// `brados library revalidate --album KEY`; its stamp beside the kept details (in
         /// `.details`, so that they go together).
         public var backgroundRefresh: BackgroundRefresh? {
-            guard let stamp = store.albumStamps, IdentifierRule.ratingKey.isValid(ratingKey) else { return nil }
+            guard let stamp = repository.albumStamps, IdentifierRule.ratingKey.isValid(ratingKey) else { return nil }
             return BackgroundRefresh(command: ["library", "revalidate", "--album", ratingKey], stamp: stamp(ratingKey))
         }
     }

@@ -28,18 +28,18 @@ public struct CachedNutritionPlan: VersionedDocument, Equatable {
 
 /// The two-tier plan cache: memory for the life of the process, and `plan.json` in the
 /// profile's cache folder across runs (atomic writes, 0600); beside it, the plans kept
-/// (``KeptPlans``). A file that does not decode, or
+/// (``KeptNutritionPlans``). A file that does not decode, or
 /// of another format version, reads as missing. Thread-safe.
 public final class NutritionCache: Sendable {
     public let fileURL: URL
     /// Every plan received, beside the current one (`kept-plans.json`).
-    public let kept: KeptPlans
+    public let kept: KeptNutritionPlans
     private let document: VersionedJSONDocument<CachedNutritionPlan>
     private let memory = Mutex<CachedNutritionPlan?>(nil)
 
     public init(directory: URL, logger: Logger = Logger(label: "brados.plan")) {
         fileURL = directory.appendingPathComponent("plan.json")
-        kept = KeptPlans(directory: directory, logger: logger)
+        kept = KeptNutritionPlans(directory: directory, logger: logger)
         document = VersionedJSONDocument(url: fileURL, logger: logger)
     }
 

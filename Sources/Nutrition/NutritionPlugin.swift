@@ -13,7 +13,7 @@ extension Service {
 /// The plan domain: the nutrition plan from the science service, cached with a TTL, with an
 /// offline queue of profile changes. The queue (the person's changes) and the kept plans
 /// (history) are not cache: `cache clear` keeps them (``KeepsPersonalData``).
-public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
+public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, KeepsPersonalData {
     public static let domainName = "plan"
     public static let ttlKey = "plan.ttl"
 
@@ -37,16 +37,16 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
     public var importDescription: String? {
         "Queued plan changes in the archive (`brados plan pending`) arrive paused: only `brados plan sync --include-imported` sends them."
     }
-    public var syncDescription: String? { "sends the queued changes in order, then revalidates the plan" }
+    public var syncDescription: String { "sends the queued changes in order, then revalidates the plan" }
 
     /// Replays the pending queue, then revalidates the plan.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        let store = try NutritionRepository.live(env)
+        let repository = try NutritionRepository.live(env)
         // Imported changes stay paused: the timer never sends an old backup's changes.
-        let report = try await store.sync(includeImported: false)
+        let report = try await repository.sync(includeImported: false)
         if let error = report.stoppedBy, !report.remaining.isEmpty { throw error }
         let plan: NutritionPlanResult
-        if let recomputed = report.plan { plan = recomputed } else { plan = try await store.refresh() }
+        if let recomputed = report.plan { plan = recomputed } else { plan = try await repository.refresh() }
         let paused = report.remaining.filter(\.isImported).count
         return "plan \(plan.data.plan.name), \(report.applied.count) queued change\(report.applied.count == 1 ? "" : "s") sent"
             + (paused > 0 ? ", \(paused) imported paused (`brados plan sync --include-imported`)" : "")
@@ -69,10 +69,10 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
 
     /// The targets, a significant change since `plan show` last showed them, queued changes.
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
-        let store = try NutritionRepository.live(context.env)
-        let operations = store.queued
+        let repository = try NutritionRepository.live(context.env)
+        let operations = repository.queued
         let queued = Self.unsent(operations)
-        guard let read = await context.read(store.currentPlan) else {
+        guard let read = await context.read(repository.currentPlan) else {
             return .nothingCached("Nutrition plan", fill: "brados plan show", queued: queued)
         }
         let targets = read.value.data.targets
@@ -103,7 +103,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
     /// are kept ahead of them; `--replace` refuses while local changes are queued unless
     /// `--discard-pending`.
     public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
-        try prepareImport(cache: cache, data: data)
+        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
         let staged = PendingQueue(url: data.appendingPathComponent("pending.json"))
         // An unreadable local queue stops the import: it may hold changes not sent yet.
         let local: [PendingOperation]
@@ -174,7 +174,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
                                              reason: { if case let .coding(_, detail)? = error as? StorageError { detail } else { error.summaryText } }()))
         }
         let unsent = Self.unsent(queued)
-        let kept = KeptPlans(directory: Self.cacheDirectory(profile)).all().count
+        let kept = KeptNutritionPlans(directory: Self.cacheDirectory(profile)).all().count
         return PersonalData(unsent: unsent, history: [HistoryItems(domain: name, name: "plan history", noun: "plan", count: kept, show: "brados plan history --plans")],
                             unreadable: unreadable)
     }
@@ -183,7 +183,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
     /// kept plans stay.
     /// - Throws: ``StorageError``.
     public func clearCache(in profile: ProfileScope) throws {
-        let kept = KeptPlans(directory: Self.cacheDirectory(profile))
+        let kept = KeptNutritionPlans(directory: Self.cacheDirectory(profile))
         let keep: Set<String> = [kept.url.lastPathComponent, kept.lockURL.lastPathComponent]
         let folder = Self.cacheDirectory(profile)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !keep.contains(name) {
@@ -201,7 +201,7 @@ public struct NutritionPlugin: DomainPlugin, KeepsPersonalData {
 
     /// The ids of the plans kept, newest first, for completing `plan diff` (from the cache only).
     public static func keptPlanIDs() -> [String] {
-        KeptPlans(directory: cacheDirectory(CompletionValues.scope().profile)).all().reversed().map { String($0.id) }
+        KeptNutritionPlans(directory: cacheDirectory(CompletionValues.scope().profile)).all().reversed().map { String($0.id) }
     }
 
     /// `<profile cache>/plan/` (the cached plan).

@@ -22,7 +22,7 @@ extension NutritionRepository {
     /// (`forceRecompute`); a refusal drops it from the queue, which rolls the pending value back.
     /// - Returns: the queued operation and, online, the replay's report.
     /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` for a value out of range (nothing queued), ``StorageError``.
-    public func set(_ change: PlanInputChange) async throws -> (operation: PendingOperation, report: SyncReport?) {
+    public func set(_ change: NutritionInputChange) async throws -> (operation: PendingOperation, report: SyncReport?) {
         let operation = try queue(change)
         if offline { return (operation, nil) }
         return (operation, try await sync())
@@ -31,7 +31,7 @@ extension NutritionRepository {
     /// The first half of ``set(_:)``: validates `change` and queues it durably; from here on
     /// it is shown pending (`plan set` says so before it sends the queue with ``sync(includeImported:)``).
     /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` for a value out of range (nothing queued), ``StorageError``.
-    public func queue(_ change: PlanInputChange) throws -> PendingOperation {
+    public func queue(_ change: NutritionInputChange) throws -> PendingOperation {
         try change.validate()
         let operation = change.operation(at: now())
         try enqueue(operation)

@@ -76,7 +76,7 @@ public struct NutritionRepository: Sendable {
 
     /// The plan `plan show`, `targets` and `why` read, by the policy (see the type's summary).
     /// A plan's ``NutritionPlanResult/source`` is set by the presenter from where it came.
-    public var currentPlan: CurrentPlan { CurrentPlan(store: self) }
+    public var currentPlan: CurrentNutritionPlan { CurrentNutritionPlan(repository: self) }
 
     /// ``currentPlan``, answered (one plan, as a script would get it).
     /// - Throws: ``NutritionError``, ``NetworkError``, ``AuthError`` the policy does not answer with the cache.
@@ -88,22 +88,22 @@ public struct NutritionRepository: Sendable {
     }
 
     /// See ``NutritionRepository/currentPlan``.
-    public struct CurrentPlan: CachedResource {
-        let store: NutritionRepository
+    public struct CurrentNutritionPlan: CachedResource {
+        let repository: NutritionRepository
         public var noun: String { "plan" }
-        public var policy: CachePolicy { store.policy }
+        public var policy: CachePolicy { repository.policy }
         public func stored() -> CachedEntry<NutritionPlanResult>? {
-            store.cache.load().map { .init(NutritionPlanResult(data: $0.data, source: .network, change: nil, weights: $0.weights), savedAt: $0.cachedAt, outdated: $0.outdatedAt != nil) }
+            repository.cache.load().map { .init(NutritionPlanResult(data: $0.data, source: .network, change: nil, weights: $0.weights), savedAt: $0.cachedAt, outdated: $0.outdatedAt != nil) }
         }
 
         /// - Throws: ``NutritionError``, ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> NutritionPlanResult {
-            try await store.timed("plan fetch") { try await store.fetch(forceRecompute: false) }
+            try await repository.timed("plan fetch") { try await repository.fetch(forceRecompute: false) }
         }
 
         /// `brados plan revalidate`.
         public var backgroundRefresh: BackgroundRefresh? {
-            store.refreshStamp.map { BackgroundRefresh(command: ["plan", "revalidate"], stamp: $0) }
+            repository.refreshStamp.map { BackgroundRefresh(command: ["plan", "revalidate"], stamp: $0) }
         }
     }
 
@@ -155,7 +155,7 @@ public struct NutritionRepository: Sendable {
             }
             // Every plan received is kept (the cached plan of an older brados first).
             do {
-                if try cache.kept.keep(data, at: receivedAt, earlier: previous.map { KeptPlan(receivedAt: $0.cachedAt, plan: $0.data) }) {
+                if try cache.kept.keep(data, at: receivedAt, earlier: previous.map { KeptNutritionPlan(receivedAt: $0.cachedAt, plan: $0.data) }) {
                     logger.debug("kept plan \(data.plan.id)")
                 }
             } catch {

@@ -7,7 +7,7 @@ import Foundation
 
 /// The visits domain: visit history, stale-while-revalidate with a TTL, optimistic delete.
 /// Its cache lives in the profile's key-value store, so its cache ownership is those two keys.
-public struct VisitsPlugin: DomainPlugin {
+public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, ShapesArchives {
     public static let domainName = "visits"
     public static let ttlKey = "visits.ttl"
 
@@ -34,7 +34,7 @@ public struct VisitsPlugin: DomainPlugin {
     }
 
     public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey, Self.minRefreshIntervalSetting.configKey] }
-    public var syncDescription: String? { "revalidates the cached visits" }
+    public var syncDescription: String { "revalidates the cached visits" }
 
     /// Revalidates the cached visits.
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
@@ -44,7 +44,7 @@ public struct VisitsPlugin: DomainPlugin {
         return "\(visits.count) visits"
     }
 
-    public var searchDescription: String? { "place names, addresses and notes" }
+    public var searchDescription: String { "place names, addresses and notes" }
 
     /// Every cached visit, sent again whenever the profile's key-value file is rewritten.
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
@@ -105,7 +105,7 @@ public struct VisitsPlugin: DomainPlugin {
 
     /// The imported file must decode before anything is swapped in.
     /// Visits keep no database: any SQLite file in the staged import is refused.
-    public func prepareImport(cache: URL, data: URL) throws {
+    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
         guard let bytes = try AtomicFile.readIfPresent(data.appendingPathComponent(Self.exportFileName)) else { return }
         do { _ = try JSONCoding.decode(ExportedVisits.self, from: bytes) } catch {

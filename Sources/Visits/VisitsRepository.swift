@@ -54,11 +54,11 @@ public struct VisitsRepository: Sendable {
     /// The visit list, stale-while-revalidate (``VisitsPlugin/cachePolicy(ttl:minRefreshInterval:)``);
     /// in scripts the refresh runs in `brados visits revalidate`, at most one per
     /// `visits.min-refresh-interval`.
-    public var list: List { List(store: self) }
+    public var list: List { List(repository: self) }
 
     /// One visit, by the list's policy without background revalidation: a fresh cached copy
     /// as it is; a stale one is asked for first, with the copy as the answer to a failure.
-    public func visit(id: String) -> One { One(store: self, id: id) }
+    public func visit(id: String) -> One { One(repository: self, id: id) }
 
     /// The cached visits; `nil` when none are cached. The verbose log says how old they are
     /// and whether that is valid (spec 001's cache lines): `cache age 142 s (valid)`, or
@@ -159,37 +159,37 @@ public struct VisitsRepository: Sendable {
 extension VisitsRepository {
     /// `visits list`: see ``VisitsRepository/list``.
     public struct List: CachedResource {
-        let store: VisitsRepository
+        let repository: VisitsRepository
         public var noun: String { "visits" }
-        public var policy: CachePolicy { store.policy }
-        public func stored() -> CachedEntry<[Visit]>? { store.entry() }
-        public func fetch(progress: @escaping FetchProgress) async throws -> [Visit] { try await store.fetch() }
-        public var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["visits", "revalidate"], stamp: store.refreshStamp) }
+        public var policy: CachePolicy { repository.policy }
+        public func stored() -> CachedEntry<[Visit]>? { repository.entry() }
+        public func fetch(progress: @escaping FetchProgress) async throws -> [Visit] { try await repository.fetch() }
+        public var backgroundRefresh: BackgroundRefresh? { BackgroundRefresh(command: ["visits", "revalidate"], stamp: repository.refreshStamp) }
     }
 
     /// `visits show ID`: see ``VisitsRepository/visit(id:)``.
     public struct One: CachedResource {
-        let store: VisitsRepository
+        let repository: VisitsRepository
         let id: String
         public var noun: String { "visits" }
         public var policy: CachePolicy {
-            var policy = store.policy
+            var policy = repository.policy
             policy.revalidation = .never
             return policy
         }
 
         public func stored() -> CachedEntry<Visit>? {
-            store.cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedEntry($0, savedAt: entry.savedAt) } }
+            repository.cache.load().flatMap { entry in entry.visits.first { $0.id == id }.map { CachedEntry($0, savedAt: entry.savedAt) } }
         }
 
         /// - Throws: ``VisitsError/notFound(id:)``, ``NetworkError``, ``AuthError``.
         public func fetch(progress: @escaping FetchProgress) async throws -> Visit {
-            do { return try await store.api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
+            do { return try await repository.api().visit(id: id) } catch let error as NetworkError where error.kind == .notFound {
                 throw VisitsError.notFound(id: id)
             }
         }
 
         /// The list's (`brados visits revalidate`): the visit is in it.
-        public var backgroundRefresh: BackgroundRefresh? { store.list.backgroundRefresh }
+        public var backgroundRefresh: BackgroundRefresh? { repository.list.backgroundRefresh }
     }
 }

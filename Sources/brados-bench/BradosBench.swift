@@ -19,7 +19,7 @@ struct BradosBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "brados-bench",
         abstract: "Runs one benchmark workload through brados's own code and prints one JSON line (used by bench/).",
-        subcommands: [BlobCacheWorkload.self, CoachSchema.self, CoachUpsert.self, CoachList.self, PlanCacheRead.self])
+        subcommands: [BlobStoreWorkload.self, CoachSchema.self, CoachUpsert.self, CoachList.self, NutritionCacheRead.self])
 }
 
 struct CoachSchema: ParsableCommand {
@@ -43,9 +43,9 @@ struct CoachList: ParsableCommand {
     func run() throws { try CoachBench.run(["coach-list", file, String(conversations), String(messages)]) }
 }
 
-struct BlobCacheWorkload: ParsableCommand {
+struct BlobStoreWorkload: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "blobcache", abstract: "Replay a workload file (put/get KEY SIZE lines) through the BlobCache.")
+        commandName: "blobcache", abstract: "Replay a workload file (put/get KEY SIZE lines) through the BlobStore.")
     @Argument(help: "The cache directory.") var directory: String
     @Argument(help: "The workload file.") var workload: String
     @Argument(help: "The cap in bytes.") var cap: Int64
@@ -64,7 +64,7 @@ struct BlobCacheWorkload: ParsableCommand {
             data.append(contentsOf: pool[offset..<(offset + size - signature.count)])
             return data
         }
-        let cache = try BlobCache(directory: directory, configuration: BlobCacheConfiguration(capacity: cap, memoryCapacity: memory))
+        let cache = try BlobStore(directory: directory, configuration: BlobStoreConfiguration(capacity: cap, memoryCapacity: memory))
         var putSeconds = 0.0, getSeconds = 0.0, puts = 0, gets = 0, hits = 0, peak: Int64 = 0, overCap = 0
         let clock = ContinuousClock()
         for (index, line) in lines.enumerated() {

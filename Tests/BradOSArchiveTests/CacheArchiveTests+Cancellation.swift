@@ -105,9 +105,9 @@ extension CacheArchiveTests {
         let settledFile = ExportFile(archivePath: "cache/alpha/settled.bin", url: file, kind: .file)
         var info = stat()
         stat(file.path, &info)
-        var known = ExportHashCache()
+        var known = ExportHashMemo()
         // A recorded hash that is not the content's: used as is, so the file was not read.
-        known.entries[file.path] = ExportHashCache.entry(info, sha256: "recorded")
+        known.entries[file.path] = ExportHashMemo.entry(info, sha256: "recorded")
         #expect(try CacheExporter.hash(settledFile, domain: "alpha", source: file, known: known)?.sha256 == "recorded")
         // Another status (here: rewritten, another inode) is hashed again.
         try AtomicFile.write(Data(repeating: 1, count: 5_000), to: file)
@@ -132,7 +132,7 @@ extension CacheArchiveTests {
             return (try? CacheVerifier().verify(fd: fd)) != nil
         }
         #expect(verifies(try exportLater()))
-        let recorded = ExportHashCache.load(source)
+        let recorded = ExportHashMemo.load(source)
         let blob = source.cacheDirectory(for: "alpha").appendingPathComponent("1024/ab/blob").path
         #expect(recorded.entries[blob] != nil, "\(recorded.entries.keys)")
         var wrong = recorded

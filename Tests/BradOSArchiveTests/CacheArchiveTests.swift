@@ -11,7 +11,7 @@ import TestSupport
 import Testing
 
 /// A domain with ordinary folders, for the archive tests.
-struct SampleDomain: DomainPlugin {
+struct SampleDomain: ShapesArchives {
     var name: String
     var summary: String { "sample" }
     var command: any ParsableCommand.Type { SampleCommand.self }
@@ -24,7 +24,7 @@ struct SampleDomain: DomainPlugin {
         return migrator
     }
 
-    func prepareImport(cache: URL, data: URL) throws {
+    func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: ["data/store.sqlite": { url, label in
             try SQLiteRebuild.rebuild(url, label: label, migrator: Self.migrator, tables: [
                 .init("row", columns: ["id", "text"]) { values throws(SQLiteRebuild.RowProblem) in

@@ -4,7 +4,7 @@ import ArgumentParser
 import Testing
 
 /// A domain that adds a sync flag named after it, so a help text shows which composition it read.
-struct FlaggedPlugin: DomainPlugin {
+struct FlaggedPlugin: Syncs {
     struct Command: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "flagged")
     }
@@ -12,7 +12,8 @@ struct FlaggedPlugin: DomainPlugin {
     var summary: String { "A test domain called \(name)." }
     var command: any ParsableCommand.Type { Command.self }
     var syncFlags: [SyncFlag] { [SyncFlag(name: name, help: "Refresh \(name) too.")] }
-    var syncDescription: String? { "refreshes \(name)" }
+    var syncDescription: String { "refreshes \(name)" }
+    func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
 }
 
 /// The composition (plugins, embedded backend) is passed by binding, not installed in a global:

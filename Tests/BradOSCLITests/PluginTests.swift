@@ -37,7 +37,7 @@ struct PluginTests {
         let stats = try plugin.stats(in: env.profile)
         #expect(stats.files == 2)
         #expect(stats.bytes == 150)
-        let exported = try plugin.exportFiles(in: env.profile, staging: dir.url.appendingPathComponent("staging"))
+        let exported = try plugin.archive.exportFiles(in: env.profile, staging: dir.url.appendingPathComponent("staging"))
         #expect(exported.map(\.archivePath) == ["cache/notes/a.json", "data/notes/n.sqlite"])
         #expect(exported.map(\.kind) == [.file, .sqlite])
 
@@ -57,7 +57,7 @@ struct PluginTests {
         let other = try environment(dir, flags: GlobalFlags(profile: "alice", offline: true))
         try AtomicFile.write(Data("y".utf8), to: other.profile.cacheDirectory(for: "notes").appendingPathComponent("a"))
 
-        let report = try await AuthService(env).logout()
+        let report = try await Sessions(env).logout()
 
         #expect(report.wasSignedIn)
         #expect(report.domains.first?.files == 1)

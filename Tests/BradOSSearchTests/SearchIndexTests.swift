@@ -13,13 +13,13 @@ import Testing
 @Suite("Search index")
 struct SearchIndexTests {
     /// A domain with a database of notes marked by `SearchRevision`, as the real domains do.
-    final class NotesPlugin: DomainPlugin, @unchecked Sendable {
+    final class NotesPlugin: FeedsSearch, @unchecked Sendable {
         struct Command: ParsableCommand {}
         let database: DatabaseQueue
         var name: String { "notes" }
         var summary: String { "notes" }
         var command: any ParsableCommand.Type { Command.self }
-        var searchDescription: String? { "note text" }
+        var searchDescription: String { "note text" }
         var fed = 0
 
         init() throws {
@@ -64,14 +64,14 @@ struct SearchIndexTests {
     }
 
     /// A domain kept in one small file, a document a line: every document again when the file changes.
-    struct LinesPlugin: DomainPlugin {
+    struct LinesPlugin: FeedsSearch {
         struct Command: ParsableCommand {}
         let name: String
         let file: URL
         let document: @Sendable (Substring) -> SearchDocument
         var summary: String { name }
         var command: any ParsableCommand.Type { Command.self }
-        var searchDescription: String? { "lines" }
+        var searchDescription: String { "lines" }
 
         func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
             guard let stamp = SearchStamp.file(file) else { return }
@@ -260,9 +260,10 @@ struct SearchIndexTests {
     }
 
     /// A domain whose cache cannot be read.
-    struct FailingPlugin: DomainPlugin {
+    struct FailingPlugin: FeedsSearch {
         struct Command: ParsableCommand {}
         var name: String { "broken" }
+        var searchDescription: String { "nothing it can read" }
         var summary: String { "broken" }
         var command: any ParsableCommand.Type { Command.self }
         func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
@@ -271,13 +272,14 @@ struct SearchIndexTests {
     }
 
     /// A domain that sends one key twice in a full feed (a store with duplicate rows).
-    struct RepeatingPlugin: DomainPlugin {
+    struct RepeatingPlugin: FeedsSearch {
         struct Command: ParsableCommand {}
         var name: String { "repeating" }
+        var searchDescription: String { "one key twice" }
         var summary: String { "repeating" }
         var command: any ParsableCommand.Type { Command.self }
         func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
-            guard try feed.begin(SearchStamp(store: "s", revision: 1)) != .nothing else { return }
+            guard try feed.begin(SearchStamp(origin: "s", revision: 1)) != .nothing else { return }
             try feed.add(SearchDocument(key: "k", title: "blue train", body: "", date: nil, command: "x"))
             try feed.add(SearchDocument(key: "k", title: "kind of blue", body: "", date: nil, command: "x"))
             try feed.finish(count: 1) { ["k"] }

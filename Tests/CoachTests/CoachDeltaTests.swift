@@ -37,19 +37,19 @@ struct CoachDeltaTests {
     func constantWhenUnchanged() async throws {
         let setup = try Setup(api: FakeCoachAPI(conversations: (1...300).map { Fixtures.conversation($0, updated: Double($0)) },
                                                 messages: [Fixtures.conversationID(1): Fixtures.messages(1, count: 3000)]))
-        let store = setup.store()
-        let api = try await store.api()
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
-        _ = try await store.refreshThread(api, id: Fixtures.conversationID(1), full: false)
+        let repository = setup.repository()
+        let api = try await repository.api()
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
+        _ = try await repository.refreshThread(api, id: Fixtures.conversationID(1), full: false)
         let before = setup.api.calls.count
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(Array(setup.api.calls[before...]) == ["conversations", "conversation count"])
         let middle = setup.api.calls.count
-        _ = try await store.refreshThread(api, id: Fixtures.conversationID(1), full: false)
+        _ = try await repository.refreshThread(api, id: Fixtures.conversationID(1), full: false)
         #expect(Array(setup.api.calls[middle...]) == ["conversation", "messages"])
         // --full downloads everything again.
         let last = setup.api.calls.count
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: true)
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: true)
         #expect(Array(setup.api.calls[last...]) == ["conversations"])
     }
 
@@ -57,32 +57,32 @@ struct CoachDeltaTests {
     func showDoesNotMoveListCursor() async throws {
         let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1, updated: 10), Fixtures.conversation(2, updated: 20)],
                                                 messages: [Fixtures.conversationID(1): [], Fixtures.conversationID(2): []]))
-        let store = setup.store()
-        let api = try await store.api()
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        let repository = setup.repository()
+        let api = try await repository.api()
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
         setup.api.lock.withLock {
             setup.api.conversationList[0].title = "renamed"
             setup.api.conversationList[0].updatedAt = Fixtures.base.addingTimeInterval(30)
             setup.api.conversationList[1].updatedAt = Fixtures.base.addingTimeInterval(40)
         }
-        _ = try await store.refreshThread(api, id: Fixtures.conversationID(2), full: false)
-        let list = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        _ = try await repository.refreshThread(api, id: Fixtures.conversationID(2), full: false)
+        let list = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(list.first { $0.id == Fixtures.conversationID(1) }?.title == "renamed")
     }
 
     @Test("an id sweep of the list is not the daily whole check: only a whole download resets it")
     func sweepIsNotWholeCheck() async throws {
         let setup = try Setup(api: FakeCoachAPI(conversations: (1...3).map { Fixtures.conversation($0, updated: Double($0)) }))
-        let store = setup.store()
-        let api = try await store.api()
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        let repository = setup.repository()
+        let api = try await repository.api()
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
         setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval / 2))
         _ = setup.api.lock.withLock { setup.api.conversationList.removeLast() } // a count that differs: a sweep
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(setup.api.calls.suffix(3) == ["conversation count", "conversation ids", "conversations by id"])
         setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval / 2 + 1))
         let before = setup.api.calls.count
-        _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+        _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
         #expect(Array(setup.api.calls[before...]) == ["conversations"]) // a day after the last whole download
     }
 
@@ -90,12 +90,12 @@ struct CoachDeltaTests {
     func lateArrivalAndDelete() async throws {
         let id = Fixtures.conversationID(1)
         let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1)], messages: [id: Fixtures.messages(1, count: 10)]))
-        let store = setup.store()
-        let api = try await store.api()
-        _ = try await store.refreshThread(api, id: id, full: false)
+        let repository = setup.repository()
+        let api = try await repository.api()
+        _ = try await repository.refreshThread(api, id: id, full: false)
         let late = Message(id: Fixtures.messageID(1, 99), conversationId: id, role: .user, content: "late", createdAt: Fixtures.base.addingTimeInterval(30))
         setup.api.lock.withLock { setup.api.messagesByConversation[id]!.append(late) }
-        _ = try await store.refreshThread(api, id: id, full: false)
+        _ = try await repository.refreshThread(api, id: id, full: false)
         #expect(try Self.local(setup).1[id]?.contains(late) == true)
         #expect(setup.api.calls.suffix(3) == ["messages", "message ids", "messages by id"])
 
@@ -105,11 +105,11 @@ struct CoachDeltaTests {
             setup.api.messagesByConversation[id]!.removeAll { $0.id == Fixtures.messageID(1, 2) }
             setup.api.messagesByConversation[id]!.append(lateToo)
         }
-        _ = try await store.refreshThread(api, id: id, full: false)
+        _ = try await repository.refreshThread(api, id: id, full: false)
         #expect(try Self.local(setup).1[id]?.contains(lateToo) == false)
         // ... until the copy is a day old: then the sweep finds both.
         setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval))
-        _ = try await store.refreshThread(api, id: id, full: false)
+        _ = try await repository.refreshThread(api, id: id, full: false)
         #expect(try Self.local(setup).1[id] == Self.remote(setup.api, opened: [id]).1[id])
     }
 
@@ -121,9 +121,9 @@ struct CoachDeltaTests {
         var random = SeededRandom(seed: seed)
         let setup = try Setup(api: FakeCoachAPI(conversations: (1...20).map { Fixtures.conversation($0, updated: Double($0)) },
                                                 messages: Dictionary(uniqueKeysWithValues: (1...20).map { (Fixtures.conversationID($0), Fixtures.messages($0, count: 5)) })))
-        var store = setup.store()
-        store.sweepLimits = limits
-        let api = try await store.api()
+        var repository = setup.repository()
+        repository.sweepLimits = limits
+        let api = try await repository.api()
         var opened: Set<String> = []
         var clock = 1000.0
         var next = 1000
@@ -168,11 +168,11 @@ struct CoachDeltaTests {
             }
             // Refresh the list and a few conversations, as `coach conversations` and `coach show` do:
             // each must then equal the server's (a blind spot excepted).
-            _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
+            _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
             #expect(try Self.local(setup).0 == Self.remote(setup.api, opened: []).0, "round \(round)")
             let refreshed = Array(setup.api.lock.withLock({ setup.api.conversationList.map(\.id) }).shuffled(using: &random).prefix(3))
             for id in refreshed {
-                _ = try await store.refreshThread(api, id: id, full: false)
+                _ = try await repository.refreshThread(api, id: id, full: false)
                 if opened.contains(id), late.contains(id), deleted.contains(id) { blind.insert(id) }
                 opened.insert(id)
                 late.remove(id)
@@ -187,8 +187,8 @@ struct CoachDeltaTests {
             // blind spots (a late arrival with a delete, a late-stamped update) may wait for it.
             if round % 10 == 9 {
                 setup.clock.advance(by: .seconds(CoachRepository.fullCheckInterval))
-                _ = try await store.refreshConversations(api, userID: Fixtures.user, full: false)
-                for id in opened { _ = try await store.refreshThread(api, id: id, full: false) }
+                _ = try await repository.refreshConversations(api, userID: Fixtures.user, full: false)
+                for id in opened { _ = try await repository.refreshThread(api, id: id, full: false) }
                 late = []
                 deleted = []
                 opened = opened.filter { id in setup.api.lock.withLock { setup.api.conversationList.contains { $0.id == id } } }
@@ -209,9 +209,9 @@ extension CoachDeltaTests {
     func halving() async throws {
         let id = Fixtures.conversationID(1)
         let setup = try Setup(api: FakeCoachAPI(conversations: [Fixtures.conversation(1)], messages: [id: Fixtures.messages(1, count: 20_000)]))
-        let store = setup.store()
-        let api = try await store.api()
-        _ = try await store.refreshThread(api, id: id, full: false)
+        let repository = setup.repository()
+        let api = try await repository.api()
+        _ = try await repository.refreshThread(api, id: id, full: false)
         let late = (0..<2).map { Message(id: Fixtures.messageID(9, $0), conversationId: id, role: .user, content: "late \($0)",
                                          createdAt: Fixtures.base.addingTimeInterval(Double(11_000 + $0 * 2000) * 60 + 1)) }
         setup.api.lock.withLock {
@@ -219,7 +219,7 @@ extension CoachDeltaTests {
             setup.api.messagesByConversation[id]! += late
         }
         let before = setup.api.calls.count
-        _ = try await store.refreshThread(api, id: id, full: false)
+        _ = try await repository.refreshThread(api, id: id, full: false)
         let calls = Array(setup.api.calls[before...])
         let localIDs = Set(try Self.local(setup).1[id]?.map(\.id) ?? []), remoteIDs = Set(Self.remote(setup.api, opened: [id]).1[id]?.map(\.id) ?? [])
         #expect(localIDs == remoteIDs, "extra \(localIDs.subtracting(remoteIDs)), missing \(remoteIDs.subtracting(localIDs)); \(calls)")

@@ -79,7 +79,7 @@ struct RealtimeTests {
         let database = try Fixtures.database(dir)
         let conversation = Fixtures.conversation(1, messages: 2)
         try database.saveMessages(Fixtures.messages(1, count: 2), of: conversation, at: Fixtures.base)
-        let store = CoachRepository(database: { database }, offline: false, now: { Fixtures.base }, userID: { Fixtures.user },
+        let repository = CoachRepository(database: { database }, offline: false, now: { Fixtures.base }, userID: { Fixtures.user },
                                     api: { FakeCoachAPI() })
         let told = Mutex<[FollowEvent]>([])
         let emit: @Sendable (FollowEvent) async throws -> Void = { event in told.withLock { $0.append(event) } }
@@ -94,7 +94,7 @@ struct RealtimeTests {
                        RowChange(table: "messages", kind: .delete, oldRecord: try record(["id": "m-new"])),
                        // another conversation's message changes nothing here
                        RowChange(table: "messages", kind: .insert, record: try record(new.merging(["conversation_id": "other"]) { $1 }))] {
-            _ = try await store.apply(change, to: conversation, emit: emit)
+            _ = try await repository.apply(change, to: conversation, emit: emit)
         }
         let events = told.withLock { $0 }
         #expect(events.count == 3, "\(events)")
@@ -103,7 +103,7 @@ struct RealtimeTests {
         #expect(try database.message(id: "m-new") == nil)
         #expect(try database.messages(conversationID: conversation.id).messages.count == 2)
         // The conversation deleted: following ends.
-        #expect(try await store.apply(RowChange(table: "conversations", kind: .delete, oldRecord: try record(["id": conversation.id])),
+        #expect(try await repository.apply(RowChange(table: "conversations", kind: .delete, oldRecord: try record(["id": conversation.id])),
                                       to: conversation, emit: emit) == nil)
         #expect(try database.conversation(id: conversation.id) == nil)
     }

@@ -13,7 +13,7 @@ import Testing
 struct MealPlanRESTTests {
     let base = URL(string: "http://127.0.0.1:9")!
 
-    func store(_ dir: TemporaryDirectory, _ transport: StubTransport) -> MealPlanRepository {
+    func repository(_ dir: TemporaryDirectory, _ transport: StubTransport) -> MealPlanRepository {
         let client = APIClient(service: .account, baseURL: base, transport: transport, authenticator: nil,
                                retrier: Retrier(clock: ManualClock(), random: { 0.5 }))
         return MealPlanRepository(cache: MealPlanCache(directory: dir.path("mealplan")), defaults: KeyValueStore(url: dir.path("defaults.json")),
@@ -28,9 +28,9 @@ struct MealPlanRESTTests {
     func latestThenCache() async throws {
         let dir = TemporaryDirectory()
         let transport = StubTransport { _, _ in Self.body(makeSession("mp_1", finalized: true)) }
-        let store = store(dir, transport)
-        _ = try await store.latest()
-        _ = try await store.latest()
+        let repository = repository(dir, transport)
+        _ = try await repository.latest()
+        _ = try await repository.latest()
         #expect(transport.requests.map { "\($0.method) \($0.url.path)" } == ["GET /api/mealplans/latest"])
     }
 
@@ -38,10 +38,10 @@ struct MealPlanRESTTests {
     func notFoundAndMalformed() async throws {
         let dir = TemporaryDirectory()
         let missing = StubTransport { _, _ in .json(#"{"error":{"message":"none"}}"#, status: 404) }
-        await #expect(throws: MealPlanError.noPlanYet) { try await store(dir, missing).latest() }
+        await #expect(throws: MealPlanError.noPlanYet) { try await repository(dir, missing).latest() }
         let malformed = StubTransport { _, _ in .json(#"{"id":"mp_1","days":"nope"}"#) }
         do {
-            _ = try await store(dir, malformed).latest()
+            _ = try await repository(dir, malformed).latest()
             Issue.record("expected an invalid response")
         } catch let error as NetworkError {
             #expect(ExitStatus.code(for: error) == 6)
@@ -63,15 +63,15 @@ struct MealPlanRESTTests {
             default: return .json("{}", status: 404)
             }
         }
-        let store = store(dir, transport)
-        _ = try await store.startNew()
-        _ = try await store.critique("no fish")
-        _ = try await store.finalize()
+        let repository = repository(dir, transport)
+        _ = try await repository.startNew()
+        _ = try await repository.critique("no fish")
+        _ = try await repository.finalize()
         #expect(transport.requests.map { "\($0.method) \($0.url.absoluteString.replacingOccurrences(of: base.absoluteString, with: ""))" } == [
             "POST /api/mealplans/generate", "POST /api/mealplans/mp%201%2Fx/critique",
             "POST /api/mealplans/mp%201%2Fx/finalize", "GET /api/mealplans/mp%201%2Fx",
         ])
         #expect(String(decoding: transport.requests[1].body ?? Data(), as: UTF8.self) == #"{"text":"no fish"}"#)
-        #expect(store.status(now: Date()).sessionId == "mp 1/x")
+        #expect(repository.status(now: Date()).sessionId == "mp 1/x")
     }
 }

@@ -14,7 +14,7 @@ struct MealPlanRepositoryTests {
         let api: FakeMealPlanAPI
         var cache: MealPlanCache { MealPlanCache(directory: dir.path("mealplan")) }
         var defaults: KeyValueStore { KeyValueStore(url: dir.path("defaults.json")) }
-        var store: MealPlanRepository {
+        var repository: MealPlanRepository {
             let api = self.api
             return MealPlanRepository(cache: cache, defaults: defaults, api: { api })
         }
@@ -25,11 +25,11 @@ struct MealPlanRepositoryTests {
     func cachedNoRequest() async throws {
         let fixture = Fixture(FakeMealPlanAPI())
         try fixture.cache.store(makeSession("s1", finalized: true))
-        let store = MealPlanRepository(cache: fixture.cache, defaults: fixture.defaults, api: {
+        let repository = MealPlanRepository(cache: fixture.cache, defaults: fixture.defaults, api: {
             Issue.record("the API must not be touched")
             throw NetworkError.offlineMode
         })
-        let loaded = try await store.latest()
+        let loaded = try await repository.latest()
         #expect(loaded.session.id == "s1")
         guard loaded.source.kind == .cache else { Issue.record("expected the cache"); return }
     }
@@ -37,11 +37,11 @@ struct MealPlanRepositoryTests {
     @Test("no cache: asks the API and caches a finalized answer")
     func fetchAndCache() async throws {
         let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1"))
-        let loaded = try await fixture.store.latest()
+        let loaded = try await fixture.repository.latest()
         #expect(loaded.source == .network)
         #expect(fixture.api.calls == ["latest"])
         #expect(fixture.cache.isCached(sessionID: "s1"))
-        _ = try await fixture.store.latest()
+        _ = try await fixture.repository.latest()
         #expect(fixture.api.calls == ["latest"])
     }
 
@@ -49,7 +49,7 @@ struct MealPlanRepositoryTests {
     func inProgressFirst() async throws {
         let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("draft", finalized: false), makeSession("old", finalized: true)], latest: "old"))
         try fixture.defaults.set("draft", forKey: MealPlanRepository.inProgressKey)
-        let loaded = try await fixture.store.latest()
+        let loaded = try await fixture.repository.latest()
         #expect(loaded.session.id == "draft")
         #expect(fixture.api.calls == ["session draft"])
         #expect(fixture.cache.cached() == nil)
@@ -59,16 +59,16 @@ struct MealPlanRepositoryTests {
     func staleInProgress() async throws {
         let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1"))
         try fixture.defaults.set("gone", forKey: MealPlanRepository.inProgressKey)
-        let loaded = try await fixture.store.latest()
+        let loaded = try await fixture.repository.latest()
         #expect(loaded.session.id == "s1")
         #expect(fixture.api.calls == ["session gone", "latest"])
-        #expect(fixture.store.inProgressID == nil)
+        #expect(fixture.repository.inProgressID == nil)
     }
 
     @Test("no plan at all is a clear not-found error")
     func noPlan() async throws {
         let fixture = Fixture(FakeMealPlanAPI())
-        await #expect(throws: MealPlanError.noPlanYet) { try await fixture.store.latest() }
+        await #expect(throws: MealPlanError.noPlanYet) { try await fixture.repository.latest() }
         #expect(ExitStatus.code(for: MealPlanError.noPlanYet) == 3)
     }
 
@@ -76,25 +76,25 @@ struct MealPlanRepositoryTests {
     func newCritiqueFinalize() async throws {
         let fixture = Fixture(FakeMealPlanAPI())
         try fixture.cache.store(makeSession("old", finalized: true))
-        let draft = try await fixture.store.startNew()
+        let draft = try await fixture.repository.startNew()
         #expect(fixture.cache.cached() == nil)
-        #expect(fixture.store.inProgressID == draft.id)
-        let revised = try await fixture.store.critique("no fish")
+        #expect(fixture.repository.inProgressID == draft.id)
+        let revised = try await fixture.repository.critique("no fish")
         #expect(revised.critiques.map(\.text) == ["no fish"])
-        let final = try await fixture.store.finalize()
+        let final = try await fixture.repository.finalize()
         #expect(final.isFinalized)
         #expect(fixture.api.calls == ["generate", "critique \(draft.id)", "finalize \(draft.id)", "session \(draft.id)"])
         // The file holds the re-fetched session (dates at the millisecond precision of ISO-8601).
         let roundTripped = try JSONCoding.decode(MealPlanSession.self, from: JSONCoding.encode(final))
         #expect(fixture.cache.cached()?.session == roundTripped)
-        #expect(fixture.store.inProgressID == nil)
+        #expect(fixture.repository.inProgressID == nil)
     }
 
     @Test("critique and finalize without a plan in progress say so")
     func nothingInProgress() async throws {
         let fixture = Fixture(FakeMealPlanAPI())
-        await #expect(throws: MealPlanError.noPlanInProgress) { try await fixture.store.critique("x") }
-        await #expect(throws: MealPlanError.noPlanInProgress) { try await fixture.store.finalize() }
+        await #expect(throws: MealPlanError.noPlanInProgress) { try await fixture.repository.critique("x") }
+        await #expect(throws: MealPlanError.noPlanInProgress) { try await fixture.repository.finalize() }
         #expect(fixture.api.calls.isEmpty)
     }
 
@@ -102,7 +102,7 @@ struct MealPlanRepositoryTests {
     func refresh() async throws {
         let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("new", finalized: true)], latest: "new"))
         try fixture.cache.store(makeSession("old", finalized: true))
-        let loaded = try await fixture.store.refresh()
+        let loaded = try await fixture.repository.refresh()
         #expect(loaded.session.id == "new")
         #expect(loaded.source == .network)
         #expect(fixture.cache.isCached(sessionID: "new"))
@@ -112,8 +112,8 @@ struct MealPlanRepositoryTests {
     func finalizedElsewhere() async throws {
         let fixture = Fixture(FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1"))
         try fixture.defaults.set("s1", forKey: MealPlanRepository.inProgressKey)
-        _ = try await fixture.store.latest()
-        #expect(fixture.store.inProgressID == nil)
+        _ = try await fixture.repository.latest()
+        #expect(fixture.repository.inProgressID == nil)
         #expect(fixture.cache.isCached(sessionID: "s1"))
     }
 
@@ -153,19 +153,19 @@ struct MealPlanRepositoryTests {
     func refreshOnFullDisk() async throws {
         let api = FakeMealPlanAPI(sessions: [makeSession("new", finalized: true)], latest: "new")
         let cache = FullDiskCache()
-        let store = MealPlanRepository(cache: cache, defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
-        #expect(try await store.refresh().session.id == "new")
+        let repository = MealPlanRepository(cache: cache, defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
+        #expect(try await repository.refresh().session.id == "new")
         #expect(cache.cached()?.session.id == "old", "the cached plan was deleted before its replacement could be written")
     }
 
     @Test("a plan fetched while the cache cannot be written is still shown")
     func unwritableCache() async throws {
         let api = FakeMealPlanAPI(sessions: [makeSession("s1", finalized: true)], latest: "s1")
-        let store = MealPlanRepository(cache: ReadOnlyCache(), defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
-        let shown = try await store.latest()
+        let repository = MealPlanRepository(cache: ReadOnlyCache(), defaults: KeyValueStore(url: TemporaryDirectory().path("d.json")), api: { api })
+        let shown = try await repository.latest()
         #expect(shown.session.id == "s1" && shown.source == .network)
         // Nothing was cached, so the next read asks again (and is shown again).
-        #expect(try await store.latest().session.id == "s1")
+        #expect(try await repository.latest().session.id == "s1")
         #expect(api.calls.filter { $0 == "latest" }.count == 2)
     }
 
@@ -174,10 +174,10 @@ struct MealPlanRepositoryTests {
         let fixture = Fixture(FakeMealPlanAPI())
         try fixture.defaults.set("draft-1", forKey: MealPlanRepository.inProgressKey)
         let asked = Locked(0)
-        let store = MealPlanRepository(cache: fixture.cache, defaults: fixture.defaults, offline: true,
+        let repository = MealPlanRepository(cache: fixture.cache, defaults: fixture.defaults, offline: true,
                                   api: { asked.withLock { $0 += 1 }; throw NetworkError.offlineMode })
         do {
-            _ = try await store.latest()
+            _ = try await repository.latest()
             Issue.record("expected offline")
         } catch {
             #expect(ExitStatus.code(for: error) == 5)

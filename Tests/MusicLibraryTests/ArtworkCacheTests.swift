@@ -17,10 +17,10 @@ struct ArtworkCacheTests {
     func corruptRefetch() async throws {
         let dir = TemporaryDirectory()
         let plex = FakePlex()
-        let store = try artworkStore(dir, plex)
+        let repository = try artworkStore(dir, plex)
         let item = makeAlbum("7")
-        _ = try await store.artwork(for: item, size: .list)
-        try Data("garbage".utf8).write(to: try store.file(for: item, size: .list))
+        _ = try await repository.artwork(for: item, size: .list)
+        try Data("garbage".utf8).write(to: try repository.file(for: item, size: .list))
         let again = try await artworkStore(dir, plex).artwork(for: item, size: .list)
         #expect(again.cached == false)
         #expect(plex.artworkCalls.value.count == 2)
@@ -31,17 +31,17 @@ struct ArtworkCacheTests {
     func artworkPerServer() async throws {
         let dir = TemporaryDirectory()
         let plex = FakePlex()
-        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
+        let blobs = try BlobStore(directory: dir.url, configuration: BlobStoreConfiguration(memoryCapacity: 0))
         let server = Locked<String?>("machine-a")
-        let store = ArtworkCache(cache: blobs, directory: dir.url, origin: { server.value }, api: { plex })
+        let repository = ArtworkCache(blobs: blobs, directory: dir.url, origin: { server.value }, api: { plex })
         let item = makeAlbum("7")
-        #expect(try await store.artwork(for: item, size: .list).cached == false)
-        let fileA = try store.file(for: item, size: .list)
+        #expect(try await repository.artwork(for: item, size: .list).cached == false)
+        let fileA = try repository.file(for: item, size: .list)
         server.withLock { $0 = "machine-b" }
-        #expect(try await store.artwork(for: item, size: .list).cached == false, "server b's image is fetched")
-        #expect(try store.file(for: item, size: .list) != fileA)
+        #expect(try await repository.artwork(for: item, size: .list).cached == false, "server b's image is fetched")
+        #expect(try repository.file(for: item, size: .list) != fileA)
         server.withLock { $0 = "machine-a" }
-        #expect(try await store.artwork(for: item, size: .list).cached == true, "server a's is still cached")
+        #expect(try await repository.artwork(for: item, size: .list).cached == true, "server a's is still cached")
         #expect(plex.artworkCalls.value.count == 2)
     }
 
@@ -50,29 +50,29 @@ struct ArtworkCacheTests {
         let dir = TemporaryDirectory()
         let plex = FakePlex()
         let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
-        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-        let store = ArtworkCache(cache: blobs, directory: dir.url, now: { clock.value }, api: { plex })
+        let blobs = try BlobStore(directory: dir.url, configuration: BlobStoreConfiguration(memoryCapacity: 0))
+        let repository = ArtworkCache(blobs: blobs, directory: dir.url, now: { clock.value }, api: { plex })
         let album = makeAlbum("5")
         plex.missing.withLock { $0.insert(album.thumb!) }
-        let first = try await store.artwork(for: album, size: .list)
+        let first = try await repository.artwork(for: album, size: .list)
         #expect(first.placeholder && first.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         // Every later load (a prefetch after each refresh, the other size, a new process) asks nothing.
-        let report = try await store.prefetch([album, album])
+        let report = try await repository.prefetch([album, album])
         #expect(report.failed == 0 && report.fetched == 0)
-        #expect(try await store.artwork(for: album, size: .detail).placeholder)
-        let reopened = ArtworkCache(cache: blobs, directory: dir.url, now: { clock.value }, api: { plex })
+        #expect(try await repository.artwork(for: album, size: .detail).placeholder)
+        let reopened = ArtworkCache(blobs: blobs, directory: dir.url, now: { clock.value }, api: { plex })
         #expect(try await reopened.artwork(for: album, size: .list).placeholder)
         #expect(FileManager.default.fileExists(atPath: try reopened.file(for: album, size: .list).path))
         #expect(plex.artworkCalls.value.count == 1)
         // A new thumb is another cover: asked for (and found).
         var changed = album
         changed.thumb = "/library/metadata/5/thumb/2"
-        #expect(try await store.artwork(for: changed, size: .list).placeholder == false)
+        #expect(try await repository.artwork(for: changed, size: .list).placeholder == false)
         #expect(plex.artworkCalls.value.count == 2)
         // A day later the old one is asked for again; the server has it by now.
         plex.missing.withLock { $0 = [] }
         clock.withLock { $0 = $0.addingTimeInterval(86_401) }
-        #expect(try await store.artwork(for: album, size: .list).placeholder == false)
+        #expect(try await repository.artwork(for: album, size: .list).placeholder == false)
         #expect(plex.artworkCalls.value.count == 3)
     }
 
@@ -80,11 +80,11 @@ struct ArtworkCacheTests {
     func placeholder() async throws {
         let dir = TemporaryDirectory()
         let plex = FakePlex()
-        let store = try artworkStore(dir, plex)
-        let result = try await store.artwork(for: makeAlbum("9", thumb: false), size: .detail)
+        let repository = try artworkStore(dir, plex)
+        let result = try await repository.artwork(for: makeAlbum("9", thumb: false), size: .detail)
         #expect(result.placeholder)
         #expect(result.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(plex.artworkCalls.value.isEmpty)
-        #expect(FileManager.default.fileExists(atPath: try store.file(for: makeAlbum("9", thumb: false), size: .detail).path))
+        #expect(FileManager.default.fileExists(atPath: try repository.file(for: makeAlbum("9", thumb: false), size: .detail).path))
     }
 }

@@ -57,6 +57,6 @@ struct StaticToken: Authenticating {
 
 /// An artwork store over a disk-only blob cache in `dir`, asking `plex`.
 func artworkStore(_ dir: TemporaryDirectory, _ plex: FakePlex) throws -> ArtworkCache {
-    let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-    return ArtworkCache(cache: blobs, directory: dir.url, api: { plex })
+    let blobs = try BlobStore(directory: dir.url, configuration: BlobStoreConfiguration(memoryCapacity: 0))
+    return ArtworkCache(blobs: blobs, directory: dir.url, api: { plex })
 }

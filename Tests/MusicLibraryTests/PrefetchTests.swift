@@ -12,10 +12,10 @@ struct PrefetchTests {
     func prefetch() async throws {
         let dir = TemporaryDirectory()
         let plex = FakePlex()
-        let store = try artworkStore(dir, plex)
+        let repository = try artworkStore(dir, plex)
         let albums = (1...10).map { makeAlbum("\($0)", thumb: $0 != 3) }
-        _ = try await store.artwork(for: albums[0], size: .list)
-        let report = try await store.prefetch(albums)
+        _ = try await repository.artwork(for: albums[0], size: .list)
+        let report = try await repository.prefetch(albums)
         #expect(report == PrefetchReport(requested: 9, fetched: 8, alreadyCached: 1, failed: 0, skippedWithoutArtwork: 1))
         let calls = plex.artworkCalls.value
         #expect(calls.count == 9)
@@ -26,10 +26,10 @@ struct PrefetchTests {
     @Test("prefetch that cannot fetch anything reports why (offline → exit 5)")
     func prefetchAllFail() async throws {
         let dir = TemporaryDirectory()
-        let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(memoryCapacity: 0))
-        let store = ArtworkCache(cache: blobs, directory: dir.url, api: { throw NetworkError.offlineMode })
+        let blobs = try BlobStore(directory: dir.url, configuration: BlobStoreConfiguration(memoryCapacity: 0))
+        let repository = ArtworkCache(blobs: blobs, directory: dir.url, api: { throw NetworkError.offlineMode })
         do {
-            _ = try await store.prefetch([makeAlbum("1"), makeAlbum("2")])
+            _ = try await repository.prefetch([makeAlbum("1"), makeAlbum("2")])
             Issue.record("expected the offline error")
         } catch {
             #expect(ExitStatus.code(for: error) == 5)

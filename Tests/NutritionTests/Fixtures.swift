@@ -22,7 +22,7 @@ enum Fixtures {
 }
 
 /// A ``NutritionAPI`` double: answers in turn from `plans`, records calls, fails on demand.
-final class FakePlanAPI: NutritionAPI, Sendable {
+final class FakeNutritionAPI: NutritionAPI, Sendable {
     struct State {
         var plans: [NutritionPlan]
         var calls: [String] = []
@@ -78,18 +78,18 @@ final class FakePlanAPI: NutritionAPI, Sendable {
     }
 }
 
-struct PlanSetup {
+struct NutritionSetup {
     let dir = TemporaryDirectory()
     let clock = ManualClock(start: Fixtures.start)
-    let api: FakePlanAPI
+    let api: FakeNutritionAPI
 
-    init(api: FakePlanAPI = FakePlanAPI()) { self.api = api }
+    init(api: FakeNutritionAPI = FakeNutritionAPI()) { self.api = api }
 
     var cacheDirectory: URL { dir.url.appendingPathComponent("cache/plan") }
     var queueURL: URL { dir.url.appendingPathComponent("data/plan/pending.json") }
 
     /// A store as a new process would build it (a fresh memory tier).
-    func store(offline: Bool = false, api: FakePlanAPI? = nil, logger: Logger = Logger(label: "brados.plan")) -> NutritionRepository {
+    func repository(offline: Bool = false, api: FakeNutritionAPI? = nil, logger: Logger = Logger(label: "brados.plan")) -> NutritionRepository {
         let api = api ?? self.api
         return NutritionRepository(cache: NutritionCache(directory: cacheDirectory), queue: PendingQueue(url: queueURL), offline: offline,
                          now: clock.dateProvider, logger: logger, api: { api })

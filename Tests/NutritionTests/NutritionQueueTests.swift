@@ -11,23 +11,23 @@ import Testing
 struct NutritionQueueTests {
     @Test("offline, a weight is queued before anything is sent, and survives into the next process")
     func queuedOffline() async throws {
-        let setup = PlanSetup()
-        let (operation, report) = try await setup.store(offline: true).updateWeight(84.5)
+        let setup = NutritionSetup()
+        let (operation, report) = try await setup.repository(offline: true).updateWeight(84.5)
         #expect(report == nil)
         #expect(setup.api.calls.isEmpty)
         let queued = try PendingQueue(url: setup.queueURL).all()
         #expect(queued == [operation])
         #expect(queued[0].weightKg == 84.5 && queued[0].kind == .updateWeight)
-        let offline = await #expect(throws: NetworkError.self) { try await setup.store(offline: true).sync() }
+        let offline = await #expect(throws: NetworkError.self) { try await setup.repository(offline: true).sync() }
         guard case .offlineMode? = offline else { Issue.record("\(String(describing: offline))"); return }
         #expect(try PendingQueue(url: setup.queueURL).all().count == 1)
     }
 
     @Test("weights outside 30-300 kg are refused before anything is queued")
     func weightValidated() async throws {
-        let setup = PlanSetup()
+        let setup = NutritionSetup()
         for weight in [29.9, 300.1, .nan, .infinity] {
-            let error = await #expect(throws: NutritionError.self) { try await setup.store().updateWeight(weight) }
+            let error = await #expect(throws: NutritionError.self) { try await setup.repository().updateWeight(weight) }
             #expect(error?.kind == .usage)
         }
         #expect(try PendingQueue(url: setup.queueURL).all().isEmpty)
@@ -35,9 +35,9 @@ struct NutritionQueueTests {
 
     @Test("sync replays in order, removes each operation once confirmed, then recomputes once")
     func replayInOrder() async throws {
-        let setup = PlanSetup()
-        for weight in [86.0, 85.0, 84.0] { _ = try await setup.store(offline: true).updateWeight(weight) }
-        let report = try await setup.store().sync()
+        let setup = NutritionSetup()
+        for weight in [86.0, 85.0, 84.0] { _ = try await setup.repository(offline: true).updateWeight(weight) }
+        let report = try await setup.repository().sync()
         #expect(setup.api.weights == [86, 85, 84])
         #expect(report.applied.map(\.weightKg) == [86, 85, 84])
         #expect(report.remaining.isEmpty && report.stoppedBy == nil)
@@ -48,13 +48,13 @@ struct NutritionQueueTests {
 
     @Test("a retryable failure stops the replay and keeps the rest in order; a refusal is dropped and reported")
     func stopsAndDrops() async throws {
-        let setup = PlanSetup()
-        for weight in [86.0, 85.0, 84.0, 83.0] { _ = try await setup.store(offline: true).updateWeight(weight) }
+        let setup = NutritionSetup()
+        for weight in [86.0, 85.0, 84.0, 83.0] { _ = try await setup.repository(offline: true).updateWeight(weight) }
         setup.api.set {
             $0.updateFailures[85] = NetworkError.http(status: 400, method: "PUT", path: "/auth/profile", message: "currentWeight must be 30-300 kg.", retryAfter: nil)
             $0.updateFailures[84] = NetworkError.http(status: 503, method: "PUT", path: "/auth/profile", message: nil, retryAfter: nil)
         }
-        let report = try await setup.store().sync()
+        let report = try await setup.repository().sync()
         #expect(report.applied.map(\.weightKg) == [86])
         #expect(report.dropped.map(\.operation.weightKg) == [85])
         #expect(report.stoppedBy as? NutritionError == .maintenance)
@@ -63,71 +63,71 @@ struct NutritionQueueTests {
         // The applied change still recomputes the plan.
         #expect(setup.api.calls.last == "generate(force)")
         setup.api.set { $0.updateFailures = [:] }
-        let second = try await setup.store().sync()
+        let second = try await setup.repository().sync()
         #expect(second.applied.map(\.weightKg) == [84, 83])
         #expect(setup.api.weights == [86, 84, 83])
     }
 
     @Test("only a definite refusal drops a change: an answer that does not decode keeps it; a 403 drops it")
     func dropOnlyRefusals() async throws {
-        let setup = PlanSetup()
-        for weight in [81.0, 82.0] { _ = try await setup.store(offline: true).updateWeight(weight) }
+        let setup = NutritionSetup()
+        for weight in [81.0, 82.0] { _ = try await setup.repository(offline: true).updateWeight(weight) }
         setup.api.set {
             $0.updateFailures[81] = NetworkError.invalidResponse(path: "/auth/profile", detail: "not valid JSON")
         }
-        let first = try await setup.store().sync()
+        let first = try await setup.repository().sync()
         #expect(first.dropped.isEmpty && first.remaining.map(\.weightKg) == [81, 82])
         guard case .invalidResponse? = first.stoppedBy as? NetworkError else { Issue.record("\(String(describing: first.stoppedBy))"); return }
         setup.api.set {
             $0.updateFailures[81] = NetworkError.http(status: 403, method: "PUT", path: "/auth/profile", message: nil, retryAfter: nil)
         }
-        let second = try await setup.store().sync()
+        let second = try await setup.repository().sync()
         #expect(second.dropped.map(\.operation.weightKg) == [81])
         #expect(second.applied.map(\.weightKg) == [82] && second.remaining.isEmpty)
     }
 
     @Test("a recompute that fails after the changes were sent expires the cached plan but keeps it as the fallback")
     func failedRecomputeKeepsFallback() async throws {
-        let setup = PlanSetup()
-        _ = try await setup.store().current()
-        _ = try await setup.store(offline: true).updateWeight(80)
+        let setup = NutritionSetup()
+        _ = try await setup.repository().current()
+        _ = try await setup.repository(offline: true).updateWeight(80)
         setup.api.set { $0.generateFailure = NutritionError.maintenance }
-        let report = try await setup.store().sync()
+        let report = try await setup.repository().sync()
         #expect(report.applied.count == 1 && report.recomputeError as? NutritionError == .maintenance)
-        let shown = try await setup.store().current()
+        let shown = try await setup.repository().current()
         #expect(shown.source.kind == .cache && shown.source.stale && shown.source.reason != nil, "expected the cached plan as a fallback, got \(shown.source)")
         #expect(shown.data == Fixtures.plan())
         // Out of date is its own mark: the plan keeps its real save time (not year 1, which
         // read "saved 739947 days ago" and "older than the service's 7-day window").
-        let offline = try await setup.store(offline: true).current()
+        let offline = try await setup.repository(offline: true).current()
         #expect(offline.source.stale, "\(offline.source)")
         #expect((offline.source.age ?? .infinity) < 60, "\(offline.source)")
         #expect(!offline.source.origin.contains("days ago"), "\(offline.source.origin)")
         #expect(NutritionRepository.staleness(of: offline.source) == nil)
         // A plan the service answers replaces it and is fresh again.
         setup.api.set { $0.generateFailure = nil }
-        _ = try await setup.store().refresh()
-        let fresh = try await setup.store(offline: true).current()
+        _ = try await setup.repository().refresh()
+        let fresh = try await setup.repository(offline: true).current()
         #expect(!fresh.source.stale, "\(fresh.source)")
     }
 
     @Test("an expired session stops the replay without dropping anything")
     func authFailureKeepsQueue() async throws {
-        let setup = PlanSetup()
-        _ = try await setup.store(offline: true).updateWeight(80)
+        let setup = NutritionSetup()
+        _ = try await setup.repository(offline: true).updateWeight(80)
         setup.api.set { $0.updateFailures[80] = AuthError.sessionExpired(profile: "default") }
-        let report = try await setup.store().sync()
+        let report = try await setup.repository().sync()
         #expect(report.remaining.count == 1 && report.dropped.isEmpty)
     }
 
     @Test("two syncs at once never send the same operation")
     func concurrentSyncs() async throws {
-        let setup = PlanSetup()
+        let setup = NutritionSetup()
         let weights = (0..<12).map { 80.0 + Double($0) / 4 }
-        for weight in weights { _ = try await setup.store(offline: true).updateWeight(weight) }
-        let other = FakePlanAPI()
-        async let first = setup.store().sync()
-        async let second = setup.store(api: other).sync()
+        for weight in weights { _ = try await setup.repository(offline: true).updateWeight(weight) }
+        let other = FakeNutritionAPI()
+        async let first = setup.repository().sync()
+        async let second = setup.repository(api: other).sync()
         let reports = try await [first, second]
         let sent = setup.api.weights + other.weights
         #expect(sent.sorted() == weights)
@@ -138,17 +138,17 @@ struct NutritionQueueTests {
 
     @Test("a queue file that does not decode is an error and is left as it is")
     func corruptQueueKept() async throws {
-        let setup = PlanSetup()
+        let setup = NutritionSetup()
         try FileSystem.createDirectory(setup.queueURL.deletingLastPathComponent())
         try Data("{\"operations\": [tru".utf8).write(to: setup.queueURL)
-        await #expect(throws: StorageError.self) { try await setup.store(offline: true).updateWeight(80) }
+        await #expect(throws: StorageError.self) { try await setup.repository(offline: true).updateWeight(80) }
         #expect(throws: StorageError.self) { try PendingQueue(url: setup.queueURL).all() }
         #expect(try Data(contentsOf: setup.queueURL) == Data("{\"operations\": [tru".utf8))
     }
 }
 
 @Suite("Plan API: retries, Retry-After, error taxonomy")
-struct PlanRESTTests {
+struct NutritionRESTTests {
     static let server = URL(string: "http://127.0.0.1:9")!
     static let body = #"{"success":true,"data":{"plan":{"id":1,"name":"Week","description":null,"startDate":"2026-11-21T00:00:00.000Z","endDate":"2026-11-28T00:00:00.000Z","status":"active"},"targets":{"bmr":1808,"tdee":2802,"calorieTarget":2252,"proteinTarget":172,"waterTarget":3000,"weeklyRate":-0.5,"estimatedWeeks":16,"projectedDate":"2027-03-13T00:00:00.000Z"},"whyItWorks":{"calorieTarget":{"title":"a","explanation":"b","science":"c"},"proteinTarget":{"title":"a","explanation":"b","science":"c"},"waterTarget":{"title":"a","explanation":"b","science":"c"},"weeklyRate":{"title":"a","explanation":"b","science":"c"}},"recomputed":true,"previousTargets":null}}"#
 

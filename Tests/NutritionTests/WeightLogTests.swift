@@ -85,13 +85,13 @@ struct WeightLogTests {
 
     @Test("the store caches the weights with the plan; when they cannot be fetched, the cached ones stay")
     func cachedWithThePlan() async throws {
-        let setup = PlanSetup()
+        let setup = NutritionSetup()
         setup.api.set { $0.history = Self.history }
-        let first = try await setup.store().refresh()
+        let first = try await setup.repository().refresh()
         #expect(first.weights == Self.history)
         #expect(NutritionCache(directory: setup.cacheDirectory).load()?.weights == Self.history)
         setup.api.set { $0.weightsFailure = NetworkError.http(status: 500, method: "GET", path: "/auth/profile/weights", message: nil, retryAfter: nil) }
-        let second = try await setup.store().refresh()
+        let second = try await setup.repository().refresh()
         #expect(second.weights == Self.history, "a failed weights request keeps the cached ones, and the plan still refreshes")
     }
 }

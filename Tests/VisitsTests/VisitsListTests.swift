@@ -17,7 +17,7 @@ struct VisitsListTests {
         let io = CapturingIO(environment: [:])
         let spawned = Locked<[[String]]>([])
         var cache: VisitsCache { VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))) }
-        var store: VisitsRepository {
+        var repository: VisitsRepository {
             let api = self.api
             return VisitsRepository(cache: cache, ttl: .seconds(300), now: clock.dateProvider, api: { api })
         }
@@ -32,7 +32,7 @@ struct VisitsListTests {
             let output = Output(io: io, format: json ? .json : .human)
             let reader = CacheReader(mode: mode, offline: offline, io: io, now: clock.dateProvider, notice: { output.notice($0) },
                                      startInBackground: { command in spawned.withLock { $0.append(command) } }, wait: wait)
-            return try await reader.show(store.list, with: VisitsRenderer(output: output, now: clock.dateProvider), refresh: refresh).outcome
+            return try await reader.show(repository.list, with: VisitsRenderer(output: output, now: clock.dateProvider), refresh: refresh).outcome
         }
 
         func seedCache(_ visits: [Visit], ageSeconds: Int64) throws {
@@ -59,26 +59,26 @@ struct VisitsListTests {
         let fixture = Fixture([visit("a", hoursAgo: 1)])
         let logs = CapturingIO(environment: [:])
         let api = fixture.api
-        func store(offline: Bool = false) -> VisitsRepository {
+        func repository(offline: Bool = false) -> VisitsRepository {
             VisitsRepository(cache: fixture.cache, ttl: .seconds(300), offline: offline, now: fixture.clock.dateProvider,
                              logger: Logger(label: "t") { _ in TerminalLogHandler(io: logs, level: .debug) }, api: { api })
         }
         let reader = CacheReader(mode: .script, offline: false, now: fixture.clock.dateProvider)
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 142)
-        _ = try await reader.answer(store().list)
+        _ = try await reader.answer(repository().list)
         #expect(logs.stderr.contains("brados: debug: cache age 142 s (valid)"), "\(logs.stderr)")
         #expect(!logs.stderr.contains("expired"))
         // An answer has no background process: the copy due a refresh is refreshed in the foreground.
         #expect(fixture.api.calls == ["list"])
 
         fixture.clock.advance(by: .seconds(312))
-        _ = try await reader.answer(store().list)
+        _ = try await reader.answer(repository().list)
         #expect(logs.stderr.contains("brados: debug: cache expired, fetching (age 312 s)"), "\(logs.stderr)")
         #expect(fixture.api.calls == ["list", "list"])
 
         // Offline, the expired copy is shown, and the line says so instead of "fetching".
         fixture.clock.advance(by: .seconds(400))
-        _ = try await CacheReader(mode: .script, offline: true, now: fixture.clock.dateProvider).answer(store(offline: true).list)
+        _ = try await CacheReader(mode: .script, offline: true, now: fixture.clock.dateProvider).answer(repository(offline: true).list)
         #expect(logs.stderr.contains("brados: debug: cache expired (age 400 s); offline, showing it"), "\(logs.stderr)")
     }
 
@@ -178,7 +178,7 @@ struct VisitsListTests {
         try fixture.seedCache([visit("a", hoursAgo: 1), visit("b", hoursAgo: 2)], ageSeconds: 10)
         let cache = fixture.cache
         fixture.api.onList { _ = try? cache.remove(id: "a") } // `visits delete a` in another process
-        _ = try await fixture.store.fetch()
+        _ = try await fixture.repository.fetch()
         #expect(cache.load()?.visits.map(\.id) == ["b"])
     }
 
@@ -188,7 +188,7 @@ struct VisitsListTests {
         try fixture.seedCache([visit("a", hoursAgo: 1)], ageSeconds: 10)
         let cache = fixture.cache
         fixture.api.onList { try? cache.clear() }
-        _ = try await fixture.store.fetch()
+        _ = try await fixture.repository.fetch()
         #expect(cache.load() == nil)
     }
 
@@ -214,7 +214,7 @@ struct VisitsListTests {
 
 @Suite("visits delete: optimistic, rolled back on failure")
 struct VisitsDeleteTests {
-    func store(_ dir: TemporaryDirectory, _ api: FakeVisitsAPI) -> VisitsRepository {
+    func repository(_ dir: TemporaryDirectory, _ api: FakeVisitsAPI) -> VisitsRepository {
         VisitsRepository(cache: VisitsCache(store: KeyValueStore(url: dir.path("defaults.json"))), now: { Date() }, api: { api })
     }
 
@@ -227,7 +227,7 @@ struct VisitsDeleteTests {
         try cache.save(visits, at: Date())
         let seenDuringDelete = Locked<[String]?>(nil)
         api.onDelete { seenDuringDelete.withLock { $0 = cache.load()?.visits.map(\.id) } }
-        let deleted = try await store(dir, api).delete(id: "a")
+        let deleted = try await repository(dir, api).delete(id: "a")
         #expect(deleted?.id == "a")
         #expect(seenDuringDelete.withLock { $0 } == ["b"])
         #expect(cache.load()?.visits.map(\.id) == ["b"])
@@ -242,7 +242,7 @@ struct VisitsDeleteTests {
         let savedAt = Date(timeIntervalSince1970: 1_800_000_000)
         try cache.save(visits, at: savedAt)
         do {
-            _ = try await store(dir, api).delete(id: "b")
+            _ = try await repository(dir, api).delete(id: "b")
             Issue.record("expected the server error")
         } catch {
             #expect(ExitStatus.code(for: error) == 6)
@@ -256,7 +256,7 @@ struct VisitsDeleteTests {
         let dir = TemporaryDirectory()
         let cache = VisitsCache(store: KeyValueStore(url: dir.path("defaults.json")))
         try cache.save([visit("ghost", hoursAgo: 1)], at: Date())
-        await #expect(throws: VisitsError.self) { try await store(dir, FakeVisitsAPI([])).delete(id: "ghost") }
+        await #expect(throws: VisitsError.self) { try await repository(dir, FakeVisitsAPI([])).delete(id: "ghost") }
         #expect(cache.load()?.visits.isEmpty == true)
     }
 }

@@ -2,17 +2,19 @@ import ArgumentParser
 import BradOSStorage
 import Foundation
 
-/// What a domain module provides to brados: its command tree and the ownership of its
+/// What every domain module provides to brados: its command tree and the ownership of its
 /// cache. The `brados` executable lists plugins in one registry array; adding a domain is
 /// one new module plus one line there.
 ///
-/// Only ``name``, ``summary`` and ``command`` are required; every other member is a protocol
-/// requirement with a default (so a plugin's own version is always the one called). By
-/// default a domain owns `<profile cache>/<name>/` and `<profile data>/<name>/`: `stats()`
-/// measures them, `clear()` removes them and `exportFiles()` lists every regular file in them.
-/// The core names no domain and no backend: what a domain talks to (``services``), what it
-/// adds to `brados sync` (``syncFlags``) and how fresh its data is (its ``CachePolicy``) are
-/// the plugin's own declarations.
+/// Only ``name``, ``summary`` and ``command`` are required; the others have defaults (a
+/// plugin's own version is always the one called). By default a domain owns `<profile
+/// cache>/<name>/` and `<profile data>/<name>/`: `stats()` measures them and `clear()` removes
+/// them. What only some domains take part in is a capability a domain adopts, and the core
+/// finds with `as?` (`Capabilities.swift`): ``Syncs`` (`brados sync`), ``FollowsLive``
+/// (`sync --watch`), ``ShapesArchives`` (an export or import that is more than a copy of the
+/// folders), ``FeedsSearch`` (`brados search`), ``ShowsToday`` (`brados today`), and
+/// ``KeepsPersonalData``. The core names no domain and no backend: what a domain talks to
+/// (``services``) and how fresh its data is (its ``CachePolicy``) are the plugin's own.
 public protocol DomainPlugin: Sendable {
     /// The command name and folder name, e.g. `mealplan`.
     var name: String { get }
@@ -20,38 +22,12 @@ public protocol DomainPlugin: Sendable {
     var summary: String { get }
     /// The domain's root command.
     var command: any ParsableCommand.Type { get }
-    /// The version of the domain's on-disk formats (recorded in exports): 1 by default.
-    var dataVersion: Int { get }
     /// Configuration keys the domain adds (e.g. a TTL): none by default.
     var configKeys: [ConfigKey] { get }
     /// The services the domain talks to other than the account service (``Service/account``),
-    /// each with its `server.<name>` key and sign-in protocol: none by default.
+    /// each with its `server.<name>` key and sign-in protocol (what `auth login --service` and
+    /// `auth logout` reach): none by default.
     var services: [ServiceDescription] { get }
-    /// Flags the domain adds to `brados sync` (e.g. `--mealplan`): none by default.
-    var syncFlags: [SyncFlag] { get }
-    /// What `brados sync` does for the domain, for its `--help` ("revalidates the cached
-    /// visits"); `nil` when it does nothing.
-    var syncDescription: String? { get }
-    /// What `brados cache import` does with the domain's data beyond copying it, for its
-    /// `--help` (e.g. how imported queued changes are sent); `nil` when nothing.
-    var importDescription: String? { get }
-    /// `brados sync`: refreshes the domain's cache the way its policy says and replays its
-    /// pending operations. Returns a short summary (`20 visits`), or `nil` when the domain has
-    /// nothing to sync. Nothing by default.
-    /// - Throws: the domain's errors (`brados sync` reports them and goes on with the others).
-    func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String?
-    /// `brados sync --watch`: keeps the domain's cache following its service live, until the
-    /// task is cancelled, catching up after every gap; `nil` (the default) when the domain
-    /// has no live feed (then `sync --watch` runs ``sync(_:options:)`` every
-    /// ``watchInterval``). `tell` takes a line for `--verbose` (what changed, a reconnect).
-    /// - Throws: the domain's errors (`sync --watch` reports them and starts it again).
-    func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)?
-    /// What ``watch(_:tell:)`` follows, for `brados sync --help` ("conversations over Supabase
-    /// Realtime"); `nil` (the default) with no live feed.
-    var watchDescription: String? { get }
-    /// How often `sync --watch` runs ``sync(_:options:)`` for a domain without a live feed
-    /// (each domain's own policy still decides what is fetched): 5 minutes by default.
-    var watchInterval: Duration { get }
     /// The folders the domain owns in a profile.
     func folders(in profile: ProfileScope) -> [URL]
     /// Files, bytes and the newest write in the domain's folders.
@@ -60,40 +36,6 @@ public protocol DomainPlugin: Sendable {
     /// Removes everything the domain stores for the profile.
     /// - Throws: ``StorageError``.
     func clear(in profile: ProfileScope) throws
-    /// The files the domain contributes to `brados cache export`. Content made for the export
-    /// (e.g. from the key-value store) is best returned in memory (`ExportFile(archivePath:
-    /// contents:url:)`), so an encrypted export writes nothing unencrypted; `staging` is a
-    /// private folder (removed after the export) for what must be a file.
-    /// - Throws: ``StorageError``.
-    func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile]
-    /// Checks the domain's staged import before anything is swapped in (`cache` and `data`
-    /// are the staged folders, which may not exist). By default, every SQLite database must
-    /// pass `PRAGMA quick_check`.
-    /// - Throws: ``ArchiveError``.
-    func prepareImport(cache: URL, data: URL) throws
-    /// ``prepareImport(cache:data:)`` with what the import is about (the archive, the mode, the
-    /// target profile), for domains whose staged data depends on it (the plan's queue). By
-    /// default it calls ``prepareImport(cache:data:)``.
-    /// - Throws: ``ArchiveError``.
-    func prepareImport(cache: URL, data: URL, context: ImportContext) throws
-    /// Called after `brados cache import` swapped the domain's folders in (`replacing`: the
-    /// domain's previous data was replaced rather than merged), e.g. to load an exported file
-    /// back into the key-value store. Nothing by default.
-    /// - Throws: ``StorageError``.
-    func didImport(into profile: ProfileScope, replacing: Bool) throws
-    /// What `brados search` finds in the domain, for its `--help` ("message text and
-    /// conversation titles"); `nil` when the domain yields no documents.
-    var searchDescription: String? { get }
-    /// Sends the domain's documents to the search index (see ``SearchFeed`` for the protocol).
-    /// Called before every search, so it must cost nothing when the cache has not moved: read
-    /// the stamp first. Nothing by default (the domain has no documents).
-    /// - Throws: the domain's storage errors; ``SearchFeed``'s.
-    func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws
-    /// The domain's part of `brados today`, from its cache (``TodayContext/read(_:)``):
-    /// `nil` when the domain has nothing to say today (then it is left out).
-    /// Nothing by default.
-    /// - Throws: the domain's errors reading its cache (`brados today` shows the others).
-    func todaySection(_ context: TodayContext) async throws -> TodaySection?
 }
 
 /// The databases of a staged import (see ``SQLiteRebuild``).
@@ -250,21 +192,8 @@ public struct ExportFile: Sendable, Equatable {
 }
 
 extension DomainPlugin {
-    public var dataVersion: Int { 1 }
     public var configKeys: [ConfigKey] { [] }
     public var services: [ServiceDescription] { [] }
-    public var syncFlags: [SyncFlag] { [] }
-    public var syncDescription: String? { nil }
-    public var importDescription: String? { nil }
-    public var searchDescription: String? { nil }
-
-    /// Sends nothing: the domain has no documents.
-    /// - Throws: nothing in this default.
-    public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {}
-
-    /// No section.
-    /// - Throws: nothing in this default.
-    public func todaySection(_ context: TodayContext) async throws -> TodaySection? { nil }
 
     public func folders(in profile: ProfileScope) -> [URL] {
         [profile.cacheDirectory(for: name), profile.dataDirectory(for: name)]
@@ -279,33 +208,6 @@ extension DomainPlugin {
     public func clear(in profile: ProfileScope) throws {
         for folder in folders(in: profile) { try FileSystem.remove(folder) }
     }
-
-    /// Does nothing.
-    /// - Throws: nothing in this default.
-    public func didImport(into profile: ProfileScope, replacing: Bool) throws {}
-
-    /// Nothing to sync: returns `nil`.
-    /// - Throws: nothing in this default.
-    public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? { nil }
-
-    /// No live feed.
-    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) -> (@Sendable () async throws -> Void)? { nil }
-    public var watchInterval: Duration { .seconds(300) }
-    public var watchDescription: String? { nil }
-
-    /// Calls ``prepareImport(cache:data:)``; the context is not used.
-    /// - Throws: what ``prepareImport(cache:data:)`` throws.
-    public func prepareImport(cache: URL, data: URL, context: ImportContext) throws { try prepareImport(cache: cache, data: data) }
-
-    /// By default a domain has no databases: any SQLite file in its staged import is refused.
-    /// - Throws: ``ArchiveError/unsafeEntry(path:reason:)`` for any SQLite file or sidecar.
-    public func prepareImport(cache: URL, data: URL) throws {
-        try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
-    }
-
-    /// Exports ``allFiles(in:)``; `staging` is not used.
-    /// - Throws: nothing in this default.
-    public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] { try allFiles(in: profile) }
 
     /// Every regular file in the domain's folders (lock files, SQLite's -wal/-shm and hidden
     /// files excepted): the default export, which a plugin's own may build on.

@@ -38,11 +38,11 @@ public struct SearchDocument: Sendable, Equatable, Codable {
 /// after an import or a clear, means every document again) and its revision within that
 /// store (a higher one means the documents changed after the lower one).
 public struct SearchStamp: Sendable, Equatable, Codable {
-    public var store: String
+    public var origin: String
     public var revision: Int64
 
-    public init(store: String, revision: Int64) {
-        self.store = store
+    public init(origin: String, revision: Int64) {
+        self.origin = origin
         self.revision = revision
     }
 }
@@ -82,8 +82,8 @@ public enum SearchRevision {
     /// - Throws: ``StorageError`` (no such table in a database of an older schema, among others).
     public static func stamp(at url: URL) throws -> SearchStamp? {
         let rows = try SQLiteQuery.rows(url, [("SELECT store, revision FROM searchRevision WHERE id = 1", [])])[0]
-        guard let row = rows.first, let store = row[0].text, case let .integer(revision) = row[1] else { return nil }
-        return SearchStamp(store: store, revision: revision)
+        guard let row = rows.first, let origin = row[0].text, case let .integer(revision) = row[1] else { return nil }
+        return SearchStamp(origin: origin, revision: revision)
     }
 
     /// Gives a database rebuilt from an archive its store identity: another than the
@@ -93,17 +93,17 @@ public enum SearchRevision {
     ///   archive from before search).
     /// - Throws: GRDB's `DatabaseError`.
     public static func markImported(_ db: Database, archived: SearchStamp?) throws {
-        let store = "imported:" + (archived.map { "\($0.store.prefix(64)):\($0.revision)" } ?? "none")
+        let origin = "imported:" + (archived.map { "\($0.origin.prefix(64)):\($0.revision)" } ?? "none")
         // The random identity the migration wrote is zeroed, not left in the page's free space:
         // two imports of one archive must give the same bytes.
         try db.execute(sql: "PRAGMA secure_delete = ON")
-        try db.execute(sql: "UPDATE searchRevision SET store = ?, revision = 1 WHERE id = 1", arguments: [store])
+        try db.execute(sql: "UPDATE searchRevision SET store = ?, revision = 1 WHERE id = 1", arguments: [origin])
     }
 
     /// Where the database stands.
     /// - Throws: GRDB's `DatabaseError`.
     public static func stamp(_ db: Database) throws -> SearchStamp? {
-        try Row.fetchOne(db, sql: "SELECT store, revision FROM searchRevision WHERE id = 1").map { SearchStamp(store: $0[0], revision: $0[1]) }
+        try Row.fetchOne(db, sql: "SELECT store, revision FROM searchRevision WHERE id = 1").map { SearchStamp(origin: $0[0], revision: $0[1]) }
     }
 }
 
@@ -111,6 +111,6 @@ extension SearchStamp {
     /// The stamp of a domain kept in one file written atomically (a new file each write):
     /// its inode, size and modification time; `nil` when there is no file.
     public static func file(_ url: URL) -> SearchStamp? {
-        FileSystem.identity(of: url).map { SearchStamp(store: "file:\($0)", revision: 0) }
+        FileSystem.identity(of: url).map { SearchStamp(origin: "file:\($0)", revision: 0) }
     }
 }

@@ -79,7 +79,7 @@ public final class SearchFeed {
         let wanted: Wanted
         if indexed == stamp {
             wanted = .nothing
-        } else if let indexed, indexed.store == stamp.store, indexed.revision < stamp.revision {
+        } else if let indexed, indexed.origin == stamp.origin, indexed.revision < stamp.revision {
             wanted = .changed(after: indexed.revision)
         } else {
             try removeAll()
@@ -146,7 +146,7 @@ public final class SearchFeed {
         try db.execute(sql: """
             INSERT INTO source (domain, store, revision) VALUES (?, ?, ?)
             ON CONFLICT(domain) DO UPDATE SET store = excluded.store, revision = excluded.revision
-            """, arguments: [self.domain, stamp.store, stamp.revision])
+            """, arguments: [self.domain, stamp.origin, stamp.revision])
         try removeOrphanCommands()
         finished = true
     }

@@ -17,9 +17,9 @@ extension CoachCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try CoachRepository.live(env)
-            let renderer = CoachRenderer(output: env.output, contextTTL: store.contextTTL)
-            try await env.reader.show(store.context(refresh: refresh)) { try renderer.context($0, source: $1) }
+            let repository = try CoachRepository.live(env)
+            let renderer = CoachRenderer(output: env.output, contextTTL: repository.contextTTL)
+            try await env.reader.show(repository.context(refresh: refresh)) { try renderer.context($0, source: $1) }
         }
     }
 }

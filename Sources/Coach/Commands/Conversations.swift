@@ -27,9 +27,9 @@ extension CoachCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             env.pageOutput()
-            let store = try CoachRepository.live(env)
+            let repository = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output)
-            try await env.reader.show(store.conversationList(full: full)) { conversations, source in
+            try await env.reader.show(repository.conversationList(full: full)) { conversations, source in
                 try renderer.conversations(limit.map { Array(conversations.prefix($0)) } ?? conversations, source: source)
             }
         }

@@ -16,16 +16,16 @@ extension CoachCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try CoachRepository.live(env)
-            let resolved = try await store.resolve(id)
+            let repository = try CoachRepository.live(env)
+            let resolved = try await repository.resolve(id)
             if !yes {
                 guard env.io.isInputTerminal else { throw CoachError.notConfirmed(id: resolved, interactive: false) }
-                let title = store.cachedConversation(resolved).map { " '\($0.title ?? "untitled")' (\($0.messageCount) messages)" } ?? ""
+                let title = repository.cachedConversation(resolved).map { " '\($0.title ?? "untitled")' (\($0.messageCount) messages)" } ?? ""
                 guard env.io.confirm("Delete conversation \(resolved)\(title) on the server?") else {
                     throw CoachError.notConfirmed(id: resolved, interactive: true)
                 }
             }
-            let deleted = try await store.delete(resolved)
+            let deleted = try await repository.delete(resolved)
             if env.output.format == .json {
                 struct Document: Encodable { var deleted: String; @NullWhenAbsent var title: String? }
                 return try env.output.json(Document(deleted: resolved, title: deleted?.title))

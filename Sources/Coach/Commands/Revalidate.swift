@@ -21,15 +21,15 @@ extension CoachCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try CoachRepository.live(env)
+            let repository = try CoachRepository.live(env)
             if let conversation {
-                let thread = try await store.thread(conversation, last: 1)
+                let thread = try await repository.thread(conversation, last: 1)
                 try await thread.backgroundRefresh?.stamp?.runBehind(now: env.now) { _ = try await thread.fetch { _, _ in } }
             } else if context {
-                let profile = store.context()
+                let profile = repository.context()
                 try await profile.backgroundRefresh?.stamp?.runBehind(now: env.now) { _ = try await profile.fetch { _, _ in } }
             } else {
-                let list = store.conversationList
+                let list = repository.conversationList
                 try await list.backgroundRefresh?.stamp?.runBehind(now: env.now) { _ = try await list.fetch { _, _ in } }
             }
         }

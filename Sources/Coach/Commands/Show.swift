@@ -43,21 +43,21 @@ extension CoachCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try CoachRepository.live(env)
+            let repository = try CoachRepository.live(env)
             let renderer = CoachRenderer(output: env.output)
             guard follow else {
                 env.pageOutput()
-                try await env.reader.show(try await store.thread(id, last: last, around: message, full: full)) { thread, source in
+                try await env.reader.show(try await repository.thread(id, last: last, around: message, full: full)) { thread, source in
                     try renderer.conversation(thread, source: source)
                 }
                 return
             }
             if env.isOffline { throw NetworkError.offlineMode }
-            let (thread, source) = try await env.reader.answer(try await store.thread(id, last: last ?? 10, full: full))
+            let (thread, source) = try await env.reader.answer(try await repository.thread(id, last: last ?? 10, full: full))
             try renderer.followStart(thread, source: source)
-            guard let realtime = store.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
+            guard let realtime = repository.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
             let access = try await realtime()
-            try await store.follow(thread.conversation.id, access: access) { event in renderer.follow(event) }
+            try await repository.follow(thread.conversation.id, access: access) { event in renderer.follow(event) }
         }
     }
 }

@@ -46,17 +46,17 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            var store = try LibraryRepository.live(env)
-            if prefetch || covers { store.afterRefresh = nil }  // they fetch the first screen themselves
-            if covers, try await drawCovers(env: env, store: store) { return }
+            var repository = try LibraryRepository.live(env)
+            if prefetch || covers { repository.afterRefresh = nil }  // they fetch the first screen themselves
+            if covers, try await drawCovers(env: env, repository: repository) { return }
             let paged = env.pageOutput()
             let view = LibraryRenderer(output: env.output).albumsView(page: AlbumPage(limit: limit, offset: offset))
-            let shown = try await env.reader.show(try store.library(section: section, full: full), with: view, refresh: refresh || full).shown
+            let shown = try await env.reader.show(try repository.library(section: section, full: full), with: view, refresh: refresh || full).shown
             guard prefetch, !env.isOffline else { return }
             let firstScreen = try shown.albums(limit: min(screen.firstScreen(env.io), limit ?? .max), offset: offset)
             // Progress drawn after the listing would land on the pager's screen: a paged listing prefetches in the background.
             if env.isInteractive, !paged {
-                try await Prefetch.prefetch(firstScreen, store: store, env: env)
+                try await Prefetch.prefetch(firstScreen, repository: repository, env: env)
             } else {
                 try? env.startInBackground(["library", "prefetch", "--background"] + screen.arguments + (section.map { ["--section", $0] } ?? []))
             }
@@ -64,9 +64,9 @@ extension LibraryCommand {
 
         /// `--covers`: the first screen's covers in a grid; `false` when no picture can be
         /// drawn here (a pipe, `--json`, `--art none`), and the listing is printed instead.
-        func drawCovers(env: AppEnvironment, store: LibraryRepository) async throws -> Bool {
-            guard let grid = try CoverGrid(env: env, store: store, art: art) else { return false }
-            let found = try await env.reader.answer(try store.library(section: section, full: full), refresh: refresh || full)
+        func drawCovers(env: AppEnvironment, repository: LibraryRepository) async throws -> Bool {
+            guard let grid = try CoverGrid(env: env, repository: repository, art: art) else { return false }
+            let found = try await env.reader.answer(try repository.library(section: section, full: full), refresh: refresh || full)
             let albums = try found.value.albums(limit: min(grid.layout.count, limit ?? .max), offset: offset)
             let range = albums.isEmpty ? "no albums" : "albums \(offset + 1)–\(offset + albums.count) of \(found.value.albumCount)"
             await grid.draw(albums, heading: env.output.styled(range, .bold) + " · \(found.value.sectionTitle) · " + env.output.styled(found.source.origin, .dim))

@@ -27,10 +27,10 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
-            let album = try await store.album(ratingKey)
-            let image = try await store.artwork.artwork(for: album, size: size)
-            let file = try store.artwork.file(for: album, size: size)
+            let repository = try LibraryRepository.live(env)
+            let album = try await repository.album(ratingKey)
+            let image = try await repository.artwork.artwork(for: album, size: size)
+            let file = try repository.artwork.file(for: album, size: size)
             let format = ImageFormat(sniffing: image.data)
             switch output {
             case "-"?: FileHandle.standardOutput.write(image.data)

@@ -17,7 +17,7 @@ extension LibraryCommand.Cache {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let cache = try LibraryRepository.live(env).artwork.cache
+            let cache = try LibraryRepository.live(env).artwork.blobs
             let limit = try maxSize.flatMap(parseByteSize) ?? cache.stats().capacity
             let report = try cache.trim(toBytes: limit)
             if env.output.format == .json { return try env.output.json(report) }

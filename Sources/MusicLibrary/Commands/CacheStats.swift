@@ -12,11 +12,11 @@ extension LibraryCommand.Cache {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
-            let stats = try store.artwork.cache.stats()
-            let snapshot = store.snapshot()
+            let repository = try LibraryRepository.live(env)
+            let stats = try repository.artwork.blobs.stats()
+            let snapshot = repository.snapshot()
             if env.output.format == .json {
-                struct Document: Encodable { var artwork: BlobCacheStats; var snapshotAlbums: Int?; var snapshotSavedAt: Date? }
+                struct Document: Encodable { var artwork: BlobStoreStats; var snapshotAlbums: Int?; var snapshotSavedAt: Date? }
                 return try env.output.json(Document(artwork: stats, snapshotAlbums: snapshot?.albumCount, snapshotSavedAt: snapshot?.savedAt))
             }
             var rows = stats.buckets.map { ["\($0.bucket) px", "\($0.entries)", Format.bytes($0.bytes)] }

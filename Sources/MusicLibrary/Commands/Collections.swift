@@ -29,12 +29,12 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
+            let repository = try LibraryRepository.live(env)
             let renderer = LibraryRenderer(output: env.output)
-            let grid = covers ? try CoverGrid(env: env, store: store, art: art) : nil
+            let grid = covers ? try CoverGrid(env: env, repository: repository, art: art) : nil
             if let collection {
-                let title = store.snapshot()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"
-                let albums = try await store.collectionAlbums(collection)
+                let title = repository.snapshot()?.collections.first { $0.ratingKey == collection }?.title ?? "Collection \(collection)"
+                let albums = try await repository.collectionAlbums(collection)
                 if let grid {
                     let shown = Array(albums.prefix(grid.layout.count))
                     return await grid.draw(shown, heading: env.output.styled(title, .bold) + " · \(shown.count) of \(albums.count) albums")
@@ -42,14 +42,14 @@ extension LibraryCommand {
                 return try renderer.albumList(albums, title: title)
             }
             if let grid {
-                let found = try await env.reader.answer(try store.library(section: section, noun: "collections"))
+                let found = try await env.reader.answer(try repository.library(section: section, noun: "collections"))
                 let shown = Array(found.value.collections.prefix(grid.layout.count))
                 let range = shown.isEmpty ? "no collections" : "collections 1–\(shown.count) of \(found.value.collections.count)"
                 let heading = env.output.styled(range, .bold)
                     + " · \(found.value.sectionTitle) · " + env.output.styled(found.source.origin, .dim)
                 return await grid.draw(shown, heading: heading)
             }
-            try await env.reader.show(try store.library(section: section, noun: "collections"), with: renderer.collectionsView)
+            try await env.reader.show(try repository.library(section: section, noun: "collections"), with: renderer.collectionsView)
         }
     }
 }

@@ -8,20 +8,20 @@ import Foundation
 /// never offline).
 struct CoverGrid {
     let env: AppEnvironment
-    let store: LibraryRepository
+    let repository: LibraryRepository
     let choice: ArtChoice
 
     /// `nil`, after saying why, when no picture can be drawn here (a pipe, `--json`, `--art
     /// none`): the command prints its listing instead.
     /// - Throws: ``ConfigError`` for an invalid `display.art`.
-    init?(env: AppEnvironment, store: LibraryRepository, art: ArtOptions) throws {
+    init?(env: AppEnvironment, repository: LibraryRepository, art: ArtOptions) throws {
         let choice = try env.art(art)
         guard choice.drawing != nil else {
             if env.output.format == .human { env.output.notice("no covers: \(choice.reason); the listing instead.") }
             return nil
         }
         self.env = env
-        self.store = store
+        self.repository = repository
         self.choice = choice
     }
 
@@ -32,16 +32,16 @@ struct CoverGrid {
     func draw(_ items: [any ArtworkItem], heading: String) async {
         if !env.isOffline, items.contains(where: { $0.thumb != nil }) {
             let indicator = Spinner(io: env.io, message: "fetching covers…")
-            _ = try? await store.artwork.prefetch(items) { done, total in indicator.update(done: done, total: total) }
+            _ = try? await repository.artwork.prefetch(items) { done, total in indicator.update(done: done, total: total) }
             indicator.stop()
         }
         var drawn: [(album: any ArtworkItem, data: Data?)] = []
         for item in items {
-            let image = try? await store.artwork.artwork(for: item, size: .list)
+            let image = try? await repository.artwork.artwork(for: item, size: .list)
             drawn.append((item, image.flatMap { $0.placeholder ? nil : $0.data }))
         }
         env.output.line(heading)
-        env.output.picture(CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
+        env.output.picture(CoverArt(choice: choice, artwork: repository.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
             .grid(drawn, perRow: layout.perRow))
     }
 }

@@ -29,8 +29,8 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            var store = try LibraryRepository.live(env)
-            store.afterRefresh = nil  // this is the prefetch
+            var repository = try LibraryRepository.live(env)
+            repository.afterRefresh = nil  // this is the prefetch
             let lock = try FileLock(url: Self.lockURL(env.profile))
             if !lock.tryLock() {
                 if background { return }
@@ -39,13 +39,13 @@ extension LibraryCommand {
             }
             defer { lock.unlock() }
             let shown: LibraryRepository.FirstScreen = collections ? .collections : .albums
-            let snapshot = if let cached = store.cached(section: section) { cached.value } else { try await store.refresh(section: section, shown: shown) }
+            let snapshot = if let cached = repository.cached(section: section) { cached.value } else { try await repository.refresh(section: section, shown: shown) }
             let items = try snapshot.firstScreen(shown, limit: screen.firstScreen(env.io))
             if background {
-                _ = try await store.artwork.prefetch(items)
+                _ = try await repository.artwork.prefetch(items)
                 return
             }
-            try await Self.prefetch(items, store: store, env: env)
+            try await Self.prefetch(items, repository: repository, env: env)
         }
 
 
@@ -54,10 +54,10 @@ extension LibraryCommand {
             profile.cacheDirectory(for: LibraryPlugin.domainName).appendingPathComponent("prefetch.lock")
         }
 
-        static func prefetch(_ albums: [any ArtworkItem], store: LibraryRepository, env: AppEnvironment) async throws {
+        static func prefetch(_ albums: [any ArtworkItem], repository: LibraryRepository, env: AppEnvironment) async throws {
             let indicator = Spinner(io: env.io, message: "prefetching artwork…")
             defer { indicator.stop() }
-            let report = try await store.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
+            let report = try await repository.artwork.prefetch(albums) { done, total in indicator.update(done: done, total: total) }
             if env.output.format == .json { return try env.output.json(report) }
             env.output.notice("artwork: \(report.fetched) fetched, \(report.alreadyCached) already cached, \(report.failed) failed"
                               + (report.skippedWithoutArtwork > 0 ? ", \(report.skippedWithoutArtwork) without artwork" : "") + ".")

@@ -12,14 +12,14 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
+            let repository = try LibraryRepository.live(env)
             if let album {
-                let detail = store.detail(album)
+                let detail = repository.detail(album)
                 try await detail.backgroundRefresh?.stamp?.runBehind(now: env.now) { _ = try await detail.fetch { _, _ in } }
                 return
             }
-            let stamp = store.refreshStamp ?? .of(domain: LibraryPlugin.domainName, in: env.profile)
-            try await stamp.runBehind(now: env.now) { _ = try await store.refresh(section: section) }
+            let stamp = repository.refreshStamp ?? .of(domain: LibraryPlugin.domainName, in: env.profile)
+            try await stamp.runBehind(now: env.now) { _ = try await repository.refresh(section: section) }
         }
     }
 }

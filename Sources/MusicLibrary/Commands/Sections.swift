@@ -18,9 +18,9 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
-            let sections = try await store.sections()
-            try LibraryRenderer(output: env.output).sections(sections, used: (try? LibraryRepository.choose(store.defaultSection, from: sections))?.key)
+            let repository = try LibraryRepository.live(env)
+            let sections = try await repository.sections()
+            try LibraryRenderer(output: env.output).sections(sections, used: (try? LibraryRepository.choose(repository.defaultSection, from: sections))?.key)
         }
     }
 }

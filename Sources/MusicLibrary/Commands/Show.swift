@@ -28,31 +28,31 @@ extension LibraryCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try LibraryRepository.live(env)
+            let repository = try LibraryRepository.live(env)
             let choice = try env.art(art)
             if choice.drawing != nil { ArtPainter.prepare() }
             // The details kept from the last show at once (refreshed behind); shown below, with the cover.
             var source = DataSource.network
-            let value = try await env.reader.show(store.detail(ratingKey)) { _, shownFrom in source = shownFrom }.shown
+            let value = try await env.reader.show(repository.detail(ratingKey)) { _, shownFrom in source = shownFrom }.shown
             let found = (value: value, source: source)
             let album = found.value.item
             let area = env.artArea
-            let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: store.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
+            let cover = choice.drawing == nil ? nil : CoverArt(choice: choice, artwork: repository.artwork, logger: env.logger, notices: ArtNotices(output: env.output))
             // The 1024 px copy (cached by lists and prefetch) when it has pixels enough: a
             // quarter of the decoding.
             let small = cover.flatMap { $0.sizeNeeded(for: CoverArt.detailLayout(area: area).box) == .list }.flatMap {
-                $0 ? store.artwork.cached(album, size: .list) : nil
+                $0 ? repository.artwork.cached(album, size: .list) : nil
             }
             var artwork: URL?
             var detail: Data?
             do {
                 // The 2048 px copy is cached for the detail view, and read only to be drawn.
-                if album.thumb != nil, cover == nil || small != nil, store.artwork.isCached(album, size: .detail) {
-                    artwork = try store.artwork.file(for: album, size: .detail)
+                if album.thumb != nil, cover == nil || small != nil, repository.artwork.isCached(album, size: .detail) {
+                    artwork = try repository.artwork.file(for: album, size: .detail)
                 } else {
-                    let image = try await store.artwork.artwork(for: album, size: .detail)
+                    let image = try await repository.artwork.artwork(for: album, size: .detail)
                     detail = image.placeholder ? nil : image.data
-                    artwork = try store.artwork.file(for: album, size: .detail)
+                    artwork = try repository.artwork.file(for: album, size: .detail)
                 }
             } catch let error as any BradOSError {
                 // The detail is what was asked for; missing artwork is a note, not a failure.

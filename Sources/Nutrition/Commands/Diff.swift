@@ -25,9 +25,9 @@ extension NutritionCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
-            let pair = try store.cache.kept.pair(from: from, to: to)
-            try NutritionRenderer(output: env.output).comparison(PlanComparison(from: pair.from, to: pair.to))
+            let repository = try NutritionRepository.live(env)
+            let pair = try repository.cache.kept.pair(from: from, to: to)
+            try NutritionRenderer(output: env.output).comparison(NutritionPlanComparison(from: pair.from, to: pair.to))
         }
     }
 }

@@ -24,12 +24,12 @@ extension NutritionCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             env.pageOutput()
-            let store = try NutritionRepository.live(env)
+            let repository = try NutritionRepository.live(env)
             if plans {
-                return try NutritionRenderer(output: env.output).keptPlans(store.cache.kept.all(), now: env.now())
+                return try NutritionRenderer(output: env.output).keptPlans(repository.cache.kept.all(), now: env.now())
             }
-            let found = try await env.reader.answer(store.currentPlan)
-            let log = WeightLog(history: found.value.weights, queued: store.queued)
+            let found = try await env.reader.answer(repository.currentPlan)
+            let log = WeightLog(history: found.value.weights, queued: repository.queued)
             try NutritionRenderer(output: env.output).history(log)
         }
     }

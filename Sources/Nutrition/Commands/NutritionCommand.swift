@@ -40,11 +40,11 @@ public struct NutritionCommand: AsyncParsableCommand {
     /// cache policy: on a terminal a cached plan due a refresh shows at once and a changed one
     /// is shown again; a script gets one document.
     static func present(_ view: NutritionRenderer.View, in env: AppEnvironment, art: ArtOptions? = nil) async throws {
-        let store = try NutritionRepository.live(env)
+        let repository = try NutritionRepository.live(env)
         // The summary draws the weights; the summary and the targets show estimates for what is queued.
         let trend = try view != .why
-            ? NutritionRenderer.Trend(choice: env.art(art, askTerminal: false), area: env.artArea, queued: store.queued, now: env.now()) : nil
-        let shown = try await env.reader.show(store.currentPlan, with: NutritionRenderer(output: env.output, trend: trend).presenter(view)).shown
+            ? NutritionRenderer.Trend(choice: env.art(art, askTerminal: false), area: env.artArea, queued: repository.queued, now: env.now()) : nil
+        let shown = try await env.reader.show(repository.currentPlan, with: NutritionRenderer(output: env.output, trend: trend).presenter(view)).shown
         // `brados today` tells of a significant change since the targets last shown here.
         NutritionPlugin.rememberShown(shown.data.targets, in: env)
     }

@@ -8,8 +8,8 @@ extension NutritionCommand {
         public init() {}
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
-            try NutritionRenderer(output: env.output).pending(try store.queue.all(), now: env.now(), account: NutritionPlugin.account(of: env))
+            let repository = try NutritionRepository.live(env)
+            try NutritionRenderer(output: env.output).pending(try repository.queue.all(), now: env.now(), account: NutritionPlugin.account(of: env))
         }
     }
 }

@@ -9,8 +9,8 @@ extension NutritionCommand {
         public init() {}
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
-            let result = try await Spinner.run("Recomputing your plan", io: env.io, enabled: env.output.format == .human) { try await store.recompute() }
+            let repository = try NutritionRepository.live(env)
+            let result = try await Spinner.run("Recomputing your plan", io: env.io, enabled: env.output.format == .human) { try await repository.recompute() }
             try NutritionRenderer(output: env.output).render(result, view: .summary)
         }
     }

@@ -10,8 +10,8 @@ extension NutritionCommand {
         public init() {}
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
-            let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: env.output.format == .human) { try await store.refresh() }
+            let repository = try NutritionRepository.live(env)
+            let result = try await Spinner.run("Fetching your plan", io: env.io, enabled: env.output.format == .human) { try await repository.refresh() }
             try NutritionRenderer(output: env.output).render(result, view: .summary)
         }
     }

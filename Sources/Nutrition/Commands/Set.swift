@@ -23,21 +23,21 @@ extension NutritionCommand {
 
         /// Queues `change`, says it is pending, then (online) sends the queue and shows what came of it.
         /// - Throws: ``NutritionError`` (a refusal: exit 7), the failure that kept it queued when the user must act, ``StorageError``.
-        static func run(_ change: PlanInputChange, in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
-            let operation = try store.queue(change)
+        static func run(_ change: NutritionInputChange, in env: AppEnvironment) async throws {
+            let repository = try NutritionRepository.live(env)
+            let operation = try repository.queue(change)
             let human = env.output.format == .human
             if human { env.output.line(env.output.styled("\(operation.summary.capitalizedFirst) (pending)", .yellow)) }
             guard !env.isOffline else {
-                if !human { return try NutritionRenderer(output: env.output).queuedOffline(operation, remaining: try store.queue.all()) }
+                if !human { return try NutritionRenderer(output: env.output).queuedOffline(operation, remaining: try repository.queue.all()) }
                 return env.output.line("Queued: offline. `brados plan sync` sends it when you are back online; until then it shows as pending.")
             }
-            let report = try await Spinner.run("Sending it and recomputing your plan", io: env.io, enabled: human) { try await store.sync() }
+            let report = try await Spinner.run("Sending it and recomputing your plan", io: env.io, enabled: human) { try await repository.sync() }
             try NutritionRenderer(output: env.output).sync(report, queued: operation)
             if let dropped = report.dropped.first(where: { $0.operation.id == operation.id }) { throw dropped.error }
             if report.remaining.contains(where: { $0.id == operation.id }) {
                 // Kept for later, as a weight is: fine for a failure the cache answers; an expired session is the user's to fix.
-                if let error = report.stoppedBy, !store.policy.answers(error) { throw error }
+                if let error = report.stoppedBy, !repository.policy.answers(error) { throw error }
                 if human { env.output.line("Still queued; `brados plan sync` sends it later.") }
             }
         }

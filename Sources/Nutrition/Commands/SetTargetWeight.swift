@@ -13,7 +13,7 @@ extension NutritionCommand.SetInput {
         public init() {}
 
         public func validate() throws {
-            guard kilograms.isFinite, PlanInputChange.weightRange.contains(kilograms) else {
+            guard kilograms.isFinite, NutritionInputChange.weightRange.contains(kilograms) else {
                 throw ValidationError("The target weight must be between 30 and 300 kg (got \(Format.number(kilograms))).")
             }
         }

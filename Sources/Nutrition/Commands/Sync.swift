@@ -14,9 +14,9 @@ extension NutritionCommand {
         public init() {}
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
+            let repository = try NutritionRepository.live(env)
             var rule = SendRule(imported: includeImported, account: NutritionPlugin.account(of: env), otherAccounts: Set(includeImportedFrom))
-            let queued = try store.queue.all()
+            let queued = try repository.queue.all()
             // Another account's changes: refused before anything is sent, unless that account is named.
             let foreign = queued.filter { $0.isFromAnotherAccount(than: rule.account) && !rule.otherAccounts.contains($0.importedAccount ?? "") }
             if includeImported, let first = foreign.first, let account = first.importedAccount {
@@ -28,7 +28,7 @@ extension NutritionCommand {
                 rule.imported = env.io.confirm("\(imported.count) queued change\(imported.count == 1 ? "" : "s") came from an imported archive (\(imported[0].importedFrom ?? "an archive")) and may overwrite newer data. Send \(imported.count == 1 ? "it" : "them") too?")
             }
             let sending = rule
-            let report = try await Spinner.run("Sending queued changes", io: env.io, enabled: env.output.format == .human) { try await store.sync(rule: sending) }
+            let report = try await Spinner.run("Sending queued changes", io: env.io, enabled: env.output.format == .human) { try await repository.sync(rule: sending) }
             try NutritionRenderer(output: env.output).sync(report)
             if let error = report.stoppedBy, !report.remaining.isEmpty { throw error }
         }

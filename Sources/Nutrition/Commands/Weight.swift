@@ -21,13 +21,13 @@ extension NutritionCommand {
 
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
-            let store = try NutritionRepository.live(env)
+            let repository = try NutritionRepository.live(env)
             let renderer = NutritionRenderer(output: env.output)
             let (operation, report) = try await Spinner.run("Updating your weight", io: env.io, enabled: env.output.format == .human) {
-                try await store.updateWeight(kilograms)
+                try await repository.updateWeight(kilograms)
             }
             guard let report else {
-                if env.output.format == .json { return try renderer.queuedOffline(operation, remaining: try store.queue.all()) }
+                if env.output.format == .json { return try renderer.queuedOffline(operation, remaining: try repository.queue.all()) }
                 env.output.line("Queued \(operation.summary): offline. `brados plan sync` sends it when you are back online.")
                 return
             }
@@ -36,7 +36,7 @@ extension NutritionCommand {
             if report.remaining.contains(where: { $0.id == operation.id }) {
                 // Kept for later: fine for a failure the plan's cache policy answers (the network
                 // or the service); anything the user must fix (an expired session) is the command's error.
-                if let error = report.stoppedBy, !store.policy.answers(error) { throw error }
+                if let error = report.stoppedBy, !repository.policy.answers(error) { throw error }
                 if env.output.format == .human { env.output.line("Queued \(operation.summary); `brados plan sync` sends it later.") }
             } else if !report.applied.contains(where: { $0.id == operation.id }), env.output.format == .human {
                 env.output.line("\(operation.summary.prefix(1).uppercased() + operation.summary.dropFirst()) was sent by another brados already.")

@@ -20,9 +20,9 @@ extension VisitsCommand {
         /// The command's work, in `env`: the process's, or one a test builds.
         public func run(in env: AppEnvironment) async throws {
             let human = env.output.format == .human
-            let store = try VisitsRepository.live(env)
-            defer { store.tellSettled(env.output.notice) }
-            let deleted = try await store.delete(
+            let repository = try VisitsRepository.live(env)
+            defer { repository.tellSettled(env.output.notice) }
+            let deleted = try await repository.delete(
                 id: id,
                 onRemoved: { visit in if human { env.output.line("Deleting visit \(visit.id) (\(visit.place))…") } },
                 onRestored: { env.output.notice("\(id) was not deleted; it is back in the cache.") })

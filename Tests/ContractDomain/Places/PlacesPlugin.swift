@@ -12,7 +12,7 @@ import Foundation
 ///
 /// The places you visited, from the account server's visit history (`GET /api/visits`),
 /// cached in one JSON file with a TTL of its own (`places.ttl`).
-public struct PlacesPlugin: DomainPlugin {
+public struct PlacesPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday {
     public static let domainName = "places"
     public static let ttlSetting = DurationSetting(name: "places.ttl", summary: "How long cached places count as fresh",
                                                    environmentVariable: "BRADOS_PLACES_TTL", defaultValue: "10m", allowsZero: true)
@@ -27,7 +27,7 @@ public struct PlacesPlugin: DomainPlugin {
     public var command: any ParsableCommand.Type { PlacesCommand.self }
     public var configKeys: [ConfigKey] { [Self.ttlSetting.configKey] }
     public var syncFlags: [SyncFlag] { [Self.syncFlag] }
-    public var syncDescription: String? { "refreshes the places (only with --places)" }
+    public var syncDescription: String { "refreshes the places (only with --places)" }
 
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
         guard options.isSet(Self.syncFlag) else { return nil }
@@ -35,7 +35,7 @@ public struct PlacesPlugin: DomainPlugin {
     }
 
     /// `brados search` finds the cached place names (sent again whenever the file is rewritten).
-    public var searchDescription: String? { "place names" }
+    public var searchDescription: String { "place names" }
 
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
         let document = PlacesStore.document(profile)

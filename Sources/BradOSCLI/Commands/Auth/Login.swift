@@ -99,7 +99,7 @@ extension AuthCommand {
                 return try signedIn(env, credential)
             }
             let password = try self.password(for: user, env: env)
-            let credential = try await AuthService(env).login(user: user, password: password, service: service)
+            let credential = try await Sessions(env).login(user: user, password: password, service: service)
             try signedIn(env, credential)
         }
 
@@ -122,7 +122,7 @@ extension AuthCommand {
 
         /// A service with an account server: a password, a token, or a code to approve.
         func signIn(_ env: AppEnvironment, flow: any ServiceSignIn, service: Service) async throws {
-            let auth = AuthService(env)
+            let auth = Sessions(env)
             let transport = env.network.httpTransport
             if env.isOffline { throw NetworkError.offlineMode }
             if let user {
@@ -173,7 +173,7 @@ extension AuthCommand {
         }
 
         func signedIn(_ env: AppEnvironment, _ credential: Credential) throws {
-            let status = AuthService(env).status()
+            let status = Sessions(env).status()
             if env.output.format == .json { return try env.output.json(status) }
             let server = credential.server == Credential.embeddedServer ? "the built-in demo backend" : credential.server
             env.output.line("Signed in as \(credential.user) on \(server) (profile \(env.profile.name)).")

@@ -60,7 +60,7 @@ extension AuthCommand {
                     throw AuthError.unsentChanges(profile: env.profile.name.rawValue, changes: changes, send: send, interactive: true)
                 }
             }
-            var report = try await AuthService(env).logout()
+            var report = try await Sessions(env).logout()
             report.discardedUnsent = unsent
             report.erasedHistory = personal.flatMap(\.data.history)
             report.erasedUnreadable = unreadable

@@ -36,7 +36,7 @@ extension AuthCommand {
         /// Moves the secrets and prints what moved.
         /// - Throws: ``AuthError/keyring(_:)`` when the keyring does not answer or is locked, ``StorageError``.
         public func run(in env: AppEnvironment) async throws {
-            let auth = AuthService(env)
+            let auth = Sessions(env)
             let profiles = all ? auth.profilesWithSecrets(including: env.profile.name) : [env.profile.name]
             let reports = try await auth.migrate(to: SecretLocation(rawValue: to)!, profiles: profiles)
             try AuthRenderer(output: env.output, now: env.now()).migrated(reports)

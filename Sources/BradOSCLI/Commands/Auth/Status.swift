@@ -32,15 +32,15 @@ extension AuthCommand {
         ///   ``NetworkError``; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
         public func run(in env: AppEnvironment) async throws {
             if all {
-                let auth = AuthService(env)
+                let auth = Sessions(env)
                 let statuses = auth.profilesWithSecrets(including: env.profile.name).map { auth.status(of: $0) }
                 try AuthRenderer(output: env.output, now: env.now()).statuses(statuses)
                 if !statuses.contains(where: \.signedIn) { throw AuthError.notSignedIn(profile: env.profile.name.rawValue) }
                 return
             }
             // Verified first: a renewed token shows in the status.
-            let verified = check ? try await AuthService(env).verify() : nil
-            var status = AuthService(env).status()
+            let verified = check ? try await Sessions(env).verify() : nil
+            var status = Sessions(env).status()
             status.verified = verified
             try AuthRenderer(output: env.output, now: env.now()).status(status)
             // Like `gh auth status`: exit 4 when signed out, in both output formats.

@@ -26,7 +26,7 @@ extension AuthCommand {
         /// - Throws: ``ConfigError`` (an invalid profile name, an unreadable config file), ``StorageError`` when the config
         ///   file cannot be written.
         public func run(in env: AppEnvironment) async throws {
-            let profile = try AuthService(env).switchProfile(to: self.profile, create: create)
+            let profile = try Sessions(env).switchProfile(to: self.profile, create: create)
             let signedIn = !env.credentials(of: profile).storedSlots().isEmpty
             struct Document: Encodable { var profile: String; var signedIn: Bool }
             if env.output.format == .json { return try env.output.json(Document(profile: profile.rawValue, signedIn: signedIn)) }

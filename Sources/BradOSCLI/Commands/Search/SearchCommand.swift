@@ -15,10 +15,10 @@ public struct SearchCommand: EnvironmentCommand {
                      "only the results shown are read, so a common word costs what a rare one does.",
                      "--sort relevance puts the best match first (bm25, a title above a body): every",
                      "match is scored, so it takes longer the more documents hold the words.", "What each domain yields:"]
-        let described = plugins.filter { $0.searchDescription != nil }
+        let described = plugins.compactMap { $0 as? any FeedsSearch }
         let width = described.map(\.name.count).max() ?? 0
         for plugin in described {
-            lines.append("  " + plugin.name + String(repeating: " ", count: width - plugin.name.count) + "  " + (plugin.searchDescription ?? ""))
+            lines.append("  " + plugin.name + String(repeating: " ", count: width - plugin.name.count) + "  " + plugin.searchDescription)
         }
         lines += [
             "Words are read as typed: each must appear (in any order, any case, accents ignored), and",
@@ -40,7 +40,7 @@ public struct SearchCommand: EnvironmentCommand {
 
     @Argument(help: "The words to look for, as typed (with --syntax: FTS5 query syntax; see above).") var query: [String] = []
     @Option(help: ArgumentHelp("Only this domain (repeat for more).", valueName: "domain"),
-            completion: .custom { _, _, _ in Composition.current.plugins.filter { $0.searchDescription != nil }.map(\.name) })
+            completion: .custom { _, _, _ in Composition.current.plugins.filter { $0 is any FeedsSearch }.map(\.name) })
     var domain: [String] = []
     @Option(help: "At most this many results (1-1000).") var limit = 20
     @Flag(help: "Read the words as FTS5 query syntax: phrases, prefixes (blu*), OR, NOT, NEAR, title:.") var syntax = false
@@ -61,7 +61,7 @@ public struct SearchCommand: EnvironmentCommand {
         if query.joined().allSatisfy(\.isWhitespace) && !reindex {
             throw ValidationError("Give the words to look for, e.g. brados search protein (see --help).")
         }
-        let known = Composition.current.plugins.filter { $0.searchDescription != nil }.map(\.name)
+        let known = Composition.current.plugins.filter { $0 is any FeedsSearch }.map(\.name)
         for name in domain where !known.contains(name) {
             throw ValidationError("--domain \(name): no such searchable domain (\(known.joined(separator: ", "))).")
         }

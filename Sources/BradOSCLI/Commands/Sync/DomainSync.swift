@@ -14,7 +14,7 @@ enum DomainSync {
     }
 
     /// - Throws: what the domain's sync throws, other than never having signed in.
-    static func run(_ plugin: any DomainPlugin, env: AppEnvironment, options: SyncOptions) async throws -> Result {
+    static func run(_ plugin: any Syncs, env: AppEnvironment, options: SyncOptions) async throws -> Result {
         let started = ContinuousClock.now
         let operation = "\(plugin.name).sync"
         do {

@@ -21,13 +21,13 @@ public struct SyncCommand: EnvironmentCommand {
             text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
         }
         var lines: [String] = []
-        let described = plugins.filter { $0.syncDescription != nil }
+        let described = plugins.compactMap { $0 as? any Syncs }
         if !described.isEmpty {
             let width = described.map(\.name.count).max() ?? 0
             lines.append("What each domain does:")
-            for plugin in described { lines.append("  " + padded(plugin.name, width) + "  " + (plugin.syncDescription ?? "")) }
+            for plugin in described { lines.append("  " + padded(plugin.name, width) + "  " + plugin.syncDescription) }
         }
-        let flags: [SyncFlag] = plugins.flatMap(\.syncFlags)
+        let flags: [SyncFlag] = plugins.compactMap { $0 as? any Syncs }.flatMap(\.syncFlags)
         if !flags.isEmpty {
             let width = flags.map(\.name.count).max() ?? 0
             lines.append("Flags the domains add:")
@@ -36,11 +36,11 @@ public struct SyncCommand: EnvironmentCommand {
         lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
         lines.append("A domain whose service this profile never signed in to is skipped, not failed (--verbose and --json say so); an expired or revoked session fails (exit 4).")
         lines.append("--watch keeps running instead, until Ctrl-C or SIGTERM (--verbose says what each domain does): domains that can follow their service live do (no polling; after any gap they catch up first), the others sync every 5 minutes as their policy says.")
-        let live = plugins.filter { $0.watchDescription != nil }
+        let live = plugins.compactMap { $0 as? any FollowsLive }
         if !live.isEmpty {
             let width = live.map(\.name.count).max() ?? 0
             lines.append("What each domain follows with --watch:")
-            for plugin in live { lines.append("  " + padded(plugin.name, width) + "  " + (plugin.watchDescription ?? "")) }
+            for plugin in live { lines.append("  " + padded(plugin.name, width) + "  " + plugin.watchDescription) }
         }
         lines.append("Example: systemctl --user enable --now brados-sync.timer   (installed by the package and make install: every 30 minutes)")
         lines.append("Example: systemctl --user enable --now brados-watch.service   (sync --watch, instead of the timer)")
@@ -51,7 +51,7 @@ public struct SyncCommand: EnvironmentCommand {
     @Flag(help: "Keep running: follow the services live where they can push changes, sync the rest on their interval.") var watch = false
     /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
-              completion: .custom { _, _, _ in Composition.current.plugins.flatMap(\.syncFlags).map { "--\($0.name)" } })
+              completion: .custom { _, _, _ in Composition.current.plugins.compactMap { $0 as? any Syncs }.flatMap(\.syncFlags).map { "--\($0.name)" } })
     var domainFlags: [String] = []
     @OptionGroup public var global: GlobalOptions
     public init() {}
@@ -65,7 +65,7 @@ public struct SyncCommand: EnvironmentCommand {
     /// The domains' flags given on the command line.
     /// - Throws: `ValidationError` for anything that is not a flag a domain declared.
     static func options(_ arguments: [String], plugins: [any DomainPlugin]) throws -> SyncOptions {
-        let declared = Set(plugins.flatMap(\.syncFlags).map(\.name))
+        let declared = Set(plugins.compactMap { $0 as? any Syncs }.flatMap(\.syncFlags).map(\.name))
         var flags: Set<String> = []
         for argument in arguments {
             guard argument.hasPrefix("--"), declared.contains(String(argument.dropFirst(2))) else {
@@ -99,8 +99,12 @@ public struct SyncCommand: EnvironmentCommand {
         var firstFailure: (any Error)?
         for plugin in plugins {
             let started = ContinuousClock.now
+            guard let syncing = plugin as? any Syncs else {
+                outcomes.append(Outcome(domain: plugin.name, status: "skipped", seconds: 0))
+                continue
+            }
             do {
-                switch try await DomainSync.run(plugin, env: env, options: options) {
+                switch try await DomainSync.run(syncing, env: env, options: options) {
                 case let .synced(summary):
                     outcomes.append(Outcome(domain: plugin.name, status: summary == nil ? "skipped" : "ok", summary: summary,
                                             seconds: (ContinuousClock.now - started).seconds))

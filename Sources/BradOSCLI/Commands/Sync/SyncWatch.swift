@@ -5,10 +5,10 @@ import BradOSTerminal
 import Foundation
 
 /// `brados sync --watch`: one long-running process that keeps every domain's cache fresh.
-/// A domain with a live feed (``DomainPlugin/watch(_:tell:)``: the coach over Supabase
-/// Realtime, the library over Plex's notifications) follows it, catching up after every gap;
-/// the others run their `sync` every ``DomainPlugin/watchInterval``, their policy deciding
-/// what is fetched. A domain that fails is reported and started again after `restart`; the
+/// A domain that ``FollowsLive`` (the coach over Supabase Realtime, the library over Plex's
+/// notifications) follows its service, catching up after every gap; the others that ``Syncs``
+/// run their `sync` every ``Syncs/watchInterval``, their policy deciding what is fetched (a
+/// domain that does neither has nothing to keep fresh). A domain that fails is reported and started again after `restart`; the
 /// others go on. It ends only when cancelled (Ctrl-C, SIGTERM from systemd).
 struct SyncWatch {
     let env: AppEnvironment
@@ -25,18 +25,18 @@ struct SyncWatch {
         // `--verbose` (not BRADOS_LOG=debug or a `log` setting): one line an event.
         if verbose, env.settings.resolve("log").source == .flag { LogBootstrap.narrow(to: .info) }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for plugin in plugins {
+            for plugin in plugins.compactMap({ $0 as? any Syncs }) {
                 let tell: @Sendable (String) -> Void = { line in
                     // A live feed's lines name their domain ("coach: …"); the operation is the domain's watch.
                     let text = line.hasPrefix("\(plugin.name): ") ? String(line.dropFirst(plugin.name.count + 2)) : line
                     OperationLog.event("\(plugin.name).watch", text, logger: logger)
                 }
-                let live = plugin.watch(env, tell: tell)
+                let live = plugin as? any FollowsLive
                 group.addTask {
                     while true {
                         do {
                             if let live {
-                                try await live()
+                                try await live.watch(env, tell: tell)
                                 return
                             }
                             switch try await DomainSync.run(plugin, env: env, options: options) {

@@ -5,7 +5,7 @@ import Nutrition
 /// `brados-bench plan-cache-read DIR RUNS` (bench/plan_flow.py): times a disk-cache hit of
 /// the nutrition plan as `plan show` makes it: a new cache (an empty memory tier, as a new
 /// process has) reading and decoding `DIR/plan.json`. Prints the median, min and max.
-struct PlanCacheRead: ParsableCommand {
+struct NutritionCacheRead: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan-cache-read", abstract: "Time RUNS disk-cache hits of the plan in DIR (a profile's plan cache folder).")
     @Argument(help: "The plan cache folder (holding plan.json).") var directory: String

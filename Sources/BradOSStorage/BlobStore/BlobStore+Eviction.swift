@@ -6,7 +6,7 @@ import Glibc
 
 // Making room: trimming to a size, evicting the least recently accessed entries, removing
 // orphan files, emptying the cache.
-extension BlobCache {
+extension BlobStore {
     /// Evicts least recently accessed entries until at most `bytes` remain, and removes files the index does not know
     /// (left by a crash).
     /// - Throws: ``StorageError`` when the index cannot be read or written.

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-// The index's schema (an imported index is checked against it: BradOSCore's BlobCache+Import).
-extension BlobCache {
+// The index's schema (an imported index is checked against it: BradOSCore's BlobStore+Import).
+extension BlobStore {
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 @Suite("Blob cache: size-capped LRU by last access, shared by processes")
-struct BlobCacheTests {
+struct BlobStoreTests {
     /// A fake PNG of `size` bytes whose content depends on `seed`.
     static func png(_ size: Int, seed: UInt8 = 1) -> Data {
         var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
@@ -12,8 +12,8 @@ struct BlobCacheTests {
         return data
     }
 
-    func cache(_ dir: TemporaryDirectory, capacity: Int64 = 1_000_000, clock: ManualClock = ManualClock(), memory: Int = 0) throws -> BlobCache {
-        try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(capacity: capacity, trimRatio: 0.8, memoryCapacity: memory),
+    func cache(_ dir: TemporaryDirectory, capacity: Int64 = 1_000_000, clock: ManualClock = ManualClock(), memory: Int = 0) throws -> BlobStore {
+        try BlobStore(directory: dir.url, configuration: BlobStoreConfiguration(capacity: capacity, trimRatio: 0.8, memoryCapacity: memory),
                       now: clock.dateProvider)
     }
 
@@ -25,8 +25,8 @@ struct BlobCacheTests {
         try blobs.store(Self.png(1000), for: key)
         #expect(try blobs.data(for: BlobKey(bucket: "1024", identifier: key.identifier)) == Self.png(1000))
         #expect(try blobs.data(for: BlobKey(bucket: "2048", identifier: key.identifier)) == nil)
-        #expect(BlobCache.fileName(key).count == 64)
-        let name = BlobCache.fileName(key)
+        #expect(BlobStore.fileName(key).count == 64)
+        let name = BlobStore.fileName(key)
         #expect(blobs.fileURL(for: key).path == dir.url.appendingPathComponent("1024/\(name.prefix(2))/\(name)").path)
         #expect(FileManager.default.fileExists(atPath: blobs.fileURL(for: key).path))
     }
@@ -38,7 +38,7 @@ struct BlobCacheTests {
         let victim = root.url.appendingPathComponent("victim")
         try FileSystem.createDirectory(victim)
         try Data("keep".utf8).write(to: victim.appendingPathComponent("precious"))
-        let blobs = try BlobCache(directory: folder)
+        let blobs = try BlobStore(directory: folder)
         try blobs.store(Self.png(1000), for: BlobKey(bucket: "1024", identifier: "a"))
         try blobs.database.write { db in
             try db.execute(sql: "INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES ('../victim', ?, 'x', 1, 'c', 0)",
@@ -52,9 +52,9 @@ struct BlobCacheTests {
     @Test("the lazy cache opens the index only on first use, and computes paths without opening it")
     func lazyCache() throws {
         let dir = TemporaryDirectory()
-        let lazy = LazyBlobCache(directory: dir.url) { try BlobCache(directory: dir.url) }
+        let lazy = LazyBlobStore(directory: dir.url) { try BlobStore(directory: dir.url) }
         let key = BlobKey(bucket: "1024", identifier: "k")
-        #expect(lazy.fileURL(for: key) == (try BlobCache(directory: dir.url)).fileURL(for: key))
+        #expect(lazy.fileURL(for: key) == (try BlobStore(directory: dir.url)).fileURL(for: key))
         try FileSystem.remove(dir.url)
         _ = lazy.fileURL(for: key)
         #expect(!lazy.isOpen && !FileManager.default.fileExists(atPath: dir.url.path))
@@ -69,13 +69,13 @@ struct BlobCacheTests {
         try Data("keep me".utf8).write(to: victim)
         let cacheDir = dir.url.appendingPathComponent("cache")
         do {
-            let blobs = try BlobCache(directory: cacheDir, configuration: BlobCacheConfiguration(capacity: 10_000, trimRatio: 0.8))
+            let blobs = try BlobStore(directory: cacheDir, configuration: BlobStoreConfiguration(capacity: 10_000, trimRatio: 0.8))
             try blobs.database.write { db in
                 try db.execute(sql: "INSERT INTO blob (bucket, name, identifier, size, checksum, accessedAt) VALUES ('..', './victim.txt', 'x', 50000, 'x', 0)")
             }
         }
         // Over the cap at open: the trim evicts the row, but touches no file outside the cache.
-        let reopened = try BlobCache(directory: cacheDir, configuration: BlobCacheConfiguration(capacity: 10_000, trimRatio: 0.8))
+        let reopened = try BlobStore(directory: cacheDir, configuration: BlobStoreConfiguration(capacity: 10_000, trimRatio: 0.8))
         #expect(try reopened.stats().entries == 0)
         #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
     }
@@ -265,7 +265,7 @@ struct BlobCacheTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
-                    let blobs = try BlobCache(directory: dir.url, configuration: BlobCacheConfiguration(capacity: 200_000, memoryCapacity: 0))
+                    let blobs = try BlobStore(directory: dir.url, configuration: BlobStoreConfiguration(capacity: 200_000, memoryCapacity: 0))
                     for index in 0..<50 {
                         try blobs.store(Self.png(5_000 + index * 10, seed: UInt8(writer * 50 + index)),
                                         for: BlobKey(bucket: index.isMultiple(of: 2) ? "1024" : "2048", identifier: "shared-\(index % 30)"))

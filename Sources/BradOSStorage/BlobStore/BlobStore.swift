@@ -5,7 +5,7 @@ import Logging
 import Glibc
 #endif
 
-/// The default ``BlobCaching``: blob files in `<directory>/<bucket>/<sha256(identifier)>`,
+/// The default ``BlobStoring``: blob files in `<directory>/<bucket>/<sha256(identifier)>`,
 /// an SQLite index (`index.sqlite`, WAL) of size, checksum and last access, and an in-memory
 /// LRU for the life of the process.
 ///
@@ -18,9 +18,9 @@ import Glibc
 /// - A blob whose size or checksum does not match, or that is not an image, is discarded.
 ///
 /// Thread-safe.
-public final class BlobCache: BlobCaching {
+public final class BlobStore: BlobStoring {
     public let directory: URL
-    public let configuration: BlobCacheConfiguration
+    public let configuration: BlobStoreConfiguration
     let database: DatabasePool
     let memory: MemoryLRU
     let touches = PendingTouches()
@@ -30,7 +30,7 @@ public final class BlobCache: BlobCaching {
 
     /// Opens (creating) the cache in `directory`.
     /// - Throws: ``StorageError``.
-    public init(directory: URL, configuration: BlobCacheConfiguration = BlobCacheConfiguration(),
+    public init(directory: URL, configuration: BlobStoreConfiguration = BlobStoreConfiguration(),
                 now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "brados.blobcache")) throws {
         self.directory = directory
         self.configuration = configuration
@@ -46,7 +46,7 @@ public final class BlobCache: BlobCaching {
         }
     }
 
-    // MARK: - BlobCaching
+    // MARK: - BlobStoring
 
     public func contains(_ key: BlobKey) -> Bool {
         if memory.get(key) != nil { return true }
@@ -82,7 +82,7 @@ public final class BlobCache: BlobCaching {
         }
         if Int64(data.count) != expectedSize
             || (configuration.verifyChecksums && Self.checksum(data) != expectedChecksum)
-            || (configuration.requireImageData && !BlobCacheConfiguration.looksLikeImage(data)) {
+            || (configuration.requireImageData && !BlobStoreConfiguration.looksLikeImage(data)) {
             try discard(key, name: name, reason: "size or checksum mismatch")
             return nil
         }
@@ -97,7 +97,7 @@ public final class BlobCache: BlobCaching {
     /// - Throws: ``StorageError/coding(path:detail:)`` when an image is required and `data` is not one;
     ///   ``StorageError/io(operation:path:errno:)`` when the file cannot be written; ``StorageError`` for the index.
     public func store(_ data: Data, for key: BlobKey) throws {
-        if configuration.requireImageData, !BlobCacheConfiguration.looksLikeImage(data) {
+        if configuration.requireImageData, !BlobStoreConfiguration.looksLikeImage(data) {
             throw StorageError.coding(path: key.description, detail: "the data is not an image")
         }
         guard Int64(data.count) <= configuration.capacity else {
@@ -158,13 +158,13 @@ public final class BlobCache: BlobCaching {
 
     /// Entries and bytes, in total and per bucket, from the index.
     /// - Throws: ``StorageError`` when the index cannot be read.
-    public func stats() throws -> BlobCacheStats {
+    public func stats() throws -> BlobStoreStats {
         try wrap {
             try database.read { db in
                 let buckets = try Row.fetchAll(db, sql: "SELECT bucket, COUNT(*) AS entries, SUM(size) AS bytes FROM blob GROUP BY bucket ORDER BY bucket")
-                    .map { BlobCacheStats.Bucket(bucket: $0["bucket"], entries: $0["entries"], bytes: $0["bytes"] ?? 0) }
+                    .map { BlobStoreStats.Bucket(bucket: $0["bucket"], entries: $0["entries"], bytes: $0["bytes"] ?? 0) }
                 let total = try Row.fetchOne(db, sql: "SELECT bytes, entries FROM total WHERE id = 1")
-                return BlobCacheStats(entries: total?["entries"] ?? 0, bytes: total?["bytes"] ?? 0,
+                return BlobStoreStats(entries: total?["entries"] ?? 0, bytes: total?["bytes"] ?? 0,
                                       capacity: configuration.capacity, buckets: buckets)
             }
         }

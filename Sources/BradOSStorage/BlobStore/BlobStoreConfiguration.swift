@@ -1,7 +1,7 @@
 import Foundation
 
-/// How a ``BlobCache`` behaves.
-public struct BlobCacheConfiguration: Sendable {
+/// How a ``BlobStore`` behaves.
+public struct BlobStoreConfiguration: Sendable {
     /// The most bytes kept on disk, over all buckets together: 250 MB by default.
     public var capacity: Int64
     /// When a write passes the capacity, entries are evicted down to `capacity × trimRatio`,

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 /// One plan brados received, and when.
-public struct KeptPlan: Codable, Sendable, Equatable {
+public struct KeptNutritionPlan: Codable, Sendable, Equatable {
     /// The plan's id in this profile (`plan history --plans`, `plan diff`): 1 for the first
     /// plan kept, one more for each after, never used twice, whichever server sent the plan
     /// (two servers both number their plans from 1; the service's own id is `plan.plan.id`).
@@ -21,7 +21,7 @@ public struct KeptPlan: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case id, receivedAt, plan }
 
-    /// A plan kept by a brados from before these ids has none (0): ``KeptPlans`` gives it one when read.
+    /// A plan kept by a brados from before these ids has none (0): ``KeptNutritionPlans`` gives it one when read.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decodeIfPresent(Int.self, forKey: .id) ?? 0
@@ -44,7 +44,7 @@ public struct KeptPlan: Codable, Sendable, Equatable {
 /// within its 7-day window) adds nothing. A file that does not decode reads as empty and is
 /// replaced by the next plan (it is a cache). Writes are atomic, under a file lock, so two
 /// processes receiving plans at once both keep theirs. Thread-safe.
-public struct KeptPlans: Sendable {
+public struct KeptNutritionPlans: Sendable {
     /// How many plans are kept at most: 100 (see the type's summary).
     public static let limit = 100
 
@@ -56,19 +56,19 @@ public struct KeptPlans: Sendable {
         var formatVersion = currentFormatVersion
         /// The id the next plan kept gets (absent in files from before these ids).
         var nextID: Int?
-        var plans: [KeptPlan]
+        var plans: [KeptNutritionPlan]
 
-        init(nextID: Int?, plans: [KeptPlan]) {
+        init(nextID: Int?, plans: [KeptNutritionPlan]) {
             self.nextID = nextID
             self.plans = plans
         }
 
         /// The plans with an id each (those without one, from a file written before these ids,
         /// given the next ones in order), and the id the next plan gets.
-        func numbered() -> (plans: [KeptPlan], next: Int) {
+        func numbered() -> (plans: [KeptNutritionPlan], next: Int) {
             var next = max(nextID ?? 1, (plans.map(\.id).max() ?? 0) + 1)
             var seen: Set<Int> = []
-            let plans = plans.map { kept -> KeptPlan in
+            let plans = plans.map { kept -> KeptNutritionPlan in
                 var kept = kept
                 // An id missing, or given twice (a hand-edited file), gets a new one.
                 if kept.id <= 0 || !seen.insert(kept.id).inserted {
@@ -87,14 +87,14 @@ public struct KeptPlans: Sendable {
     private let document: VersionedJSONDocument<File>
     var lockURL: URL { url.deletingLastPathComponent().appendingPathComponent(".kept-plans.lock") }
 
-    public init(directory: URL, limit: Int = KeptPlans.limit, logger: Logger = Logger(label: "brados.plan")) {
+    public init(directory: URL, limit: Int = KeptNutritionPlans.limit, logger: Logger = Logger(label: "brados.plan")) {
         url = directory.appendingPathComponent("kept-plans.json")
         self.limit = limit
         document = VersionedJSONDocument(url: url, logger: logger)
     }
 
     /// The plans kept, oldest first, each with its id (none when the file is missing or unreadable).
-    public func all() -> [KeptPlan] { document.load()?.numbered().plans ?? [] }
+    public func all() -> [KeptNutritionPlan] { document.load()?.numbered().plans ?? [] }
 
     /// Keeps `plan`, received at `date`, unless it is kept already; drops the oldest past ``limit``.
     /// - Parameter earlier: a plan received before any was kept (the cached plan of a brados
@@ -102,7 +102,7 @@ public struct KeptPlans: Sendable {
     /// - Returns: whether the plan was added.
     /// - Throws: ``StorageError``.
     @discardableResult
-    public func keep(_ plan: NutritionPlan, at date: Date, earlier: KeptPlan? = nil) throws -> Bool {
+    public func keep(_ plan: NutritionPlan, at date: Date, earlier: KeptNutritionPlan? = nil) throws -> Bool {
         try FileLock.withExclusiveLock(at: lockURL) {
             var (plans, next) = document.load()?.numbered() ?? ([], 1)
             let seeded = plans.isEmpty && earlier != nil
@@ -115,7 +115,7 @@ public struct KeptPlans: Sendable {
                 if seeded { try document.save(File(nextID: next, plans: plans)) }
                 return false
             }
-            plans.append(KeptPlan(id: next, receivedAt: date, plan: plan))
+            plans.append(KeptNutritionPlan(id: next, receivedAt: date, plan: plan))
             if plans.count > limit { plans.removeFirst(plans.count - limit) }
             try document.save(File(nextID: next + 1, plans: plans))
             return true
@@ -128,7 +128,7 @@ public struct KeptPlans: Sendable {
     /// moves in).
     /// - Returns: how many of the archive's plans were added.
     /// - Throws: ``StorageError``.
-    public func merge(from archive: KeptPlans) throws -> Int {
+    public func merge(from archive: KeptNutritionPlans) throws -> Int {
         // No file in the archive: the import leaves this profile's as it is.
         guard FileSystem.exists(archive.url) else { return 0 }
         var (plans, next) = document.load()?.numbered() ?? ([], 1)
@@ -148,7 +148,7 @@ public struct KeptPlans: Sendable {
 
     /// The kept plan whose id in the profile is `id`.
     /// - Throws: ``NutritionError/planNotKept(id:kept:)``.
-    public func plan(id: Int, in plans: [KeptPlan]) throws -> KeptPlan {
+    public func plan(id: Int, in plans: [KeptNutritionPlan]) throws -> KeptNutritionPlan {
         guard let found = plans.first(where: { $0.id == id }) else {
             throw NutritionError.planNotKept(id: id, kept: plans.map(\.id))
         }
@@ -158,7 +158,7 @@ public struct KeptPlans: Sendable {
     /// The two plans `plan diff` compares: `from` and `to` by id, the latest for a missing
     /// `to`, and the last two kept when neither is given.
     /// - Throws: ``NutritionError/tooFewPlansKept(count:)``, ``NutritionError/planNotKept(id:kept:)``.
-    public func pair(from: Int?, to: Int?) throws -> (from: KeptPlan, to: KeptPlan) {
+    public func pair(from: Int?, to: Int?) throws -> (from: KeptNutritionPlan, to: KeptNutritionPlan) {
         let plans = all()
         guard plans.count >= 2 else { throw NutritionError.tooFewPlansKept(count: plans.count) }
         let older = try from.map { try plan(id: $0, in: plans) } ?? plans[plans.count - 2]
@@ -169,7 +169,7 @@ public struct KeptPlans: Sendable {
 
 /// What changed between two kept plans (the spec's `comparePlans`): each target from one to
 /// the other with its difference, and the dates.
-public struct PlanComparison: Sendable, Equatable, Encodable {
+public struct NutritionPlanComparison: Sendable, Equatable, Encodable {
     /// A number that moved from one plan to the other.
     public struct Change<Value: Sendable & Equatable & Encodable>: Sendable, Equatable, Encodable {
         public var from: Value
@@ -178,7 +178,7 @@ public struct PlanComparison: Sendable, Equatable, Encodable {
 
     /// Which plan a side is.
     public struct Side: Sendable, Equatable, Encodable {
-        /// Its id in the profile (``KeptPlan/id``).
+        /// Its id in the profile (``KeptNutritionPlan/id``).
         public var id: Int
         /// The id the service gave it.
         public var planId: Int
@@ -200,8 +200,8 @@ public struct PlanComparison: Sendable, Equatable, Encodable {
     public var startDate: Change<Date>
     public var endDate: Change<Date>
 
-    public init(from older: KeptPlan, to newer: KeptPlan) {
-        func side(_ kept: KeptPlan) -> Side {
+    public init(from older: KeptNutritionPlan, to newer: KeptNutritionPlan) {
+        func side(_ kept: KeptNutritionPlan) -> Side {
             Side(id: kept.id, planId: kept.plan.plan.id, name: kept.plan.plan.name, receivedAt: kept.receivedAt,
                  startDate: kept.plan.plan.startDate, endDate: kept.plan.plan.endDate)
         }

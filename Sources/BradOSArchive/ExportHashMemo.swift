@@ -13,7 +13,7 @@ import BradOSTerminal
 /// tick could otherwise leave the same times), and any write moves a file's change time,
 /// which no program can set back. Kept in `<profile cache>/.export-hashes.json`, outside
 /// every domain's folder (never exported); a missing or unreadable one is simply empty.
-struct ExportHashCache: Codable, Sendable {
+struct ExportHashMemo: Codable, Sendable {
     struct Entry: Codable, Sendable, Equatable {
         var device: UInt64
         var inode: UInt64
@@ -29,10 +29,10 @@ struct ExportHashCache: Codable, Sendable {
 
     static func url(_ profile: ProfileScope) -> URL { profile.cacheDirectory.appendingPathComponent(".export-hashes.json") }
 
-    static func load(_ profile: ProfileScope) -> ExportHashCache {
+    static func load(_ profile: ProfileScope) -> ExportHashMemo {
         guard let data = try? AtomicFile.readIfPresent(url(profile)),
-              let cache = try? JSONCoding.decode(ExportHashCache.self, from: data), cache.version == version
-        else { return ExportHashCache() }
+              let cache = try? JSONCoding.decode(ExportHashMemo.self, from: data), cache.version == version
+        else { return ExportHashMemo() }
         return cache
     }
 

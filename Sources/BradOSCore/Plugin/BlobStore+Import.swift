@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 // The check of an imported artwork index against the blob cache's schema.
-extension BlobCache {
+extension BlobStore {
     /// Rebuilds an imported `index.sqlite` (see ``SQLiteRebuild``): the schema must be the
     /// cache's own, and every row a plain bucket and name, a size, a checksum and a time. The
     /// running total is not copied: the fresh database's triggers count the copied rows.

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The plan domain end to end: the built `brados` against a `brados-server` process.
 @Suite("End to end: plan", .serialized)
-struct PlanEndToEndTests {
+struct NutritionEndToEndTests {
     let home = TemporaryDirectory("e2e-plan")
 
     func brados(_ arguments: [String], _ server: ServerProcess, extra: [String: String] = [:]) throws -> BuiltProducts.Result {

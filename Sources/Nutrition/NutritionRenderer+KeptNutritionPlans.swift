@@ -5,16 +5,16 @@ import Foundation
 extension NutritionRenderer {
     /// `plan history --plans`: the plans kept, newest first, by their ids in the profile.
     /// JSON: `{plans: [{id, receivedAt, plan}]}`, oldest first.
-    func keptPlans(_ plans: [KeptPlan], now: Date) throws {
+    func keptPlans(_ plans: [KeptNutritionPlan], now: Date) throws {
         if output.format == .json {
-            struct Document: Encodable { var limit: Int; var plans: [KeptPlan] }
-            return try output.json(Document(limit: KeptPlans.limit, plans: plans))
+            struct Document: Encodable { var limit: Int; var plans: [KeptNutritionPlan] }
+            return try output.json(Document(limit: KeptNutritionPlans.limit, plans: plans))
         }
         guard !plans.isEmpty else {
             return output.line("No plans kept yet: every plan brados receives (`brados plan show`) is kept here.")
         }
         output.line(output.styled("\(plans.count) plan\(plans.count == 1 ? "" : "s") kept", .bold)
-                    + output.styled(" (the last \(KeptPlans.limit) at most; `brados plan diff A B` compares two)", .dim))
+                    + output.styled(" (the last \(KeptNutritionPlans.limit) at most; `brados plan diff A B` compares two)", .dim))
         let rows = plans.reversed().map { kept -> [String] in
             let targets = kept.plan.targets
             return [String(kept.id), Format.ago(now.timeIntervalSince(kept.receivedAt)),
@@ -25,14 +25,14 @@ extension NutritionRenderer {
         output.table(Table(headers: ["ID", "RECEIVED", "DATES", "KCAL", "PROTEIN G", "WATER ML", "NAME"], rows: rows, rightAligned: [0, 3, 4, 5]))
     }
 
-    /// `plan diff`: what changed from one kept plan to another. JSON: ``PlanComparison``.
-    func comparison(_ comparison: PlanComparison) throws {
+    /// `plan diff`: what changed from one kept plan to another. JSON: ``NutritionPlanComparison``.
+    func comparison(_ comparison: NutritionPlanComparison) throws {
         if output.format == .json { return try output.json(comparison) }
         let from = comparison.from
         let to = comparison.to
         output.line(output.styled("Plan \(from.id) → plan \(to.id)", .bold)
                     + output.styled(" · received \(Format.day(from.receivedAt)) and \(Format.day(to.receivedAt))", .dim))
-        func row(_ name: String, _ change: PlanComparison.Change<Int>, _ unit: String) -> [String] {
+        func row(_ name: String, _ change: NutritionPlanComparison.Change<Int>, _ unit: String) -> [String] {
             [name, "\(Format.count(change.from)) → \(Format.count(change.to)) \(unit)", Self.difference(change.to - change.from)]
         }
         var rows = [

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 // Where a blob lives on disk, its file name and its checksum.
-extension BlobCache {
+extension BlobStore {
     /// Where the blob for `key` lives on disk (whether or not it is cached).
     public func fileURL(for key: BlobKey) -> URL { fileURL(key, name: Self.fileName(key)) }
 

@@ -9,17 +9,17 @@ import Testing
 
 /// Spec §8.5: `archivedPlans` and `comparePlans`, as kept plans and `plan diff`.
 @Suite("Kept plans: every plan received, bounded, compared")
-struct KeptPlansTests {
+struct KeptNutritionPlansTests {
     @Test("each new plan received is kept once, oldest first; the same plan answered again adds nothing")
     func keptOnce() async throws {
         let plans = [Fixtures.plan(id: 1), Fixtures.plan(id: 1, recomputed: false), Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2150, protein: 160))]
-        let setup = PlanSetup(api: FakePlanAPI(plans: plans))
-        _ = try await setup.store().refresh()
+        let setup = NutritionSetup(api: FakeNutritionAPI(plans: plans))
+        _ = try await setup.repository().refresh()
         setup.clock.advance(by: .seconds(60))
-        _ = try await setup.store().refresh()
+        _ = try await setup.repository().refresh()
         setup.clock.advance(by: .seconds(60))
-        _ = try await setup.store().recompute()
-        let kept = KeptPlans(directory: setup.cacheDirectory).all()
+        _ = try await setup.repository().recompute()
+        let kept = KeptNutritionPlans(directory: setup.cacheDirectory).all()
         #expect(kept.map(\.plan.plan.id) == [1, 2])
         #expect(kept.map(\.receivedAt) == [Fixtures.start, Fixtures.start.addingTimeInterval(120)])
         // In the domain's cache folder: `cache export` carries it and `auth logout` erases it.
@@ -28,26 +28,26 @@ struct KeptPlansTests {
 
     @Test("the cached plan of a brados from before kept plans is kept first")
     func seededFromTheCache() async throws {
-        let setup = PlanSetup(api: FakePlanAPI(plans: [Fixtures.plan(id: 7), Fixtures.plan(id: 8, targets: Fixtures.targets(calories: 2000))]))
+        let setup = NutritionSetup(api: FakeNutritionAPI(plans: [Fixtures.plan(id: 7), Fixtures.plan(id: 8, targets: Fixtures.targets(calories: 2000))]))
         try NutritionCache(directory: setup.cacheDirectory).save(CachedNutritionPlan(cachedAt: Fixtures.start.addingTimeInterval(-86400), data: Fixtures.plan(id: 6)))
         setup.clock.advance(by: .seconds(7200))
-        _ = try await setup.store().current()
-        #expect(KeptPlans(directory: setup.cacheDirectory).all().map(\.plan.plan.id) == [6, 7])
+        _ = try await setup.repository().current()
+        #expect(KeptNutritionPlans(directory: setup.cacheDirectory).all().map(\.plan.plan.id) == [6, 7])
     }
 
     @Test("bounded: past the limit the oldest go first")
     func bounded() throws {
         let dir = TemporaryDirectory()
-        let kept = KeptPlans(directory: dir.url, limit: 3)
+        let kept = KeptNutritionPlans(directory: dir.url, limit: 3)
         for id in 1...5 { try kept.keep(Fixtures.plan(id: id), at: Fixtures.start.addingTimeInterval(Double(id))) }
         #expect(kept.all().map(\.plan.plan.id) == [3, 4, 5])
-        #expect(KeptPlans.limit == 100)
+        #expect(KeptNutritionPlans.limit == 100)
     }
 
     @Test("ids of the profile's own: two servers' plan 1 are plans 1 and 3; a file from before ids gets them in order; ids are never reused")
     func ownIDs() throws {
         let dir = TemporaryDirectory()
-        let kept = KeptPlans(directory: dir.url, limit: 3)
+        let kept = KeptNutritionPlans(directory: dir.url, limit: 3)
         try kept.keep(Fixtures.plan(id: 1), at: Fixtures.start)
         try kept.keep(Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2000)), at: Fixtures.start.addingTimeInterval(60))
         try kept.keep(Fixtures.plan(id: 1, targets: Fixtures.targets(calories: 1900)), at: Fixtures.start.addingTimeInterval(120))
@@ -67,7 +67,7 @@ struct KeptPlansTests {
             .object(["receivedAt": .string(JSONCoding.string(from: Fixtures.start.addingTimeInterval(Double(index)))),
                      "plan": try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(plan))])
         })])
-        let old = KeptPlans(directory: legacy.url)
+        let old = KeptNutritionPlans(directory: legacy.url)
         try json.write(to: old.url)
         #expect(old.all().map(\.id) == [1, 2])
         try old.keep(Fixtures.plan(id: 6, targets: Fixtures.targets(calories: 1700)), at: Fixtures.start.addingTimeInterval(9))
@@ -77,7 +77,7 @@ struct KeptPlansTests {
     @Test("a kept-plans file that does not decode reads as empty and is replaced by the next plan")
     func corrupt() throws {
         let dir = TemporaryDirectory()
-        let kept = KeptPlans(directory: dir.url)
+        let kept = KeptNutritionPlans(directory: dir.url)
         try Data("{\"plans\": [tru".utf8).write(to: kept.url)
         #expect(kept.all().isEmpty)
         try kept.keep(Fixtures.plan(id: 4), at: Fixtures.start)
@@ -87,7 +87,7 @@ struct KeptPlansTests {
     @Test("diff: the last two by default, or by id; the changes in calories, protein, water and dates")
     func compared() throws {
         let dir = TemporaryDirectory()
-        let kept = KeptPlans(directory: dir.url)
+        let kept = KeptNutritionPlans(directory: dir.url)
         var later = Fixtures.plan(id: 3, targets: Fixtures.targets(calories: 2150, protein: 160, weeks: 14))
         later.plan.startDate = Fixtures.start.addingTimeInterval(7 * 86400)
         later.plan.endDate = Fixtures.start.addingTimeInterval(14 * 86400)
@@ -97,7 +97,7 @@ struct KeptPlansTests {
         let last = try kept.pair(from: nil, to: nil)
         #expect(last.from.plan.plan.id == 2 && last.to.plan.plan.id == 3)
         let chosen = try kept.pair(from: 1, to: nil)
-        let comparison = PlanComparison(from: chosen.from, to: chosen.to)
+        let comparison = NutritionPlanComparison(from: chosen.from, to: chosen.to)
         #expect(comparison.calorieTarget == .init(from: 2252, to: 2150))
         #expect(comparison.proteinTarget == .init(from: 172, to: 160))
         #expect(comparison.waterTarget == .init(from: 3000, to: 3000))
@@ -120,7 +120,7 @@ struct KeptPlansTests {
     @Test("diff with fewer than two plans, or an id not kept, says so and what to do (exit 3)")
     func diffErrors() throws {
         let dir = TemporaryDirectory()
-        let kept = KeptPlans(directory: dir.url)
+        let kept = KeptNutritionPlans(directory: dir.url)
         #expect(throws: NutritionError.tooFewPlansKept(count: 0)) { try kept.pair(from: nil, to: nil) }
         try kept.keep(Fixtures.plan(id: 1), at: Fixtures.start)
         #expect(throws: NutritionError.tooFewPlansKept(count: 1)) { try kept.pair(from: nil, to: nil) }
@@ -135,8 +135,8 @@ struct KeptPlansTests {
 
     @Test("history --plans: newest first with ids; --json oldest first with the bound")
     func listed() throws {
-        let plans = [KeptPlan(receivedAt: Fixtures.start, plan: Fixtures.plan(id: 1)),
-                     KeptPlan(receivedAt: Fixtures.start.addingTimeInterval(3600), plan: Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2150)))]
+        let plans = [KeptNutritionPlan(receivedAt: Fixtures.start, plan: Fixtures.plan(id: 1)),
+                     KeptNutritionPlan(receivedAt: Fixtures.start.addingTimeInterval(3600), plan: Fixtures.plan(id: 2, targets: Fixtures.targets(calories: 2150)))]
         let io = CapturingIO(environment: [:])
         try NutritionRenderer(output: Output(io: io, format: .human)).keptPlans(plans, now: Fixtures.start.addingTimeInterval(7200))
         #expect(io.stdout.contains("2 plans kept"))
@@ -207,12 +207,12 @@ struct NutritionSpecMappingTests {
 }
 
 @Suite("Kept plans travel with the cache")
-struct KeptPlansPluginTests {
+struct KeptNutritionPlansPluginTests {
     @Test("cache export lists kept-plans.json (never its lock); clearing the domain (auth logout) erases it")
     func exportedAndErased() throws {
         let dir = TemporaryDirectory()
         let profile = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path]).profile(.default)
-        let kept = KeptPlans(directory: NutritionPlugin.cacheDirectory(profile))
+        let kept = KeptNutritionPlans(directory: NutritionPlugin.cacheDirectory(profile))
         try kept.keep(Fixtures.plan(id: 1), at: Fixtures.start)
         let plugin = NutritionPlugin()
         let paths = try plugin.exportFiles(in: profile, staging: dir.url.appendingPathComponent("staging")).map(\.archivePath)

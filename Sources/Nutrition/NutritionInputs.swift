@@ -23,7 +23,7 @@ public enum ActivityLevel: String, Codable, Sendable, CaseIterable, ExpressibleB
 
 /// A change to what the plan is computed from, made by `brados plan set`: each one invalidates
 /// the plan, is queued like a weight and is sent with a forced recompute.
-public enum PlanInputChange: Sendable, Equatable {
+public enum NutritionInputChange: Sendable, Equatable {
     /// Kilograms, 30–300 (the range the service takes).
     case targetWeight(Double)
     case goal(NutritionGoal)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A size-capped, least-recently-used cache of blobs (artwork) on disk, shared safely by
-/// concurrent `brados` processes. ``BlobCache`` is the default implementation.
-public protocol BlobCaching: Sendable {
+/// concurrent `brados` processes. ``BlobStore`` is the default implementation.
+public protocol BlobStoring: Sendable {
     /// The blob for `key`, or `nil` when absent or corrupt (a corrupt entry is discarded).
     /// Reading counts as an access for the LRU order.
     /// - Throws: ``StorageError`` when the index cannot be read.
@@ -15,7 +15,7 @@ public protocol BlobCaching: Sendable {
     func remove(_ key: BlobKey) throws
     /// Entries and bytes, in total and per bucket.
     /// - Throws: ``StorageError``.
-    func stats() throws -> BlobCacheStats
+    func stats() throws -> BlobStoreStats
     /// Evicts least recently used entries until at most `bytes` remain, and removes files the
     /// index does not know (left by a crash).
     /// - Throws: ``StorageError``.
@@ -30,7 +30,7 @@ public protocol BlobCaching: Sendable {
     func contains(_ key: BlobKey) -> Bool
 }
 
-extension BlobCaching {
+extension BlobStoring {
     public func contains(_ key: BlobKey) -> Bool { ((try? data(for: key)) ?? nil) != nil }
 }
 
@@ -52,7 +52,7 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(bucket)/\(identifier)" }
 }
 
-public struct BlobCacheStats: Sendable, Codable, Equatable {
+public struct BlobStoreStats: Sendable, Codable, Equatable {
     public struct Bucket: Sendable, Codable, Equatable {
         public var bucket: String
         public var entries: Int

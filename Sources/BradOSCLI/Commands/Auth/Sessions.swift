@@ -5,7 +5,7 @@ import BradOSStorage
 import Foundation
 
 /// `brados auth …` logic: sign in, status, switch, sign out (erasing the profile's data).
-public struct AuthService: Sendable {
+public struct Sessions: Sendable {
     let env: AppEnvironment
 
     public init(_ env: AppEnvironment) { self.env = env }
