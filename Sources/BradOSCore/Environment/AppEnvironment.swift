@@ -20,6 +20,9 @@ public struct AppEnvironment: Sendable {
     public let plugins: [any DomainPlugin]
     /// The feature modules (``Feature``) the core tells of what it does.
     public let features: [any Feature]
+    /// The names brados runs itself (its commands), which an external `brados-NAME` cannot take.
+    public var builtInCommands: Set<String> { builtIns() }
+    private let builtIns: @Sendable () -> Set<String>
     /// Wall-clock time (TTLs, ages).
     public let now: @Sendable () -> Date
     /// The clock retries sleep on.
@@ -37,7 +40,8 @@ public struct AppEnvironment: Sendable {
     public init(
         io: any TerminalIO, flags: GlobalFlags, plugins: [any DomainPlugin], features: [any Feature] = [], embedded: (any EmbeddedBackend)?,
         transport: (any HTTPTransport)? = nil, keyring: any Keyring = NoKeyring(), clock: any Clock<Duration> = ContinuousClock(),
-        now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        builtInCommands: @escaping @Sendable () -> Set<String> = { [] }
     ) throws {
         let services = ServiceDescription.all(plugins)
         let (environment, renamedVariables) = ServiceRename.environment(io.environment, services: services)
@@ -60,6 +64,7 @@ public struct AppEnvironment: Sendable {
         self.logger = logger
         self.plugins = plugins
         self.features = features
+        builtIns = builtInCommands
         self.now = now
         self.clock = clock
         let choice: CredentialStoreChoice
@@ -116,7 +121,8 @@ public struct AppEnvironment: Sendable {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
         let composition = Composition.current
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
-                                     embedded: composition.embedded, keyring: SecretServiceKeyring(environment: io.environment))
+                                     embedded: composition.embedded, keyring: SecretServiceKeyring(environment: io.environment),
+                                     builtInCommands: { composition.builtInCommands })
         if !startsProfile { try env.checkProfileExists() }
         if let access { try await env.lock(env.profile.name, access) }
         // What a killed run left (a `cache import` killed mid-swap) is put right before anything reads the caches.

@@ -15,7 +15,7 @@ extension PluginsCommand {
         /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name;
         ///   ``StorageError/coding(path:detail:)`` if the JSON document cannot be encoded.
         public func run(in env: AppEnvironment) async throws {
-            let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: Composition.current.builtInCommands)
+            let external = ExternalPlugins.all(path: env.io.environment["PATH"], builtIns: env.builtInCommands)
             if env.output.format == .json {
                 struct BuiltIn: Encodable { var name: String; var summary: String }
                 struct Document: Encodable { var builtIn: [BuiltIn]; var external: [ExternalPlugins.Found] }
