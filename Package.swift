@@ -42,15 +42,21 @@ let package = Package(
             name: "CArchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        // A library opened with dlopen on first use, once, and the ELF note that says so: what
+        // the three loaders below share.
+        .target(
+            name: "CLoadOnce",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         .target(
             name: "CArchiveLoader",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoadOnce"]
         ),
         // Pictures in the terminal: Chafa draws (kitty, iTerm2, sixel, symbols), TurboJPEG and
         // libpng decode. Headers of the decoders only: each library is opened on first use.
         .target(
             name: "CArtLoader",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoadOnce"]
         ),
         // The age file format (age-encryption.org/v1): keys, header, STREAM, armor. Streams in,
         // streams out; it knows nothing of archives.
@@ -65,7 +71,7 @@ let package = Package(
         // The system keyring (Secret Service) through libsecret, opened on first use: no headers, no link.
         .target(
             name: "CSecretLoader",
-            linkerSettings: [.linkedLibrary("dl")]
+            dependencies: ["CLoadOnce"]
         ),
         // GNU extensions Swift's Glibc module does not import (syncfs, memfd_create), for the core and archives.
         .target(name: "CBradOSSystem"),
@@ -300,7 +306,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth"],
+            dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSServer", "CZlib"],
             path: "Tests/TestSupport",
             // The pseudo-terminal the end-to-end tests run brados in (run with python3).
             exclude: ["fake-terminal.py"]

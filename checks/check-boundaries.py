@@ -44,7 +44,7 @@ HELPERS = {
     "BradOSArchive": {"CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption"},
     "BradOSPictures": {"CArtLoader"},
 }
-CLIENT = CORE | FEATURES | DOMAINS | {"BradOSCLI", "CBradOSSystem", "CSecretLoader", "CArchive", "CArchiveLoader", "CArtLoader", "AgeEncryption"}
+CLIENT = CORE | FEATURES | DOMAINS | {"BradOSCLI", "CBradOSSystem", "CSecretLoader", "CArchive", "CArchiveLoader", "CArtLoader", "CLoadOnce", "AgeEncryption"}
 
 
 def allowed(target, project):

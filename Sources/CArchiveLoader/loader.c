@@ -13,54 +13,21 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "CArchiveLoader.h"
+#include "CLoadOnce.h"
 
-// Only the versioned soname of the ABI brados was built against: never the unversioned
-// development symlink (another ABI, or whatever a writable directory on the search path
-// provides under that name). The loader searches only the system's trusted paths for it
-// (plus LD_LIBRARY_PATH, which the user controls anyway).
 #define LIBARCHIVE_SONAME "libarchive.so.13"
 
-// The binary says which library it opens at run time, in the ELF dlopen metadata note
-// (https://systemd.io/ELF_DLOPEN_METADATA/): owner "FDO", type 0x407c0c0a, a JSON array of
-// features. Packaging reads it (packaging/depends.py) to put the library's package in
-// the .deb's Depends beside what dpkg-shlibdeps finds from DT_NEEDED, so it is computed from
-// the built binary rather than typed by hand.
-#define DLOPEN_NOTE_JSON \
-    "[{\"feature\":\"archive\",\"description\":\"cache export, verify and import (tar.gz, tar.zst)\"," \
-    "\"priority\":\"required\",\"soname\":[\"" LIBARCHIVE_SONAME "\"]}]"
-__attribute__((used, section(".note.dlopen"), aligned(4)))
-static const struct {
-    uint32_t name_size, description_size, type;
-    char name[4];
-    _Alignas(4) char description[sizeof(DLOPEN_NOTE_JSON)];
-} dlopen_note = {4, sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
+// Packaging makes libarchive a Depends of the .deb.
+BRADOS_DLOPEN_NOTE("[{\"feature\":\"archive\",\"description\":\"cache export, verify and import (tar.gz, tar.zst)\","
+                   "\"priority\":\"required\",\"soname\":[\"" LIBARCHIVE_SONAME "\"]}]");
 
-static void *library;
-static char load_error[512];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static brados_library libarchive = BRADOS_LIBRARY(LIBARCHIVE_SONAME);
 
-static void open_library(void) {
-    library = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : LIBARCHIVE_SONAME " could not be loaded");
-    }
-}
+const char *carchive_load_error(void) { return brados_library_error(&libarchive); }
 
-const char *carchive_load_error(void) {
-    pthread_once(&once, open_library);
-    return library == NULL ? load_error : NULL;
-}
+static void *symbol(const char *name) { return brados_library_symbol(&libarchive, name); }
 
-static void *symbol(const char *name) {
-    pthread_once(&once, open_library);
-    return library != NULL ? dlsym(library, name) : NULL;
-}
-
-int carchive_available(void) {
-    pthread_once(&once, open_library);
-    return library != NULL;
-}
+int carchive_available(void) { return brados_library_handle(&libarchive) != NULL; }
 
 #define FORWARD(ret, name, params, args, fallback)              \
     ret name params {                                           \

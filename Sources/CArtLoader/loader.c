@@ -6,7 +6,6 @@
 // plain C types (its headers need GLib's development headers, which only this file would use);
 // their ABI is libchafa.so.0's. The decoders' own headers are used as they are.
 #include <dlfcn.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,60 +13,29 @@
 #include <png.h>
 #include <turbojpeg.h>
 #include "CArtLoader.h"
+#include "CLoadOnce.h"
 
 #define CHAFA_SONAME "libchafa.so.0"
 #define TURBOJPEG_SONAME "libturbojpeg.so.0"
 #define PNG_SONAME "libpng16.so.16"
 
-// The ELF dlopen metadata note (https://systemd.io/ELF_DLOPEN_METADATA/), read by
-// packaging/depends.py to put each library's package in the .deb's Recommends: brados works
-// without them (a cover is then a placeholder, and the command says why once).
-#define DLOPEN_NOTE_JSON \
-    "[{\"feature\":\"pictures\",\"description\":\"pictures in the terminal (kitty, iTerm2, sixel, symbols)\"," \
-    "\"priority\":\"recommended\",\"soname\":[\"" CHAFA_SONAME "\"]}," \
-    "{\"feature\":\"jpeg\",\"description\":\"decoding JPEG pictures\"," \
-    "\"priority\":\"recommended\",\"soname\":[\"" TURBOJPEG_SONAME "\"]}," \
-    "{\"feature\":\"png\",\"description\":\"decoding PNG pictures\"," \
-    "\"priority\":\"recommended\",\"soname\":[\"" PNG_SONAME "\"]}]"
-__attribute__((used, section(".note.dlopen"), aligned(4)))
-static const struct {
-    uint32_t name_size, description_size, type;
-    char name[4];
-    _Alignas(4) char description[sizeof(DLOPEN_NOTE_JSON)];
-} dlopen_note = {4, sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
+// Packaging puts each library's package in the .deb's Recommends: brados works without them
+// (a cover is then a placeholder, and the command says why once).
+BRADOS_DLOPEN_NOTE("[{\"feature\":\"pictures\",\"description\":\"pictures in the terminal (kitty, iTerm2, sixel, symbols)\","
+                   "\"priority\":\"recommended\",\"soname\":[\"" CHAFA_SONAME "\"]},"
+                   "{\"feature\":\"jpeg\",\"description\":\"decoding JPEG pictures\","
+                   "\"priority\":\"recommended\",\"soname\":[\"" TURBOJPEG_SONAME "\"]},"
+                   "{\"feature\":\"png\",\"description\":\"decoding PNG pictures\","
+                   "\"priority\":\"recommended\",\"soname\":[\"" PNG_SONAME "\"]}]");
 
-static const char *sonames[3] = {CHAFA_SONAME, TURBOJPEG_SONAME, PNG_SONAME};
-static void *handles[3];
-static char errors[3][512];
-static pthread_once_t onces[3] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+// Indexed by cart_lib.
+static brados_library libraries[3] = {BRADOS_LIBRARY(CHAFA_SONAME), BRADOS_LIBRARY(TURBOJPEG_SONAME), BRADOS_LIBRARY(PNG_SONAME)};
 
-static void open_library(int index) {
-    handles[index] = dlopen(sonames[index], RTLD_NOW | RTLD_LOCAL);
-    if (handles[index] == NULL) {
-        const char *reason = dlerror();
-        snprintf(errors[index], sizeof errors[index], "%s", reason != NULL ? reason : sonames[index]);
-    }
-}
-static void open_chafa(void) { open_library(CART_LIB_CHAFA); }
-static void open_turbojpeg(void) { open_library(CART_LIB_TURBOJPEG); }
-static void open_png(void) { open_library(CART_LIB_PNG); }
-static void (*const openers[3])(void) = {open_chafa, open_turbojpeg, open_png};
+const char *cart_lib_soname(cart_lib library) { return libraries[library].soname; }
 
-static void *handle(cart_lib library) {
-    pthread_once(&onces[library], openers[library]);
-    return handles[library];
-}
+const char *cart_load_error(cart_lib library) { return brados_library_error(&libraries[library]); }
 
-const char *cart_lib_soname(cart_lib library) { return sonames[library]; }
-
-const char *cart_load_error(cart_lib library) {
-    return handle(library) == NULL ? errors[library] : NULL;
-}
-
-static void *symbol(cart_lib library, const char *name) {
-    void *h = handle(library);
-    return h != NULL ? dlsym(h, name) : NULL;
-}
+static void *symbol(cart_lib library, const char *name) { return brados_library_symbol(&libraries[library], name); }
 
 #define LOOKUP(library, name) ((__typeof__(&name))symbol(library, #name))
 

@@ -9,21 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "CSecretLoader.h"
+#include "CLoadOnce.h"
 
-// The versioned soname only (see CArchiveLoader): never a development symlink.
+// The versioned soname only (CLoadOnce.h says why).
 #define LIBSECRET_SONAME "libsecret-1.so.0"
 
-// The ELF dlopen metadata note (https://systemd.io/ELF_DLOPEN_METADATA/): packaging reads it
-// (packaging/depends.py) and makes libsecret a Recommends of the .deb.
-#define DLOPEN_NOTE_JSON \
-    "[{\"feature\":\"keyring\",\"description\":\"credentials in the system keyring (Secret Service)\"," \
-    "\"priority\":\"recommended\",\"soname\":[\"" LIBSECRET_SONAME "\"]}]"
-__attribute__((used, section(".note.dlopen"), aligned(4)))
-static const struct {
-    uint32_t name_size, description_size, type;
-    char name[4];
-    _Alignas(4) char description[sizeof(DLOPEN_NOTE_JSON)];
-} dlopen_note = {4, sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
+// Packaging makes libsecret a Recommends of the .deb.
+BRADOS_DLOPEN_NOTE("[{\"feature\":\"keyring\",\"description\":\"credentials in the system keyring (Secret Service)\","
+                   "\"priority\":\"recommended\",\"soname\":[\"" LIBSECRET_SONAME "\"]}]");
 
 // GLib and libsecret, as far as brados uses them.
 typedef struct { uint32_t domain; int32_t code; char *message; } GError;
@@ -50,28 +43,12 @@ static const SecretSchema schema = {
     0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
-static void *library;
-static char load_error[512];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static brados_library libsecret = BRADOS_LIBRARY(LIBSECRET_SONAME);
 
-static void open_library(void) {
-    library = dlopen(LIBSECRET_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason != NULL ? reason : LIBSECRET_SONAME " could not be loaded");
-    }
-}
-
-const char *csecret_load_error(void) {
-    pthread_once(&once, open_library);
-    return library == NULL ? load_error : NULL;
-}
+const char *csecret_load_error(void) { return brados_library_error(&libsecret); }
 
 // A function of libsecret or of the GLib it links (dlsym searches a library's dependencies).
-static void *symbol(const char *name) {
-    pthread_once(&once, open_library);
-    return library != NULL ? dlsym(library, name) : NULL;
-}
+static void *symbol(const char *name) { return brados_library_symbol(&libsecret, name); }
 
 #define FUNCTION(ret, name, params)                                     \
     static ret(*name##_fn(void)) params {                               \
