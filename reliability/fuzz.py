@@ -59,7 +59,7 @@ def seeds(binaries, corpus):
                 "mealplan": glob.glob(os.path.join(cache, "mealplan", "*.json")),
                 "plan": glob.glob(os.path.join(cache, "plan", "*.json")),
                 "library": glob.glob(os.path.join(data, "library", "*.json")) + glob.glob(os.path.join(cache, "library", "*.json")),
-                "visits": [os.path.join(data, "defaults.json")],
+                "visits": [os.path.join(data, "visits", "visits.json")],
             }
             archives = []
             for compression in ("tar.gz", "tar.zst"):

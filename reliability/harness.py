@@ -269,7 +269,7 @@ def profile_digest(home):
     for root in ("cache", "data"):
         digest = tree_digest(os.path.join(home, root), skip)
         for relative in list(digest):
-            if os.path.basename(relative) == "defaults.json":
+            if os.path.basename(relative) in ("defaults.json", "visits.json"):
                 with open(os.path.join(home, root, relative), "rb") as handle:
                     try:
                         values = json.loads(handle.read())

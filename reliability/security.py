@@ -78,7 +78,7 @@ __brados_custom_complete ---completion {line.split()[1]} {line.split()[2]} -- po
 
 def plant(profile, marker):
     """Puts a hostile id of each kind into the profile's real caches."""
-    defaults = os.path.join(profile.home, "data", "users", "default", "defaults.json")
+    defaults = os.path.join(profile.home, "data", "users", "default", "visits", "visits.json")
     with open(defaults) as handle:
         values = json.load(handle)
     values["cached_visits"][0]["id"] = f"$(touch {marker}-visit)"

@@ -60,12 +60,13 @@ public struct CacheArchiveManifest: Codable, Sendable, Equatable {
     }
 
     /// Checks that this brados reads every domain's data of the archive it has a plugin for
-    /// (`dataVersions`: each plugin's own version); other domains are skipped by an import.
+    /// (`dataVersions`: the versions each plugin reads); other domains are skipped by an import.
     /// - Throws: ``ArchiveError/otherVersion(what:archive:reads:madeBy:)``.
-    public func checkDataVersions(_ dataVersions: [String: Int], only chosen: Set<String>? = nil) throws {
+    public func checkDataVersions(_ dataVersions: [String: ClosedRange<Int>], only chosen: Set<String>? = nil) throws {
         for domain in domains where chosen?.contains(domain.name) ?? true {
-            guard let mine = dataVersions[domain.name], domain.dataVersion != mine else { continue }
-            throw ArchiveError.otherVersion(what: domain.name, archive: domain.dataVersion, reads: mine, madeBy: String(bradosVersion.prefix(40)))
+            guard let reads = dataVersions[domain.name], !reads.contains(domain.dataVersion) else { continue }
+            let nearest = domain.dataVersion > reads.upperBound ? reads.upperBound : reads.lowerBound
+            throw ArchiveError.otherVersion(what: domain.name, archive: domain.dataVersion, reads: nearest, madeBy: String(bradosVersion.prefix(40)))
         }
     }
 

@@ -28,7 +28,7 @@ extension CacheImporter {
                 if plugins.contains(where: { $0.name == name }), options.domains?.contains(name) ?? true { chosen.insert(name) } else { skipped.append(name) }
             }
             // A domain's files are read as its data version says; another version is refused.
-            try manifest.checkDataVersions(Dictionary(plugins.map { ($0.name, $0.archive.dataVersion) }, uniquingKeysWith: { first, _ in first }), only: chosen)
+            try manifest.checkDataVersions(Dictionary(plugins.map { ($0.name, $0.archive.readableDataVersions) }, uniquingKeysWith: { first, _ in first }), only: chosen)
             guard !options.force else { return }
             // Every account the target profile is signed in to must be the archive's too: an
             // archive that does not say whose data it holds is not trusted with a signed-in profile.

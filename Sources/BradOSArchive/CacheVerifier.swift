@@ -19,8 +19,8 @@ public struct CacheVerifier: Sendable {
     public let limits: ArchiveLimits
     /// Each domain's data version this brados reads (its plugins'): an archive whose data it
     /// could not import is not OK.
-    public let dataVersions: [String: Int]
-    public init(limits: ArchiveLimits = ArchiveLimits(), dataVersions: [String: Int] = [:]) {
+    public let dataVersions: [String: ClosedRange<Int>]
+    public init(limits: ArchiveLimits = ArchiveLimits(), dataVersions: [String: ClosedRange<Int>] = [:]) {
         self.limits = limits
         self.dataVersions = dataVersions
     }

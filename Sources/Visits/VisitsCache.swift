@@ -1,13 +1,18 @@
 import BradOSCore
+import BradOSNetworking
 import BradOSStorage
+import BradOSTerminal
 import Foundation
 import Logging
 
-/// The visit history cache in the profile's key-value store (the app's UserDefaults):
-/// `cached_visits` (JSON array, newest first) and `cached_visits_timestamp`.
+/// The visit history cache: a key-value document of the visits' own,
+/// `<profile data>/visits/visits.json` (``url(in:)``), with the keys of the app's UserDefaults:
+/// `cached_visits` (JSON array, newest first), `cached_visits_timestamp`, the interrupted
+/// deletes, and the document's format version. `cache export` copies it as it is.
 ///
 /// Every change is one key-value transaction, so concurrent `brados` processes never
-/// interleave. A corrupt value reads as missing and is removed. Thread-safe.
+/// interleave. A corrupt value reads as missing and is removed; a document of another format
+/// version (another brados's) reads as missing and is left as it is. Thread-safe.
 public struct VisitsCache: Sendable {
     public static let visitsKey = "cached_visits"
     public static let timestampKey = "cached_visits_timestamp"
@@ -22,7 +27,54 @@ public struct VisitsCache: Sendable {
     public static let unsettledKey = "visits_unsettled_deletes"
     /// Deletes settled by a refresh, not told yet (``SettledDelete``).
     public static let settledKey = "visits_settled_deletes"
-    static let allKeys = [visitsKey, timestampKey, generationKey, changedAtKey, accountKey, unsettledKey, settledKey]
+    /// The version of the document's format: what this brados writes and reads.
+    public static let formatVersionKey = "visits_format_version"
+    public static let formatVersion = 1
+    static let allKeys = [visitsKey, timestampKey, generationKey, changedAtKey, accountKey, unsettledKey, settledKey, formatVersionKey]
+
+    /// The visits' own document in a profile.
+    public static func url(in profile: ProfileScope) -> URL {
+        profile.dataDirectory(for: VisitsPlugin.domainName).appendingPathComponent("visits.json")
+    }
+
+    /// The profile's visits cache, in its own document. Visits an earlier brados kept in the
+    /// profile's shared key-value store (`defaults.json`) move there first, once, every key
+    /// with them (the list, when it was saved, the interrupted deletes not settled yet).
+    public static func live(in profile: ProfileScope, account: String? = nil, logger: Logger = Logger(label: "brados.visits")) -> VisitsCache {
+        let store = KeyValueStore(url: url(in: profile))
+        if !FileSystem.exists(store.url) {
+            do { try moveFromSharedStore(KeyValueStore(url: profile.defaultsFile), to: store) } catch {
+                // Left where they were, and read from there again next time: nothing is lost.
+                logger.warning("could not move the cached visits to \(store.url.path): \(error.logText)")
+            }
+        }
+        return VisitsCache(store: store, account: account, logger: logger)
+    }
+
+    /// Moves the visits keys of `shared` into `own`, unless `own` already holds a document (a
+    /// concurrent brados moved them first): copied in one transaction of `own`, then removed
+    /// from `shared`, so a move cut short is done again rather than lost.
+    /// - Throws: ``StorageError``.
+    static func moveFromSharedStore(_ shared: KeyValueStore, to own: KeyValueStore) throws {
+        let old = shared.snapshot()
+        guard allKeys.contains(where: old.contains) else { return }
+        try own.update { snapshot in
+            guard !snapshot.contains(formatVersionKey) else { return }
+            let values = shared.snapshot().values
+            for key in allKeys { if let value = values[key] { try snapshot.set(value, forKey: key) } }
+            try snapshot.set(formatVersion, forKey: formatVersionKey)
+        }
+        try shared.update { snapshot in allKeys.forEach { snapshot.removeValue(forKey: $0) } }
+    }
+
+    /// Removes visits an earlier brados kept in the profile's shared key-value store (`cache
+    /// clear visits`: they would otherwise move back in).
+    /// - Throws: ``StorageError``.
+    static func clearSharedStore(of profile: ProfileScope) throws {
+        let shared = KeyValueStore(url: profile.defaultsFile)
+        guard allKeys.contains(where: shared.snapshot().contains) else { return }
+        try shared.update { snapshot in allKeys.forEach { snapshot.removeValue(forKey: $0) } }
+    }
 
     /// A delete sent and interrupted before the server answered: which visit it was.
     public struct UnsettledDelete: Codable, Sendable, Equatable {
@@ -90,6 +142,9 @@ public struct VisitsCache: Sendable {
 
     /// What `snapshot` holds for `account`, and whether it must go (corrupt, or another account's).
     static func entry(in snapshot: KeyValueSnapshot, account: String?) -> (entry: Entry?, remove: Bool, note: String) {
+        if let version = snapshot.value(Int.self, forKey: formatVersionKey), version != formatVersion {
+            return (nil, false, "cached visits are in format version \(version) (another brados's); left as they are")
+        }
         // The list first: only when it does not decode is its presence asked (absent: nothing to remove).
         let visits = snapshot.value([Visit].self, forKey: visitsKey)
         guard visits != nil || snapshot.contains(visitsKey) else { return (nil, false, "no cached visits found") }
@@ -101,6 +156,23 @@ public struct VisitsCache: Sendable {
         }
         return (Entry(visits: visits, savedAt: savedAt, changedAt: snapshot.value(Date.self, forKey: changedAtKey)), false,
                 "loaded \(visits.count) visits from cache")
+    }
+
+    /// Why the bytes of a document are not this brados's visits (an import's check), or `nil`.
+    static func problem(inDocument bytes: Data) -> String? {
+        guard (try? JSONCoding.decode([String: JSONValue].self, from: bytes)) != nil else { return "it is not a key-value document" }
+        let snapshot = KeyValueSnapshot(values: (try? JSONCoding.decode([String: JSONValue].self, from: bytes)) ?? [:])
+        if let version = snapshot.value(Int.self, forKey: formatVersionKey), version != formatVersion {
+            return "its format version is \(version), and this brados reads \(formatVersion)"
+        }
+        if snapshot.contains(visitsKey) {
+            guard let raw = snapshot.values[visitsKey] else { return "its visits do not read" }
+            do { _ = try JSONCoding.decode([Visit].self, from: JSONCoding.encode(raw)) } catch {
+                return InvalidIdentifier.found(in: error)?.description ?? "its visits do not read"
+            }
+            guard snapshot.value(Date.self, forKey: timestampKey) != nil else { return "its visits have no time they were saved" }
+        }
+        return nil
     }
 
     /// The current generation (0 when nothing is cached).
@@ -122,6 +194,7 @@ public struct VisitsCache: Sendable {
             try snapshot.set(savedAt, forKey: Self.timestampKey)
             try snapshot.set(changedAt ?? savedAt, forKey: Self.changedAtKey)
             try snapshot.set(current + 1, forKey: Self.generationKey)
+            try snapshot.set(Self.formatVersion, forKey: Self.formatVersionKey)
             if let account { try snapshot.set(account, forKey: Self.accountKey) }
             return true
         }

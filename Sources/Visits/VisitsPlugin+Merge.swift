@@ -8,16 +8,17 @@ import Foundation
 /// newer says); an item-by-item union would bring deleted visits back.
 extension VisitsPlugin: MergesByItem {
     public func mergeImport(cache: URL, data: URL, into target: ProfileScope) throws -> [String] {
-        let stagedFile = data.appendingPathComponent(Self.exportFileName)
-        guard let bytes = try AtomicFile.readIfPresent(stagedFile) else { return ["keeps this profile's visits (the archive has none)"] }
-        let theirs = try JSONCoding.decode(ExportedVisits.self, from: bytes)
-        guard let ours = self.cache(in: target).load() else { return ["takes the archive's \(Format.count(theirs.visits.count, "visit")) (this profile has none cached)"] }
-        let theirsChanged = theirs.changedAt ?? theirs.savedAt
-        if ours.changedAt >= theirsChanged {
-            // No staged file: the import leaves the cached visits as they are.
-            try FileSystem.remove(stagedFile)
+        let staged = data.appendingPathComponent("visits.json")
+        guard FileSystem.exists(staged), let theirs = VisitsCache(store: KeyValueStore(url: staged)).load() else {
+            return ["keeps this profile's visits (the archive has none)"]
+        }
+        let mine = self.cache(in: target)
+        guard let ours = mine.load() else { return ["takes the archive's \(Format.count(theirs.visits.count, "visit")) (this profile has none cached)"] }
+        if ours.changedAt >= theirs.changedAt {
+            // The profile's document in place of the staged one: the swap leaves it as it is.
+            try ImportMerge.keepProfile(VisitsCache.url(in: target), over: staged)
             return ["keeps this profile's \(Format.count(ours.visits.count, "visit")) (changed \(ImportMerge.when(ours.changedAt))), not older than the archive's"]
         }
-        return ["takes the archive's \(Format.count(theirs.visits.count, "visit")) (changed \(ImportMerge.when(theirsChanged))), newer than this profile's"]
+        return ["takes the archive's \(Format.count(theirs.visits.count, "visit")) (changed \(ImportMerge.when(theirs.changedAt))), newer than this profile's"]
     }
 }

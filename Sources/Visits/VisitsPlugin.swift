@@ -46,11 +46,12 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
 
     public var searchDescription: String { "place names, addresses and notes" }
 
-    /// Every cached visit, sent again whenever the profile's key-value file is rewritten.
+    /// Every cached visit, sent again whenever the visits' document is rewritten.
     public func searchDocuments(in profile: ProfileScope, into feed: SearchFeed) throws {
-        guard let stamp = SearchStamp.file(profile.defaultsFile) else { return }
+        let cache = cache(in: profile)  // first: it moves the visits an earlier brados kept elsewhere
+        guard let stamp = SearchStamp.file(VisitsCache.url(in: profile)) else { return }
         try feed.replace(stamp: stamp) {
-            (cache(in: profile).load()?.visits ?? []).map { visit in
+            (cache.load()?.visits ?? []).map { visit in
                 SearchDocument(key: "visit:" + visit.id, title: visit.place,
                                body: [visit.address, visit.notes].compactMap { $0 }.joined(separator: "\n"),
                                date: visit.visitedAt, command: "brados visits show \(visit.id)")
@@ -81,61 +82,57 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
         return TodaySection(title: "Visits", lines: lines, json: json, staleAge: read.staleAge)
     }
 
-    func cache(in profile: ProfileScope) -> VisitsCache {
-        VisitsCache(store: KeyValueStore(url: profile.defaultsFile))
-    }
+    func cache(in profile: ProfileScope) -> VisitsCache { VisitsCache.live(in: profile) }
 
     public func stats(in profile: ProfileScope) throws -> CacheStats {
         guard let entry = cache(in: profile).load() else { return CacheStats() }
-        let bytes = Int64((try? JSONCoding.encode(entry.visits).count) ?? 0)
-        // Two keys in the profile's key-value store count as one stored item.
-        return CacheStats(files: 1, bytes: bytes, entries: entry.visits.count, oldest: entry.savedAt, newest: entry.savedAt)
+        let file = FileSystem.regularFiles(under: profile.dataDirectory(for: name)).first { $0.relativePath == "visits.json" }
+        return CacheStats(files: 1, bytes: file?.size ?? 0, entries: entry.visits.count, oldest: entry.savedAt, newest: entry.savedAt)
     }
 
-    /// The cache lives in the profile's key-value store: it is exported as one JSON file,
-    /// `data/visits/cached-visits.json` (visits, when saved, and the account they belong to).
-    public func exportFiles(in profile: ProfileScope, staging: URL) throws -> [ExportFile] {
-        let store = KeyValueStore(url: profile.defaultsFile)
-        guard let entry = cache(in: profile).load() else { return [] }
-        let file = ExportedVisits(visits: entry.visits, savedAt: entry.savedAt, account: store.value(String.self, forKey: VisitsCache.accountKey),
-                                  changedAt: entry.changedAt)
-        return [ExportFile(archivePath: "data/\(name)/\(Self.exportFileName)", contents: try JSONCoding.encode(file),
-                           url: staging.appendingPathComponent(Self.exportFileName))]
-    }
+    /// Version 2: the visits' own document (`data/visits/visits.json`), copied as it is.
+    /// Version 1 (archives of brados 0.3 and earlier): `data/visits/cached-visits.json`,
+    /// the list taken out of the profile's shared key-value store; it is still read.
+    public var dataVersion: Int { 2 }
+    public var readableDataVersions: ClosedRange<Int> { 1...2 }
 
-    /// The imported file must decode before anything is swapped in.
-    /// Visits keep no database: any SQLite file in the staged import is refused.
+    /// The staged document must read as visits before anything is swapped in; a version 1
+    /// export becomes the document here. Visits keep no database: any SQLite file is refused.
     public func prepareImport(cache: URL, data: URL, context: ImportContext) throws {
         try ImportedDatabases.rebuild(domain: name, cache: cache, data: data, databases: [:])
-        guard let bytes = try AtomicFile.readIfPresent(data.appendingPathComponent(Self.exportFileName)) else { return }
-        do { _ = try JSONCoding.decode(ExportedVisits.self, from: bytes) } catch {
-            let reason = InvalidIdentifier.found(in: error)?.description ?? "it is not the visits export format"
-            throw ArchiveError.unsafeEntry(path: "data/\(name)/\(Self.exportFileName)", reason: reason)
+        let document = data.appendingPathComponent("visits.json")
+        let legacy = data.appendingPathComponent(Self.legacyExportFileName)
+        if let bytes = try AtomicFile.readIfPresent(legacy) {
+            let file: LegacyExport
+            do { file = try JSONCoding.decode(LegacyExport.self, from: bytes) } catch {
+                let reason = InvalidIdentifier.found(in: error)?.description ?? "it is not the visits export format"
+                throw ArchiveError.unsafeEntry(path: "data/\(name)/\(Self.legacyExportFileName)", reason: reason)
+            }
+            try FileSystem.remove(document)
+            try VisitsCache(store: KeyValueStore(url: document), account: file.account).save(file.visits, at: file.savedAt, changedAt: file.changedAt)
+            try FileSystem.remove(legacy)
+        }
+        guard let bytes = try AtomicFile.readIfPresent(document) else { return }
+        if let problem = VisitsCache.problem(inDocument: bytes) {
+            throw ArchiveError.unsafeEntry(path: "data/\(name)/visits.json", reason: problem)
         }
     }
 
-    /// Loads an imported `cached-visits.json` into the key-value store (then removes the file);
-    /// with nothing imported, a replacing import clears the cached visits.
+    /// A replacing import leaves nothing of the profile's visits behind: not even a list an
+    /// earlier brados kept in the shared key-value store, which would move back in.
     public func didImport(into profile: ProfileScope, replacing: Bool) throws {
-        let url = profile.dataDirectory(for: name).appendingPathComponent(Self.exportFileName)
-        guard let data = try AtomicFile.readIfPresent(url) else {
-            if replacing { try cache(in: profile).clear() }
-            return
-        }
-        let file = try JSONCoding.decode(ExportedVisits.self, from: data)
-        _ = try VisitsCache(store: KeyValueStore(url: profile.defaultsFile), account: file.account).save(file.visits, at: file.savedAt,
-                                                                                                         changedAt: file.changedAt)
-        try FileSystem.remove(url)
+        if replacing { try VisitsCache.clearSharedStore(of: profile) }
     }
 
-    static let exportFileName = "cached-visits.json"
+    static let legacyExportFileName = "cached-visits.json"
 
     /// Cached visit ids, for shell completion (local files only).
     public static func cachedVisitIDs() -> [String] {
-        VisitsCache(store: KeyValueStore(url: CompletionValues.scope().profile.defaultsFile)).load()?.visits.map(\.id) ?? []
+        VisitsCache.live(in: CompletionValues.scope().profile).load()?.visits.map(\.id) ?? []
     }
 
-    struct ExportedVisits: Codable {
+    /// A version 1 archive's visits.
+    struct LegacyExport: Codable {
         var visits: [Visit]
         var savedAt: Date
         var account: String?
@@ -144,7 +141,7 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
     }
 
     public func clear(in profile: ProfileScope) throws {
-        try cache(in: profile).clear()
+        try VisitsCache.clearSharedStore(of: profile)
         for folder in folders(in: profile) { try FileSystem.remove(folder) }
     }
 }

@@ -147,7 +147,7 @@ extension CacheArchiveTests {
                 && $0.recovery?.contains("Upgrade brados") == true
         }
         let newer = try hostile(listed: [okFile], entries: [.file("cache/alpha/ok", good)], tamper: { $0.formatVersion = 2; $0.bradosVersion = "9.0.0" })
-        let verifier = CacheVerifier(dataVersions: ["alpha": 1])
+        let verifier = CacheVerifier(dataVersions: ["alpha": 1...1])
         for (archive, expected) in [(newer, ArchiveError.otherVersion(what: "format", archive: 2, reads: 1, madeBy: "9.0.0"))] {
             let fd = open(archive.path, O_RDONLY)
             defer { close(fd) }

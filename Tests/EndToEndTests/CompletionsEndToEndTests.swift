@@ -226,7 +226,7 @@ struct CompletionsEndToEndTests {
         let marker = home.url.appendingPathComponent("pwned").path
         let hostile = "$(touch \(marker))"
         // visits: the first cached visit's id.
-        let defaults = home.url.appendingPathComponent("data/users/default/defaults.json")
+        let defaults = home.url.appendingPathComponent("data/users/default/visits/visits.json")
         var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: defaults)) as? [String: Any])
         var visits = try #require(document["cached_visits"] as? [[String: Any]])
         visits[0]["id"] = hostile

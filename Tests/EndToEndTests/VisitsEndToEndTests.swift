@@ -48,7 +48,7 @@ struct VisitsEndToEndTests {
         #expect(try ids(quick) == before)
 
         // The detached revalidation lands the new visit in the cache.
-        let cacheFile = home.url.appendingPathComponent("data/users/default/defaults.json")
+        let cacheFile = home.url.appendingPathComponent("data/users/default/visits/visits.json")
         #expect(try await eventually { try String(contentsOf: cacheFile, encoding: .utf8).contains("Night Clinic") })
         let next = try brados(["visits", "list", "--json", "--offline"], server)
         #expect(try ids(next).count == 21)

@@ -16,7 +16,7 @@ struct VisitsCacheTests {
         let savedAt = Date(timeIntervalSince1970: 1_800_000_000)
         try cache.save(visits, at: savedAt)
         #expect(cache.load() == VisitsCache.Entry(visits: visits, savedAt: savedAt))
-        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation", "cached_visits_changed_at"])
+        #expect(Set(store.keys()) == ["cached_visits", "cached_visits_timestamp", "cached_visits_generation", "cached_visits_changed_at", "visits_format_version"])
         // An add or a delete moves when the list changed (what a merge compares), never the fetch's timestamp.
         _ = try cache.remove(id: "a")
         #expect(cache.load()?.savedAt == savedAt && (cache.load()?.changedAt ?? savedAt) > savedAt)
@@ -115,5 +115,41 @@ struct VisitsCacheTests {
         try VisitsPlugin().clear(in: profile)
         #expect(store.keys() == ["other"])
         #expect(try VisitsPlugin().stats(in: profile) == CacheStats())
+    }
+
+    @Test("visits an earlier brados kept in the shared key-value store move to their own document once, every visit and the interrupted delete with them")
+    func upgradeFromSharedStore() throws {
+        let dir = TemporaryDirectory()
+        let profile = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path]).profile(.default)
+        let shared = KeyValueStore(url: profile.defaultsFile)
+        let old = VisitsCache(store: shared, account: "u1")
+        try old.save([visit("a", hoursAgo: 1), visit("b", hoursAgo: 2)], at: Date(timeIntervalSince1970: 100))
+        try old.markUnsettledDelete(id: "c", place: "Dentist", at: Date(timeIntervalSince1970: 200))
+        try shared.set("keep", forKey: "other")
+
+        let moved = VisitsCache.live(in: profile, account: "u1")
+        #expect(moved.load()?.visits.map(\.id) == ["a", "b"])
+        #expect(moved.load()?.savedAt == Date(timeIntervalSince1970: 100))
+        #expect(moved.unsettledDeletes().map(\.id) == ["c"], "the queued delete moves with the list")
+        #expect(shared.keys() == ["other"], "nothing of the visits is left in the shared store; the rest is")
+        let own = KeyValueStore(url: VisitsCache.url(in: profile))
+        #expect(own.value(Int.self, forKey: VisitsCache.formatVersionKey) == VisitsCache.formatVersion)
+
+        // Once: a list the shared store gains later (an older brados run meanwhile) is not taken over the document.
+        try VisitsCache(store: shared).save([visit("z", hoursAgo: 9)], at: Date(timeIntervalSince1970: 50))
+        #expect(VisitsCache.live(in: profile, account: "u1").load()?.visits.map(\.id) == ["a", "b"])
+    }
+
+    @Test("a document of another format version reads as missing and is left as it is")
+    func otherFormatVersion() throws {
+        let dir = TemporaryDirectory()
+        let profile = Paths.resolve(environment: ["BRADOS_HOME": dir.url.path]).profile(.default)
+        let cache = VisitsCache.live(in: profile)
+        try cache.save([visit("a", hoursAgo: 1)], at: Date())
+        let own = KeyValueStore(url: VisitsCache.url(in: profile))
+        try own.set(VisitsCache.formatVersion + 1, forKey: VisitsCache.formatVersionKey)
+        #expect(cache.load() == nil)
+        #expect(own.value([Visit].self, forKey: VisitsCache.visitsKey)?.count == 1, "kept for the brados that wrote it")
+        #expect(VisitsCache.problem(inDocument: try Data(contentsOf: own.url)) != nil, "an import refuses it")
     }
 }

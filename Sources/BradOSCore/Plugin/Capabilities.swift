@@ -43,6 +43,9 @@ public protocol FollowsLive: Syncs {
 public protocol ShapesArchives: DomainPlugin {
     /// The version of the domain's on-disk formats (recorded in exports): 1 by default.
     var dataVersion: Int { get }
+    /// The versions of an archive's data this brados imports (an older one it converts in
+    /// ``prepareImport(cache:data:context:)``): ``dataVersion`` alone by default.
+    var readableDataVersions: ClosedRange<Int> { get }
     /// What `brados cache import` does with the domain's data beyond copying it, for its
     /// `--help` (e.g. how imported queued changes are sent); `nil` by default.
     var importDescription: String? { get }
@@ -66,6 +69,7 @@ public protocol ShapesArchives: DomainPlugin {
 
 extension ShapesArchives {
     public var dataVersion: Int { 1 }
+    public var readableDataVersions: ClosedRange<Int> { dataVersion...dataVersion }
     public var importDescription: String? { nil }
 
     /// Exports ``DomainPlugin/allFiles(in:)``; `staging` is not used.

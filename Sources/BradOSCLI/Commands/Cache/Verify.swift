@@ -41,7 +41,7 @@ extension CacheCommand {
             defer { if opened { close(fd) } }
             let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name], env: env))
             let report = try CacheVerifier(limits: try CacheArchiveSupport.limits(env.settings),
-                                        dataVersions: Dictionary(env.plugins.map { ($0.name, $0.archive.dataVersion) }, uniquingKeysWith: { first, _ in first })).verify(input)
+                                        dataVersions: Dictionary(env.plugins.map { ($0.name, $0.archive.readableDataVersions) }, uniquingKeysWith: { first, _ in first })).verify(input)
             try ArchiveRenderer(output: env.output).verified(report)
         }
     }
