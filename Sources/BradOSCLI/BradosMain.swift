@@ -58,7 +58,10 @@ public enum BradosMain {
                    == Brados.coreCommandNames, "Brados.coreCommandNames must name the core's commands")
             return Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
         }
-        let composition = Composition(plugins: plugins, features: features, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames)
+        // Help texts that ask the plugins what they adopt are made only when help may be shown.
+        let helpWords: Set<String> = ["-h", "--help", "-help", "--help-hidden", "help", "--experimental-dump-help"]
+        let composition = Composition(plugins: plugins, features: features, embedded: EmbeddedReferenceBackend(), builtInCommands: builtInNames,
+                                      mayShowHelp: arguments.contains(where: helpWords.contains))
         composition.bind { () -> Never in
             // A domain's name is built in at once; any other word costs reading every command's
             // configuration (their help texts), so only such a word pays for it.

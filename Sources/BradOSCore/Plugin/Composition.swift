@@ -1,5 +1,6 @@
 import BradOSAuth
 import Foundation
+import Synchronization
 
 /// Starts the reference backend inside the `brados` process (the "embedded default").
 /// The executable installs the implementation from `BradOSServer`; the core never links it.
@@ -26,16 +27,21 @@ public struct Composition: Sendable {
     public let features: [any Feature]
     /// The backend started when no server is configured; `nil` means a server must be.
     public let embedded: (any EmbeddedBackend)?
+    /// Whether the command line may show a help text (`-h`, `--help`, `help`, a help dump):
+    /// help texts that ask every plugin for a capability are made only then (``helpText(_:_:)``).
+    public let mayShowHelp: Bool
     private let builtIns: @Sendable () -> Set<String>
+    private let memo = HelpMemo()
 
     /// - Parameter builtInCommands: the names `brados` runs itself, computed each time they are asked for
     ///   (they come from the command tree, whose help reads this composition's plugins).
     public init(plugins: [any DomainPlugin], features: [any Feature] = [], embedded: (any EmbeddedBackend)? = nil,
-                builtInCommands: @escaping @Sendable () -> Set<String> = { [] }) {
+                builtInCommands: @escaping @Sendable () -> Set<String> = { [] }, mayShowHelp: Bool = true) {
         self.plugins = plugins
         self.features = features
         self.embedded = embedded
         builtIns = builtInCommands
+        self.mayShowHelp = mayShowHelp
     }
 
     /// No plugins, no embedded backend: what code sees outside any binding.
@@ -46,6 +52,20 @@ public struct Composition: Sendable {
 
     /// The names `brados NAME` runs itself (external plugins of those names never run).
     public var builtInCommands: Set<String> { builtIns() }
+
+    /// A help text made from what the plugins adopt (`sync`'s domains and flags, `search`'s,
+    /// `cache import`'s): made only when the command line may show help, once per
+    /// composition. ArgumentParser reads every command's configuration while it parses any
+    /// command line (`sync`'s 105 times for `brados exit-codes`), and the first `as?` of a
+    /// type to a capability scans the runtime's conformance records (12,800 in brados): 20 of
+    /// them cost 2 ms of every start-up before (docs/ARCHITECTURE.md, "What start-up costs").
+    public func helpText(_ key: String, _ make: () -> String) -> String {
+        guard mayShowHelp else { return "" }
+        if let kept = memo.texts.withLock({ $0[key] }) { return kept }
+        let made = make()
+        memo.texts.withLock { $0[key] = made }
+        return made
+    }
 
     /// ``AccountServers``'s answer for these plugins, computed when asked (not at start-up).
     private var accountServers: @Sendable (String) -> Bool {
@@ -64,4 +84,9 @@ public struct Composition: Sendable {
     public func bind<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
         try await Self.$current.withValue(self) { try await AccountServers.$lookup.withValue(accountServers, operation: body) }
     }
+}
+
+/// ``Composition/helpText(_:_:)``'s texts, shared by the copies of one composition.
+final class HelpMemo: Sendable {
+    let texts = Mutex<[String: String]>([:])
 }

@@ -28,7 +28,7 @@ extension CacheCommand {
             An age-encrypted archive is decrypted as it is read (--identity FILE, the profile's \
             own key or the --as profile's, or its passphrase); nothing of it is imported unless \
             every chunk authenticates.
-            \(Composition.current.plugins.compactMap(\.archive.importDescription).joined(separator: "\n"))
+            \(Composition.current.helpText("cache import") { Composition.current.plugins.compactMap(\.archive.importDescription).joined(separator: "\n") })
             Examples:
               brados cache import backup.tar.zst --dry-run
               brados cache import backup.tar.zst --replace

@@ -8,7 +8,7 @@ public struct SearchCommand: EnvironmentCommand {
     public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "search",
         abstract: "Full-text search over everything cached, newest first. Never uses the network.",
-        discussion: discussion(Composition.current.plugins)) }
+        discussion: Composition.current.helpText("search") { discussion(Composition.current.plugins) }) }
 
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
         var lines = ["Searches the profile's caches (what the other commands have read), newest first:",

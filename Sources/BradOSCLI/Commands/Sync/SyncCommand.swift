@@ -11,7 +11,7 @@ public struct SyncCommand: EnvironmentCommand {
     public static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "sync",
         abstract: "Refresh every domain's cache by its policy and send queued changes; quiet unless something fails.",
-        discussion: discussion(Composition.current.plugins)) }
+        discussion: Composition.current.helpText("sync") { discussion(Composition.current.plugins) }) }
 
     /// The help text: what each domain does, and the flags domains add.
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
