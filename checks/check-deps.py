@@ -200,9 +200,12 @@ def c_inputs():
     """(file to preprocess, include folders, who includes it): the project's C targets, and the
     headers of every system module map, the project's and its packages' (GRDB's SQLite)."""
     inputs = []
+    # A C target may include the public headers of the C targets it depends on (CLoadOnce.h):
+    # the project's own, never a system package's.
+    project_includes = sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "include")))
     for source in sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "**", "*.c"), recursive=True)):
         target = os.path.join(ROOT, "Sources", relative(source).split(os.sep)[1])
-        inputs.append((source, [os.path.join(target, "include"), target], relative(source)))
+        inputs.append((source, [os.path.join(target, "include"), target] + project_includes, relative(source)))
     maps = glob.glob(os.path.join(ROOT, "Sources", "*", "module.modulemap"))
     maps += glob.glob(os.path.join(ROOT, ".build", "checkouts", "*", "**", "module.modulemap"), recursive=True)
     links = []
