@@ -154,6 +154,11 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // `brados calendar`'s iCalendar (RFC 5545) over the domains' events (AddsToCalendar),
+        .target(
+            name: "BradOSCalendar",
+            dependencies: ["BradOSCore"]
+        ),
         // `brados today`'s screen over the domains' sections,
         .target(
             name: "BradOSToday",
@@ -337,6 +342,10 @@ let package = Package(
                 "BradOSArchive", "BradOSCore", "BradOSTerminal", "BradOSStorage", "BradOSAuth", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "BradOSCalendarTests",
+            dependencies: ["BradOSCalendar", "BradOSCore"]
         ),
         .testTarget(
             name: "BradOSSearchTests",

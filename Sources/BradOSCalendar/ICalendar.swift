@@ -1,0 +1,79 @@
+import BradOSCore
+import Foundation
+
+/// iCalendar (RFC 5545) text from events: one VCALENDAR, written where feeds usually break.
+/// Lines end in CRLF and are folded at 75 octets without splitting a character (§3.1); TEXT
+/// values escape backslash, semicolon, comma and newlines (§3.3.11), and no other control
+/// character from the data reaches the file, so a note holding `END:VCALENDAR` or a bare CR
+/// stays text; times are UTC (`…Z`, §3.3.5), which every calendar reads without a VTIMEZONE.
+public enum ICalendar {
+    /// The whole document for `events`, stamped `now` (DTSTAMP of events that carry no change time).
+    public static func document(_ events: [CalendarEvent], product: String, now: Date) -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//brados//\(text(product))//EN", "CALSCALE:GREGORIAN",
+                     "METHOD:PUBLISH"]
+        for event in events {
+            lines += ["BEGIN:VEVENT",
+                      "UID:\(text(event.uid))",
+                      "DTSTAMP:\(time(now))",
+                      "LAST-MODIFIED:\(time(event.changedAt))",
+                      "SEQUENCE:\(max(event.sequence, 0))",
+                      "DTSTART:\(time(event.start))",
+                      "DTEND:\(time(event.end))",
+                      "SUMMARY:\(text(event.summary))"]
+            if let description = event.description { lines.append("DESCRIPTION:\(text(description))") }
+            if let location = event.location { lines.append("LOCATION:\(text(location))") }
+            lines.append("END:VEVENT")
+        }
+        lines.append("END:VCALENDAR")
+        return lines.map(fold).joined()
+    }
+
+    /// A TEXT value (§3.3.11): `\\`, `\;`, `\,`, and `\n` for any line break (CRLF, LF or a bare
+    /// CR); other control characters are dropped.
+    public static func text(_ value: String) -> String {
+        var out = ""
+        out.unicodeScalars.reserveCapacity(value.unicodeScalars.count)
+        var previous: Unicode.Scalar?
+        for scalar in value.unicodeScalars {
+            defer { previous = scalar }
+            switch scalar {
+            case "\\": out += "\\\\"
+            case ";": out += "\\;"
+            case ",": out += "\\,"
+            case "\n": if previous != "\r" { out += "\\n" }
+            case "\r": out += "\\n"
+            default:
+                // C0 controls (tab included: it would end nothing, but no calendar needs it), DEL, C1.
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// One content line, folded: at most 75 octets a line, continuation lines starting with a
+    /// space, never inside a character's UTF-8 sequence; each line ends in CRLF.
+    public static func fold(_ line: String) -> String {
+        var out = String.UnicodeScalarView()
+        var width = 0
+        for scalar in line.unicodeScalars {
+            let octets = UTF8.width(scalar)
+            if width + octets > 75 {
+                out.append(contentsOf: "\r\n ".unicodeScalars)
+                width = 1
+            }
+            out.append(scalar)
+            width += octets
+        }
+        return String(out) + "\r\n"
+    }
+
+    /// A UTC DATE-TIME (§3.3.5, form 2): `20261129T083000Z`.
+    public static func time(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        return String(format: "%04d", c.year ?? 0) + two(c.month) + two(c.day) + "T" + two(c.hour) + two(c.minute) + two(c.second) + "Z"
+    }
+}
