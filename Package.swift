@@ -157,7 +157,7 @@ let package = Package(
         // `brados calendar`'s iCalendar (RFC 5545) over the domains' events (AddsToCalendar),
         .target(
             name: "BradOSCalendar",
-            dependencies: ["BradOSCore"]
+            dependencies: ["BradOSCore", "BradOSTerminal"]
         ),
         // `brados today`'s screen over the domains' sections,
         .target(

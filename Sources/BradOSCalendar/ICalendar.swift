@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// iCalendar (RFC 5545) text from events: one VCALENDAR, written where feeds usually break.
@@ -68,12 +69,11 @@ public enum ICalendar {
         return String(out) + "\r\n"
     }
 
-    /// A UTC DATE-TIME (§3.3.5, form 2): `20261129T083000Z`.
+    /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`. The basic form of
+    /// brados's one timestamp format (`JSONCoding.string(from:)`).
     public static func time(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
-        return String(format: "%04d", c.year ?? 0) + two(c.month) + two(c.day) + "T" + two(c.hour) + two(c.minute) + two(c.second) + "Z"
+        let whole = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+        let extended = JSONCoding.string(from: whole)  // 2026-11-29T08:30:00.000Z
+        return String(extended.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
     }
 }

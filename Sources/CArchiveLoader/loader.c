@@ -7,8 +7,6 @@
 // which the Swift layer reports as a clear error.
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,6 @@
 // command, so each is opened by the first picture. Chafa's functions are declared here in
 // plain C types (its headers need GLib's development headers, which only this file would use);
 // their ABI is libchafa.so.0's. The decoders' own headers are used as they are.
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>

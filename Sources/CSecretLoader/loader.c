@@ -2,8 +2,6 @@
 // the keyring is optional, so a machine without libsecret (a server, a container) still runs
 // brados, and only `credentials.store = keyring` says it cannot. The few GLib types the calls
 // need are declared here, from their public, stable layouts: no development headers at build.
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -160,13 +160,13 @@ public struct VisitsCache: Sendable {
 
     /// Why the bytes of a document are not this brados's visits (an import's check), or `nil`.
     static func problem(inDocument bytes: Data) -> String? {
-        guard (try? JSONCoding.decode([String: JSONValue].self, from: bytes)) != nil else { return "it is not a key-value document" }
-        let snapshot = KeyValueSnapshot(values: (try? JSONCoding.decode([String: JSONValue].self, from: bytes)) ?? [:])
+        guard let values = try? JSONCoding.decode([String: JSONValue].self, from: bytes) else { return "it is not a key-value document" }
+        let snapshot = KeyValueSnapshot(values: values)
         if let version = snapshot.value(Int.self, forKey: formatVersionKey), version != formatVersion {
             return "its format version is \(version), and this brados reads \(formatVersion)"
         }
         if snapshot.contains(visitsKey) {
-            guard let raw = snapshot.values[visitsKey] else { return "its visits do not read" }
+            guard let raw = values[visitsKey] else { return "its visits do not read" }
             do { _ = try JSONCoding.decode([Visit].self, from: JSONCoding.encode(raw)) } catch {
                 return InvalidIdentifier.found(in: error)?.description ?? "its visits do not read"
             }

@@ -86,8 +86,8 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
 
     public func stats(in profile: ProfileScope) throws -> CacheStats {
         guard let entry = cache(in: profile).load() else { return CacheStats() }
-        let file = FileSystem.regularFiles(under: profile.dataDirectory(for: name)).first { $0.relativePath == "visits.json" }
-        return CacheStats(files: 1, bytes: file?.size ?? 0, entries: entry.visits.count, oldest: entry.savedAt, newest: entry.savedAt)
+        let size = FileSystem.attributes(of: VisitsCache.url(in: profile))?.size ?? 0
+        return CacheStats(files: 1, bytes: size, entries: entry.visits.count, oldest: entry.savedAt, newest: entry.savedAt)
     }
 
     /// Version 2: the visits' own document (`data/visits/visits.json`), copied as it is.
