@@ -157,9 +157,13 @@ let package = Package(
         // `brados calendar`'s iCalendar (RFC 5545) over the domains' events (AddsToCalendar),
         .target(
             name: "BradOSCalendar",
-            dependencies: ["BradOSCore", "BradOSTerminal"]
+            dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking"]
         ),
         // `brados today`'s screen over the domains' sections,
+        .target(
+            name: "BradOSNotifications",
+            dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal"]
+        ),
         .target(
             name: "BradOSToday",
             dependencies: ["BradOSCore", "BradOSTerminal", "BradOSStorage"]
@@ -252,7 +256,7 @@ let package = Package(
         .target(
             name: "BradOSCLI",
             dependencies: [
-                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures",
+                "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSArchive", "BradOSSearch", "BradOSCalendar", "BradOSNotifications", "BradOSToday", "BradOSPictures",
                 "AgeEncryption",
                 "BradOSServer",
                 "MealPlan",
@@ -346,6 +350,10 @@ let package = Package(
         .testTarget(
             name: "BradOSCalendarTests",
             dependencies: ["BradOSCalendar", "BradOSCore"]
+        ),
+        .testTarget(
+            name: "BradOSNotificationsTests",
+            dependencies: ["BradOSNotifications", "BradOSCore", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSSearchTests",

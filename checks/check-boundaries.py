@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = ["BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSCore"]
 CORE = set(LAYERS)
 CORE_LINE_LIMIT = 4500
-FEATURES = {"BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures", "BradOSCalendar"}
+FEATURES = {"BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures", "BradOSCalendar", "BradOSNotifications"}
 DOMAINS = {"MealPlan", "Visits", "MusicLibrary", "Coach", "Nutrition"}
 # The C and format modules a feature (or the core) keeps to itself.
 HELPERS = {

@@ -110,7 +110,7 @@ class Declared:
         (("bench/",), {"build", "test", "bench"}),
         (("reliability/",), {"build", "test", "reliability"}),
         (("packaging/package.sh", "packaging/check-package.sh", "packaging/"), {"build", "test", "package"}),
-        ((".ci/run", "checks/check-plexapi.py", "checks/check-supabase.py", "checks/check-age-pq.py"), None),  # all
+        ((".ci/run", "checks/check-plexapi.py", "checks/check-supabase.py", "checks/check-age-pq.py", "checks/check-calendar.py"), None),  # all
     ]
     DEFAULT_GROUPS = {"build", "test"}
 

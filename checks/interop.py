@@ -11,8 +11,8 @@ def options(doc):
     return parser.parse_args()
 
 
-def not_installed(name):
-    sys.exit(f"{name} is not installed: scripts/ensure-deps.sh all installs it (pip)")
+def not_installed(name, source="pip"):
+    sys.exit(f"{name} is not installed: scripts/ensure-deps.sh all installs it ({source})")
 
 
 class Checks:

@@ -44,6 +44,7 @@ apt        test         libsecret-tools     secret-tool: the keyring tests read 
 apt        test         gnome-keyring       gnome-keyring-daemon: the Secret Service the keyring tests and reliability/keyring.py run
 apt        test         dbus-daemon         dbus-daemon: the keyring tests' private session bus
 apt        test         dbus-bin            dbus-send: the keyring tests lock the keyring and wait for it on the bus
+apt        test         python3-dbusmock    python-dbusmock's notification_daemon: the notification tests' service on a private session bus (Debian's, for /usr/bin/python3)
 apt        test         zstd                the tests list a decrypted archive with tar --zstd; debootstrap unpacks Ubuntu's packages with it
 apt        bench        chafa               the covers benchmark's peer (the chafa command)
 apt        bench        ripgrep             rg: the search benchmark's peer
@@ -53,6 +54,8 @@ pip        interop      plexapi==4.18.3     checks/check-plexapi.py (CI): python
 pip        interop      pillow==13.0.0      checks/check-plexapi.py decodes the artwork python-plexapi downloads
 pip        interop      supabase==2.34.1    checks/check-supabase.py: supabase-py against the reference server
 pip        interop      websocket-client==1.9.2  checks/check-plexapi.py: python-plexapi's AlertListener (Plex notifications)
+pip        interop      icalendar==7.3.2    checks/check-calendar.py: Python's icalendar reads brados calendar's .ics
+apt        interop      khal                checks/check-calendar.py: khal import --batch takes the export into a private vdir, and updates it
 pip        interop      kyber-py==1.2.0     checks/check-age-pq.py: ML-KEM-768 of the second implementation of age's post-quantum type
 pip        interop      cryptography==48.0.0  checks/check-age-pq.py: its X25519 and ChaCha20-Poly1305
 apt        package      dpkg-dev            dpkg-shlibdeps, dpkg-gencontrol, dpkg-parsechangelog: make package

@@ -22,7 +22,7 @@ public struct Brados: AsyncParsableCommand {
 
         """ + ExitStatus.helpLine,
         version: BradOSVersion.current,
-        subcommands: [TodayCommand.self, SearchCommand.self, AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
+        subcommands: [TodayCommand.self, SearchCommand.self, CalendarCommand.self, AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
                       ExitCodesCommand.self, CompletionCommand.self, VersionCommand.self],
         groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))]) }
 }
@@ -30,7 +30,7 @@ public struct Brados: AsyncParsableCommand {
 extension Brados {
     /// The names of the core's commands in ``configuration`` (a debug build checks they agree whenever it reads the command tree), for
     /// telling them from an external `brados-NAME` without building every help text.
-    static let coreCommandNames: Set<String> = ["today", "search", "auth", "config", "cache", "keys", "plugins", "sync", "doctor", "exit-codes", "completion", "version", "help"]
+    static let coreCommandNames: Set<String> = ["today", "search", "calendar", "auth", "config", "cache", "keys", "plugins", "sync", "doctor", "exit-codes", "completion", "version", "help"]
 }
 
 /// Starts the reference server inside this process when no server is configured.

@@ -1,4 +1,6 @@
 import BradOSArchive
+import BradOSCalendar
+import BradOSNotifications
 import BradOSCore
 import BradOSPictures
 import BradOSSearch
@@ -22,6 +24,8 @@ public enum Registry {
     /// The features the core calls at its hook points (settings, recovery, derived data).
     public static let features: [any Feature] = [
         ArchiveFeature(),
+        CalendarFeature(),
+        NotificationsFeature(),
         SearchFeature(),
         PicturesFeature(),
     ]

@@ -7,15 +7,18 @@ import Foundation
 /// values escape backslash, semicolon, comma and newlines (§3.3.11), and no other control
 /// character from the data reaches the file, so a note holding `END:VCALENDAR` or a bare CR
 /// stays text; times are UTC (`…Z`, §3.3.5), which every calendar reads without a VTIMEZONE.
+/// The same events give the same bytes: with no METHOD, an event's DTSTAMP is when its
+/// content last changed (§3.8.7.2), so a file rewritten with nothing new is the file it was.
 public enum ICalendar {
-    /// The whole document for `events`, stamped `now` (DTSTAMP of events that carry no change time).
-    public static func document(_ events: [CalendarEvent], product: String, now: Date) -> String {
+    /// The whole document for `events`.
+    public static func document(_ events: [CalendarEvent], product: String) -> String {
         var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//brados//\(text(product))//EN", "CALSCALE:GREGORIAN",
-                     "METHOD:PUBLISH"]
+                     "X-WR-CALNAME:brados"]
+        lines.reserveCapacity(events.count * 11 + 6)
         for event in events {
             lines += ["BEGIN:VEVENT",
                       "UID:\(text(event.uid))",
-                      "DTSTAMP:\(time(now))",
+                      "DTSTAMP:\(time(event.changedAt))",
                       "LAST-MODIFIED:\(time(event.changedAt))",
                       "SEQUENCE:\(max(event.sequence, 0))",
                       "DTSTART:\(time(event.start))",

@@ -19,13 +19,21 @@ public struct MealPlanPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday {
     /// `brados sync --mealplan`.
     public static let refreshFlag = SyncFlag(name: "mealplan", help: "Refresh the finalized meal plan too (it is never re-fetched otherwise).")
     public var syncFlags: [SyncFlag] { [Self.refreshFlag] }
-    public var syncDescription: String { "left alone (a finalized plan is never re-fetched) unless --mealplan" }
+    public var syncDescription: String { "left alone (a finalized plan is never re-fetched) unless --mealplan; --watch looks for a newly finalized one" }
 
-    /// The finalized plan is never re-fetched, unless asked (`brados sync --mealplan`).
+    /// The finalized plan is never re-fetched, unless asked (`brados sync --mealplan`);
+    /// `sync --watch` asks which plan is the latest on each interval and caches one newly
+    /// finalized (the cached one is kept as it is when it is still the latest).
     public func sync(_ env: AppEnvironment, options: SyncOptions) async throws -> String? {
-        guard options.isSet(Self.refreshFlag) else { return nil }
-        let loaded = try await MealPlanRepository.live(env).refresh()
-        return "meal plan \(loaded.session.id)"
+        let repository = MealPlanRepository.live(env)
+        if options.isSet(Self.refreshFlag) { return "meal plan \(try await repository.refresh().session.id)" }
+        guard options.watching else { return nil }
+        do {
+            let latest = try await repository.fetch()
+            return latest.session.isFinalized ? "meal plan \(latest.session.id)" : "meal plan \(latest.session.id) (not finalized yet)"
+        } catch MealPlanError.noPlanYet {
+            return nil
+        }
     }
 
     public var searchDescription: String { "the cached plan's recipe names, meal types and ingredients, and its critiques" }

@@ -11,8 +11,10 @@ public struct CalendarEvent: Sendable, Equatable {
     public var summary: String
     public var description: String?
     public var location: String?
-    /// Raised when the item changes, with ``changedAt``, so a calendar takes the new version.
+    /// Raised each time the event's content changes (the calendar feature keeps the count), so
+    /// a calendar takes the new version.
     public var sequence: Int
+    /// When the event's content last changed: its LAST-MODIFIED and DTSTAMP.
     public var changedAt: Date
 
     public init(uid: String, start: Date, end: Date, summary: String, description: String? = nil, location: String? = nil,
@@ -28,11 +30,34 @@ public struct CalendarEvent: Sendable, Equatable {
     }
 }
 
+/// What one domain gives `brados calendar`: its events in the range, and how old its cached copy is.
+public struct CalendarContribution: Sendable {
+    public var events: [CalendarEvent]
+    /// When the cached copy the events come from was saved; `nil` when nothing is cached.
+    public var savedAt: Date?
+    /// The command that fills the cache, when nothing is cached (`brados visits list`).
+    public var fill: String?
+
+    public init(events: [CalendarEvent], savedAt: Date?) {
+        self.events = events
+        self.savedAt = savedAt
+        fill = nil
+    }
+
+    /// Nothing cached: no events, and the command that fills the cache.
+    public static func nothingCached(fill: String) -> CalendarContribution {
+        var contribution = CalendarContribution(events: [], savedAt: nil)
+        contribution.fill = fill
+        return contribution
+    }
+}
+
 /// `brados calendar`: the domain's events in a range, from its cache (never the network).
 public protocol AddsToCalendar: DomainPlugin {
     /// What the domain puts in the calendar, for `brados calendar --help` ("meals at their times").
     var calendarDescription: String { get }
-    /// The events that overlap `range`, read from the profile's cache.
-    /// - Throws: the domain's errors reading its cache.
-    func calendarEvents(in profile: ProfileScope, during range: Range<Date>, settings: Settings) throws -> [CalendarEvent]
+    /// The events that overlap `range`, read from the profile's cache (times from `env.settings`,
+    /// days in the system's time zone).
+    /// - Throws: the domain's errors reading its cache or its settings.
+    func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution
 }

@@ -121,7 +121,13 @@ public struct SyncFlag: Sendable, Hashable {
 public struct SyncOptions: Sendable, Equatable {
     /// The domains' flags that were given.
     public var flags: Set<String>
-    public init(flags: Set<String> = []) { self.flags = flags }
+    /// `sync --watch` runs the sync, every ``Syncs/watchInterval``: a domain may look for what
+    /// it leaves alone on a single sync (the meal plan, for a plan newly finalized elsewhere).
+    public var watching: Bool
+    public init(flags: Set<String> = [], watching: Bool = false) {
+        self.flags = flags
+        self.watching = watching
+    }
     public func isSet(_ flag: SyncFlag) -> Bool { flags.contains(flag.name) }
 }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
+import BradOSCalendar
 import BradOSCore
 import BradOSErrors
 import BradOSNetworking
+import BradOSNotifications
 import BradOSStorage
 import BradOSTerminal
 import Foundation
@@ -36,6 +38,14 @@ public struct SyncCommand: EnvironmentCommand {
         lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
         lines.append("A domain whose service this profile never signed in to is skipped, not failed (--verbose and --json say so); an expired or revoked session fails (exit 4).")
         lines.append("--watch keeps running instead, until Ctrl-C or SIGTERM (--verbose says what each domain does): domains that can follow their service live do (no polling; after any gap they catch up first), the others sync every 5 minutes as their policy says.")
+        lines.append("With calendar.file set, sync (and --watch, on each change) keeps that .ics current (`brados calendar --help`).")
+        let notifying = plugins.compactMap { $0 as? any Notifies }
+        if !notifying.isEmpty {
+            let width = notifying.map(\.name.count).max() ?? 0
+            lines.append("What --watch --notify tells of (a desktop notification; notify.detail = full, summary or none says how much it shows):")
+            for plugin in notifying { lines.append("  " + padded(plugin.name, width) + "  " + plugin.notifyDescription) }
+            lines.append("A burst is one notification (\"50 new messages\"), at most one every 5 seconds a domain, replacing its own earlier one; with no desktop session, one notice and the watch goes on.")
+        }
         let live = plugins.compactMap { $0 as? any FollowsLive }
         if !live.isEmpty {
             let width = live.map(\.name.count).max() ?? 0
@@ -49,6 +59,7 @@ public struct SyncCommand: EnvironmentCommand {
 
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
     @Flag(help: "Keep running: follow the services live where they can push changes, sync the rest on their interval.") var watch = false
+    @Flag(help: "With --watch: desktop notifications of what arrives (setting watch.notify; notify.detail says how much they show).") var notify = false
     /// Flags the domains add (see ``DomainPlugin/syncFlags``), checked in ``validate()``.
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Flags the domains add (listed above).", valueName: "domain-flag"),
               completion: .custom { _, _, _ in Composition.current.plugins.compactMap { $0 as? any Syncs }.flatMap(\.syncFlags).map { "--\($0.name)" } })
@@ -59,6 +70,7 @@ public struct SyncCommand: EnvironmentCommand {
     /// Checks that every extra argument is a flag a domain declared.
     /// - Throws: `ValidationError` for anything else.
     public func validate() throws {
+        if notify, !watch { throw ValidationError("--notify goes with --watch: `brados sync --watch --notify`.") }
         _ = try Self.options(domainFlags, plugins: Composition.current.plugins)
     }
 
@@ -81,12 +93,20 @@ public struct SyncCommand: EnvironmentCommand {
     /// - Throws: `ExitCode` with the first failure's code once every domain ran; ``ConfigError/unknownDomain(_:known:)``
     ///   for `--domains`; `ValidationError`; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
     public func run(in env: AppEnvironment) async throws {
-        let options = try Self.options(domainFlags, plugins: env.plugins)
+        var options = try Self.options(domainFlags, plugins: env.plugins)
+        options.watching = watch
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins
         if watch {
             if env.isOffline { throw NetworkError.offlineMode }
-            return try await SyncWatch(env: env, plugins: plugins, options: options, verbose: global.verbose).run()
+            var watching = SyncWatch(env: env, plugins: plugins, options: options, verbose: global.verbose)
+            if try notify || parseBool(env.settings.validated(NotificationDetail.notifyKey.name)) == true {
+                let detail = NotificationDetail(rawValue: try env.settings.validated(NotificationDetail.configKey.name)) ?? .full
+                let output = env.output
+                watching.notifier = Notifier(detail: detail, sender: SessionBusNotifications(environment: env.io.environment),
+                                             warn: { output.notice("sync --watch --notify: \($0)") })
+            }
+            return try await watching.run()
         }
         struct Outcome: Encodable {
             var domain: String
@@ -120,6 +140,11 @@ public struct SyncCommand: EnvironmentCommand {
                 env.output.notice("sync \(plugin.name): \(text.replacingOccurrences(of: "\n", with: "\n  "))")
                 firstFailure = firstFailure ?? error
             }
+        }
+        // The calendar a person subscribes to (`calendar.file`), from what the caches hold now.
+        do { try CalendarFile.update(env) } catch {
+            env.output.notice("sync calendar.file: \(error.summaryText)")
+            firstFailure = firstFailure ?? error
         }
         if env.output.format == .json { try env.output.json(outcomes) }
         else if global.verbose {

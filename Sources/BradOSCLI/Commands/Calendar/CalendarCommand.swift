@@ -1,0 +1,107 @@
+import ArgumentParser
+import BradOSCalendar
+import BradOSCore
+import BradOSStorage
+import BradOSTerminal
+import Foundation
+
+/// `brados calendar`: the domains' events as one iCalendar file, from the caches.
+public struct CalendarCommand: EnvironmentCommand {
+    public static var configuration: CommandConfiguration { CommandConfiguration(
+        commandName: "calendar",
+        abstract: "Write the meal plan's meals and the visits as an iCalendar (.ics) file, from the caches.",
+        discussion: Composition.current.helpText("calendar") { discussion(Composition.current.plugins) }) }
+
+    static func discussion(_ plugins: [any DomainPlugin]) -> String {
+        var lines: [String] = []
+        let adding = plugins.compactMap { $0 as? any AddsToCalendar }
+        if !adding.isEmpty {
+            let width = adding.map(\.name.count).max() ?? 0
+            lines.append("What each domain puts in the calendar:")
+            for plugin in adding {
+                lines.append("  " + plugin.name + String(repeating: " ", count: width - plugin.name.count) + "  " + plugin.calendarDescription)
+            }
+        }
+        lines += [
+            "Reads the caches only (it works --offline) and says on stderr how old each domain's copy is; `brados sync` fills them.",
+            "By default: everything cached, meals through 14 days from today. --from and --to take \(DateInput.shapes); --to is not included.",
+            "Each item keeps its UID on every export (a meal by its day and type, a visit by its id), and a changed one gets the next SEQUENCE, so a calendar updates the event instead of adding a second. Times are UTC.",
+            "To subscribe: set calendar.file, and `brados sync` (and `sync --watch`, on each change) keeps that file current, written whole each time. docs/calendar.md says how GNOME Calendar, Evolution, Thunderbird and khal read it.",
+            "--json prints the events and each domain's age instead of the .ics (with -o, the .ics still goes to the file).",
+            "Examples:",
+            "  brados calendar -o ~/meals-and-visits.ics",
+            "  brados calendar --domains mealplan --from 2026-11-30 --to 2026-12-07",
+            "  brados config set calendar.file ~/.local/share/brados/brados.ics && brados sync",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b"),
+            completion: .custom { _, _, _ in Composition.current.plugins.compactMap { $0 as? any AddsToCalendar }.map(\.name) })
+    var domains: String?
+    @Option(help: ArgumentHelp("The first day or time to include (default: everything cached).", valueName: "date")) var from: String?
+    @Option(help: ArgumentHelp("The day or time to stop before (default: 14 days from today).", valueName: "date")) var to: String?
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the .ics to this file, atomically (default: stdout).", valueName: "file"),
+            completion: .file(extensions: ["ics"])) var output: String?
+    @OptionGroup public var global: GlobalOptions
+    public init() {}
+
+    static var localCalendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        return calendar
+    }
+
+    /// `--from`..<`--to`, each defaulting as the help says.
+    /// - Throws: ``CalendarError``.
+    func range(now: Date, calendar: Calendar) throws -> Range<Date> {
+        let defaults = CalendarExport.defaultRange(now: now, calendar: calendar)
+        func date(_ option: String, _ value: String?, _ fallback: Date) throws -> Date {
+            guard let value else { return fallback }
+            guard let date = DateInput.parse(value, timeZone: calendar.timeZone) else {
+                throw CalendarError.invalidDate(option: option, value: value, expected: DateInput.shapes)
+            }
+            return date
+        }
+        let start = try date("--from", from, defaults.lowerBound), end = try date("--to", to, defaults.upperBound)
+        guard end > start else { throw CalendarError.emptyRange(from: from ?? "(everything)", to: to ?? "(14 days from today)") }
+        return start..<end
+    }
+
+    /// Gathers the events and writes them.
+    /// - Throws: ``CalendarError``, ``StorageError`` writing `-o`, the first domain's error reading its cache (after writing the others').
+    public func run(in env: AppEnvironment) async throws {
+        let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let export = try CalendarExport.gather(env, domains: names, during: try range(now: env.now(), calendar: Self.localCalendar))
+        if let output {
+            let url = URL(fileURLWithPath: output, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            try AtomicFile.write(Data(export.document.utf8), to: url.standardizedFileURL, mode: 0o600, createParents: false)
+        } else if env.output.format != .json {
+            env.io.write(export.document)
+        }
+        if env.output.format == .json {
+            try env.output.json(Self.json(export))
+        }
+        env.output.notice((output.map { "wrote \($0): " } ?? "calendar: ") + export.summary(now: env.now()))
+        if let failure = export.firstFailure { throw failure }
+    }
+
+    static func json(_ export: CalendarExport) -> JSONValue {
+        var domains: [String: JSONValue] = [:]
+        for part in export.parts {
+            domains[part.domain] = .object([
+                "events": .number(Double(part.contribution?.events.count ?? 0)),
+                "savedAt": part.contribution?.savedAt.map { .string(JSONCoding.string(from: $0)) } ?? .null,
+                "fill": part.contribution?.fill.map(JSONValue.string) ?? .null,
+                "error": part.failure.map { .string($0.summaryText) } ?? .null,
+            ])
+        }
+        let events: [JSONValue] = export.events.map { event in
+            .object(["uid": .string(event.uid), "start": .string(JSONCoding.string(from: event.start)), "end": .string(JSONCoding.string(from: event.end)),
+                     "summary": .string(event.summary), "description": event.description.map(JSONValue.string) ?? .null,
+                     "location": event.location.map(JSONValue.string) ?? .null, "sequence": .number(Double(event.sequence)),
+                     "lastModified": .string(JSONCoding.string(from: event.changedAt))])
+        }
+        return .object(["domains": .object(domains), "events": .array(events)])
+    }
+}

@@ -1,0 +1,110 @@
+import BradOSCore
+import Foundation
+import Synchronization
+
+/// One desktop notification, as the freedesktop Notifications service takes it.
+public struct DesktopNotification: Sendable, Equatable {
+    public var replaces: UInt32
+    public var icon: String
+    public var summary: String
+    public var body: String
+    public var category: String
+}
+
+/// Shows desktop notifications.
+public protocol NotificationSending: Sendable {
+    /// Shows `notification` and returns its id (what a later one replaces).
+    /// - Throws: ``NotificationError``.
+    func send(_ notification: DesktopNotification) throws -> UInt32
+}
+
+/// ``NotificationSending`` over the session bus: `org.freedesktop.Notifications.Notify`, with
+/// the app name `brados`, an icon name, the category and `desktop-entry` hints. One connection,
+/// opened at the first notification and again after it fails.
+public final class SessionBusNotifications: NotificationSending {
+    private let environment: [String: String]
+    private let connection = Mutex<SessionBus?>(nil)
+
+    public init(environment: [String: String]) { self.environment = environment }
+
+    public func send(_ notification: DesktopNotification) throws -> UInt32 {
+        try connection.withLock { bus in
+            if bus == nil { bus = try SessionBus(address: try SessionBus.address(environment: environment)) }
+            do {
+                let reply = try bus!.call(
+                    destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                    interface: "org.freedesktop.Notifications", member: "Notify", signature: "susssasa{sv}i",
+                    body: [.string("brados"), .uint32(notification.replaces), .string(notification.icon), .string(notification.summary),
+                           .string(notification.body), .stringArray([]),
+                           .hints([("category", .string(notification.category)), ("desktop-entry", .string("brados")), ("urgency", .byte(1))]),
+                           .int32(-1)])
+                return reply.uint32 ?? 0
+            } catch NotificationError.busFailed(let detail) {
+                bus = nil
+                throw NotificationError.busFailed(detail)
+            }
+        }
+    }
+}
+
+/// Drives a ``NotificationSchedule`` in time: takes news as the watch finds it and shows what is
+/// due. When notifications cannot be shown (no bus, no service) it says so once through
+/// `warn`, and keeps trying quietly (a desktop session may start later).
+public actor Notifier {
+    private var schedule: NotificationSchedule
+    private let sender: any NotificationSending
+    private let warn: @Sendable (String) -> Void
+    private let started = ContinuousClock.now
+    private var wake: Task<Void, Never>?
+    private var wakeAt: Duration?
+    private var warned = false
+
+    public init(detail: NotificationDetail, sender: any NotificationSending, warn: @escaping @Sendable (String) -> Void) {
+        schedule = NotificationSchedule(detail: detail)
+        self.sender = sender
+        self.warn = warn
+    }
+
+    private var now: Duration { ContinuousClock.now - started }
+
+    /// Takes news; what is due is shown at its time.
+    public func add(_ news: [News]) {
+        guard !news.isEmpty else { return }
+        let now = self.now
+        for item in news { schedule.add(item, at: now) }
+        wakeWhenDue()
+    }
+
+    private func wakeWhenDue() {
+        guard let due = schedule.nextDue else { return }
+        if let wakeAt, wakeAt <= due, wake != nil { return }
+        wake?.cancel()
+        wakeAt = due
+        let delay = due - now
+        wake = Task { [weak self] in
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            guard !Task.isCancelled else { return }
+            await self?.flush()
+        }
+    }
+
+    private func flush() {
+        wake = nil
+        wakeAt = nil
+        let now = self.now
+        for outgoing in schedule.takeDue(at: now) {
+            let words = schedule.detail.text(for: outgoing.latest, count: outgoing.count)
+            let notification = DesktopNotification(replaces: outgoing.replaces, icon: outgoing.latest.icon, summary: words.summary,
+                                                   body: words.body, category: outgoing.latest.category)
+            do {
+                let id = try sender.send(notification)
+                schedule.shown(outgoing, id: id, at: now)
+                warned = false
+            } catch {
+                if !warned { warn(error.summaryText + " The watch goes on without notifications.") }
+                warned = true
+            }
+        }
+        wakeWhenDue()
+    }
+}

@@ -1,0 +1,98 @@
+import BradOSCore
+import Foundation
+
+/// `brados calendar`: the cached plan's meals, each day's at its meal times.
+extension MealPlanPlugin: AddsToCalendar {
+    /// A meal's time of day: `mealplan.time.<type>`, `HH:MM` in the system's time zone.
+    public static let mealTimes: [(type: String, defaultValue: String)] = [
+        ("breakfast", "08:00"), ("lunch", "12:30"), ("dinner", "19:00"), ("snack", "15:30"),
+    ]
+    /// How long a meal's event lasts.
+    public static let mealLengthSetting = DurationSetting(name: "mealplan.meal-length", summary: "How long a meal's event lasts in `brados calendar`",
+                                                          defaultValue: "30m", allowsZero: false)
+
+    public var configKeys: [ConfigKey] {
+        Self.mealTimes.map { meal in
+            ConfigKey(name: "mealplan.time.\(meal.type)",
+                      summary: "When \(meal.type) is, HH:MM, for `brados calendar`" + (meal.type == "snack" ? " (and any other meal type)" : ""),
+                      defaultValue: meal.defaultValue, validate: { TimeOfDay($0) == nil ? "a time of day such as 08:00 or 19:30" : nil })
+        } + [Self.mealLengthSetting.configKey]
+    }
+
+    public var calendarDescription: String { "the cached plan's meals at their times (mealplan.time.*), from the week it was finalized on" }
+
+    /// The plan repeats weekly from the Monday of the week it was finalized in (as `today`
+    /// reads it) until a new one replaces it. Each meal's UID is its date and type, not the
+    /// plan's id: a new plan's Tuesday dinner updates Tuesday's dinner event.
+    /// - Throws: ``ConfigError`` for a meal time or length that is not valid.
+    public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution {
+        let times = try Dictionary(uniqueKeysWithValues: Self.mealTimes.map { meal in
+            (meal.type, TimeOfDay(try env.settings.validated("mealplan.time.\(meal.type)"))!)
+        })
+        let length = TimeInterval(try Self.mealLengthSetting.value(in: env.settings).components.seconds)
+        guard let cached = MealPlanCache(directory: env.profile.cacheDirectory(for: name), logger: env.logger).cached() else {
+            return .nothingCached(fill: "brados mealplan show")
+        }
+        let session = cached.session
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        calendar.firstWeekday = 2
+        let planned = session.finalizedAt ?? session.createdAt
+        guard let firstDay = calendar.dateInterval(of: .weekOfYear, for: planned)?.start else { return CalendarContribution(events: [], savedAt: cached.cachedAt) }
+        // A meal may start before the range and end in it: begin a day early.
+        var day = max(firstDay, calendar.startOfDay(for: range.lowerBound.addingTimeInterval(-86_400)))
+        var events: [CalendarEvent] = []
+        while day < range.upperBound {
+            let weekday = (calendar.component(.weekday, from: day) + 5) % 7
+            let date = Self.dayStamp(day, calendar)
+            if let planDay = session.days.first(where: { $0.day == weekday }) {
+                var seen: [String: Int] = [:]
+                for meal in planDay.meals {
+                    let type = meal.mealType.lowercased()
+                    let time = times[type] ?? times["snack"]!
+                    guard let start = calendar.date(bySettingHour: time.hour, minute: time.minute, second: 0, of: day) else { continue }
+                    let end = start.addingTimeInterval(length)
+                    guard end > range.lowerBound, start < range.upperBound else { continue }
+                    seen[type, default: 0] += 1
+                    let slot = Self.slug(type) + (seen[type]! > 1 ? "-\(seen[type]!)" : "")
+                    var description = "\(meal.recipeName)\n\(meal.calories) kcal, \(meal.protein) g protein"
+                    if !meal.ingredients.isEmpty { description += "\nIngredients: " + meal.ingredients.joined(separator: ", ") }
+                    description += "\nFrom the meal plan \(session.id) · brados mealplan show"
+                    events.append(CalendarEvent(uid: "mealplan-\(date)-\(slot)@brados", start: start, end: end,
+                                                summary: "\(meal.mealType.capitalized): \(meal.recipeName)", description: description,
+                                                changedAt: planned))
+                }
+            }
+            guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
+            day = next
+        }
+        return CalendarContribution(events: events, savedAt: cached.cachedAt)
+    }
+
+    /// `2026-11-30`, the day in the calendar's zone.
+    static func dayStamp(_ day: Date, _ calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: day)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.year!)-\(two(parts.month!))-\(two(parts.day!))"
+    }
+
+    /// A meal type as part of a UID: lowercase letters, digits and `-`.
+    static func slug(_ type: String) -> String {
+        let kept = type.lowercased().unicodeScalars.map { ("a"..."z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "-" }
+        return kept.isEmpty ? "meal" : String(kept)
+    }
+}
+
+/// `HH:MM` (24-hour), as meal times are set.
+public struct TimeOfDay: Sendable, Equatable {
+    public var hour: Int
+    public var minute: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
+              let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+}

@@ -1,0 +1,29 @@
+import BradOSCore
+import BradOSTerminal
+import Foundation
+
+/// `sync --watch --notify`: the nutrition plan's targets changed, and by how much.
+extension NutritionPlugin: Notifies {
+    public var notifyDescription: String { "a nutrition plan whose targets changed (by how much, with notify.detail full)" }
+
+    /// The mark is the cached plan's targets (as JSON); other targets cached since are news.
+    public func news(_ env: AppEnvironment, since mark: String?) throws -> NewsReport {
+        guard let targets = try NutritionRepository.live(env).currentPlan.stored()?.value.data.targets else {
+            return NewsReport(news: [], mark: mark ?? "none")
+        }
+        let now = String(decoding: try JSONCoding.encode(targets), as: UTF8.self)
+        guard let mark, mark != now, let before = try? JSONCoding.decode(Targets.self, from: Data(mark.utf8)) else {
+            return NewsReport(news: [], mark: now)
+        }
+        func moved(_ name: String, _ from: Int, _ to: Int, _ unit: String) -> String? {
+            from == to ? nil : "\(name) \(from) → \(to) \(unit) (\(to > from ? "+" : "−")\(abs(to - from)))"
+        }
+        let changes = [moved("Calories", before.calorieTarget, targets.calorieTarget, "kcal"),
+                       moved("protein", before.proteinTarget, targets.proteinTarget, "g"),
+                       moved("water", before.waterTarget, targets.waterTarget, "ml")].compactMap { $0 }
+        let detail = (changes.isEmpty ? "New targets: \(targets.calorieTarget) kcal, \(targets.proteinTarget) g protein" : changes.joined(separator: ", "))
+            + " · brados plan show"
+        return NewsReport(news: [News(domain: name, thread: "plan", headline: "Your nutrition plan changed", headlineMany: "Your nutrition plan changed %d times",
+                                      detail: detail, category: "x-brados.plan", icon: "dialog-information")], mark: now)
+    }
+}

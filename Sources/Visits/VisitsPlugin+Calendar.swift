@@ -1,0 +1,27 @@
+import BradOSCore
+import Foundation
+
+/// `brados calendar`: each cached visit, from its time for its duration.
+extension VisitsPlugin: AddsToCalendar {
+    public var calendarDescription: String { "each cached visit, from its time for its duration, with its place and notes" }
+
+    /// The cached visits overlapping `range` (never the network; the list as last fetched).
+    /// Each visit's UID is its id: an edited visit updates its event.
+    public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution {
+        let cache = VisitsCache.live(in: env.profile, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger)
+        guard let entry = cache.load() else { return .nothingCached(fill: "brados visits list") }
+        let events = entry.visits.compactMap { visit -> CalendarEvent? in
+            let end = visit.visitedAt.addingTimeInterval(TimeInterval(max(visit.durationMinutes, 0) * 60))
+            // A visit of no duration is an instant: it is in the range when its time is.
+            guard end > range.lowerBound || (end == visit.visitedAt && visit.visitedAt >= range.lowerBound), visit.visitedAt < range.upperBound else {
+                return nil
+            }
+            var description = visit.notes.map { $0 + "\n" } ?? ""
+            description += "\(visit.durationMinutes) min · brados visits show \(visit.id)"
+            return CalendarEvent(uid: "visits-\(visit.id)@brados", start: visit.visitedAt, end: end, summary: visit.place,
+                                 description: description, location: visit.address ?? visit.place,
+                                 changedAt: visit.createdAt ?? visit.visitedAt)
+        }
+        return CalendarContribution(events: events, savedAt: entry.savedAt)
+    }
+}
