@@ -5,13 +5,16 @@ import Foundation
 extension MealPlanPlugin: Notifies {
     public var notifyDescription: String { "a meal plan newly finalized" }
 
-    /// The mark is the cached plan's id (`none` when nothing is cached); a different plan
-    /// cached since is news. A plan cached where there was none is news too, unless the watch
-    /// just started.
+    /// The mark is the cached plan's id (`none` when nothing is cached) and when the watch
+    /// started; another plan cached since is news when it was finalized after that (the
+    /// watch's first fetch of a plan finalized last week is not).
     public func news(_ env: AppEnvironment, since mark: String?) throws -> NewsReport {
         let cached = MealPlanCache(directory: env.profile.cacheDirectory(for: name), logger: env.logger).cached()?.session
-        let now = cached?.id ?? "none"
-        guard let mark, let session = cached, mark != now else { return NewsReport(news: [], mark: now) }
+        let parts = mark?.split(separator: " ", maxSplits: 1).map(String.init)
+        let since = parts.flatMap { $0.count == 2 ? Double($0[1]) : nil } ?? env.now().timeIntervalSince1970
+        let now = "\(cached?.id ?? "none") \(since)"
+        guard let parts, let session = cached, parts[0] != session.id,
+              (session.finalizedAt ?? session.createdAt).timeIntervalSince1970 >= since else { return NewsReport(news: [], mark: now) }
         let average = session.dailyAverage
         let detail = "\(session.days.count) days, about \(average.calories) kcal and \(average.protein) g protein a day · brados mealplan show"
         return NewsReport(news: [News(domain: name, thread: "plan", headline: "New meal plan finalized", headlineMany: "%d new meal plans finalized",
