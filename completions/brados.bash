@@ -204,13 +204,13 @@ _brados() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    today|search|auth|config|cache|keys|plugins|sync|doctor|exit-codes|completion|version|mealplan|visits|library|coach|plan|help)
+    today|search|calendar|auth|config|cache|keys|plugins|sync|doctor|exit-codes|completion|version|mealplan|visits|library|coach|plan|help)
         # Offer subcommand argument completions
         "_brados_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'today search auth config cache keys plugins sync doctor exit-codes completion version mealplan visits library coach plan help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'today search calendar auth config cache keys plugins sync doctor exit-codes completion version mealplan visits library coach plan help' -- "${cur}"))
         ;;
     esac
 }
@@ -264,6 +264,47 @@ _brados_search() {
         ;;
     '--profile')
         __brados_add_custom_completions ---completion search -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--credentials-store')
+        __brados_add_completions -W 'auto'$'\n''keyring'$'\n''file'
+        return
+        ;;
+    '--log-format')
+        __brados_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_brados_calendar() {
+    repeating_flags=()
+    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--domains --from --to --output -o --profile --server --credentials-store --log-format)
+    __brados_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--domains')
+        __brados_add_custom_completions ---completion calendar -- --domains "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
+    '--from')
+        return
+        ;;
+    '--to')
+        return
+        ;;
+    '--output'|'-o')
+        __brados_add_completions -o plusdirs -fX '!*.@(ics)'
+        return
+        ;;
+    '--profile')
+        __brados_add_custom_completions ---completion calendar -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
     '--server')
@@ -1035,7 +1076,7 @@ _brados_plugins_list() {
 
 _brados_sync() {
     repeating_flags=()
-    non_repeating_flags=(--watch --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--watch --notify --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--domains --profile --server --credentials-store --log-format)
     __brados_offer_flags_options -1

@@ -5,7 +5,7 @@ import Foundation
 
 /// `sync --watch --notify`: each message from the assistant that reached the cache.
 extension CoachPlugin: Notifies {
-    public var notifyDescription: String { "a new message from the assistant (one notification a conversation)" }
+    public var notifyDescription: String { "a message from the assistant" }
 
     /// Messages from the assistant whose row is newer than `mark` (the highest message row id
     /// the watch saw; an upsert keeps a message's row, so an edit is not news).

@@ -19,7 +19,7 @@ extension MealPlanPlugin: AddsToCalendar {
         } + [Self.mealLengthSetting.configKey]
     }
 
-    public var calendarDescription: String { "the cached plan's meals at their times (mealplan.time.*), from the week it was finalized on" }
+    public var calendarDescription: String { "the cached plan's meals, each at its mealplan.time.*" }
 
     /// The plan repeats weekly from the Monday of the week it was finalized in (as `today`
     /// reads it) until a new one replaces it. Each meal's UID is its date and type, not the

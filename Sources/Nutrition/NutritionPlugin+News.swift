@@ -4,7 +4,7 @@ import Foundation
 
 /// `sync --watch --notify`: the nutrition plan's targets changed, and by how much.
 extension NutritionPlugin: Notifies {
-    public var notifyDescription: String { "a nutrition plan whose targets changed (by how much, with notify.detail full)" }
+    public var notifyDescription: String { "a change of the nutrition plan's targets (by how much)" }
 
     /// The mark is the cached plan's targets (as JSON); other targets cached since are news.
     public func news(_ env: AppEnvironment, since mark: String?) throws -> NewsReport {

@@ -3,7 +3,7 @@ import Foundation
 
 /// `brados calendar`: each cached visit, from its time for its duration.
 extension VisitsPlugin: AddsToCalendar {
-    public var calendarDescription: String { "each cached visit, from its time for its duration, with its place and notes" }
+    public var calendarDescription: String { "each cached visit, its place, address and notes" }
 
     /// The cached visits overlapping `range` (never the network; the list as last fetched).
     /// Each visit's UID is its id: an edited visit updates its event.

@@ -25,7 +25,7 @@ struct JSONContractEndToEndTests {
         ("plan-show", ["plan", "show"]),
         ("mealplan-show", ["mealplan", "show"]), ("mealplan-today", ["mealplan", "today"]),
         ("visits-list", ["visits", "list"]), ("library-albums", ["library", "albums", "--limit", "3"]),
-        ("today", ["today"]), ("search", ["search", "protein"]),
+        ("today", ["today"]), ("search", ["search", "protein"]), ("calendar", ["calendar"]),
         ("auth-status", ["auth", "status"]), ("auth-switch", ["auth", "switch", "default"]),
         ("cache-stats", ["cache", "stats"]), ("plugins-list", ["plugins", "list"]), ("config-list", ["config", "list"]),
         ("mealplan-status", ["mealplan", "status"]), ("coach-conversations", ["coach", "conversations"]), ("plan-history", ["plan", "history"]),

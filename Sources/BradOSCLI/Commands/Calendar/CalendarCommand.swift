@@ -26,12 +26,12 @@ public struct CalendarCommand: EnvironmentCommand {
             "Reads the caches only (it works --offline) and says on stderr how old each domain's copy is; `brados sync` fills them.",
             "By default: everything cached, meals through 14 days from today. --from and --to take \(DateInput.shapes); --to is not included.",
             "Each item keeps its UID on every export (a meal by its day and type, a visit by its id), and a changed one gets the next SEQUENCE, so a calendar updates the event instead of adding a second. Times are UTC.",
-            "To subscribe: set calendar.file, and `brados sync` (and `sync --watch`, on each change) keeps that file current, written whole each time. docs/calendar.md says how GNOME Calendar, Evolution, Thunderbird and khal read it.",
+            "To subscribe: set calendar.file, and `brados sync` (and `sync --watch`, on each change) keeps that file current, written whole, only when it changed. docs/calendar.md says how GNOME Calendar, Evolution, Thunderbird and khal read it.",
             "--json prints the events and each domain's age instead of the .ics (with -o, the .ics still goes to the file).",
             "Examples:",
             "  brados calendar -o ~/meals-and-visits.ics",
             "  brados calendar --domains mealplan --from 2026-11-30 --to 2026-12-07",
-            "  brados config set calendar.file ~/.local/share/brados/brados.ics && brados sync",
+            "  brados config set calendar.file ~/.local/share/brados/brados.ics",
         ]
         return lines.joined(separator: "\n")
     }

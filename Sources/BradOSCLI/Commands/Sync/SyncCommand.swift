@@ -42,9 +42,9 @@ public struct SyncCommand: EnvironmentCommand {
         let notifying = plugins.compactMap { $0 as? any Notifies }
         if !notifying.isEmpty {
             let width = notifying.map(\.name.count).max() ?? 0
-            lines.append("What --watch --notify tells of (a desktop notification; notify.detail = full, summary or none says how much it shows):")
+            lines.append("What --watch --notify tells of on the desktop (notify.detail: full, summary or none):")
             for plugin in notifying { lines.append("  " + padded(plugin.name, width) + "  " + plugin.notifyDescription) }
-            lines.append("A burst is one notification (\"50 new messages\"), at most one every 5 seconds a domain, replacing its own earlier one; with no desktop session, one notice and the watch goes on.")
+            lines.append("A burst is one notification (\"50 new messages\"), one a domain every 5 s at most, replacing its own; with no desktop session: one notice, and the watch goes on (docs/calendar.md).")
         }
         let live = plugins.compactMap { $0 as? any FollowsLive }
         if !live.isEmpty {
