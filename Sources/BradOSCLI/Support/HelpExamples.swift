@@ -27,3 +27,13 @@ public enum HelpExamples {
     /// A service with its own accounts (`--service NAME`), if any plugin declares one.
     public static var dedicatedService: String? { ServiceDescription.all(Composition.current.plugins).first { $0.account != nil }?.service.rawValue }
 }
+
+extension HelpExamples {
+    /// Help lines of two columns, the first padded to the widest (`  coach     a message …`):
+    /// what each domain does for a command. Plain Swift, not NSString's padding: help texts are
+    /// made while parsing (bench/RESULTS.md).
+    static func columns(_ rows: [(name: String, text: String)], indent: String = "  ") -> [String] {
+        let width = rows.map(\.name.count).max() ?? 0
+        return rows.map { indent + $0.name + String(repeating: " ", count: width - $0.name.count) + "  " + $0.text }
+    }
+}

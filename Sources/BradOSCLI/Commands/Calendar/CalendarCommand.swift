@@ -16,11 +16,8 @@ public struct CalendarCommand: EnvironmentCommand {
         var lines: [String] = []
         let adding = plugins.compactMap { $0 as? any AddsToCalendar }
         if !adding.isEmpty {
-            let width = adding.map(\.name.count).max() ?? 0
             lines.append("What each domain puts in the calendar:")
-            for plugin in adding {
-                lines.append("  " + plugin.name + String(repeating: " ", count: width - plugin.name.count) + "  " + plugin.calendarDescription)
-            }
+            lines += HelpExamples.columns(adding.map { ($0.name, $0.calendarDescription) })
         }
         lines += [
             "Reads the caches only (it works --offline) and says on stderr how old each domain's copy is; `brados sync` fills them.",

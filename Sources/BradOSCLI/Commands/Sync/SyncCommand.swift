@@ -17,23 +17,16 @@ public struct SyncCommand: EnvironmentCommand {
 
     /// The help text: what each domain does, and the flags domains add.
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
-        // Plain Swift, not NSString's padding: this runs for every command (the parser reads
-        // every configuration), and bridging costs start-up time (bench/RESULTS.md).
-        func padded(_ text: String, _ width: Int) -> String {
-            text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
-        }
         var lines: [String] = []
         let described = plugins.compactMap { $0 as? any Syncs }
         if !described.isEmpty {
-            let width = described.map(\.name.count).max() ?? 0
             lines.append("What each domain does:")
-            for plugin in described { lines.append("  " + padded(plugin.name, width) + "  " + plugin.syncDescription) }
+            lines += HelpExamples.columns(described.map { ($0.name, $0.syncDescription) })
         }
-        let flags: [SyncFlag] = plugins.compactMap { $0 as? any Syncs }.flatMap(\.syncFlags)
+        let flags: [SyncFlag] = described.flatMap(\.syncFlags)
         if !flags.isEmpty {
-            let width = flags.map(\.name.count).max() ?? 0
             lines.append("Flags the domains add:")
-            for flag in flags { lines.append("  --" + padded(flag.name, width) + "  " + flag.help) }
+            lines += HelpExamples.columns(flags.map { ("--" + $0.name, $0.help) })
         }
         lines.append("Prints nothing when everything worked (use --verbose or --json to see what it did); each failure is reported on stderr and the exit code is the first failure's.")
         lines.append("A domain whose service this profile never signed in to is skipped, not failed (--verbose and --json say so); an expired or revoked session fails (exit 4).")
@@ -41,16 +34,14 @@ public struct SyncCommand: EnvironmentCommand {
         lines.append("With calendar.file set, sync (and --watch, on each change) keeps that .ics current (`brados calendar --help`).")
         let notifying = plugins.compactMap { $0 as? any Notifies }
         if !notifying.isEmpty {
-            let width = notifying.map(\.name.count).max() ?? 0
             lines.append("What --watch --notify tells of on the desktop (notify.detail: full, summary or none):")
-            for plugin in notifying { lines.append("  " + padded(plugin.name, width) + "  " + plugin.notifyDescription) }
+            lines += HelpExamples.columns(notifying.map { ($0.name, $0.notifyDescription) })
             lines.append("A burst is one notification (\"50 new messages\"), one a domain every 5 s at most, replacing its own; with no desktop session: one notice, and the watch goes on (docs/calendar.md).")
         }
         let live = plugins.compactMap { $0 as? any FollowsLive }
         if !live.isEmpty {
-            let width = live.map(\.name.count).max() ?? 0
             lines.append("What each domain follows with --watch:")
-            for plugin in live { lines.append("  " + padded(plugin.name, width) + "  " + plugin.watchDescription) }
+            lines += HelpExamples.columns(live.map { ($0.name, $0.watchDescription) })
         }
         lines.append("Example: systemctl --user enable --now brados-sync.timer   (installed by the package and make install: every 30 minutes)")
         lines.append("Example: systemctl --user enable --now brados-watch.service   (sync --watch, instead of the timer)")

@@ -118,7 +118,8 @@ final class NewsCheck: Sendable {
 
     /// What is cached when the watch starts is the mark, not news.
     func baseline() {
-        do { mark.withLock { $0 = try? plugin.news(env, since: nil).mark } }
+        let now = try? plugin.news(env, since: nil).mark
+        mark.withLock { $0 = now }
     }
 
     /// Something of the domain changed.
