@@ -349,7 +349,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BradOSCalendarTests",
-            dependencies: ["BradOSCalendar", "BradOSCore"]
+            dependencies: ["BradOSCalendar", "BradOSCore", "BradOSStorage", "TestSupport"]
         ),
         .testTarget(
             name: "BradOSNotificationsTests",

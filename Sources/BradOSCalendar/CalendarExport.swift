@@ -81,49 +81,80 @@ public struct CalendarExport: Sendable {
 /// The SEQUENCE and LAST-MODIFIED of each event brados has exported: an event whose content
 /// changed since the last export gets the next SEQUENCE and a new LAST-MODIFIED, so calendars
 /// take it as an update of the same UID (RFC 5545 §3.8.7.4). Kept in the profile's cache
-/// (`calendar/revisions.json`); without it the numbering starts again at 0, which calendars
-/// that match by UID still take.
+/// (`calendar/revisions.tsv`: a line an event, UID, content hash, SEQUENCE, change time, end,
+/// read and written without a JSON coder: it is read on every export); without it the
+/// numbering starts again at 0, which calendars that match by UID still take. An event that
+/// ended over a year ago and is no longer exported is forgotten.
 public struct CalendarRevisions: Sendable {
-    struct Revision: Codable, Sendable, Equatable {
+    struct Revision: Equatable {
         var hash: UInt64
         var sequence: Int
-        var changedAt: Date
+        var changedAt: Double
+        var end: Double
     }
 
-    struct Ledger: VersionedDocument, Equatable {
-        static let currentFormatVersion = 1
-        var formatVersion = currentFormatVersion
-        var events: [String: Revision] = [:]
-    }
-
-    let document: VersionedJSONDocument<Ledger>
+    static let header = "brados calendar revisions 1"
+    let url: URL
 
     public init(profile: ProfileScope) {
-        document = VersionedJSONDocument(url: profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
-            .appendingPathComponent("revisions.json"))
+        url = profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true).appendingPathComponent("revisions.tsv")
     }
 
     /// `events` with their sequence and change time; the ledger is saved when one changed (a
     /// failure to save is not the export's: the next export numbers from the old ledger).
     public func number(_ events: [CalendarEvent], now: Date) -> [CalendarEvent] {
-        let old = document.load() ?? Ledger()
+        guard !events.isEmpty else { return events }
+        let old = load()
         var ledger = old
         let numbered = events.map { event in
             var event = event
+            // A UID that would break a line of the ledger is numbered 0, as without one.
+            guard !event.uid.utf8.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 }) else { return event }
             let hash = Self.hash(event)
-            if let kept = old.events[event.uid] {
+            let end = event.end.timeIntervalSince1970
+            if let kept = old[event.uid] {
                 if kept.hash != hash {
-                    ledger.events[event.uid] = Revision(hash: hash, sequence: kept.sequence + 1, changedAt: max(now, kept.changedAt))
+                    ledger[event.uid] = Revision(hash: hash, sequence: kept.sequence + 1, changedAt: max(now.timeIntervalSince1970, kept.changedAt), end: end)
+                } else if kept.end != end {
+                    ledger[event.uid]!.end = end
                 }
             } else {
-                ledger.events[event.uid] = Revision(hash: hash, sequence: 0, changedAt: min(event.changedAt, now))
+                ledger[event.uid] = Revision(hash: hash, sequence: 0, changedAt: min(event.changedAt, now).timeIntervalSince1970, end: end)
             }
-            event.sequence = ledger.events[event.uid]!.sequence
-            event.changedAt = ledger.events[event.uid]!.changedAt
+            event.sequence = ledger[event.uid]!.sequence
+            event.changedAt = Date(timeIntervalSince1970: ledger[event.uid]!.changedAt)
             return event
         }
-        if ledger != old { try? document.save(ledger) }
+        let exported = Set(events.lazy.map(\.uid))
+        let forgotten = now.timeIntervalSince1970 - 366 * 86_400
+        ledger = ledger.filter { exported.contains($0.key) || $0.value.end >= forgotten }
+        if ledger != old { try? save(ledger) }
         return numbered
+    }
+
+    func load() -> [String: Revision] {
+        guard let data = try? AtomicFile.readIfPresent(url) else { return [:] }
+        let lines = data.split(separator: 10, omittingEmptySubsequences: true)
+        guard let first = lines.first, String(decoding: first, as: UTF8.self) == Self.header else { return [:] }
+        var ledger: [String: Revision] = [:]
+        ledger.reserveCapacity(lines.count)
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: 9, omittingEmptySubsequences: false)
+            guard fields.count == 5, let hash = UInt64(String(decoding: fields[1], as: UTF8.self), radix: 16),
+                  let sequence = Int(String(decoding: fields[2], as: UTF8.self)),
+                  let changedAt = Double(String(decoding: fields[3], as: UTF8.self)), let end = Double(String(decoding: fields[4], as: UTF8.self))
+            else { continue }
+            ledger[String(decoding: fields[0], as: UTF8.self)] = Revision(hash: hash, sequence: sequence, changedAt: changedAt, end: end)
+        }
+        return ledger
+    }
+
+    func save(_ ledger: [String: Revision]) throws {
+        var text = Self.header + "\n"
+        for (uid, revision) in ledger.sorted(by: { $0.key < $1.key }) {
+            text += "\(uid)\t\(String(revision.hash, radix: 16))\t\(revision.sequence)\t\(revision.changedAt)\t\(revision.end)\n"
+        }
+        try AtomicFile.write(Data(text.utf8), to: url, durable: false)
     }
 
     /// What a calendar shows of an event.

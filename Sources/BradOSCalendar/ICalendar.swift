@@ -9,67 +9,50 @@ import Foundation
 /// stays text; times are UTC (`…Z`, §3.3.5), which every calendar reads without a VTIMEZONE.
 /// The same events give the same bytes: with no METHOD, an event's DTSTAMP is when its
 /// content last changed (§3.8.7.2), so a file rewritten with nothing new is the file it was.
+/// Written as UTF-8 bytes, escaped and folded in one pass (a thousand visits' notes are text
+/// to copy, not characters to build).
 public enum ICalendar {
     /// The whole document for `events`.
     public static func document(_ events: [CalendarEvent], product: String) -> String {
-        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//brados//\(text(product))//EN", "CALSCALE:GREGORIAN",
-                     "X-WR-CALNAME:brados"]
-        lines.reserveCapacity(events.count * 11 + 6)
+        var writer = Writer()
+        writer.bytes.reserveCapacity(events.count * 400 + 200)
+        writer.line("BEGIN:VCALENDAR")
+        writer.line("VERSION:2.0")
+        writer.property("PRODID", "-//brados//" + product.replacingOccurrences(of: "//", with: "/") + "//EN")
+        writer.line("CALSCALE:GREGORIAN")
+        writer.line("X-WR-CALNAME:brados")
         for event in events {
-            lines += ["BEGIN:VEVENT",
-                      "UID:\(text(event.uid))",
-                      "DTSTAMP:\(time(event.changedAt))",
-                      "LAST-MODIFIED:\(time(event.changedAt))",
-                      "SEQUENCE:\(max(event.sequence, 0))",
-                      "DTSTART:\(time(event.start))",
-                      "DTEND:\(time(event.end))",
-                      "SUMMARY:\(text(event.summary))"]
-            if let description = event.description { lines.append("DESCRIPTION:\(text(description))") }
-            if let location = event.location { lines.append("LOCATION:\(text(location))") }
-            lines.append("END:VEVENT")
+            writer.line("BEGIN:VEVENT")
+            writer.property("UID", event.uid)
+            writer.line("DTSTAMP:" + time(event.changedAt))
+            writer.line("LAST-MODIFIED:" + time(event.changedAt))
+            writer.line("SEQUENCE:\(max(event.sequence, 0))")
+            writer.line("DTSTART:" + time(event.start))
+            writer.line("DTEND:" + time(event.end))
+            writer.property("SUMMARY", event.summary)
+            if let description = event.description { writer.property("DESCRIPTION", description) }
+            if let location = event.location { writer.property("LOCATION", location) }
+            writer.line("END:VEVENT")
         }
-        lines.append("END:VCALENDAR")
-        return lines.map(fold).joined()
+        writer.line("END:VCALENDAR")
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// A TEXT value (§3.3.11): `\\`, `\;`, `\,`, and `\n` for any line break (CRLF, LF or a bare
-    /// CR); other control characters are dropped.
+    /// CR); other control characters (C0, DEL, C1) are dropped.
     public static func text(_ value: String) -> String {
-        var out = ""
-        out.unicodeScalars.reserveCapacity(value.unicodeScalars.count)
-        var previous: Unicode.Scalar?
-        for scalar in value.unicodeScalars {
-            defer { previous = scalar }
-            switch scalar {
-            case "\\": out += "\\\\"
-            case ";": out += "\\;"
-            case ",": out += "\\,"
-            case "\n": if previous != "\r" { out += "\\n" }
-            case "\r": out += "\\n"
-            default:
-                // C0 controls (tab included: it would end nothing, but no calendar needs it), DEL, C1.
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        var writer = Writer()
+        writer.width = .min  // no folding
+        writer.escaped(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// One content line, folded: at most 75 octets a line, continuation lines starting with a
     /// space, never inside a character's UTF-8 sequence; each line ends in CRLF.
     public static func fold(_ line: String) -> String {
-        var out = String.UnicodeScalarView()
-        var width = 0
-        for scalar in line.unicodeScalars {
-            let octets = UTF8.width(scalar)
-            if width + octets > 75 {
-                out.append(contentsOf: "\r\n ".unicodeScalars)
-                width = 1
-            }
-            out.append(scalar)
-            width += octets
-        }
-        return String(out) + "\r\n"
+        var writer = Writer()
+        writer.line(line)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`. The basic form of
@@ -78,5 +61,96 @@ public enum ICalendar {
         let whole = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
         let extended = JSONCoding.string(from: whole)  // 2026-11-29T08:30:00.000Z
         return String(extended.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
+    }
+
+    /// Content lines as bytes, folded as they are written.
+    struct Writer {
+        var bytes: [UInt8] = []
+        /// Octets on the current line so far (`Int.min`: never fold).
+        var width = 0
+
+        /// `NAME:` and `value` as TEXT, then the line's end.
+        mutating func property(_ name: String, _ value: String) {
+            append(name)
+            append(":")
+            escaped(value)
+            end()
+        }
+
+        /// A line whose text needs no escaping (a name and a value brados made).
+        mutating func line(_ text: String) {
+            append(text)
+            end()
+        }
+
+        mutating func end() {
+            bytes.append(13)
+            bytes.append(10)
+            if width != .min { width = 0 }
+        }
+
+        mutating func append(_ text: String) {
+            var text = text
+            text.withUTF8 { for (index, byte) in $0.enumerated() { put(byte, starts: Self.starts(byte), width: Self.width($0, at: index)) } }
+        }
+
+        /// One octet; at the start of a character, a fold first when the character would pass 75 octets.
+        @inline(__always)
+        mutating func put(_ byte: UInt8, starts: Bool, width characterWidth: Int) {
+            if starts, width != .min, width + characterWidth > 75 {
+                bytes.append(13)
+                bytes.append(10)
+                bytes.append(32)
+                width = 1
+            }
+            bytes.append(byte)
+            if width != .min { width += 1 }
+        }
+
+        /// `value` escaped as TEXT, folded.
+        mutating func escaped(_ value: String) {
+            var value = value
+            value.withUTF8 { utf8 in
+                var index = 0
+                let count = utf8.count
+                while index < count {
+                    let byte = utf8[index]
+                    switch byte {
+                    case UInt8(ascii: "\\"), UInt8(ascii: ";"), UInt8(ascii: ","):
+                        put(UInt8(ascii: "\\"), starts: true, width: 2)
+                        put(byte, starts: false, width: 0)
+                    case 13, 10:
+                        put(UInt8(ascii: "\\"), starts: true, width: 2)
+                        put(UInt8(ascii: "n"), starts: false, width: 0)
+                        if byte == 13, index + 1 < count, utf8[index + 1] == 10 { index += 1 }  // CRLF is one break
+                    case 0..<32, 127:
+                        break  // other C0 controls and DEL never reach the file
+                    case 0xC2 where index + 1 < count && (0x80...0x9F).contains(utf8[index + 1]):
+                        index += 1  // a C1 control (U+0080–U+009F)
+                    default:
+                        let characterWidth = Self.width(utf8, at: index)
+                        for offset in 0..<characterWidth where index + offset < count {
+                            put(utf8[index + offset], starts: offset == 0, width: characterWidth)
+                        }
+                        index += characterWidth
+                        continue
+                    }
+                    index += 1
+                }
+            }
+        }
+
+        static func starts(_ byte: UInt8) -> Bool { byte & 0xC0 != 0x80 }
+
+        /// The octets of the UTF-8 character that starts at `index` (1 for a continuation octet).
+        static func width(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+            let byte = utf8[index]
+            switch byte {
+            case 0xF0...: return 4
+            case 0xE0...: return 3
+            case 0xC0...: return 2
+            default: return 1
+            }
+        }
     }
 }

@@ -27,6 +27,17 @@ public final class SessionBusNotifications: NotificationSending {
 
     public init(environment: [String: String]) { self.environment = environment }
 
+    /// The notification service's name and version (`GetServerInformation`), for `brados doctor`.
+    /// - Throws: ``NotificationError``.
+    public func serverName() throws -> String {
+        try connection.withLock { bus in
+            if bus == nil { bus = try SessionBus(address: try SessionBus.address(environment: environment)) }
+            let reply = try bus!.call(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                                      interface: "org.freedesktop.Notifications", member: "GetServerInformation", signature: "", body: [])
+            return reply.string ?? "unnamed"
+        }
+    }
+
     public func send(_ notification: DesktopNotification) throws -> UInt32 {
         try connection.withLock { bus in
             if bus == nil { bus = try SessionBus(address: try SessionBus.address(environment: environment)) }
