@@ -157,10 +157,16 @@ public struct CalendarRevisions: Sendable {
         try AtomicFile.write(Data(text.utf8), to: url, durable: false)
     }
 
-    /// What a calendar shows of an event.
+    /// What a calendar shows of an event: its times and texts, each text ended by a 0x1F.
     static func hash(_ event: CalendarEvent) -> UInt64 {
-        var text = "\(event.start.timeIntervalSince1970)\u{1F}\(event.end.timeIntervalSince1970)\u{1F}\(event.summary)"
-        text += "\u{1F}\(event.description ?? "")\u{1F}\(event.location ?? "")"
-        return XXH64.hash(Data(text.utf8))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + event.summary.utf8.count + (event.description?.utf8.count ?? 0) + (event.location?.utf8.count ?? 0))
+        withUnsafeBytes(of: event.start.timeIntervalSince1970.bitPattern.littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: event.end.timeIntervalSince1970.bitPattern.littleEndian) { bytes += $0 }
+        for text in [event.summary, event.description ?? "", event.location ?? ""] {
+            bytes += text.utf8
+            bytes.append(0x1F)
+        }
+        return bytes.withUnsafeBytes { XXH64.hash($0) }
     }
 }

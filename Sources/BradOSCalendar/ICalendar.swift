@@ -91,7 +91,16 @@ public enum ICalendar {
 
         mutating func append(_ text: String) {
             var text = text
-            text.withUTF8 { for (index, byte) in $0.enumerated() { put(byte, starts: Self.starts(byte), width: Self.width($0, at: index)) } }
+            text.withUTF8 { utf8 in
+                var index = 0
+                while index < utf8.count {
+                    let characterWidth = Self.width(utf8, at: index)
+                    for offset in 0..<characterWidth where index + offset < utf8.count {
+                        put(utf8[index + offset], starts: offset == 0, width: characterWidth)
+                    }
+                    index += characterWidth
+                }
+            }
         }
 
         /// One octet; at the start of a character, a fold first when the character would pass 75 octets.
@@ -125,7 +134,7 @@ public enum ICalendar {
                         if byte == 13, index + 1 < count, utf8[index + 1] == 10 { index += 1 }  // CRLF is one break
                     case 0..<32, 127:
                         break  // other C0 controls and DEL never reach the file
-                    case 0xC2 where index + 1 < count && (0x80...0x9F).contains(utf8[index + 1]):
+                    case 0xC2 where index + 1 < count && utf8[index + 1] >= 0x80 && utf8[index + 1] <= 0x9F:
                         index += 1  // a C1 control (U+0080–U+009F)
                     default:
                         let characterWidth = Self.width(utf8, at: index)
@@ -139,8 +148,6 @@ public enum ICalendar {
                 }
             }
         }
-
-        static func starts(_ byte: UInt8) -> Bool { byte & 0xC0 != 0x80 }
 
         /// The octets of the UTF-8 character that starts at `index` (1 for a continuation octet).
         static func width(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
