@@ -27,6 +27,8 @@ Cases (script: workload vs peer, goal):
   time_to_prompt       issue 53: every read with a cached copy due a refresh, server at 0 ms, 2 s, 30 s and frozen (SIGSTOP), through a
                        pipe and a terminal vs the same read --offline: <= 1.5x
   plan_flow            spec 004: the plan's disk-cache hit (< 10 ms) and generate-and-show flows (< 2 s) vs warm `mealplan show`
+  calendar_notify      issue 57: `calendar` of a week and of everything cached with 1,000 cached visits vs warm `mealplan show`: <= 1.5x,
+                       0 requests; `sync --watch --notify` from a coach message's arrival to its desktop notification: p95 <= 250 ms
 """
 import argparse
 import datetime
@@ -38,7 +40,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = ["mealplan_warm_read", "visits_first_output", "artwork_lru", "coach_upsert", "cache_archive", "startup", "scale", "today", "search",
-         "covers", "plan_flow", "follow", "time_to_prompt"]
+         "covers", "plan_flow", "follow", "time_to_prompt", "calendar_notify"]
 # Small workloads for the smoke run: it checks the harness works, its numbers mean nothing.
 SMOKE = {
     "mealplan_warm_read": ["--runs", "3", "--warmup", "1", "--latency-ms", "20"],
@@ -53,6 +55,7 @@ SMOKE = {
     "plan_flow": ["--runs", "3", "--warmup", "1", "--cache-reads", "20"],
     "follow": ["--rounds", "5", "--idle", "2", "--runs", "1"],
     "time_to_prompt": ["--runs", "1", "--warmup", "0"],
+    "calendar_notify": ["--runs", "3", "--warmup", "1", "--visits", "200", "--rounds", "2"],
 }
 
 

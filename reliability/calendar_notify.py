@@ -9,8 +9,9 @@ reference server binds carries one), DEL, the C1 controls (U+0085 among them), U
 U+2029, combining characters, RTL marks, emoji, characters across the 75-octet folds, 2,000
 characters of notes (the server's limit), a 100 KB address and one 100 KB character (a base
 and 50,000 combining marks), added by `brados visits add`; 100 KB notes and a 100 KB place,
-past the API's limits, written by the admin SQL route; three meals of the meal plan renamed
-alike; and --visits more from a seeded random generator (every 4th by SQL, longer). Then
+past the API's limits, written by the admin SQL route; two recipes of the meal plan and a
+third meal's ingredients alike; and --visits more from a seeded random generator (every 4th
+by SQL, longer). Then
 `brados visits list --refresh`, `brados mealplan show` and `brados calendar -o FILE --json`,
 and FILE is read here without a calendar library:
 - one BEGIN:VCALENDAR and one END:VCALENDAR, first and last; VEVENTs inside, never nested,
@@ -37,13 +38,15 @@ service (each Notify call logged), a profile signed in to both services with
 (Realtime). --flood assistant messages within one second across those conversations (batches
 of 50, alternately through the admin SQL route and the server's SQLite file), then, once the
 domain's window has passed, one more in the first conversation. Checks:
-- the watch alive all along, exit 143 on SIGTERM, no crash and no notice on stderr;
+- the watch (--verbose: its reconnects are counted) alive all along, exit 143 on SIGTERM, no
+  crash and no notice on stderr;
 - every message in the cache with its text (`coach show ID --offline --json`);
 - at most --max-notifications Notify calls for the flood, at least 5 s apart (one a domain a
   window), each "New message from your coach" or "N new messages from your coach";
 - the notifications left on screen (each id's last call: a call with replaces_id takes its
-  place) count every message told, after the flood and after the one more; the last one
-  names the newest message;
+  place) count every message told, after the flood and after the one more; the flood's last
+  names the newest message (after a reconnect: the newest of a conversation), the one more's
+  names it;
 - no session bus (DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent) and a bus with no
   notification service: the same flood and one more give exactly one notice line on stderr
   ("sync --watch --notify: ..."), the watch alive and every message cached.
@@ -348,10 +351,10 @@ class Calendar:
 
     def add(self, what, place, notes, address, by, at):
         if by == "cli":
-            args = ["visits", "add", "--json", f"--place={place}", f"--at={time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(at))}",
+            args = ["visits", "add", "--json", *option("place", place), f"--at={time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(at))}",
                     f"--duration={self.rng.randint(1, 1440)}"]
-            args += [f"--notes={notes}"] if notes is not None else []
-            args += [f"--address={address}"] if address is not None else []
+            args += option("notes", notes) if notes is not None else []
+            args += option("address", address) if address is not None else []
             result = self.profile.run(*args)
             if result.returncode != 0:
                 self.tally.fail(f"`visits add` of {what}: exit {result.returncode}: {result.stderr.strip()[:300]!r}")
@@ -366,7 +369,7 @@ class Calendar:
             self.kinds["by SQL"] += 1
 
     def hostile_meals(self):
-        """Three meals of the demo plan renamed with hostile text (before it is cached)."""
+        """Two recipes of the demo plan and a third meal's ingredients hostile (before it is cached)."""
         self.recipes = ["END:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:meal\r\nDTSTART:19700101T000000Z",
                         C0 + C1 + "\u2028;,\\" + "\U0001F600" * 30 + "\u0301" * 5]
         ingredients = json.dumps(["a,b;c", "END:VEVENT\r\n", "\u0085\x7f\\", "\U0001F600" * 40])
@@ -589,6 +592,18 @@ class Calendar:
             tally.ok()
 
 
+def read_text(path):
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+def option(name, value):
+    """`--name value`; `--name=value` for a value that starts with a dash. Not always the
+    latter: a value that starts with a combining mark or a joiner makes `=` and it one
+    character, and the option is not recognized."""
+    return [f"--{name}={value}"] if value.startswith("-") else [f"--{name}", value]
+
+
 def difference(got, expected):
     """Where two texts part, briefly."""
     if got is None or expected is None:
@@ -744,16 +759,18 @@ class Flood:
         tally = self.tally
         folder = tempfile.mkdtemp(prefix="watch-", dir=self.outside)
         errors = open(os.path.join(folder, "stderr"), "w+")
-        process = subprocess.Popen([self.profile.binaries.brados, "sync", "--watch", "--notify"],
+        process = subprocess.Popen([self.profile.binaries.brados, "sync", "--watch", "--notify", "--verbose"],
                                    env=dict(self.profile.env, DBUS_SESSION_BUS_ADDRESS=bus_address, BRADOS_REALTIME_HEARTBEAT="1"),
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
         figures = {}
         alive = False
         try:
+            # Joined, and caught up: a flood during the first catch-up would reach the cache
+            # conversation by conversation, not in the order it was written.
             deadline = time.monotonic() + 30
-            while self.channels() < 1:
+            while self.channels() < 1 or "coach.watch: caught up" not in read_text(errors.name):
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"{name}: the watch did not join its channel in 30 s (exit {process.poll()})")
+                    raise RuntimeError(f"{name}: the watch did not join its channel and catch up in 30 s (exit {process.poll()})")
                 time.sleep(0.05)
             self.number += 1
             started = time.monotonic()
@@ -779,7 +796,8 @@ class Flood:
                 while len(bus.calls()) == len(flood_calls) and time.monotonic() < deadline:
                     time.sleep(0.1)
                 time.sleep(1)
-                self.check_calls(name, bus.calls(), len(flood_calls), messages, later, figures)
+                reconnected = "coach.watch: following paused" in read_text(errors.name)
+                self.check_calls(name, bus.calls(), len(flood_calls), messages, later, figures, reconnected)
             alive = process.poll() is None
         finally:
             if process.poll() is None:
@@ -810,9 +828,11 @@ class Flood:
             tally.fail(f"{name}: {len(notices)} notices, expected one saying {expected!r}: {notices[:3]}")
         else:
             tally.ok()
-        others = [line for line in stderr.splitlines() if line not in notices and line != "brados: interrupted"]
-        if others:
-            figures["other stderr lines"] = others[:3]
+        paused = [line for line in stderr.splitlines() if "coach.watch: following paused" in line]
+        figures["reconnects"] = len(paused)
+        figures["catch-ups"] = sum("coach.watch: caught up" in line for line in stderr.splitlines())
+        if paused:
+            figures["first reconnect"] = paused[0].split("coach.watch: ", 1)[1][:160]
         deadline = time.monotonic() + 10
         while self.channels() > 0 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -829,7 +849,7 @@ class Flood:
                 quiet_since, count = time.monotonic(), now
         return bus.calls()
 
-    def check_calls(self, name, calls, flood_count, messages, later, figures):
+    def check_calls(self, name, calls, flood_count, messages, later, figures, reconnected):
         tally = self.tally
         flood_calls = calls[:flood_count]
         figures["Notify calls for the flood"] = len(flood_calls)
@@ -846,24 +866,27 @@ class Flood:
         wrong = [call for call in calls if call[1] != "brados" or told(call[3]) is None or '"category": "im.received"' not in call[5]]
         if wrong:
             problems.append(f"calls that are not the coach's: {wrong[:2]}")
-        if flood_calls and not flood_calls[-1][4].endswith("\n" + messages[-1][2]):
-            problems.append(f"the flood's last notification names {flood_calls[-1][4].splitlines()[-1:]}, not the newest message "
-                            f"{messages[-1][2]!r}")
+        # The newest message it tells of: the flood's last; after a reconnect, the newest of a
+        # conversation (the catch-up takes what was missed conversation by conversation).
+        newest = {conversation: text for _, conversation, text in messages} if reconnected else {None: messages[-1][2]}
+        if flood_calls:
+            figures["the flood's last notification names"] = flood_calls[-1][4].splitlines()[-1:]
+            if not any(flood_calls[-1][4].endswith("\n" + text) for text in newest.values()):
+                problems.append(f"the flood's last notification names {flood_calls[-1][4].splitlines()[-1:]}, not the newest "
+                                f"message of a conversation {sorted(newest.values())}")
         total, shown = on_screen(flood_calls)
         figures["the flood's notifications on screen count"] = f"{total} in {shown} notifications"
         if total < len(messages):
-            problems.append(f"after the flood, the notifications on screen count {total} of {len(messages)} messages")
+            problems.append(f"after the flood, the notifications on screen count {total} of {len(messages)} messages: "
+                            f"{replacements(flood_calls)}")
         if len(calls) != flood_count + 1:
             problems.append(f"{len(calls) - flood_count} notifications for the one message after the flood")
         else:
             total, shown = on_screen(calls)
             figures["on screen after the one more"] = f"{total} in {shown} notifications"
             if total < len(messages) + 1:
-                last = calls[-1]
-                replaced = next((call for call in reversed(flood_calls) if on_screen_id(flood_calls, call) == last[2]), None)
                 problems.append(f"after one more message, the notifications on screen count {total} of {len(messages) + 1}: "
-                                f"{last[3]!r} (replaces_id {last[2]}) took the place of "
-                                f"{replaced[3] if replaced else 'nothing'!r}")
+                                f"{replacements(calls)[len(replacements(flood_calls)):]}")
             if not calls[-1][4].endswith("\n" + later[0][2]):
                 problems.append(f"the last notification does not name the last message: {calls[-1][4][-60:]!r}")
         if problems:
@@ -873,17 +896,18 @@ class Flood:
             tally.ok()
 
 
-def on_screen_id(calls, wanted):
-    """The id the service gave `wanted` (one of `calls`)."""
+def replacements(calls):
+    """Each call that took another's place (replaces_id), as `'new' replaced 'old'`."""
+    shown, said = {}, []
     next_id = 1
-    for call in calls:
-        if call[2]:
-            identifier = call[2]
+    for _, _, replaces, summary, _, _ in calls:
+        if replaces:
+            said.append(f"{summary!r} replaced {shown.get(replaces, '(unknown)')!r}")
+            identifier = replaces
         else:
             identifier, next_id = next_id, next_id + 1
-        if call is wanted:
-            return identifier
-    return None
+        shown[identifier] = summary
+    return said
 
 
 def main():
