@@ -89,11 +89,12 @@ public struct CalendarRevisions: Sendable {
     struct Revision: Equatable {
         var hash: UInt64
         var sequence: Int
-        var changedAt: Double
-        var end: Double
+        /// Seconds since 1970, as LAST-MODIFIED and the event's end are written (to the second).
+        var changedAt: Int
+        var end: Int
     }
 
-    static let header = "brados calendar revisions 1"
+    static let header = "brados calendar revisions 2"
     let url: URL
 
     public init(profile: ProfileScope) {
@@ -111,46 +112,87 @@ public struct CalendarRevisions: Sendable {
             // A UID that would break a line of the ledger is numbered 0, as without one.
             guard !event.uid.utf8.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 }) else { return event }
             let hash = Self.hash(event)
-            let end = event.end.timeIntervalSince1970
+            let end = Self.seconds(event.end)
             if let kept = old[event.uid] {
                 if kept.hash != hash {
-                    ledger[event.uid] = Revision(hash: hash, sequence: kept.sequence + 1, changedAt: max(now.timeIntervalSince1970, kept.changedAt), end: end)
+                    ledger[event.uid] = Revision(hash: hash, sequence: kept.sequence + 1, changedAt: max(Self.seconds(now), kept.changedAt), end: end)
                 } else if kept.end != end {
                     ledger[event.uid]!.end = end
                 }
             } else {
-                ledger[event.uid] = Revision(hash: hash, sequence: 0, changedAt: min(event.changedAt, now).timeIntervalSince1970, end: end)
+                ledger[event.uid] = Revision(hash: hash, sequence: 0, changedAt: Self.seconds(min(event.changedAt, now)), end: end)
             }
             event.sequence = ledger[event.uid]!.sequence
-            event.changedAt = Date(timeIntervalSince1970: ledger[event.uid]!.changedAt)
+            event.changedAt = Date(timeIntervalSince1970: TimeInterval(ledger[event.uid]!.changedAt))
             return event
         }
         let exported = Set(events.lazy.map(\.uid))
-        let forgotten = now.timeIntervalSince1970 - 366 * 86_400
+        let forgotten = Self.seconds(now) - 366 * 86_400
         ledger = ledger.filter { exported.contains($0.key) || $0.value.end >= forgotten }
         if ledger != old { try? save(ledger) }
         return numbered
     }
 
+    static func seconds(_ date: Date) -> Int {
+        let value = date.timeIntervalSince1970.rounded(.down)
+        return value.isFinite ? Int(max(min(value, 9e15), -9e15)) : 0
+    }
+
+    /// The ledger, parsed from its bytes (a line that does not read is left out).
     func load() -> [String: Revision] {
         guard let data = try? AtomicFile.readIfPresent(url) else { return [:] }
-        let lines = data.split(separator: 10, omittingEmptySubsequences: true)
-        guard let first = lines.first, String(decoding: first, as: UTF8.self) == Self.header else { return [:] }
-        var ledger: [String: Revision] = [:]
-        ledger.reserveCapacity(lines.count)
-        for line in lines.dropFirst() {
-            let fields = line.split(separator: 9, omittingEmptySubsequences: false)
-            guard fields.count == 5, let hash = UInt64(String(decoding: fields[1], as: UTF8.self), radix: 16),
-                  let sequence = Int(String(decoding: fields[2], as: UTF8.self)),
-                  let changedAt = Double(String(decoding: fields[3], as: UTF8.self)), let end = Double(String(decoding: fields[4], as: UTF8.self))
-            else { continue }
-            ledger[String(decoding: fields[0], as: UTF8.self)] = Revision(hash: hash, sequence: sequence, changedAt: changedAt, end: end)
+        return data.withUnsafeBytes { raw -> [String: Revision] in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let header = Array(Self.header.utf8)
+            guard bytes.count > header.count, bytes[header.count] == 10, zip(header, bytes).allSatisfy({ $0 == $1 }) else { return [:] }
+            var ledger: [String: Revision] = [:]
+            ledger.reserveCapacity(bytes.count / 48)
+            var start = header.count + 1
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != 10 { end += 1 }
+                if let (uid, revision) = Self.parse(UnsafeBufferPointer(rebasing: bytes[start..<end])) { ledger[uid] = revision }
+                start = end + 1
+            }
+            return ledger
         }
-        return ledger
+    }
+
+    /// `uid \t hash (hex) \t sequence \t changedAt \t end`.
+    static func parse(_ line: UnsafeBufferPointer<UInt8>) -> (String, Revision)? {
+        var fields: [Range<Int>] = []
+        var start = 0
+        for index in 0...line.count where index == line.count || line[index] == 9 {
+            fields.append(start..<index)
+            start = index + 1
+        }
+        guard fields.count == 5, !fields[0].isEmpty else { return nil }
+        func number(_ range: Range<Int>, radix: Int) -> Int? {
+            guard !range.isEmpty, range.count <= 19 else { return nil }
+            var value = 0
+            var negative = false
+            for index in range {
+                let byte = line[index]
+                if byte == UInt8(ascii: "-"), index == range.lowerBound, radix == 10 { negative = true; continue }
+                let digit: Int
+                switch byte {
+                case 48...57: digit = Int(byte - 48)
+                case 97...102 where radix == 16: digit = Int(byte - 87)
+                default: return nil
+                }
+                value = value &* radix &+ digit
+            }
+            return negative ? -value : value
+        }
+        guard let hash = number(fields[1], radix: 16), let sequence = number(fields[2], radix: 10),
+              let changedAt = number(fields[3], radix: 10), let end = number(fields[4], radix: 10) else { return nil }
+        return (String(decoding: UnsafeBufferPointer(rebasing: line[fields[0]]), as: UTF8.self),
+                Revision(hash: UInt64(bitPattern: Int64(hash)), sequence: sequence, changedAt: changedAt, end: end))
     }
 
     func save(_ ledger: [String: Revision]) throws {
         var text = Self.header + "\n"
+        text.reserveCapacity(ledger.count * 64)
         for (uid, revision) in ledger.sorted(by: { $0.key < $1.key }) {
             text += "\(uid)\t\(String(revision.hash, radix: 16))\t\(revision.sequence)\t\(revision.changedAt)\t\(revision.end)\n"
         }

@@ -24,11 +24,11 @@ public enum ICalendar {
         for event in events {
             writer.line("BEGIN:VEVENT")
             writer.property("UID", event.uid)
-            writer.line("DTSTAMP:" + time(event.changedAt))
-            writer.line("LAST-MODIFIED:" + time(event.changedAt))
+            writer.timeLine("DTSTAMP:", event.changedAt)
+            writer.timeLine("LAST-MODIFIED:", event.changedAt)
             writer.line("SEQUENCE:\(max(event.sequence, 0))")
-            writer.line("DTSTART:" + time(event.start))
-            writer.line("DTEND:" + time(event.end))
+            writer.timeLine("DTSTART:", event.start)
+            writer.timeLine("DTEND:", event.end)
             writer.property("SUMMARY", event.summary)
             if let description = event.description { writer.property("DESCRIPTION", description) }
             if let location = event.location { writer.property("LOCATION", location) }
@@ -55,12 +55,12 @@ public enum ICalendar {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`. The basic form of
-    /// brados's one timestamp format (`JSONCoding.string(from:)`).
+    /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`, from brados's one
+    /// conversion of a date to UTC fields (``JSONCoding/UTCTime``).
     public static func time(_ date: Date) -> String {
-        let whole = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
-        let extended = JSONCoding.string(from: whole)  // 2026-11-29T08:30:00.000Z
-        return String(extended.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
+        var writer = Writer()
+        writer.time(date)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// Content lines as bytes, folded as they are written.
@@ -81,6 +81,40 @@ public enum ICalendar {
         mutating func line(_ text: String) {
             append(text)
             end()
+        }
+
+        /// `NAME:` and a UTC time (short lines: never folded).
+        mutating func timeLine(_ name: StaticString, _ date: Date) {
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            time(date)
+            end()
+        }
+
+        /// `20261129T083000Z` (a date outside years 0-9999: its nearest, 0000 or 9999).
+        mutating func time(_ date: Date) {
+            let seconds = date.timeIntervalSince1970.rounded(.down)  // to the second, never rounded up
+            let utc = JSONCoding.UTCTime(Date(timeIntervalSince1970: seconds))
+                ?? JSONCoding.UTCTime(Date(timeIntervalSince1970: seconds < 0 ? -62_167_219_200 : 253_402_300_799))!
+            digits(utc.year, 4)
+            digits(utc.month, 2)
+            digits(utc.day, 2)
+            bytes.append(UInt8(ascii: "T"))
+            digits(utc.hour, 2)
+            digits(utc.minute, 2)
+            digits(utc.second, 2)
+            bytes.append(UInt8(ascii: "Z"))
+            if width != .min { width += 16 }
+        }
+
+        mutating func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(48 + rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
         }
 
         mutating func end() {

@@ -83,7 +83,8 @@ public struct NotificationSchedule: Sendable {
             let threads = channel.pending.keys.sorted()
             var count = channel.pending.values.reduce(0) { $0 + $1.count }
             let previous = shown[newest]
-            if threads.count == 1, let previous, now - previous.at < quiet { count += previous.count }
+            // It replaces the newest thread's notification: what that one counted goes on in it.
+            if let previous, now - previous.at < quiet { count += previous.count }
             outgoing.append(Outgoing(latest: latest, count: count, replaces: previous?.id ?? 0, threads: threads))
             channel.pending = [:]
             channel.newest = nil
@@ -96,6 +97,6 @@ public struct NotificationSchedule: Sendable {
 
     /// Records that `outgoing` was shown with `id` at `now` (the threads it spoke for replace it next).
     public mutating func shown(_ outgoing: Outgoing, id: UInt32, at now: Duration) {
-        for thread in outgoing.threads { shown[thread] = Shown(id: id, count: outgoing.threads.count == 1 ? outgoing.count : 0, at: now) }
+        for thread in outgoing.threads { shown[thread] = Shown(id: id, count: outgoing.count, at: now) }
     }
 }

@@ -52,6 +52,15 @@ public struct KeyValueSnapshot: Sendable {
         return KeyedValue<JSONValue>.contains(key, in: source)
     }
 
+    /// The whole object decoded as `T` in one pass over the file (a type whose keys are the
+    /// store's keys, each decoded leniently): what reads several keys at once, where
+    /// ``value(_:forKey:)`` would read the file once a key. `nil` when it does not decode.
+    public func decode<T: Decodable>(_ type: T.Type) -> T? {
+        if decoded == nil, let source { return try? JSONCoding.decode(T.self, from: source) }
+        guard let data = try? JSONCoding.encode(values) else { return nil }
+        return try? JSONCoding.decode(T.self, from: data)
+    }
+
     /// The value for `key`, or `nil` when absent or not decodable as `T`.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
         if decoded == nil, let source { return KeyedValue<T>.decode(key, from: source) }

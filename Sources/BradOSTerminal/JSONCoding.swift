@@ -10,32 +10,46 @@ public enum JSONCoding {
     /// `2026-11-27T18:30:00.123Z`. The milliseconds are rounded, not cut: a time read as
     /// .123 is written back as .123 (a binary fraction just below it is no .122, nor .121).
     public static func string(from date: Date) -> String {
-        let total = (date.timeIntervalSince1970 * 1000).rounded()
-        guard total.isFinite, abs(total) < 253_402_300_800_000 else { return fractional.format(date) }
-        let milliseconds = Int(total)
-        let (secondsOfEpoch, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        var seconds = secondsOfEpoch
-        var fraction = millisecond
-        if fraction < 0 { fraction += 1000; seconds -= 1 }
-        var days = seconds / 86400
-        var secondOfDay = seconds % 86400
-        if secondOfDay < 0 { secondOfDay += 86400; days -= 1 }
-        // The civil date from days since 1970 (proleptic Gregorian), the inverse of parseTimestamp's.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        guard (0...9999).contains(year) else { return fractional.format(date) }
+        guard let utc = UTCTime(date) else { return fractional.format(date) }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 3))Z"
+        return "\(pad(utc.year, 4))-\(pad(utc.month, 2))-\(pad(utc.day, 2))T\(pad(utc.hour, 2)):\(pad(utc.minute, 2)):\(pad(utc.second, 2)).\(pad(utc.millisecond, 3))Z"
+    }
+
+    /// A date's UTC calendar fields, to the millisecond (years 0-9999), from integer arithmetic:
+    /// the one conversion behind brados's timestamps (``string(from:)``, iCalendar's times).
+    public struct UTCTime: Sendable, Equatable {
+        public var year, month, day, hour, minute, second, millisecond: Int
+
+        /// `nil` outside years 0-9999 (or for a date that is not finite).
+        public init?(_ date: Date) {
+            let total = (date.timeIntervalSince1970 * 1000).rounded()
+            guard total.isFinite, abs(total) < 253_402_300_800_000 else { return nil }
+            let (secondsOfEpoch, millisecond) = Int(total).quotientAndRemainder(dividingBy: 1000)
+            var seconds = secondsOfEpoch
+            var fraction = millisecond
+            if fraction < 0 { fraction += 1000; seconds -= 1 }
+            var days = seconds / 86400
+            var secondOfDay = seconds % 86400
+            if secondOfDay < 0 { secondOfDay += 86400; days -= 1 }
+            // The civil date from days since 1970 (proleptic Gregorian), the inverse of parseTimestamp's.
+            let z = days + 719_468
+            let era = (z >= 0 ? z : z - 146_096) / 146_097
+            let dayOfEra = z - era * 146_097
+            let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+            let monthIndex = (5 * dayOfYear + 2) / 153
+            day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+            month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+            year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+            guard (0...9999).contains(year) else { return nil }
+            hour = secondOfDay / 3600
+            minute = secondOfDay / 60 % 60
+            second = secondOfDay % 60
+            self.millisecond = fraction
+        }
     }
 
     /// Parses ISO-8601 with or without fractional seconds.

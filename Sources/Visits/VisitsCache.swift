@@ -141,21 +141,52 @@ public struct VisitsCache: Sendable {
     }
 
     /// What `snapshot` holds for `account`, and whether it must go (corrupt, or another account's).
+    /// The keys are read in one pass over the document (``Stored``).
     static func entry(in snapshot: KeyValueSnapshot, account: String?) -> (entry: Entry?, remove: Bool, note: String) {
-        if let version = snapshot.value(Int.self, forKey: formatVersionKey), version != formatVersion {
+        guard let stored = snapshot.decode(Stored.self) else {
+            // Not a JSON object at all: what the keys one by one would have found (nothing).
+            return (nil, false, "no cached visits found")
+        }
+        if let version = stored.formatVersion, version != formatVersion {
             return (nil, false, "cached visits are in format version \(version) (another brados's); left as they are")
         }
-        // The list first: only when it does not decode is its presence asked (absent: nothing to remove).
-        let visits = snapshot.value([Visit].self, forKey: visitsKey)
-        guard visits != nil || snapshot.contains(visitsKey) else { return (nil, false, "no cached visits found") }
-        guard let visits, let savedAt = snapshot.value(Date.self, forKey: timestampKey) else {
+        guard stored.visits != nil || stored.hasVisits else { return (nil, false, "no cached visits found") }
+        guard let visits = stored.visits, let savedAt = stored.savedAt else {
             return (nil, true, "cached visits unreadable; removed")
         }
-        if let account, let owner = snapshot.value(String.self, forKey: accountKey), owner != account {
+        if let account, let owner = stored.account, owner != account {
             return (nil, true, "cached visits belonged to another account; removed")
         }
-        return (Entry(visits: visits, savedAt: savedAt, changedAt: snapshot.value(Date.self, forKey: changedAtKey)), false,
-                "loaded \(visits.count) visits from cache")
+        return (Entry(visits: visits, savedAt: savedAt, changedAt: stored.changedAt), false, "loaded \(visits.count) visits from cache")
+    }
+
+    /// The keys ``entry(in:account:)`` reads, each decoded on its own: a key that does not
+    /// decode reads as absent (`hasVisits` says whether the list was there at all).
+    struct Stored: Decodable {
+        var formatVersion: Int?
+        var visits: [Visit]?
+        var hasVisits: Bool
+        var savedAt: Date?
+        var account: String?
+        var changedAt: Date?
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(_ name: String) { stringValue = name }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            formatVersion = try? container.decodeIfPresent(Int.self, forKey: Key(VisitsCache.formatVersionKey))
+            hasVisits = container.contains(Key(VisitsCache.visitsKey))
+            visits = try? container.decodeIfPresent([Visit].self, forKey: Key(VisitsCache.visitsKey))
+            savedAt = try? container.decodeIfPresent(Date.self, forKey: Key(VisitsCache.timestampKey))
+            account = try? container.decodeIfPresent(String.self, forKey: Key(VisitsCache.accountKey))
+            changedAt = try? container.decodeIfPresent(Date.self, forKey: Key(VisitsCache.changedAtKey))
+        }
     }
 
     /// Why the bytes of a document are not this brados's visits (an import's check), or `nil`.

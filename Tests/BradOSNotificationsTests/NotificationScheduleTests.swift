@@ -59,6 +59,22 @@ struct NotificationScheduleTests {
         #expect(both.count == 1 && both[0].count == 2 && both[0].threads == ["coach/c1", "coach/c2"])
     }
 
+    @Test("a notification for several conversations counts on from the one it replaces, and the next of either counts on from it")
+    func replacingCountsOn() {
+        var plan = NotificationSchedule(detail: .full)
+        for _ in 0..<16 { plan.add(message("a"), at: .zero) }
+        let first = plan.takeDue(at: .milliseconds(100))[0]
+        #expect(first.count == 16)
+        plan.shown(first, id: 1, at: .milliseconds(100))
+        for index in 0..<984 { plan.add(message(index % 2 == 0 ? "b" : "a"), at: .milliseconds(200 + index)) }
+        let burst = plan.takeDue(at: .milliseconds(5100))[0]
+        #expect(burst.threads == ["coach/a", "coach/b"] && burst.replaces == 1 && burst.count == 1000, "\(burst.count)")
+        plan.shown(burst, id: 2, at: .milliseconds(5100))
+        plan.add(message("b"), at: .seconds(11))
+        let next = plan.takeDue(at: .seconds(11) + .milliseconds(100))[0]
+        #expect(next.replaces == 2 && next.count == 1001)
+    }
+
     @Test("detail none: every domain is one count; summary: no content; full: the text, markup escaped")
     func levels() {
         var plan = NotificationSchedule(detail: .none)
