@@ -9,17 +9,24 @@ import Foundation
 /// from its cache, in a range; each event numbered by ``CalendarRevisions`` so a changed meal
 /// or visit updates its event in a calendar.
 public struct CalendarExport: Sendable {
-    /// One domain's part.
+    /// One domain's part: how many events it gave and how old its cache is.
     public struct Part: Sendable {
         public var domain: String
-        public var contribution: CalendarContribution?
+        public var events: Int
+        /// When the domain's cache was saved; `nil` when nothing is cached.
+        public var savedAt: Date?
+        /// What fills the cache, when nothing is cached.
+        public var fill: String?
         /// The domain's cache could not be read (a bad setting, a storage error): the others are still exported.
         public var failure: (any Error)?
     }
 
     public var parts: [Part]
-    /// Every domain's events, sorted by start then UID, each with its SEQUENCE and LAST-MODIFIED.
+    /// Every domain's events, sorted by start then UID, each with its SEQUENCE and LAST-MODIFIED
+    /// (empty when the document is the one kept from the last export: ``document(_:domains:during:)``).
     public var events: [CalendarEvent]
+    /// The iCalendar text of ``events``.
+    public var document: String
 
     /// The default range: everything cached, meals through 14 days from `now`'s day.
     public static func defaultRange(now: Date, calendar: Calendar) -> Range<Date> {
@@ -27,55 +34,126 @@ public struct CalendarExport: Sendable {
         return Date(timeIntervalSince1970: 0)..<end
     }
 
+    /// The domains `names` asks for (every domain that adds to the calendar when `nil`).
+    /// - Throws: ``CalendarError/notInCalendar(_:adding:)``.
+    static func chosen(_ env: AppEnvironment, _ names: [String]?) throws -> [any AddsToCalendar] {
+        let adding = env.plugins.compactMap { $0 as? any AddsToCalendar }
+        guard let names else { return adding }
+        return try names.map { name in
+            guard let plugin = adding.first(where: { $0.name == name }) else { throw CalendarError.notInCalendar(name, adding: adding.map(\.name)) }
+            return plugin
+        }
+    }
+
     /// Gathers the events of `domains` (every domain that adds to the calendar when `nil`).
     /// - Throws: ``CalendarError/notInCalendar(_:adding:)`` for a name that is no domain that
     ///   adds to the calendar; a domain's own failure is kept in its ``Part``.
     public static func gather(_ env: AppEnvironment, domains: [String]?, during range: Range<Date>) throws -> CalendarExport {
-        let adding = env.plugins.compactMap { $0 as? any AddsToCalendar }
-        var chosen = adding
-        if let domains {
-            chosen = try domains.map { name in
-                guard let plugin = adding.first(where: { $0.name == name }) else {
-                    throw CalendarError.notInCalendar(name, adding: adding.map(\.name))
-                }
-                return plugin
-            }
-        }
         var parts: [Part] = []
         var events: [CalendarEvent] = []
-        for plugin in chosen {
+        for plugin in try chosen(env, domains) {
             do {
                 let contribution = try plugin.calendarEvents(env, during: range)
-                parts.append(Part(domain: plugin.name, contribution: contribution))
+                parts.append(Part(domain: plugin.name, events: contribution.events.count, savedAt: contribution.savedAt, fill: contribution.fill))
                 events += contribution.events
             } catch {
-                parts.append(Part(domain: plugin.name, contribution: nil, failure: error))
+                parts.append(Part(domain: plugin.name, events: 0, failure: error))
             }
         }
         events.sort { ($0.start, $0.uid) < ($1.start, $1.uid) }
         events = CalendarRevisions(profile: env.profile).number(events, now: env.now())
-        return CalendarExport(parts: parts, events: events)
+        return CalendarExport(parts: parts, events: events, document: ICalendar.document(events, product: "brados \(BradOSVersion.current)"))
     }
 
-    /// The iCalendar text.
-    public var document: String { ICalendar.document(events, product: "brados \(BradOSVersion.current)") }
+    /// The document of `domains` in `range`: the one the last export kept when nothing it came
+    /// from moved (each domain's ``AddsToCalendar/calendarStamp(_:)``, the range, the revisions
+    /// ledger: ``CalendarMemo``), else gathered and kept. What `brados calendar` and
+    /// `calendar.file` write; `--json` gathers.
+    /// - Throws: as ``gather(_:domains:during:)``.
+    public static func document(_ env: AppEnvironment, domains: [String]?, during range: Range<Date>) throws -> CalendarExport {
+        let plugins = try chosen(env, domains)
+        let memo = CalendarMemo(profile: env.profile)
+        // Stamped before reading: a cache that moves meanwhile is a miss next time, never a stale hit.
+        let stamps = plugins.map { ($0.name, $0.calendarStamp(env)) }
+        if let key = memo.key(stamps, range: range), let kept = memo.load(key: key) { return kept }
+        let export = try gather(env, domains: plugins.map(\.name), during: range)
+        // The ledger as the export left it.
+        if export.firstFailure == nil, let key = memo.key(stamps, range: range) { memo.save(export, key: key) }
+        return export
+    }
 
     /// What was exported and how old each domain's copy is, for stderr: `83 events: mealplan
     /// 63 (cached 2 days ago), visits 20 (cached 3 min ago)`; a domain with nothing cached says
     /// what fills it.
     public func summary(now: Date) -> String {
         let said = parts.map { part -> String in
-            guard let contribution = part.contribution else {
-                return "\(part.domain) could not be read (\(part.failure.map(\.summaryText) ?? "unknown"))"
-            }
-            guard let savedAt = contribution.savedAt else { return "\(part.domain) has nothing cached (\(contribution.fill ?? "brados sync"))" }
-            return "\(part.domain) \(contribution.events.count) (cached \(Format.ago(now.timeIntervalSince(savedAt))))"
+            if let failure = part.failure { return "\(part.domain) could not be read (\(failure.summaryText))" }
+            guard let savedAt = part.savedAt else { return "\(part.domain) has nothing cached (\(part.fill ?? "brados sync"))" }
+            return "\(part.domain) \(part.events) (cached \(Format.ago(now.timeIntervalSince(savedAt))))"
         }
-        return Format.count(events.count, "event") + ": " + said.joined(separator: ", ")
+        return Format.count(parts.reduce(0) { $0 + $1.events }, "event") + ": " + said.joined(separator: ", ")
     }
 
     /// The first domain's failure, if any.
     public var firstFailure: (any Error)? { parts.lazy.compactMap(\.failure).first }
+}
+
+/// The last document `brados calendar` or `calendar.file` made, with what it came from
+/// (`cache/…/calendar/last-export.ics`: a key line, the parts as JSON, the document): written
+/// again as it is while nothing it came from moved, so a warm export costs a file's read, not
+/// every domain's decode. The key holds brados's version, the range, each domain's stamp and
+/// the revisions ledger's identity; a memo that does not read is a miss.
+struct CalendarMemo {
+    struct StoredPart: Codable {
+        var domain: String
+        var events: Int
+        var savedAt: Date?
+        var fill: String?
+    }
+
+    let url: URL
+    let ledger: URL
+
+    init(profile: ProfileScope) {
+        let folder = profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
+        url = folder.appendingPathComponent("last-export.ics")
+        ledger = CalendarRevisions(profile: profile).url
+    }
+
+    /// `nil` when a domain has no stamp (its events are always computed).
+    func key(_ stamps: [(String, String?)], range: Range<Date>) -> String? {
+        var key = "brados \(BradOSVersion.current) calendar \(range.lowerBound.timeIntervalSince1970) \(range.upperBound.timeIntervalSince1970)"
+        for (domain, stamp) in stamps {
+            guard let stamp else { return nil }
+            key += " \(domain)=\(stamp)"
+        }
+        key += " ledger=\(FileSystem.identity(of: ledger) ?? "none")"
+        return key.contains("\n") ? nil : key
+    }
+
+    func load(key: String) -> CalendarExport? {
+        guard let data = try? AtomicFile.readIfPresent(url) else { return nil }
+        return data.withUnsafeBytes { raw -> CalendarExport? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = bytes.firstIndex(of: 10), let second = bytes[(first + 1)...].firstIndex(of: 10),
+                  String(decoding: UnsafeBufferPointer(rebasing: bytes[..<first]), as: UTF8.self) == key,
+                  let parts = try? JSONCoding.decode([StoredPart].self, from: Data(UnsafeRawBufferPointer(rebasing: raw[(first + 1)..<second])))
+            else { return nil }
+            return CalendarExport(parts: parts.map { CalendarExport.Part(domain: $0.domain, events: $0.events, savedAt: $0.savedAt, fill: $0.fill) },
+                                  events: [], document: String(decoding: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]), as: UTF8.self))
+        }
+    }
+
+    /// Keeps `export` under `key` (a failure to keep it is a miss next time, nothing more).
+    func save(_ export: CalendarExport, key: String) {
+        let parts = export.parts.map { StoredPart(domain: $0.domain, events: $0.events, savedAt: $0.savedAt, fill: $0.fill) }
+        guard let json = try? JSONCoding.encode(parts) else { return }
+        var data = Data((key + "\n").utf8)
+        data.append(json)
+        data.append(10)
+        data.append(contentsOf: export.document.utf8)
+        try? AtomicFile.write(data, to: url, durable: false)
+    }
 }
 
 /// The SEQUENCE and LAST-MODIFIED of each event brados has exported: an event whose content

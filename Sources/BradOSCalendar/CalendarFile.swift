@@ -31,7 +31,7 @@ public enum CalendarFile {
         if let changed, !env.plugins.contains(where: { $0 is any AddsToCalendar && changed.contains($0.name) }) { return false }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .current
-        let export = try CalendarExport.gather(env, domains: nil, during: CalendarExport.defaultRange(now: env.now(), calendar: calendar))
+        let export = try CalendarExport.document(env, domains: nil, during: CalendarExport.defaultRange(now: env.now(), calendar: calendar))
         let written = try write(Data(export.document.utf8), to: url)
         if let failure = export.firstFailure { throw failure }
         return written

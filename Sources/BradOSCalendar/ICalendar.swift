@@ -170,6 +170,25 @@ public enum ICalendar {
                         break  // other C0 controls and DEL never reach the file
                     case 0xC2 where index + 1 < count && utf8[index + 1] >= 0x80 && utf8[index + 1] <= 0x9F:
                         index += 1  // a C1 control (U+0080–U+009F)
+                    case 32..<127 where width != .min:
+                        // A run of plain ASCII: copied in pieces that fill the line, not octet by octet.
+                        var end = index + 1
+                        while end < count, utf8[end] >= 32, utf8[end] < 127, !Self.escapes(utf8[end]) { end += 1 }
+                        var from = index
+                        while from < end {
+                            if width >= 75 {
+                                bytes.append(13)
+                                bytes.append(10)
+                                bytes.append(32)
+                                width = 1
+                            }
+                            let take = min(end - from, 75 - width)
+                            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from..<(from + take)]))
+                            width += take
+                            from += take
+                        }
+                        index = end
+                        continue
                     default:
                         let characterWidth = Self.width(utf8, at: index)
                         for offset in 0..<characterWidth where index + offset < count {
@@ -182,6 +201,10 @@ public enum ICalendar {
                 }
             }
         }
+
+        /// `\\`, `;` and `,`: escaped in TEXT.
+        @inline(__always)
+        static func escapes(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: ",") }
 
         /// The octets of the UTF-8 character that starts at `index` (1 for a continuation octet).
         static func width(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {

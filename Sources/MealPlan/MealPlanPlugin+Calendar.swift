@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// `brados calendar`: the cached plan's meals, each day's at its meal times.
@@ -67,6 +68,13 @@ extension MealPlanPlugin: AddsToCalendar {
             day = next
         }
         return CalendarContribution(events: events, savedAt: cached.cachedAt)
+    }
+
+    /// The cached plan's file and the meal times and length: what the events come from.
+    public func calendarStamp(_ env: AppEnvironment) -> String? {
+        let file = MealPlanCache(directory: env.profile.cacheDirectory(for: name)).fileURL
+        let settings = (Self.mealTimes.map { "mealplan.time.\($0.type)" } + [Self.mealLengthSetting.name]).map { env.settings.resolve($0).value ?? "" }
+        return (FileSystem.identity(of: file) ?? "none") + "," + settings.joined(separator: ",") + "," + TimeZone.current.identifier
     }
 
     /// `2026-11-30`, the day in the calendar's zone.

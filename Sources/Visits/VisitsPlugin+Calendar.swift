@@ -1,9 +1,16 @@
 import BradOSCore
+import BradOSStorage
 import Foundation
 
 /// `brados calendar`: each cached visit, from its time for its duration.
 extension VisitsPlugin: AddsToCalendar {
     public var calendarDescription: String { "each cached visit, its place, address and notes" }
+
+    /// The visits document and the signed-in account (another account's visits are not read).
+    public func calendarStamp(_ env: AppEnvironment) -> String? {
+        let account = env.credentials.load().credential(for: .account)?.userID ?? ""
+        return (FileSystem.identity(of: VisitsCache.url(in: env.profile)) ?? "none") + "," + account
+    }
 
     /// The cached visits overlapping `range` (never the network; the list as last fetched).
     /// Each visit's UID is its id: an edited visit updates its event.

@@ -38,3 +38,25 @@ struct CalendarRevisionsTests {
         #expect(revisions.number([event("new@brados", "Soon, edited")], now: now).first?.sequence == 0)
     }
 }
+
+@Suite("The last export kept: written again only while nothing it came from moved")
+struct CalendarMemoTests {
+    let home = TemporaryDirectory("calendar-memo")
+    var memo: CalendarMemo { CalendarMemo(profile: Paths.resolve(environment: ["BRADOS_HOME": home.url.path]).profile(.default)) }
+    let range = Date(timeIntervalSince1970: 0)..<Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("a hit gives the document and the parts back; another stamp, range or a domain without a stamp is a miss; a torn file is a miss")
+    func keys() throws {
+        let key = try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:6,u1")], range: range))
+        let export = CalendarExport(parts: [.init(domain: "visits", events: 1, savedAt: Date(timeIntervalSince1970: 1_700_000_000), fill: nil)], events: [],
+                                    document: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
+        memo.save(export, key: key)
+        let kept = try #require(memo.load(key: key))
+        #expect(kept.document == export.document && kept.parts.first?.events == 1 && kept.parts.first?.savedAt == export.parts[0].savedAt)
+        #expect(memo.load(key: try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:7,u1")], range: range))) == nil)
+        #expect(memo.load(key: try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:6,u1")], range: range.lowerBound..<Date()))) == nil)
+        #expect(memo.key([("mealplan", nil)], range: range) == nil)
+        try Data(key.utf8).write(to: memo.url)
+        #expect(memo.load(key: key) == nil)
+    }
+}

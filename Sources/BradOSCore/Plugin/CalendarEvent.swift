@@ -60,4 +60,13 @@ public protocol AddsToCalendar: DomainPlugin {
     /// days in the system's time zone).
     /// - Throws: the domain's errors reading its cache or its settings.
     func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution
+    /// What changes whenever ``calendarEvents(_:during:)`` would give other events for a range:
+    /// the identity of the cache file it reads (`FileSystem.identity(of:)`) and the settings
+    /// it uses. While every domain's stamp and the range are the same, `brados calendar` writes
+    /// the document it made last. `nil` (the default): the events are always read.
+    func calendarStamp(_ env: AppEnvironment) -> String?
+}
+
+extension AddsToCalendar {
+    public func calendarStamp(_ env: AppEnvironment) -> String? { nil }
 }

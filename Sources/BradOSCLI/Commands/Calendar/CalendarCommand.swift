@@ -69,7 +69,10 @@ public struct CalendarCommand: EnvironmentCommand {
     /// - Throws: ``CalendarError``, ``StorageError`` writing `-o`, the first domain's error reading its cache (after writing the others').
     public func run(in env: AppEnvironment) async throws {
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let export = try CalendarExport.gather(env, domains: names, during: try range(now: env.now(), calendar: Self.localCalendar))
+        let range = try range(now: env.now(), calendar: Self.localCalendar)
+        // --json needs the events; the .ics alone may be the one kept from the last export.
+        let export = env.output.format == .json ? try CalendarExport.gather(env, domains: names, during: range)
+            : try CalendarExport.document(env, domains: names, during: range)
         if let output {
             let url = URL(fileURLWithPath: output, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             try AtomicFile.write(Data(export.document.utf8), to: url.standardizedFileURL, mode: 0o600, createParents: false)
@@ -87,9 +90,9 @@ public struct CalendarCommand: EnvironmentCommand {
         var domains: [String: JSONValue] = [:]
         for part in export.parts {
             domains[part.domain] = .object([
-                "events": .number(Double(part.contribution?.events.count ?? 0)),
-                "savedAt": part.contribution?.savedAt.map { .string(JSONCoding.string(from: $0)) } ?? .null,
-                "fill": part.contribution?.fill.map(JSONValue.string) ?? .null,
+                "events": .number(Double(part.events)),
+                "savedAt": part.savedAt.map { .string(JSONCoding.string(from: $0)) } ?? .null,
+                "fill": part.fill.map(JSONValue.string) ?? .null,
                 "error": part.failure.map { .string($0.summaryText) } ?? .null,
             ])
         }
