@@ -75,10 +75,11 @@ public struct CalendarExport: Sendable {
         let memo = CalendarMemo(profile: env.profile)
         // Stamped before reading: a cache that moves meanwhile is a miss next time, never a stale hit.
         let stamps = plugins.map { ($0.name, $0.calendarStamp(env)) }
-        if let key = memo.key(stamps, range: range), let kept = memo.load(key: key) { return kept }
+        let url = memo.url(stamps, range: range)
+        if let key = memo.key(stamps, range: range), let kept = memo.load(key: key, from: url) { return kept }
         let export = try gather(env, domains: plugins.map(\.name), during: range)
         // The ledger as the export left it.
-        if export.firstFailure == nil, let key = memo.key(stamps, range: range) { memo.save(export, key: key) }
+        if export.firstFailure == nil, let key = memo.key(stamps, range: range) { memo.save(export, key: key, to: url) }
         return export
     }
 
@@ -99,7 +100,8 @@ public struct CalendarExport: Sendable {
 }
 
 /// The last document `brados calendar` or `calendar.file` made, with what it came from
-/// (`cache/…/calendar/last-export.ics`: a key line, the parts as JSON, the document): written
+/// (`cache/…/calendar/export-<hash>.ics`, one a range and set of domains, the newest four kept: a
+/// key line, the parts as JSON, the document): written
 /// again as it is while nothing it came from moved, so a warm export costs a file's read, not
 /// every domain's decode. The key holds brados's version, the range, each domain's stamp and
 /// the revisions ledger's identity; a memo that does not read is a miss.
@@ -111,13 +113,20 @@ struct CalendarMemo {
         var fill: String?
     }
 
-    let url: URL
+    /// How many exports are kept (one a range and set of domains: `calendar`, a week, calendar.file).
+    static let kept = 4
+    let folder: URL
     let ledger: URL
 
     init(profile: ProfileScope) {
-        let folder = profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
-        url = folder.appendingPathComponent("last-export.ics")
+        folder = profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
         ledger = CalendarRevisions(profile: profile).url
+    }
+
+    /// The file of one range and set of domains: `export-<hash>.ics`.
+    func url(_ stamps: [(String, String?)], range: Range<Date>) -> URL {
+        let name = "\(range.lowerBound.timeIntervalSince1970) \(range.upperBound.timeIntervalSince1970) " + stamps.map(\.0).joined(separator: ",")
+        return folder.appendingPathComponent("export-" + String(XXH64.hash(Data(name.utf8)), radix: 16) + ".ics")
     }
 
     /// `nil` when a domain has no stamp (its events are always computed).
@@ -131,7 +140,7 @@ struct CalendarMemo {
         return key.contains("\n") ? nil : key
     }
 
-    func load(key: String) -> CalendarExport? {
+    func load(key: String, from url: URL) -> CalendarExport? {
         guard let data = try? AtomicFile.readIfPresent(url) else { return nil }
         return data.withUnsafeBytes { raw -> CalendarExport? in
             let bytes = raw.bindMemory(to: UInt8.self)
@@ -145,7 +154,7 @@ struct CalendarMemo {
     }
 
     /// Keeps `export` under `key` (a failure to keep it is a miss next time, nothing more).
-    func save(_ export: CalendarExport, key: String) {
+    func save(_ export: CalendarExport, key: String, to url: URL) {
         let parts = export.parts.map { StoredPart(domain: $0.domain, events: $0.events, savedAt: $0.savedAt, fill: $0.fill) }
         guard let json = try? JSONCoding.encode(parts) else { return }
         var data = Data((key + "\n").utf8)
@@ -153,6 +162,9 @@ struct CalendarMemo {
         data.append(10)
         data.append(contentsOf: export.document.utf8)
         try? AtomicFile.write(data, to: url, durable: false)
+        // The newest few stay.
+        let exports = FileSystem.regularFiles(under: folder).filter { $0.relativePath.hasPrefix("export-") && !$0.relativePath.contains("/") }
+        for old in exports.sorted(by: { $0.modified > $1.modified }).dropFirst(Self.kept) { try? FileSystem.remove(old.url) }
     }
 }
 

@@ -50,13 +50,19 @@ struct CalendarMemoTests {
         let key = try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:6,u1")], range: range))
         let export = CalendarExport(parts: [.init(domain: "visits", events: 1, savedAt: Date(timeIntervalSince1970: 1_700_000_000), fill: nil)], events: [],
                                     document: "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
-        memo.save(export, key: key)
-        let kept = try #require(memo.load(key: key))
+        let url = memo.url([("mealplan", "1:2:3"), ("visits", "4:5:6,u1")], range: range)
+        memo.save(export, key: key, to: url)
+        let kept = try #require(memo.load(key: key, from: url))
         #expect(kept.document == export.document && kept.parts.first?.events == 1 && kept.parts.first?.savedAt == export.parts[0].savedAt)
-        #expect(memo.load(key: try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:7,u1")], range: range))) == nil)
-        #expect(memo.load(key: try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:6,u1")], range: range.lowerBound..<Date()))) == nil)
+        #expect(memo.load(key: try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:7,u1")], range: range)), from: url) == nil)
+        #expect(memo.load(key: try #require(memo.key([("mealplan", "1:2:3"), ("visits", "4:5:6,u1")], range: range.lowerBound..<Date())), from: url) == nil)
         #expect(memo.key([("mealplan", nil)], range: range) == nil)
-        try Data(key.utf8).write(to: memo.url)
-        #expect(memo.load(key: key) == nil)
+        try Data(key.utf8).write(to: url)
+        #expect(memo.load(key: key, from: url) == nil)
+        for day in 1...6 {
+            let other = range.lowerBound..<Date(timeIntervalSince1970: Double(day) * 86_400)
+            memo.save(export, key: "k\(day)", to: memo.url([("visits", "x")], range: other))
+        }
+        #expect(FileSystem.regularFiles(under: memo.folder).filter { $0.relativePath.hasPrefix("export-") }.count == CalendarMemo.kept)
     }
 }
