@@ -76,7 +76,10 @@ public struct CalendarExport: Sendable {
         // Stamped before reading: a cache that moves meanwhile is a miss next time, never a stale hit.
         let stamps = plugins.map { ($0.name, $0.calendarStamp(env)) }
         let url = memo.url(stamps, range: range)
-        if let key = memo.key(stamps, range: range), let kept = memo.load(key: key, from: url) { return kept }
+        if let key = memo.key(stamps, range: range), let kept = memo.load(key: key, from: url) {
+            utime(url.path, nil)  // used now: the newest four are the four used last
+            return kept
+        }
         let export = try gather(env, domains: plugins.map(\.name), during: range)
         // The ledger as the export left it.
         if export.firstFailure == nil, let key = memo.key(stamps, range: range) { memo.save(export, key: key, to: url) }
@@ -100,7 +103,7 @@ public struct CalendarExport: Sendable {
 }
 
 /// The last document `brados calendar` or `calendar.file` made, with what it came from
-/// (`cache/…/calendar/export-<hash>.ics`, one a range and set of domains, the newest four kept: a
+/// (`cache/…/calendar/export-<hash>.ics`, one a range and set of domains, the four used last kept: a
 /// key line, the parts as JSON, the document): written
 /// again as it is while nothing it came from moved, so a warm export costs a file's read, not
 /// every domain's decode. The key holds brados's version, the range, each domain's stamp and
@@ -162,9 +165,11 @@ struct CalendarMemo {
         data.append(10)
         data.append(contentsOf: export.document.utf8)
         try? AtomicFile.write(data, to: url, durable: false)
-        // The newest few stay.
-        let exports = FileSystem.regularFiles(under: folder).filter { $0.relativePath.hasPrefix("export-") && !$0.relativePath.contains("/") }
-        for old in exports.sorted(by: { $0.modified > $1.modified }).dropFirst(Self.kept) { try? FileSystem.remove(old.url) }
+        // This one and the others used last stay (times to the nanosecond: several exports a second).
+        let others = FileSystem.regularFiles(under: folder)
+            .filter { $0.relativePath.hasPrefix("export-") && !$0.relativePath.contains("/") && $0.url.lastPathComponent != url.lastPathComponent }
+            .map { ($0.url, FileSystem.attributes(of: $0.url)?.modified ?? .distantPast) }
+        for old in others.sorted(by: { $0.1 > $1.1 }).dropFirst(Self.kept - 1) { try? FileSystem.remove(old.0) }
     }
 }
 
