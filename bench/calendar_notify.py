@@ -41,7 +41,7 @@ import sys
 import tempfile
 import threading
 import time
-from common import Server, admin, require, timed  # bench/common.py
+from common import Server, admin, binaries, build_options, require, timed  # bench/common.py
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's python3-dbusmock is installed for it alone
@@ -288,15 +288,10 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--visits", type=int, default=1000, help="visits added in this week")
     parser.add_argument("--rounds", type=int, default=30, help="notifications timed, 5.5 s apart")
-    parser.add_argument("--no-build", action="store_true")
-    parser.add_argument("--configuration", default="release", help="debug for a smoke run on the `make test` build")
-    parser.add_argument("--build-dir", default=".build", help="SwiftPM scratch path (default .build)")
+    build_options(parser)
     options = parser.parse_args()
 
-    if not options.no_build:
-        for product in ("brados", "brados-server"):
-            subprocess.run(["make", "-s", "release", f"SCRATCH={options.build_dir}", f"PRODUCT={product}"], cwd=ROOT, check=True)
-    bin_dir = os.path.join(ROOT, options.build_dir, options.configuration)
+    bin_dir = binaries(options)
     brados = os.path.join(bin_dir, "brados")
     today = datetime.date.today()
     options.monday = today - datetime.timedelta(days=today.weekday())

@@ -16,6 +16,10 @@ public protocol NotificationSending: Sendable {
     /// Shows `notification` and returns its id (what a later one replaces).
     /// - Throws: ``NotificationError``.
     func send(_ notification: DesktopNotification) throws -> UInt32
+    /// The notification service's name, asked when the watch starts (so a missing one is said
+    /// then, not at the first news hours later).
+    /// - Throws: ``NotificationError``.
+    func serverName() throws -> String
 }
 
 /// ``NotificationSending`` over the session bus: `org.freedesktop.Notifications.Notify`, with
@@ -77,6 +81,15 @@ public actor Notifier {
     }
 
     private var now: Duration { ContinuousClock.now - started }
+
+    /// Asks the service whether it is there, as the watch starts: when it is not, the one
+    /// notice is said now (and not again at the first news).
+    public func probe() {
+        do { _ = try sender.serverName() } catch {
+            if !warned { warn(error.summaryText + " The watch goes on without notifications.") }
+            warned = true
+        }
+    }
 
     /// Takes news; what is due is shown at its time.
     public func add(_ news: [News]) {

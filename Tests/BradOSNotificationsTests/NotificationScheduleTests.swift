@@ -1,4 +1,5 @@
 @testable import BradOSNotifications
+import TestSupport
 import BradOSCore
 import Foundation
 import Testing
@@ -119,5 +120,22 @@ struct SessionBusTests {
         // a{sv}: length at 20, padding to 24, then the dict entry: "urgency" (4+7+1), signature "y", the byte.
         #expect(Marshal.read32(bytes, 20, true) == UInt32(bytes.count - 24))
         #expect(bytes.suffix(4) == [1, UInt8(ascii: "y"), 0, 1])
+    }
+}
+
+@Suite("The notifier says once that notifications cannot be shown")
+struct NotifierTests {
+    final class Absent: NotificationSending {
+        func send(_ notification: DesktopNotification) throws -> UInt32 { throw NotificationError.noSessionBus("none here") }
+        func serverName() throws -> String { throw NotificationError.noSessionBus("none here") }
+    }
+
+    @Test("no bus when the watch starts: one notice then, none again")
+    func probe() async {
+        let said = Locked<[String]>([])
+        let notifier = Notifier(detail: .full, sender: Absent(), warn: { line in said.withLock { $0.append(line) } })
+        await notifier.probe()
+        await notifier.probe()
+        #expect(said.value == ["No desktop session bus to send notifications on (none here). The watch goes on without notifications."])
     }
 }

@@ -42,6 +42,7 @@ struct SyncWatch {
         // `--verbose` (not BRADOS_LOG=debug or a `log` setting): one line an event.
         if verbose, env.settings.resolve("log").source == .flag { LogBootstrap.narrow(to: .info) }
         keepCalendar(changed: nil)
+        await notifier?.probe()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for plugin in plugins.compactMap({ $0 as? any Syncs }) {
                 let news = notifier.flatMap { notifier in (plugin as? any Notifies).map { NewsCheck(plugin: $0, env: env, notifier: notifier) } }
