@@ -159,11 +159,12 @@ let package = Package(
             name: "BradOSCalendar",
             dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking"]
         ),
-        // `brados today`'s screen over the domains' sections,
+        // `sync --watch --notify`'s desktop notifications over the domains' news (Notifies),
         .target(
             name: "BradOSNotifications",
             dependencies: ["BradOSCore", "BradOSErrors", "BradOSTerminal"]
         ),
+        // `brados today`'s screen over the domains' sections,
         .target(
             name: "BradOSToday",
             dependencies: ["BradOSCore", "BradOSTerminal", "BradOSStorage"]

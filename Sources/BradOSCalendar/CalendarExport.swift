@@ -28,6 +28,18 @@ public struct CalendarExport: Sendable {
     /// The iCalendar text of ``events``.
     public var document: String
 
+    /// The Gregorian calendar in the system's zone: what days and times of day are read in.
+    public static var localCalendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        return calendar
+    }
+
+    /// Where the calendar keeps what it derives from the caches (the ledger, the kept exports).
+    static func folder(_ profile: ProfileScope) -> URL {
+        profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
+    }
+
     /// The default range: everything cached, meals through 14 days from `now`'s day.
     public static func defaultRange(now: Date, calendar: Calendar) -> Range<Date> {
         let end = calendar.date(byAdding: .day, value: 15, to: calendar.startOfDay(for: now)) ?? now.addingTimeInterval(15 * 86_400)
@@ -122,7 +134,7 @@ struct CalendarMemo {
     let ledger: URL
 
     init(profile: ProfileScope) {
-        folder = profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
+        folder = CalendarExport.folder(profile)
         ledger = CalendarRevisions(profile: profile).url
     }
 
@@ -193,7 +205,7 @@ public struct CalendarRevisions: Sendable {
     let url: URL
 
     public init(profile: ProfileScope) {
-        url = profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true).appendingPathComponent("revisions.tsv")
+        url = CalendarExport.folder(profile).appendingPathComponent("revisions.tsv")
     }
 
     /// `events` with their sequence and change time; the ledger is saved when one changed (a

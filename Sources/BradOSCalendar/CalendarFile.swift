@@ -29,9 +29,7 @@ public enum CalendarFile {
     public static func update(_ env: AppEnvironment, changed: [String]? = nil) throws -> Bool {
         guard let url = try url(env.settings) else { return false }
         if let changed, !env.plugins.contains(where: { $0 is any AddsToCalendar && changed.contains($0.name) }) { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        let export = try CalendarExport.document(env, domains: nil, during: CalendarExport.defaultRange(now: env.now(), calendar: calendar))
+        let export = try CalendarExport.document(env, domains: nil, during: CalendarExport.defaultRange(now: env.now(), calendar: CalendarExport.localCalendar))
         let written = try write(Data(export.document.utf8), to: url)
         if let failure = export.firstFailure { throw failure }
         return written
@@ -40,7 +38,7 @@ public enum CalendarFile {
     /// Writes `data` to `url` atomically unless the file already holds it; its folder is made
     /// when missing (the setting names a file brados owns).
     /// - Throws: ``StorageError``.
-    public static func write(_ data: Data, to url: URL) throws -> Bool {
+    static func write(_ data: Data, to url: URL) throws -> Bool {
         if (try? AtomicFile.readIfPresent(url)) == data { return false }
         try AtomicFile.write(data, to: url, mode: 0o600)
         return true

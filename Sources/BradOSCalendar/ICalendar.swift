@@ -55,14 +55,6 @@ public enum ICalendar {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`, from brados's one
-    /// conversion of a date to UTC fields (``JSONCoding/UTCTime``).
-    public static func time(_ date: Date) -> String {
-        var writer = Writer()
-        writer.time(date)
-        return String(decoding: writer.bytes, as: UTF8.self)
-    }
-
     /// Content lines as bytes, folded as they are written.
     struct Writer {
         var bytes: [UInt8] = []
@@ -90,7 +82,9 @@ public enum ICalendar {
             end()
         }
 
-        /// `20261129T083000Z` (a date outside years 0-9999: its nearest, 0000 or 9999).
+        /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`, from brados's one
+        /// conversion of a date to UTC fields (``JSONCoding/UTCTime``); a date outside years
+        /// 0-9999 is its nearest, 0000 or 9999.
         mutating func time(_ date: Date) {
             let seconds = date.timeIntervalSince1970.rounded(.down)  // to the second, never rounded up
             let utc = JSONCoding.UTCTime(Date(timeIntervalSince1970: seconds))

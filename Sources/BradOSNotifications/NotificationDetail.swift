@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 
 /// How much a notification says (`notify.detail`), for lock screens and shared screens.
@@ -34,7 +35,8 @@ public enum NotificationDetail: String, Sendable, CaseIterable {
 }
 
 /// A notification body: the freedesktop spec lets a server read simple markup (`<b>`, `&amp;`),
-/// so `&`, `<` and `>` from the data are escaped; control characters other than a newline are dropped.
+/// so `&`, `<` and `>` from the data are escaped; what never reaches a terminal either
+/// (`SafeText.needsEscape`: controls but line breaks and tabs, bidirectional overrides) is dropped.
 public enum NotificationText {
     public static func body(_ text: String) -> String {
         var out = ""
@@ -43,9 +45,8 @@ public enum NotificationText {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
-            case "\n": out += "\n"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) { continue }
+                if SafeText.needsEscape(scalar, keepLines: true) { continue }
                 out.unicodeScalars.append(scalar)
             }
         }

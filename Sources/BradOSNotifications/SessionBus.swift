@@ -88,24 +88,22 @@ public final class SessionBus: @unchecked Sendable {
     }
 
     /// One argument of a method call, by its D-Bus type.
-    public enum Argument: Sendable, Equatable {
+    public enum Argument: Sendable {
         case string(String)
         case uint32(UInt32)
         case int32(Int32)
         case stringArray([String])
         /// `a{sv}` whose variants are strings or bytes.
         case hints([(String, HintValue)])
-
-        public static func == (lhs: Argument, rhs: Argument) -> Bool { "\(lhs)" == "\(rhs)" }
     }
 
-    public enum HintValue: Sendable, Equatable {
+    public enum HintValue: Sendable {
         case string(String)
         case byte(UInt8)
     }
 
     /// The reply of a method call: its body's first `u` or `s` (the only values brados reads).
-    public struct Reply: Sendable, Equatable {
+    public struct Reply: Sendable {
         public var uint32: UInt32?
         public var string: String?
     }

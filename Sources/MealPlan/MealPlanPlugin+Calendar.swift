@@ -1,5 +1,6 @@
 import BradOSCore
 import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 /// `brados calendar`: the cached plan's meals, each day's at its meal times.
@@ -44,9 +45,8 @@ extension MealPlanPlugin: AddsToCalendar {
         var day = max(firstDay, calendar.startOfDay(for: range.lowerBound.addingTimeInterval(-86_400)))
         var events: [CalendarEvent] = []
         while day < range.upperBound {
-            let weekday = (calendar.component(.weekday, from: day) + 5) % 7
-            let date = Self.dayStamp(day, calendar)
-            if let planDay = session.days.first(where: { $0.day == weekday }) {
+            let date = Format.day(day, timeZone: calendar.timeZone)
+            if let planDay = session.day(for: day, timeZone: calendar.timeZone) {
                 var seen: [String: Int] = [:]
                 for meal in planDay.meals {
                     let type = meal.mealType.lowercased()
@@ -75,13 +75,6 @@ extension MealPlanPlugin: AddsToCalendar {
         let file = MealPlanCache(directory: env.profile.cacheDirectory(for: name)).fileURL
         let settings = (Self.mealTimes.map { "mealplan.time.\($0.type)" } + [Self.mealLengthSetting.name]).map { env.settings.resolve($0).value ?? "" }
         return (FileSystem.identity(of: file) ?? "none") + "," + settings.joined(separator: ",") + "," + TimeZone.current.identifier
-    }
-
-    /// `2026-11-30`, the day in the calendar's zone.
-    static func dayStamp(_ day: Date, _ calendar: Calendar) -> String {
-        let parts = calendar.dateComponents([.year, .month, .day], from: day)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.year!)-\(two(parts.month!))-\(two(parts.day!))"
     }
 
     /// A meal type as part of a UID: lowercase letters, digits and `-`.

@@ -51,6 +51,12 @@ public struct VisitsCache: Sendable {
         return VisitsCache(store: store, account: account, logger: logger)
     }
 
+    /// The cache of the command's profile, for its signed-in account (``account(_:)``).
+    public static func live(_ env: AppEnvironment) -> VisitsCache { live(in: env.profile, account: account(env), logger: env.logger) }
+
+    /// The signed-in account whose visits the cache may hold (another's are removed on reading).
+    static func account(_ env: AppEnvironment) -> String? { env.credentials.load().credential(for: .account)?.userID }
+
     /// Moves the visits keys of `shared` into `own`, unless `own` already holds a document (a
     /// concurrent brados moved them first): copied in one transaction of `own`, then removed
     /// from `shared`, so a move cut short is done again rather than lost.

@@ -8,15 +8,13 @@ extension VisitsPlugin: AddsToCalendar {
 
     /// The visits document and the signed-in account (another account's visits are not read).
     public func calendarStamp(_ env: AppEnvironment) -> String? {
-        let account = env.credentials.load().credential(for: .account)?.userID ?? ""
-        return (FileSystem.identity(of: VisitsCache.url(in: env.profile)) ?? "none") + "," + account
+        (FileSystem.identity(of: VisitsCache.url(in: env.profile)) ?? "none") + "," + (VisitsCache.account(env) ?? "")
     }
 
     /// The cached visits overlapping `range` (never the network; the list as last fetched).
     /// Each visit's UID is its id: an edited visit updates its event.
     public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution {
-        let cache = VisitsCache.live(in: env.profile, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger)
-        guard let entry = cache.load() else { return .nothingCached(fill: "brados visits list") }
+        guard let entry = VisitsCache.live(env).load() else { return .nothingCached(fill: "brados visits list") }
         let events = entry.visits.compactMap { visit -> CalendarEvent? in
             let end = visit.visitedAt.addingTimeInterval(TimeInterval(max(visit.durationMinutes, 0) * 60))
             // A visit of no duration is an instant: it is in the range when its time is.

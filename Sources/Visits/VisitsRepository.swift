@@ -42,7 +42,7 @@ public struct VisitsRepository: Sendable {
     public static func live(_ env: AppEnvironment) throws -> VisitsRepository {
         let ttl = try VisitsPlugin.ttlSetting.value(in: env.settings)
         return VisitsRepository(
-            cache: VisitsCache.live(in: env.profile, account: env.credentials.load().credential(for: .account)?.userID, logger: env.logger),
+            cache: VisitsCache.live(env),
             ttl: ttl, minRefreshInterval: try VisitsPlugin.minRefreshIntervalSetting.value(in: env.settings),
             refreshStamp: .of(domain: VisitsPlugin.domainName, in: env.profile), offline: env.isOffline, now: env.now, logger: env.logger,
             api: { VisitsRESTClient(client: try await env.client(for: .account), readPolicy: readPolicy) })

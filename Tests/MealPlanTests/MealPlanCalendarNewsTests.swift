@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSTerminal
 import Foundation
 @testable import MealPlan
 import Testing
@@ -31,7 +32,7 @@ struct MealPlanCalendarNewsTests {
         let breakfast = try #require(week.events.first)
         #expect(local.dateComponents([.hour, .minute], from: breakfast.start) == DateComponents(hour: 8, minute: 0))
         #expect(breakfast.end.timeIntervalSince(breakfast.start) == 1800)
-        #expect(breakfast.uid == "mealplan-\(MealPlanPlugin.dayStamp(nextMonday, local))-breakfast@brados")
+        #expect(breakfast.uid == "mealplan-\(Format.day(nextMonday))-breakfast@brados")
         #expect(breakfast.summary == "Breakfast: Oats" && breakfast.description?.contains("400 kcal, 14 g protein") == true)
         #expect(Set(week.events.map(\.uid)).count == 21)
         let before = try MealPlanPlugin().calendarEvents(env, during: monday.addingTimeInterval(-7 * 86_400)..<monday)

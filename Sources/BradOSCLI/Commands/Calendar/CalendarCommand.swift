@@ -43,12 +43,6 @@ public struct CalendarCommand: EnvironmentCommand {
     @OptionGroup public var global: GlobalOptions
     public init() {}
 
-    static var localCalendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        return calendar
-    }
-
     /// `--from`..<`--to`, each defaulting as the help says.
     /// - Throws: ``CalendarError``.
     func range(now: Date, calendar: Calendar) throws -> Range<Date> {
@@ -69,7 +63,7 @@ public struct CalendarCommand: EnvironmentCommand {
     /// - Throws: ``CalendarError``, ``StorageError`` writing `-o`, the first domain's error reading its cache (after writing the others').
     public func run(in env: AppEnvironment) async throws {
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let range = try range(now: env.now(), calendar: Self.localCalendar)
+        let range = try range(now: env.now(), calendar: CalendarExport.localCalendar)
         // --json needs the events; the .ics alone may be the one kept from the last export.
         let export = env.output.format == .json ? try CalendarExport.gather(env, domains: names, during: range)
             : try CalendarExport.document(env, domains: names, during: range)

@@ -1,8 +1,8 @@
 import BradOSAuth
 import BradOSCalendar
 import BradOSCore
-import BradOSNotifications
 import BradOSErrors
+import BradOSNotifications
 import BradOSTerminal
 import Foundation
 import Synchronization
