@@ -2,8 +2,10 @@ import Foundation
 
 /// Runs the package's built executables (`brados`, `brados-server`) as real processes.
 public enum BuiltProducts {
-    /// The build folder holding the test bundle and the executables.
+    /// The build folder holding the test bundle and the executables; `BRADOS_TEST_PRODUCTS`
+    /// names another (today's tests against an earlier build's binaries: does a test fail there?).
     public static var directory: URL {
+        if let other = ProcessInfo.processInfo.environment["BRADOS_TEST_PRODUCTS"], !other.isEmpty { return URL(fileURLWithPath: other) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var folder = executable.deletingLastPathComponent()
         // The test runner may live inside a .xctest bundle folder.

@@ -16,10 +16,11 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits until it listens.
     /// - Throws: when it does not start within 30 s.
-    public init(dataDirectory: URL? = nil, extraArguments: [String] = []) throws {
+    /// - Parameter port: 0 (the default) for any free one; another to start a server again where one was.
+    public init(dataDirectory: URL? = nil, port: Int = 0, extraArguments: [String] = []) throws {
         process = Process()
         process.executableURL = BuiltProducts.url("brados-server")
-        var arguments = ["--port", "0", "--admin", "--until-stdin-closes"]
+        var arguments = ["--port", String(port), "--admin", "--until-stdin-closes"]
         if let dataDirectory { arguments += ["--data-dir", dataDirectory.path] }
         process.arguments = arguments + extraArguments
         let out = Pipe()

@@ -4,7 +4,8 @@ import HummingbirdWebSocket
 import Synchronization
 
 /// A fault Realtime injects (`POST /_admin/realtime-faults`): `{"kind": "lose", "count": 1}`.
-/// `count` absent means until cleared (`DELETE /_admin/realtime-faults`).
+/// `count` absent means until cleared (`DELETE /_admin/realtime-faults`); `topic` limits it to
+/// the events of one channel (`"realtime:coach:ID"`: one subscriber late while another is not).
 public struct RealtimeFault: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         /// The next event closes the connection instead (1001, no reason), the event unsent.
@@ -24,11 +25,14 @@ public struct RealtimeFault: Codable, Sendable, Equatable {
     public var kind: Kind
     public var count: Int?
     public var delayMs: Int?
+    /// Only events to channels of this topic; every channel when absent.
+    public var topic: String?
 
-    public init(kind: Kind, count: Int? = nil, delayMs: Int? = nil) {
+    public init(kind: Kind, count: Int? = nil, delayMs: Int? = nil, topic: String? = nil) {
         self.kind = kind
         self.count = count
         self.delayMs = delayMs
+        self.topic = topic
     }
 }
 
@@ -87,9 +91,9 @@ actor RealtimeHub {
     func clearFaults() { faults = [] }
     func currentFaults() -> [RealtimeFault] { faults }
 
-    /// Takes one use of the first fault of `kinds`.
-    private func take(_ kinds: Set<RealtimeFault.Kind>) -> RealtimeFault? {
-        guard let index = faults.firstIndex(where: { kinds.contains($0.kind) }) else { return nil }
+    /// Takes one use of the first fault of `kinds` (for an event to `topic`: a fault of that topic or of none).
+    private func take(_ kinds: Set<RealtimeFault.Kind>, topic: String? = nil) -> RealtimeFault? {
+        guard let index = faults.firstIndex(where: { kinds.contains($0.kind) && ($0.topic == nil || $0.topic == topic) }) else { return nil }
         let fault = faults[index]
         if let count = fault.count {
             if count <= 1 { faults.remove(at: index) } else { faults[index].count = count - 1 }
@@ -223,7 +227,8 @@ actor RealtimeHub {
 
     /// An event to a socket, through the faults.
     private func deliver(_ message: [String: Any], to socket: Socket) async {
-        if let fault = take([.drop, .lose, .closeError, .stall]) {
+        let topic = message["topic"] as? String
+        if let fault = take([.drop, .lose, .closeError, .stall], topic: topic) {
             switch fault.kind {
             case .drop: try? await socket.writer.close(.goingAway, reason: nil)
             case .closeError: try? await socket.writer.close(.unexpectedServerError, reason: "injected: server error")
@@ -232,7 +237,16 @@ actor RealtimeHub {
             }
             return
         }
-        if let delay = take([.delay])?.delayMs { try? await Task.sleep(for: .milliseconds(delay)) }
+        if let fault = take([.delay], topic: topic), let delay = fault.delayMs {
+            // One channel late: its event waits on its own, the others' go on.
+            guard fault.topic != nil else { try? await Task.sleep(for: .milliseconds(delay)); return await send(socket, message) }
+            let text = (try? JSONSerialization.data(withJSONObject: message, options: [.withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) }
+            Task {
+                try? await Task.sleep(for: .milliseconds(delay))
+                if let text { try? await socket.writer.write(.text(text)) }
+            }
+            return
+        }
         await send(socket, message)
     }
 
