@@ -33,10 +33,23 @@ extension Brados {
     static let coreCommandNames: Set<String> = ["today", "search", "calendar", "auth", "config", "cache", "keys", "plugins", "sync", "doctor", "exit-codes", "completion", "version", "help"]
 }
 
-/// Starts the reference server inside this process when no server is configured.
+/// Starts the reference server inside this process when no server is configured: once a
+/// socket, however many environments ask (`sync --watch` builds a new one when its
+/// configuration changes; a second server would take the first one's socket).
 struct EmbeddedReferenceBackend: EmbeddedBackend {
+    private static let started = Mutex<[String: Task<URL, any Error>]>([:])
+
     func start(dataDirectory: URL, socket: String, password: String) async throws -> URL {
-        try await ReferenceServer.startEmbedded(dataDirectory: dataDirectory, socket: socket, password: password)
+        let task = Self.started.withLock { started in
+            if let running = started[socket] { return running }
+            let task = Task { try await ReferenceServer.startEmbedded(dataDirectory: dataDirectory, socket: socket, password: password) }
+            started[socket] = task
+            return task
+        }
+        do { return try await task.value } catch {
+            Self.started.withLock { $0[socket] = nil }
+            throw error
+        }
     }
 }
 
@@ -124,6 +137,7 @@ public enum BradosMain {
         let sources = Signals.handled.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                if number == SIGHUP, let handler = Signals.hangupHandler.withLock({ $0 }) { return handler() }
                 if received.record(number) > 0 { exit(128 + number) }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(128 + number) }
             }
@@ -142,6 +156,9 @@ public enum BradosMain {
 /// command they cancel.
 final class Signals: Sendable {
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// A long-running command's own use of SIGHUP: while set, SIGHUP calls it instead of ending
+    /// the command (`sync --watch` under a service manager reads its configuration again).
+    static let hangupHandler = Mutex<(@Sendable () -> Void)?>(nil)
     private let state = Mutex<(count: Int, first: Int32?, command: Task<Int32, Never>?)>((0, nil, nil))
 
     /// Records a signal and cancels the command (once it is attached); returns how many

@@ -30,6 +30,8 @@ public struct APIClient: Sendable {
     /// Told of each wait before a retry of 2 s or more, in a sentence a person reads (why,
     /// and until when): a read that must wait says so; `nil`: only the log hears of it.
     public var waitNotice: (@Sendable (String) -> Void)?
+    /// Whether the wait notice says Ctrl-C stops it: a person at a terminal can (true by default).
+    public var waitNoticeInterruptible = true
 
     public init(service: Service, baseURL: URL, transport: any HTTPTransport, authenticator: (any Authenticating)?,
                 authScheme: AuthScheme = .bearer, retrier: Retrier = Retrier(), defaultHeaders: [(name: String, value: String)] = [],
@@ -60,7 +62,8 @@ public struct APIClient: Sendable {
                     logger.info("retrying \(request.method) \(request.path) (\(retry)/\(retrier.policy.maxRetries)) in \(Format.duration(delay))",
                                 metadata: ["error": "\(error.logText)"])
                     if let waitNotice, delay >= .seconds(2) {
-                        waitNotice(Self.waitSentence(error, delay: delay, host: NetworkError.endpoint(baseURL), retry: retry, of: retrier.policy.maxRetries))
+                        waitNotice(Self.waitSentence(error, delay: delay, host: NetworkError.endpoint(baseURL), retry: retry, of: retrier.policy.maxRetries,
+                                                     interruptible: waitNoticeInterruptible))
                     }
                 },
                 { _ in try await attempt(request, renewal: renewal, flight: flight) })
@@ -131,8 +134,9 @@ public struct APIClient: Sendable {
     }
 
     /// Why a request waits before it is tried again, and for how long: "127.0.0.1:8080 asked
-    /// brados to wait 2 min (rate limited); trying again in 2 min (Ctrl-C stops)."
-    static func waitSentence(_ error: any Error, delay: Duration, host: String, retry: Int, of retries: Int) -> String {
+    /// brados to wait 2 min (rate limited); trying again in 2 min (Ctrl-C stops)." — "Ctrl-C
+    /// stops" only when `interruptible` (a person at a terminal), never in a service's log.
+    static func waitSentence(_ error: any Error, delay: Duration, host: String, retry: Int, of retries: Int, interruptible: Bool = true) -> String {
         let wait = NetworkError.wait(delay)
         let why: String
         switch error as? NetworkError {
@@ -141,7 +145,7 @@ public struct APIClient: Sendable {
         case let failure?: why = failure.summary.hasSuffix(".") ? String(failure.summary.dropLast()) : failure.summary
         case nil: why = "the request failed"
         }
-        return "\(why); trying again in \(wait) (\(retry) of \(retries); Ctrl-C stops)."
+        return "\(why); trying again in \(wait) (\(retry) of \(retries)\(interruptible ? "; Ctrl-C stops" : ""))."
     }
 
     /// The longest `Retry-After` brados takes as given; longer ones are capped to it.

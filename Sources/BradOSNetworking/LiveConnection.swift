@@ -30,10 +30,20 @@ public enum LiveConnection {
         public var reason: String
         /// Try the next connection at once, the first time (an expired token, renewed first).
         public var retryAtOnce: Bool
+        /// The host that could not be reached at all (refused, unresolved, timed out), when
+        /// that was the gap: not a connection that dropped.
+        public var unreachable: Unreachable?
 
-        public init(reason: String, retryAtOnce: Bool = false) {
+        public init(reason: String, retryAtOnce: Bool = false, unreachable: Unreachable? = nil) {
             self.reason = reason
             self.retryAtOnce = retryAtOnce
+            self.unreachable = unreachable
+        }
+
+        /// The gap an error left: its reason (``LiveConnection/reason(_:)``), and the host
+        /// when it could not be reached.
+        public init(_ error: any Error) {
+            self.init(reason: LiveConnection.reason(error), unreachable: (error as? NetworkError)?.unreachable)
         }
     }
 
@@ -46,7 +56,7 @@ public enum LiveConnection {
     /// - Throws: `CancellationError`, or what `gap` throws.
     public static func keep(backoff: RetryPolicy = backoff,
                             gap: @escaping @Sendable (_ error: any Error, _ everConnected: Bool) throws -> Gap,
-                            reconnecting: @escaping @Sendable (String, Duration) async throws -> Void,
+                            reconnecting: @escaping @Sendable (Gap, Duration) async throws -> Void,
                             connect: @escaping @Sendable (_ previous: Gap?, _ connected: @escaping @Sendable () -> Void) async throws -> Bool) async throws {
         let attempts = Attempts()
         var previous: Gap?
@@ -65,7 +75,7 @@ public enum LiveConnection {
             }
             let attempt = attempts.next()
             let wait = ended.retryAtOnce && attempt == 0 ? .zero : backoff.delay(beforeRetry: attempt, random: Double.random(in: 0...1))
-            try await reconnecting(ended.reason, wait)
+            try await reconnecting(ended, wait)
             try await Task.sleep(for: wait)
             previous = ended
         }

@@ -3,6 +3,17 @@ import BradOSErrors
 import BradOSTerminal
 import Foundation
 
+/// A host that could not be reached, and why in a few words ("connection refused").
+public struct Unreachable: Sendable, Equatable, Hashable {
+    public var host: String
+    public var reason: String
+
+    public init(host: String, reason: String) {
+        self.host = host
+        self.reason = reason
+    }
+}
+
 /// Failures of the networking core, each classified for retry and exit code.
 public enum NetworkError: BradOSError {
     /// `--offline` (or `BRADOS_OFFLINE=1`) is set and the command needed the network.
@@ -110,6 +121,16 @@ public enum NetworkError: BradOSError {
         switch self {
         case .unreachable, .timedOut, .connectionLost: true
         default: false
+        }
+    }
+
+    /// The host that could not be reached at all (refused, unresolved, timed out) and why: a
+    /// server that is down or away, as `sync --watch` says once and once again when it is back.
+    public var unreachable: Unreachable? {
+        switch self {
+        case let .unreachable(host, reason): Unreachable(host: host, reason: reason)
+        case let .timedOut(host): Unreachable(host: host, reason: "timed out")
+        default: nil
         }
     }
 

@@ -89,9 +89,10 @@ public struct NIOWebSocketClient: WebSocketConnecting {
         } catch {
             throw NetworkError.unreachable(host: unixPath == nil ? NetworkError.endpoint(url) : "the built-in demo backend", reason: NetworkError.describe(error).1)
         }
+        // The server answered, with something other than an upgrade (a refused token, a route it does not have).
         guard case let .websocket(channel) = upgrade else {
-            throw NetworkError.unreachable(host: unixPath == nil ? NetworkError.endpoint(url) : "the built-in demo backend",
-                                           reason: "the server refused the WebSocket upgrade of \(components.path)")
+            throw NetworkError.connectionLost(host: unixPath == nil ? NetworkError.endpoint(url) : "the built-in demo backend",
+                                              reason: "the server refused the WebSocket upgrade of \(components.path)")
         }
         return try await channel.executeThenClose { inbound, outbound in
             let connection = FrameConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound,

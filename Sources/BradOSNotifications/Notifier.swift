@@ -91,6 +91,23 @@ public actor Notifier {
         }
     }
 
+    /// The notifications shown by ``alert(summary:body:)``, by summary (each replaces its own).
+    private var alerts: [String: UInt32] = [:]
+
+    /// A notification that is no domain's news (a session to sign in to again): shown at once,
+    /// replacing its own earlier one. It holds no content, so every `notify.detail` shows it.
+    public func alert(summary: String, body: String) {
+        let notification = DesktopNotification(replaces: alerts[summary] ?? 0, icon: "dialog-warning", summary: summary, body: body,
+                                               category: "x-brados.attention")
+        do {
+            alerts[summary] = try sender.send(notification)
+            warned = false
+        } catch {
+            if !warned { warn(error.summaryText + " The watch goes on without notifications.") }
+            warned = true
+        }
+    }
+
     /// Takes news; what is due is shown at its time.
     public func add(_ news: [News]) {
         guard !news.isEmpty else { return }

@@ -44,6 +44,35 @@ extension CoachCache {
         }
     }
 
+    /// Where the store stands: its identity and the revision its last change took
+    /// (``SearchRevision``), one row's read.
+    /// - Throws: ``StorageError``.
+    public func revision() throws -> (origin: String?, revision: Int64) {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT store, revision FROM searchRevision WHERE id = 1")
+            return (row?["store"], row?["revision"] ?? 0)
+        }
+    }
+
+    /// What `--follow` compares with what it printed, in one read: the conversation's messages
+    /// whose revision is after `revision` (in order of creation), the ids of all its messages,
+    /// and where the store stands. `nil` when the conversation is not held.
+    /// - Throws: ``StorageError``.
+    func followSnapshot(conversationID: String, changedAfter revision: Int64)
+        throws -> (origin: String?, revision: Int64, changed: [Message], ids: Set<String>)?
+    {
+        try read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE remoteId = ?", arguments: [conversationID]) == true else { return nil }
+            let stand = try Row.fetchOne(db, sql: "SELECT store, revision FROM searchRevision WHERE id = 1")
+            let changed = try Row.fetchAll(db, sql: """
+                SELECT remoteId, conversationId, role, content, createdAt FROM message
+                WHERE conversationId = ? AND revision > ? ORDER BY createdAt, remoteId
+                """, arguments: [conversationID, revision]).map(Self.message)
+            let ids = Set(try String.fetchAll(db, sql: "SELECT remoteId FROM message WHERE conversationId = ?", arguments: [conversationID]))
+            return (stand?["store"], stand?["revision"] ?? 0, changed, ids)
+        }
+    }
+
     /// Binds each row straight through SQLite's C API: building GRDB's `StatementArguments`
     /// (an array of `DatabaseValue` per row) was the difference between this and python's
     /// `executemany` in `bench/coach_upsert.py`.

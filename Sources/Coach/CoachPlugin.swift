@@ -140,7 +140,7 @@ public struct CoachPlugin: DomainPlugin, FollowsLive, FeedsSearch, ShowsToday, S
     public var watchDescription: String { "conversations, and the messages of those cached, over Supabase Realtime" }
 
     /// Follows the user's conversations, and the messages of those cached, over Supabase Realtime.
-    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) async throws {
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (WatchEvent) -> Void) async throws {
         let repository = try CoachRepository.live(env)
         guard let realtime = repository.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
         try await repository.watch(access: try await realtime(), tell: tell)

@@ -35,10 +35,14 @@ public struct RealtimeAccess: Sendable {
     public var heartbeat: Duration
     /// Waits between attempts to connect (exponential, jittered, capped).
     public var backoff: RetryPolicy
+    /// How often `--follow` looks whether another process stored something (one row's read:
+    /// the store's revision): 250 ms.
+    public var storeCheck: Duration
 
     public init(url: URL, token: @escaping @Sendable () async throws -> String, renew: @escaping @Sendable (String) async throws -> String,
                 connector: any WebSocketConnecting, heartbeat: Duration = .seconds(30),
-                backoff: RetryPolicy = LiveConnection.backoff) {
+                backoff: RetryPolicy = LiveConnection.backoff, storeCheck: Duration = .milliseconds(250)) {
+        self.storeCheck = storeCheck
         self.url = url
         self.token = token
         self.renew = renew
@@ -52,33 +56,58 @@ public struct RealtimeAccess: Sendable {
 /// channel (its messages, and its own row), then catches up over REST with the delta refresh
 /// (``refreshThread(_:id:full:)``), and only then applies the events that arrived meanwhile
 /// and after, in the order the server committed them. An event whose row is already as it
-/// says (an insert of a message held, a delete of one not held) changes nothing and prints
-/// nothing. So a lost event, a dropped connection or a gap of any length is repaired by the
-/// next connection's catch-up, and replaying events the catch-up already saw converges to the
+/// says (an insert of a message held, a delete of one not held) changes nothing in the store.
+/// So a lost event, a dropped connection or a gap of any length is repaired by the next
+/// connection's catch-up, and replaying events the catch-up already saw converges to the
 /// server's rows (each row's last event is the latest state).
+///
+/// **What is printed** is not what this process wrote but what the store holds that differs
+/// from what was printed (``FollowLedger``): after each catch-up and event, and whenever the
+/// store's revision moves (another brados, such as `sync --watch`, stored a row first). So
+/// every message newer than the tail shown is printed once, in order, whoever stored it.
 extension CoachRepository {
     /// Follows a conversation until the task is cancelled (Ctrl-C) or the conversation is
-    /// deleted, telling `emit` each change as the cache takes it.
-    /// - Parameter id: the conversation's full id.
+    /// deleted, telling `emit` each change the store takes.
+    /// - Parameters:
+    ///   - id: the conversation's full id.
+    ///   - shown: the messages already printed (the tail `--follow` shows first): every
+    ///     message after the last of them is printed as it reaches the store.
     /// - Throws: `CancellationError`; ``CoachError/realtimeRefused(_:)`` when the first join is
     ///   refused; ``AuthError`` when the session cannot be renewed; ``StorageError``.
-    public func follow(_ id: String, access: RealtimeAccess, emit: @escaping @Sendable (FollowEvent) async throws -> Void) async throws {
+    public func follow(_ id: String, shown: [Message], access: RealtimeAccess, emit: @escaping @Sendable (FollowEvent) throws -> Void) async throws {
+        let database = try self.database()
+        let ledger = FollowLedger(conversationID: id, shown: shown, held: try database.messages(conversationID: id).messages)
+        try ledger.reconcile(database, emit: emit)
         let box = ConversationBox()
-        try await keep(RealtimeSubscription(
-            name: "coach:\(id)",
-            bindings: [["event": "*", "schema": "public", "table": "messages", "filter": "conversation_id=eq.\(id)"],
-                       ["event": "*", "schema": "public", "table": "conversations", "filter": "id=eq.\(id)"]],
-            catchUp: {
-                let conversation = try await self.catchUp(id, emit: emit)
-                box.set(conversation)
-                return conversation != nil
-            },
-            apply: { change in
-                guard let conversation = box.get() else { return false }
-                let next = try await self.apply(change, to: conversation, emit: emit)
-                box.set(next)
-                return next != nil
-            }), access: access, reconnecting: { try await emit(.reconnecting(reason: $0, after: $1)) })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await self.keep(RealtimeSubscription(
+                    name: "coach:\(id)",
+                    bindings: [["event": "*", "schema": "public", "table": "messages", "filter": "conversation_id=eq.\(id)"],
+                               ["event": "*", "schema": "public", "table": "conversations", "filter": "id=eq.\(id)"]],
+                    catchUp: {
+                        let conversation = try await self.catchUp(id, ledger: ledger, emit: emit)
+                        box.set(conversation)
+                        return conversation != nil
+                    },
+                    apply: { change in
+                        guard let conversation = box.get() else { return false }
+                        let next = try self.apply(change, to: conversation, ledger: ledger, emit: emit)
+                        box.set(next)
+                        return next != nil
+                    }), access: access, reconnecting: { try ledger.tell(.reconnecting(reason: $0.reason, after: $1), emit: emit) })
+            }
+            // What another process stores (the watch's copy of the same event, a refresh
+            // elsewhere) is printed as soon as the store's revision moves.
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: access.storeCheck)
+                    if try ledger.moved(database) { try ledger.reconcile(database, emit: emit) }
+                }
+            }
+            _ = try await group.next()
+            group.cancelAll()
+        }
     }
 
     /// The conversation a follow keeps, between its catch-ups and its events.
@@ -102,7 +131,7 @@ extension CoachRepository {
     /// - Throws: `CancellationError`; ``CoachError/realtimeRefused(_:)`` when the first join is
     ///   refused; ``AuthError``; ``StorageError``.
     func keep(_ subscription: RealtimeSubscription, access: RealtimeAccess,
-              reconnecting: @escaping @Sendable (String, Duration) async throws -> Void) async throws {
+              reconnecting: @escaping @Sendable (LiveConnection.Gap, Duration) async throws -> Void) async throws {
         try await LiveConnection.keep(backoff: access.backoff, gap: { error, joined in
             switch error {
             case let error as AuthError: throw error
@@ -110,7 +139,7 @@ extension CoachRepository {
                 throw CoachError.realtimeRefused(message)
             case let gap as Gap: return .init(reason: gap.reason, retryAtOnce: gap.tokenExpired)
             case let error as CoachError: return .init(reason: error.summary, retryAtOnce: "\(error)".lowercased().contains("expired"))
-            default: return .init(reason: LiveConnection.reason(error))
+            default: return .init(error)
             }
         }, reconnecting: reconnecting) { previous, joined in
             try await self.connectOnce(subscription, access: access, renewFirst: previous?.retryAtOnce ?? false, joined: joined) == .done
@@ -191,27 +220,16 @@ extension CoachRepository {
         }
     }
 
-    /// The delta refresh, told as events: messages the copy gained, messages it lost.
+    /// The delta refresh, then what the store holds that was not printed, told as events.
     /// - Returns: the conversation, or `nil` when the server no longer has it.
-    func catchUp(_ id: String, emit: @Sendable (FollowEvent) async throws -> Void) async throws -> Conversation? {
+    func catchUp(_ id: String, ledger: FollowLedger, emit: @Sendable (FollowEvent) throws -> Void) async throws -> Conversation? {
         let database = try self.database()
-        let before = try database.messageIDs(conversationID: id)
         guard let conversation = try await refreshThread(try await api(), id: id, full: false, sweepAnyway: true) else {
-            try await emit(.conversationDeleted(id: id))
+            try ledger.end(emit: emit)
             return nil
         }
-        let edited = try await catchUpEdits(of: conversation.id)
-        var added: [Message] = []
-        var held = Set<String>()
-        try database.forEachMessage(conversationID: id) { batch in
-            for message in batch {
-                held.insert(message.id)
-                if !before.contains(message.id) { added.append(message) }
-            }
-        }
-        for message in added { try await emit(.added(message)) }
-        for message in edited where before.contains(message.id) { try await emit(.changed(message)) }
-        for gone in before.subtracting(held).sorted() { try await emit(.deleted(id: gone)) }
+        _ = try await catchUpEdits(of: conversation.id)
+        try ledger.reconcile(database, emit: emit)
         return conversation
     }
 
@@ -224,22 +242,24 @@ extension CoachRepository {
         return try database.applyEdits(edited.messages, newest: edited.newest, at: now())
     }
 
-    /// One event applied to the copy, and told when it changed something.
+    /// One event applied to the copy; then what the store holds that was not printed is told.
     /// - Returns: the conversation as it now is; `nil` when it was deleted.
-    func apply(_ change: RowChange, to conversation: Conversation, emit: @Sendable (FollowEvent) async throws -> Void) async throws -> Conversation? {
+    func apply(_ change: RowChange, to conversation: Conversation, ledger: FollowLedger,
+               emit: @Sendable (FollowEvent) throws -> Void) throws -> Conversation? {
         let database = try self.database()
         switch (change.table, change.kind) {
         case ("messages", .insert), ("messages", .update):
-            guard let message = change.row(Message.self), message.conversationId == conversation.id,
-                  let wasHeld = try saveEvent(message, of: conversation) else { return conversation }
-            try await emit(wasHeld ? .changed(message) : .added(message))
+            guard let message = change.row(Message.self), message.conversationId == conversation.id else { return conversation }
+            _ = try saveEvent(message, of: conversation)
+            try ledger.reconcile(database, emit: emit)
         case ("messages", .delete):
-            guard let id = Self.rowID(change.oldRecord), try deleteEvent(message: id, of: conversation) else { return conversation }
-            try await emit(.deleted(id: id))
+            guard let id = Self.rowID(change.oldRecord) else { return conversation }
+            _ = try deleteEvent(message: id, of: conversation)
+            try ledger.reconcile(database, emit: emit)
         case ("conversations", .delete):
             guard Self.rowID(change.oldRecord) == conversation.id else { return conversation }
             _ = try database.deleteConversation(id: conversation.id, at: now())
-            try await emit(.conversationDeleted(id: conversation.id))
+            try ledger.end(emit: emit)
             return nil
         case ("conversations", _):
             guard var updated = change.row(Conversation.self), updated.id == conversation.id else { return conversation }
@@ -247,7 +267,7 @@ extension CoachRepository {
             updated.messageCount = conversation.messageCount
             guard updated.title != conversation.title || updated.domain != conversation.domain else { return conversation }
             try database.upsertConversations([updated], at: now())
-            try await emit(.conversationChanged(updated))
+            try ledger.tell(.conversationChanged(updated), emit: emit)
             return updated
         default:
             break

@@ -114,7 +114,7 @@ public struct LibraryPlugin: DomainPlugin, FollowsLive, FeedsSearch, ShapesArchi
     public var watchDescription: String { "the Plex server's notifications: each change refreshes the library by what changed" }
 
     /// Follows the Plex server's notifications: each change refreshes the library by what changed.
-    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) async throws {
+    public func watch(_ env: AppEnvironment, tell: @escaping @Sendable (WatchEvent) -> Void) async throws {
         var repository = try LibraryRepository.live(env)
         repository.afterRefresh = nil // no background prefetch from a long-running process
         try await repository.watch(tell: tell)

@@ -16,14 +16,14 @@ extension LibraryRepository {
     /// - Throws: `CancellationError`; ``AuthError`` when the session is gone; ``LibraryError``
     ///   when the server has no notifications.
     public func watch(ping: Duration = .seconds(30), backoff: RetryPolicy = LiveConnection.backoff,
-                      tell: @escaping @Sendable (String) -> Void) async throws {
+                      tell: @escaping @Sendable (WatchEvent) -> Void) async throws {
         try await LiveConnection.keep(backoff: backoff, gap: { error, _ in
             switch error {
             case let error as AuthError: throw error
             case LibraryError.noNotifications: throw LibraryError.noNotifications
-            default: return .init(reason: LiveConnection.reason(error))
+            default: return .init(error)
             }
-        }, reconnecting: { reason, wait in tell("library: " + LiveConnection.paused(reason, after: wait)) }) { _, connected in
+        }, reconnecting: { gap, wait in tell(.paused(reason: gap.reason, after: wait, unreachable: gap.unreachable)) }) { _, connected in
             guard let socket = try await self.api().notificationSocket() else { throw LibraryError.noNotifications }
             try await NIOWebSocketClient().withConnection(to: socket.url, headers: socket.headers) { connection in
                 connected()
@@ -33,7 +33,7 @@ extension LibraryRepository {
         }
     }
 
-    private func followNotifications(_ connection: any WebSocketConnection, ping: Duration, tell: @escaping @Sendable (String) -> Void) async throws {
+    private func followNotifications(_ connection: any WebSocketConnection, ping: Duration, tell: @escaping @Sendable (WatchEvent) -> Void) async throws {
         let (changes, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -50,10 +50,10 @@ extension LibraryRepository {
             }
             group.addTask {
                 // Caught up first: what changed while no one listened.
-                tell("library: caught up (\(try await self.refresh().albumCount) albums)")
+                tell(.changed("caught up (\(try await self.refresh().albumCount) albums)"))
                 for await _ in changes {
                     let snapshot = try await self.refresh()
-                    tell("library: refreshed after a notification (\(snapshot.albumCount) albums)")
+                    tell(.changed("refreshed after a notification (\(snapshot.albumCount) albums)"))
                 }
             }
             try await group.next()

@@ -20,7 +20,7 @@ struct LiveConnectionTests {
         try await LiveConnection.keep(backoff: Self.noWait, gap: { error, _ in
             if error is Fatal { throw error }
             return .init(reason: "dropped", retryAtOnce: false)
-        }, reconnecting: { reason, wait in told.withLock { $0.append("\(reason) \(wait)") } }) { last, connected in
+        }, reconnecting: { gap, wait in told.withLock { $0.append("\(gap.reason) \(wait)") } }) { last, connected in
             previous.withLock { $0.append(last) }
             let next = script.withLock { $0.removeFirst() }
             if case .success = next { connected() }
@@ -49,5 +49,23 @@ struct LiveConnectionTests {
         // 1, 2, 4 ms; connected at the 4th, so its gap is the first again, and it says "at once":
         // 0; the next is the second since that connection: 2 ms.
         #expect(waits.withLock { $0 } == [.milliseconds(1), .milliseconds(2), .milliseconds(4), .zero, .milliseconds(2)])
+    }
+
+    @Test("a gap says which host could not be reached (refused, timed out), and not a connection that dropped or a refused upgrade")
+    func unreachable() {
+        #expect(LiveConnection.Gap(NetworkError.unreachable(host: "127.0.0.1:8080", reason: "connection refused")).unreachable
+                == Unreachable(host: "127.0.0.1:8080", reason: "connection refused"))
+        #expect(LiveConnection.Gap(NetworkError.timedOut(host: "plex.example:32400")).unreachable?.host == "plex.example:32400")
+        #expect(LiveConnection.Gap(NetworkError.connectionLost(host: "127.0.0.1:8080", reason: "connection reset")).unreachable == nil)
+        #expect(LiveConnection.Gap(Dropped()).unreachable == nil)
+    }
+
+    @Test("a wait before a retry says Ctrl-C stops it only to a person at a terminal")
+    func waitSentence() {
+        let error = NetworkError.http(status: 503, method: "GET", path: "/api/visits", message: nil, retryAfter: nil)
+        #expect(APIClient.waitSentence(error, delay: .seconds(3), host: "127.0.0.1:8080", retry: 2, of: 3)
+                == "127.0.0.1:8080 answered 503; trying again in 3 s (2 of 3; Ctrl-C stops).")
+        #expect(APIClient.waitSentence(error, delay: .seconds(3), host: "127.0.0.1:8080", retry: 2, of: 3, interruptible: false)
+                == "127.0.0.1:8080 answered 503; trying again in 3 s (2 of 3).")
     }
 }

@@ -81,8 +81,12 @@ struct RealtimeTests {
         try database.saveMessages(Fixtures.messages(1, count: 2), of: conversation, at: Fixtures.base)
         let repository = CoachRepository(database: { database }, offline: false, now: { Fixtures.base }, userID: { Fixtures.user },
                                     api: { FakeCoachAPI() })
+        let ledger = FollowLedger(conversationID: conversation.id, shown: Fixtures.messages(1, count: 2),
+                                  held: try database.messages(conversationID: conversation.id).messages)
         let told = Mutex<[FollowEvent]>([])
-        let emit: @Sendable (FollowEvent) async throws -> Void = { event in told.withLock { $0.append(event) } }
+        let emit: @Sendable (FollowEvent) throws -> Void = { event in told.withLock { $0.append(event) } }
+        try ledger.reconcile(database, emit: emit)
+        #expect(told.withLock { $0.isEmpty }, "the tail shown is printed already")
         let new: [String: Any] = ["id": "m-new", "conversation_id": conversation.id, "role": "user", "content": "hello",
                                   "created_at": "2027-01-15T08:00:00.000000+00:00"]
         var edited = new
@@ -94,7 +98,7 @@ struct RealtimeTests {
                        RowChange(table: "messages", kind: .delete, oldRecord: try record(["id": "m-new"])),
                        // another conversation's message changes nothing here
                        RowChange(table: "messages", kind: .insert, record: try record(new.merging(["conversation_id": "other"]) { $1 }))] {
-            _ = try await repository.apply(change, to: conversation, emit: emit)
+            _ = try repository.apply(change, to: conversation, ledger: ledger, emit: emit)
         }
         let events = told.withLock { $0 }
         #expect(events.count == 3, "\(events)")
@@ -102,9 +106,47 @@ struct RealtimeTests {
         #expect(message.content == "hello again")
         #expect(try database.message(id: "m-new") == nil)
         #expect(try database.messages(conversationID: conversation.id).messages.count == 2)
-        // The conversation deleted: following ends.
-        #expect(try await repository.apply(RowChange(table: "conversations", kind: .delete, oldRecord: try record(["id": conversation.id])),
-                                      to: conversation, emit: emit) == nil)
+        // The conversation deleted: following ends, told once.
+        #expect(try repository.apply(RowChange(table: "conversations", kind: .delete, oldRecord: try record(["id": conversation.id])),
+                                     to: conversation, ledger: ledger, emit: emit) == nil)
+        try ledger.end(emit: emit)
+        #expect(told.withLock { $0.filter { if case .conversationDeleted = $0 { true } else { false } }.count } == 1)
         #expect(try database.conversation(id: conversation.id) == nil)
+    }
+
+    @Test("a message another process stored first (sync --watch beside the follower) is printed once, when its event comes or when the store moves")
+    func storedElsewhereFirst() async throws {
+        let database = try Fixtures.database(dir)
+        let conversation = Fixtures.conversation(1, messages: 3)
+        let messages = Fixtures.messages(1, count: 3)
+        try database.saveMessages(messages, of: conversation, at: Fixtures.base)
+        let repository = CoachRepository(database: { database }, offline: false, now: { Fixtures.base }, userID: { Fixtures.user },
+                                         api: { FakeCoachAPI() })
+        // The tail shown was the last two: the first is older, known, never printed.
+        let ledger = FollowLedger(conversationID: conversation.id, shown: Array(messages.suffix(2)),
+                                  held: try database.messages(conversationID: conversation.id).messages)
+        let told = Mutex<[FollowEvent]>([])
+        let emit: @Sendable (FollowEvent) throws -> Void = { event in told.withLock { $0.append(event) } }
+        try ledger.reconcile(database, emit: emit)
+        #expect(told.withLock { $0.isEmpty })
+
+        func message(_ id: String, _ minutes: Double) -> Message {
+            Message(id: id, conversationId: conversation.id, role: .assistant, content: "reply \(id)",
+                    createdAt: Fixtures.base.addingTimeInterval(86_400 + minutes * 60))
+        }
+        // The watch stores w-1 before the follower's own event for it arrives.
+        try database.upsertMessages([message("w-1", 1)], at: Fixtures.base)
+        let row: [String: Any] = ["id": "w-1", "conversation_id": conversation.id, "role": "assistant", "content": "reply w-1",
+                                  "created_at": "2027-01-16T08:01:00.000000+00:00"]
+        _ = try repository.apply(RowChange(table: "messages", kind: .insert, record: try record(row)), to: conversation, ledger: ledger, emit: emit)
+        // Two more stored elsewhere, with no event at all: the store moved.
+        try database.upsertMessages([message("w-3", 3), message("w-2", 2)], at: Fixtures.base)
+        #expect(try ledger.moved(database))
+        try ledger.reconcile(database, emit: emit)
+        #expect(try !ledger.moved(database))
+        try ledger.reconcile(database, emit: emit)
+        let added = told.withLock { $0 }.compactMap { event -> String? in if case let .added(message) = event { message.id } else { nil } }
+        #expect(added == ["w-1", "w-2", "w-3"], "each once, in order of creation: \(told.withLock { $0 })")
+        #expect(told.withLock { $0.count } == 3)
     }
 }

@@ -125,6 +125,45 @@ struct CoachFollowEndToEndTests {
         #expect(try cached(id, server) == rows)
     }
 
+    @Test("beside sync --watch, which stores each message first: the follower prints every message once, in order")
+    func besideTheWatch() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--service", "supabase", "--user", "demo@example.com", "--password-stdin"], server, stdin: "demo").status == 0)
+        let listed = try brados(["coach", "conversations", "--json"], server)
+        let conversations = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])["conversations"] as? [[String: Any]]
+        let id = try #require(conversations?.first?["id"] as? String)
+        // Its messages cached: the watch keeps them following.
+        #expect(try brados(["coach", "show", id, "--last", "1"], server).status == 0)
+        let watch = try BuiltProducts.start("brados", ["sync", "--watch"], environment: environment(server))
+        defer { watch.send(SIGKILL); _ = watch.finish() }
+        #expect(try await eventually(timeout: .seconds(30)) { try await server.realtimeChannels() == 1 }, "the watch joins")
+        let follow = try BuiltProducts.start("brados", ["coach", "show", id, "--follow", "--json", "--last", "1"], environment: environment(server))
+        #expect(try await eventually(timeout: .seconds(30)) { try await server.realtimeChannels() == 2 }, "the follower joins")
+        // The follower's own events come 400 ms after the watch's: the watch has stored each row by then.
+        try await server.addRealtimeFault(#"{"kind": "delay", "delayMs": 400, "topic": "realtime:coach:\#(id)"}"#)
+        let sent = (1...6).map { "beside-\($0)" }
+        for message in sent {
+            try await server.sql("""
+                INSERT INTO messages (id, conversation_id, user_id, role, content, created_at)
+                SELECT ?, id, user_id, 'assistant', 'a reply while the watch runs', (julianday('now') - 2440587.5) * 86400.0 FROM conversations WHERE id = ?
+                """, [message, id])
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        func added() -> [String] {
+            follow.stdoutSoFar.split(separator: "\n").compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], object["event"] as? String == "added"
+                else { return nil }
+                return (object["message"] as? [String: Any])?["id"] as? String
+            }
+        }
+        _ = try await eventually(timeout: .seconds(20), interval: .milliseconds(100)) { added().count >= sent.count }
+        try await Task.sleep(for: .seconds(1))
+        follow.send(SIGINT)
+        let result = follow.finish()
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(added() == sent, "each message printed once, in order: \(added())")
+    }
+
     @Test("the embedded default: a conversation deleted by another brados process ends the follow")
     func embedded() async throws {
         // No server configured: the embedded backend signs in by itself.

@@ -34,6 +34,10 @@ public struct AppEnvironment: Sendable {
     private let makeCredentials: @Sendable (ProfileName) -> CredentialStore
     /// `refresh.wait`, read on first use and kept (a value the rule refuses said once).
     let refreshWait: @Sendable () -> Duration
+    /// This environment built again from what it was built with (``reloaded(retryNotices:)``).
+    private let rebuild: @Sendable (_ retryNotices: Bool) throws -> AppEnvironment
+    /// Whether a request waiting to be retried says so on stderr (see ``NetworkAccess``).
+    public let retryNotices: Bool
 
     /// Builds the environment.
     /// - Throws: ``ConfigError`` for an unreadable config file or invalid profile name.
@@ -41,8 +45,13 @@ public struct AppEnvironment: Sendable {
         io: any TerminalIO, flags: GlobalFlags, plugins: [any DomainPlugin], features: [any Feature] = [], embedded: (any EmbeddedBackend)?,
         transport: (any HTTPTransport)? = nil, keyring: any Keyring = NoKeyring(), clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = { Date() }, random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        builtInCommands: @escaping @Sendable () -> Set<String> = { [] }
+        builtInCommands: @escaping @Sendable () -> Set<String> = { [] }, retryNotices: Bool = true
     ) throws {
+        self.retryNotices = retryNotices
+        rebuild = { retryNotices in
+            try AppEnvironment(io: io, flags: flags, plugins: plugins, features: features, embedded: embedded, transport: transport, keyring: keyring,
+                               clock: clock, now: now, random: random, builtInCommands: builtInCommands, retryNotices: retryNotices)
+        }
         let services = ServiceDescription.all(plugins)
         let (environment, renamedVariables) = ServiceRename.environment(io.environment, services: services)
         let paths = Paths.resolve(environment: environment)
@@ -103,7 +112,7 @@ public struct AppEnvironment: Sendable {
             credentials: makeCredentials(profile.name),
             accounts: services.reduce(into: [:]) { accounts, described in
                 if let account = described.account { accounts[described.service] = account(settings, now) }
-            })
+            }, retryNotices: retryNotices)
         for notice in moved + renamedVariables { output.notice(notice) }
     }
 
@@ -132,6 +141,13 @@ public struct AppEnvironment: Sendable {
         LogBootstrap.installOnce(io: env.io, level: env.settings.logLevel, format: env.settings.logFormat)
         return env
     }
+
+    /// The environment built again as it was, from the config file, the environment variables
+    /// and the sign-ins as they are now: how a long-running `sync --watch` takes a changed
+    /// configuration. The profile's lock is the process's and stays as it is.
+    /// - Parameter retryNotices: whether requests waiting to be retried say so (the current value by default).
+    /// - Throws: ``ConfigError`` for a config file that no longer reads, or an invalid profile name.
+    public func reloaded(retryNotices: Bool? = nil) throws -> AppEnvironment { try rebuild(retryNotices ?? self.retryNotices) }
 
     /// Refuses a profile named by `--profile` or `BRADOS_PROFILE` that has nothing (no
     /// sign-in, no cache, no data): a mistyped name is an error with the nearest one

@@ -23,6 +23,9 @@ public actor NetworkAccess {
     let now: @Sendable () -> Date
     /// The profile's credentials.
     let credentials: CredentialStore
+    /// Whether a request that waits to be retried says so on stderr (a person waits for it);
+    /// off in `sync --watch`, whose own lines say when a service is unreachable and back.
+    let retryNotices: Bool
     private var embeddedURL: URL?
     private var embeddedStart: Task<URL, any Error>?
     private var accounts: [Service: any AccountProtocol] = [:]
@@ -33,7 +36,8 @@ public actor NetworkAccess {
 
     init(settings: Settings, paths: Paths, profile: ProfileName, transport: any HTTPTransport, embedded: (any EmbeddedBackend)?,
          retrier: Retrier, output: Output, logger: Logger, now: @escaping @Sendable () -> Date, credentials: CredentialStore,
-         accounts: [Service: any AccountProtocol] = [:]) {
+         accounts: [Service: any AccountProtocol] = [:], retryNotices: Bool = true) {
+        self.retryNotices = retryNotices
         self.accounts = accounts
         self.credentials = credentials
         self.settings = settings
@@ -127,7 +131,10 @@ public actor NetworkAccess {
             transport: transport, logger: logger, dedicated: dedicated, embedded: usesEmbedded(service))
         var client = APIClient(service: service, baseURL: base, transport: transport, authenticator: authenticator,
                                authScheme: authScheme, retrier: retrier, logger: logger, profile: profile.rawValue)
-        client.waitNotice = { [output] in output.notice($0) }
+        if retryNotices {
+            client.waitNotice = { [output] in output.notice($0) }
+            client.waitNoticeInterruptible = output.io.isInputTerminal
+        }
         return client
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BradOSNetworking
 import BradOSStorage
 import Foundation
 
@@ -33,9 +34,19 @@ public protocol FollowsLive: Syncs {
     /// Realtime").
     var watchDescription: String { get }
     /// Follows the service until the task is cancelled, catching up after every gap. `tell`
-    /// takes a line for `--verbose` (what changed, a reconnect).
+    /// takes what happened: a change or a catch-up (a line for `--verbose`), or a pause.
     /// - Throws: the domain's errors (`sync --watch` reports them and starts it again).
-    func watch(_ env: AppEnvironment, tell: @escaping @Sendable (String) -> Void) async throws
+    func watch(_ env: AppEnvironment, tell: @escaping @Sendable (WatchEvent) -> Void) async throws
+}
+
+/// What a domain that ``FollowsLive`` tells `sync --watch` as it follows its service.
+public enum WatchEvent: Sendable, Equatable {
+    /// The feed caught up or took a change: the service answers. The words are a line for
+    /// `--verbose` ("caught up (5 conversations)").
+    case changed(String)
+    /// Following paused after a gap: why (brados's words), how long until the next
+    /// connection, and the host when it could not be reached at all (refused, timed out).
+    case paused(reason: String, after: Duration, unreachable: Unreachable?)
 }
 
 /// `brados cache export/import`, for a domain whose archive is more than a copy of its

@@ -10,8 +10,10 @@ extension CoachCommand {
             A refresh downloads only what changed since the cached copy: new messages, and \
             which were deleted when the server's count differs. --full downloads every message again.
             --follow then keeps printing each new, changed or deleted message as it happens \
-            (Supabase Realtime; no polling), keeping the cache up to date, until Ctrl-C. After \
-            any gap (a lost connection, a lost event) it catches up before going on, so a later \
+            (Supabase Realtime; the server is not polled), keeping the cache up to date, until \
+            Ctrl-C. Each message newer than those shown is printed once, in order, whichever \
+            brados stored it (a `sync --watch` beside it included). After any gap (a lost \
+            connection, a lost event) it catches up before going on, so a later \
             `coach show --offline` shows what was followed. With --json it prints one event a \
             line (NDJSON): {"event":"message"|"added"|"changed"|"deleted"|"conversation-changed"|\
             "conversation-deleted"|"reconnecting", …}.
@@ -57,7 +59,7 @@ extension CoachCommand {
             try renderer.followStart(thread, source: source)
             guard let realtime = repository.realtime else { throw CoachError.realtimeRefused("this profile's server has no Realtime") }
             let access = try await realtime()
-            try await repository.follow(thread.conversation.id, access: access) { event in renderer.follow(event) }
+            try await repository.follow(thread.conversation.id, shown: thread.messages, access: access) { event in renderer.follow(event) }
         }
     }
 }

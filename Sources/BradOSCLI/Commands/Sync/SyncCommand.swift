@@ -90,13 +90,10 @@ public struct SyncCommand: EnvironmentCommand {
         let plugins = try names.map { try $0.map { try env.plugin(named: $0) } } ?? env.plugins
         if watch {
             if env.isOffline { throw NetworkError.offlineMode }
-            var watching = SyncWatch(env: env, plugins: plugins, options: options, verbose: global.verbose)
-            if try notify || parseBool(env.settings.validated(NotificationDetail.notifyKey.name)) == true {
-                let detail = NotificationDetail(rawValue: try env.settings.validated(NotificationDetail.configKey.name)) ?? .full
-                let output = env.output
-                watching.notifier = Notifier(detail: detail, sender: SessionBusNotifications(environment: env.io.environment),
-                                             warn: { output.notice("sync --watch --notify: \($0)") })
-            }
+            _ = try Notifications(env, notify: notify)  // a bad setting is the command's error, before anything runs
+            var watching = SyncWatch(env: env, domains: names, options: options, verbose: global.verbose, notify: notify)
+            // Seconds before a failed domain is tried again (tests: a server's outage in seconds, not minutes).
+            if let seconds = env.io.environment["BRADOS_WATCH_RESTART"].flatMap(Double.init), seconds > 0 { watching.restart = .milliseconds(Int(seconds * 1000)) }
             return try await watching.run()
         }
         struct Outcome: Encodable {

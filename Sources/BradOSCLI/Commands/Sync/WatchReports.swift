@@ -1,0 +1,101 @@
+import BradOSAuth
+import BradOSCore
+import BradOSErrors
+import BradOSNetworking
+import BradOSTerminal
+import Foundation
+import Synchronization
+
+/// What `sync --watch` says of its domains' troubles, each once: a running watch's log is read
+/// days later, and a line every cycle hides the one that matters.
+///
+/// - A host that cannot be reached (refused, timed out): one line when it goes, one when it
+///   answers again, however many domains use it.
+/// - A session that must be signed in to again (revoked, expired past renewal): one line and
+///   one notification; the watch waits for the sign-in (a new one restarts it).
+/// - Any other failure: said when it starts or changes, and once more when the domain works again.
+///
+/// Threading: any domain's task calls it; the state is behind one lock.
+final class WatchReports: Sendable {
+    enum Trouble: Equatable {
+        case unreachable(host: String)
+        case signIn(service: String)
+        case failing(String)
+    }
+
+    private struct State {
+        var troubles: [String: Trouble] = [:]
+        var down: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+    /// A line for the person (stderr, the journal).
+    let say: @Sendable (String) -> Void
+    /// A session to sign in to again: the desktop is told too (`--notify`).
+    let alert: @Sendable (_ summary: String, _ body: String) -> Void
+
+    init(say: @escaping @Sendable (String) -> Void, alert: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
+        self.say = say
+        self.alert = alert
+    }
+
+    /// What a failure of `domain` is, as these reports tell it.
+    static func trouble(_ error: any Error) -> Trouble {
+        if let unreachable = (error as? NetworkError)?.unreachable { return .unreachable(host: unreachable.host) }
+        if let auth = error as? AuthError, auth.kind == .authRequired {
+            switch auth {
+            case let .sessionExpired(_, service?), let .serviceNotSignedIn(_, service), let .signedInElsewhere(_, service, _, _):
+                return .signIn(service: service)
+            default: return .signIn(service: Service.account.rawValue)
+            }
+        }
+        return .failing((error as? any BradOSError)?.summary ?? "\(error)")
+    }
+
+    /// `domain` failed with `error`; said when it is news.
+    func failed(_ domain: String, _ error: any Error, retrying wait: Duration) {
+        let trouble = Self.trouble(error)
+        let said: String? = state.withLock { state in
+            defer { state.troubles[domain] = trouble }
+            switch trouble {
+            case let .unreachable(host):
+                guard state.down.insert(host).inserted else { return nil }
+                let reason = (error as? NetworkError)?.unreachable?.reason ?? "no answer"
+                return "sync --watch: \(host) cannot be reached (\(reason)); the watch keeps trying and says so when it is back."
+            case .signIn:
+                guard state.troubles[domain] != trouble else { return nil }
+                let recovery = (error as? any BradOSError)?.recovery.map { " \($0)" } ?? ""
+                return "sync --watch \(domain): \((error as? any BradOSError)?.summary ?? "\(error)")\(recovery) The watch waits for the sign-in."
+            case let .failing(text):
+                guard state.troubles[domain] != trouble else { return nil }
+                return "sync --watch \(domain): \(text) (trying again in \(Format.duration(wait)))"
+            }
+        }
+        guard let said else { return }
+        say(said)
+        if case let .signIn(service) = trouble {
+            alert("brados: sign in to \(service) again", "brados sync --watch waits for it: brados auth login --service \(service)")
+        }
+    }
+
+    /// A live feed paused: when it could not reach its host, as a failure to reach it.
+    func paused(_ domain: String, unreachable: Unreachable?) {
+        guard let unreachable else { return }
+        failed(domain, NetworkError.unreachable(host: unreachable.host, reason: unreachable.reason), retrying: .zero)
+    }
+
+    /// `domain` worked (a sync, a catch-up, a change followed): what was said of it ends.
+    func worked(_ domain: String) {
+        let said: String? = state.withLock { state in
+            guard let trouble = state.troubles.removeValue(forKey: domain) else { return nil }
+            switch trouble {
+            case let .unreachable(host):
+                guard state.down.remove(host) != nil else { return nil }
+                return "sync --watch: \(host) answers again."
+            case let .signIn(service): return "sync --watch \(domain): signed in to \(service) again; following it."
+            case .failing: return "sync --watch \(domain): works again."
+            }
+        }
+        if let said { say(said) }
+    }
+}

@@ -1,0 +1,74 @@
+import BradOSAuth
+@testable import BradOSCLI
+import BradOSNetworking
+import Foundation
+import Synchronization
+import Testing
+
+/// What `sync --watch` says of its troubles, without a server: each once, and once when it ends.
+@Suite("sync --watch: its reports")
+struct WatchReportsTests {
+    final class Said: Sendable {
+        let lines = Mutex<[String]>([])
+        let alerts = Mutex<[String]>([])
+    }
+
+    func reports() -> (WatchReports, Said) {
+        let said = Said()
+        return (WatchReports(say: { line in said.lines.withLock { $0.append(line) } },
+                             alert: { summary, _ in said.alerts.withLock { $0.append(summary) } }), said)
+    }
+
+    @Test("a host down is one line for every domain that uses it, however often they fail, and one when the first works again")
+    func hostDown() {
+        let (reports, said) = reports()
+        let down = NetworkError.unreachable(host: "127.0.0.1:8080", reason: "connection refused")
+        for _ in 0..<10 {
+            for domain in ["visits", "mealplan", "plan"] { reports.failed(domain, down, retrying: .seconds(30)) }
+        }
+        reports.paused("coach", unreachable: down.unreachable)
+        #expect(said.lines.withLock { $0 } == [
+            "sync --watch: 127.0.0.1:8080 cannot be reached (connection refused); the watch keeps trying and says so when it is back.",
+        ])
+        reports.worked("visits")
+        reports.worked("mealplan")
+        reports.worked("coach")
+        #expect(said.lines.withLock { $0.last } == "sync --watch: 127.0.0.1:8080 answers again.")
+        #expect(said.lines.withLock { $0.count } == 2)
+    }
+
+    @Test("a session to sign in to again is one line and one alert, repeated failures say nothing, a sign-in says so once")
+    func signIn() {
+        let (reports, said) = reports()
+        let revoked = AuthError.sessionExpired(profile: "default", service: "supabase")
+        for _ in 0..<5 { reports.failed("coach", revoked, retrying: .seconds(300)) }
+        #expect(said.lines.withLock { $0.count } == 1)
+        #expect(said.lines.withLock { $0.first?.hasSuffix("The watch waits for the sign-in.") } == true)
+        #expect(said.alerts.withLock { $0 } == ["brados: sign in to supabase again"])
+        reports.worked("coach")
+        reports.worked("coach")
+        #expect(said.lines.withLock { $0.last } == "sync --watch coach: signed in to supabase again; following it.")
+        #expect(said.lines.withLock { $0.count } == 2)
+    }
+
+    @Test("another failure is said when it starts and when it changes, not each time")
+    func otherFailures() {
+        let (reports, said) = reports()
+        let failing = NetworkError.http(status: 500, method: "GET", path: "/api/visits", message: nil, retryAfter: nil)
+        for _ in 0..<4 { reports.failed("visits", failing, retrying: .seconds(30)) }
+        reports.failed("visits", NetworkError.invalidResponse(path: "/api/visits", detail: "not valid JSON"), retrying: .seconds(30))
+        reports.worked("visits")
+        #expect(said.lines.withLock { $0.count } == 3, "\(said.lines.withLock { $0 })")
+        #expect(said.lines.withLock { $0.last } == "sync --watch visits: works again.")
+    }
+
+    @Test("a Retry-After longer than the restart is waited out; a session to sign in to waits the domain's interval")
+    func waits() {
+        let limited = NetworkError.http(status: 429, method: "POST", path: "/v1/plans/generate", message: nil, retryAfter: .seconds(120))
+        #expect(SyncWatch.wait(after: limited, interval: .seconds(300), restart: .seconds(30)) == .seconds(120))
+        let brief = NetworkError.http(status: 429, method: "POST", path: "/v1/plans/generate", message: nil, retryAfter: .seconds(2))
+        #expect(SyncWatch.wait(after: brief, interval: .seconds(300), restart: .seconds(30)) == .seconds(30))
+        #expect(SyncWatch.wait(after: AuthError.sessionExpired(profile: "default", service: "supabase"), interval: .seconds(300),
+                               restart: .seconds(30)) == .seconds(300))
+    }
+}
