@@ -102,6 +102,9 @@ BATCH = 50
 NOTIFY = re.compile(r'(\d+\.\d+) Notify "([^"]*)" (\d+) "([^"]*)" "([^"]*)" "(.*?)" \[\] \{([^}]*)\} -?\d+\n', re.S)
 ONE = "New message from your coach"
 MANY = re.compile(r"(\d+) new messages from your coach")
+# A burst across conversations is a notification of its own; one conversation's is titled by it.
+ACROSS = re.compile(r"(\d+) new messages from your coach in (\d+) conversations")
+TITLED = re.compile(r".*: (\d+) new messages from your coach")
 
 
 def sql(server, statement, *arguments):
@@ -662,12 +665,20 @@ class Bus:
                 process.wait()
 
 
+TITLES = set()
+
+
 def told(summary):
-    """How many messages a notification's summary tells of (None: not the coach's words)."""
-    if summary == ONE:
+    """How many messages a notification's summary tells of (None: not the coach's words): a
+    burst across conversations, one conversation's (its title, and how many), or the words of
+    notify.detail summary."""
+    if summary == ONE or summary in TITLES:
         return 1
-    match = MANY.fullmatch(summary)
-    return int(match[1]) if match else None
+    for pattern in (ACROSS, TITLED, MANY):
+        match = pattern.fullmatch(summary)
+        if match:
+            return int(match[1])
+    return None
 
 
 def on_screen(calls):
@@ -701,6 +712,8 @@ class Flood:
         profile.login(supabase_email="demo@example.com")
         listed = json.loads(profile.must("coach", "conversations", "--json").stdout)["conversations"]
         self.conversations = [conversation["id"] for conversation in listed[-self.options.conversations:]]
+        self.titles = {conversation["id"]: conversation.get("title") or "Untitled conversation" for conversation in listed}
+        TITLES.update(self.titles.values())
         for conversation in self.conversations:
             profile.must("coach", "show", conversation, "--last", "1")
         profile.must("mealplan", "show")
@@ -870,9 +883,15 @@ class Flood:
         # conversation (the catch-up takes what was missed conversation by conversation).
         newest = {conversation: text for _, conversation, text in messages} if reconnected else {None: messages[-1][2]}
         if flood_calls:
-            figures["the flood's last notification names"] = flood_calls[-1][4].splitlines()[-1:]
-            if not any(flood_calls[-1][4].endswith("\n" + text) for text in newest.values()):
-                problems.append(f"the flood's last notification names {flood_calls[-1][4].splitlines()[-1:]}, not the newest "
+            last = flood_calls[-1]
+            figures["the flood's last notification names"] = last[4].splitlines()[-1:]
+            if ACROSS.fullmatch(last[3]):
+                # A burst across conversations names each by its title, under no one conversation's.
+                written = {self.titles[conversation] for _, conversation, _ in messages}
+                if int(ACROSS.fullmatch(last[3])[2]) != len(written) or not all(title in last[4] for title in written):
+                    problems.append(f"the flood's last notification {last[3]!r} does not name its {len(written)} conversations: {last[4][:120]!r}")
+            elif not any(last[4].endswith(text) for text in newest.values()):
+                problems.append(f"the flood's last notification names {last[4].splitlines()[-1:]}, not the newest "
                                 f"message of a conversation {sorted(newest.values())}")
         total, shown = on_screen(flood_calls)
         figures["the flood's notifications on screen count"] = f"{total} in {shown} notifications"
@@ -887,8 +906,10 @@ class Flood:
             if total < len(messages) + 1:
                 problems.append(f"after one more message, the notifications on screen count {total} of {len(messages) + 1}: "
                                 f"{replacements(calls)[len(replacements(flood_calls)):]}")
-            if not calls[-1][4].endswith("\n" + later[0][2]):
+            if not calls[-1][4].endswith(later[0][2]):
                 problems.append(f"the last notification does not name the last message: {calls[-1][4][-60:]!r}")
+            if not calls[-1][3].startswith(self.titles[later[0][1]]):
+                problems.append(f"the last notification is not titled by its conversation: {calls[-1][3]!r}")
         if problems:
             for problem in problems:
                 tally.fail(f"{name}: {problem}")

@@ -14,6 +14,9 @@ public enum NotificationError: BradOSError, Equatable {
         case let .noSessionBus(detail): "No desktop session bus to send notifications on (\(detail))."
         case let .callFailed(name, message) where name.hasSuffix(".ServiceUnknown") || name.hasSuffix(".NameHasNoOwner"):
             "No notification service on the session bus (\(message.isEmpty ? name : message))."
+        case let .callFailed(name, _) where name.contains(".Spawn."):
+            // The bus knows a service (dunst, mako…) but it could not start: most often there is no display to draw on.
+            "No notification service could start on the session bus: one is installed, and it \(Self.spawnReason(name)) as the bus started it (it may need a desktop or a display)."
         case let .callFailed(name, message): "The notification service refused: \(name)\(message.isEmpty ? "" : ": \(message)")."
         case let .busFailed(detail): "The session bus failed: \(detail)."
         }
@@ -25,4 +28,16 @@ public enum NotificationError: BradOSError, Equatable {
     }
 
     public var kind: FailureKind { .general }
+
+    /// What a `org.freedesktop.DBus.Error.Spawn.*` error name says happened to the service, in words.
+    static func spawnReason(_ name: String) -> String {
+        switch name.split(separator: ".").last.map(String.init) ?? "" {
+        case "ChildSignaled": "was killed by a signal"
+        case "ChildExited": "exited"
+        case "ExecFailed": "could not be run"
+        case "ServiceNotFound", "ServiceInvalid", "FileInvalid": "is not installed as the bus expects"
+        case "NoMemory": "ran out of memory"
+        default: "failed"
+        }
+    }
 }

@@ -7,7 +7,7 @@ import Foundation
 public struct NotificationsFeature: Feature {
     public init() {}
 
-    public var configKeys: [ConfigKey] { [NotificationDetail.notifyKey, NotificationDetail.configKey] }
+    public var configKeys: [ConfigKey] { [NotificationDetail.notifyKey, NotificationDetail.configKey, NotificationDetail.ownChangesKey] }
 
     /// `brados doctor`: whether `sync --watch --notify` would reach a notification service here
     /// (a warning only when `watch.notify` is on: without it nothing depends on one).

@@ -134,7 +134,7 @@ public actor Notifier {
         wakeAt = nil
         let now = self.now
         for outgoing in schedule.takeDue(at: now) {
-            let words = schedule.detail.text(for: outgoing.latest, count: outgoing.count)
+            let words = schedule.detail.text(for: outgoing)
             let notification = DesktopNotification(replaces: outgoing.replaces, icon: outgoing.latest.icon, summary: words.summary,
                                                    body: words.body, category: outgoing.latest.category)
             do {

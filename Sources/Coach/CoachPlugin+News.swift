@@ -28,9 +28,9 @@ extension CoachPlugin: Notifies {
         let news = found[1].map { row in
             let title = row[2].text ?? "Untitled conversation"
             let text = row[1].text ?? ""
-            return News(domain: name, thread: row[0].text ?? "", headline: "New message from your coach",
-                        headlineMany: "%d new messages from your coach",
-                        detail: title + "\n" + (text.count > 300 ? String(text.prefix(299)) + "…" : text),
+            return News(domain: name, thread: row[0].text ?? "", threadTitle: title, headline: "New message from your coach",
+                        headlineMany: "%d new messages from your coach", headlineAcross: "%d new messages from your coach in %t conversations",
+                        detail: text.count > 300 ? String(text.prefix(299)) + "…" : text,
                         category: "im.received", icon: "mail-message-new")
         }
         return NewsReport(news: news, mark: String(max(newest(found[0]), after)))

@@ -31,9 +31,9 @@ public struct MealPlanCache: MealPlanCaching {
     }
 
     @discardableResult
-    public func store(_ session: MealPlanSession) throws -> Bool {
+    public func store(_ session: MealPlanSession, finalizedHere: Bool = false) throws -> Bool {
         guard session.isFinalized, !isCached(sessionID: session.id) else { return false }
-        try document.save(CachedMealPlan(cachedAt: now(), session: session))
+        try document.save(CachedMealPlan(cachedAt: now(), session: session, finalizedHere: finalizedHere ? true : nil))
         return true
     }
 

@@ -11,7 +11,8 @@ public protocol MealPlanCaching: Sendable {
     /// Writes a finalized session. Does nothing for a draft or for the session already cached.
     /// - Returns: whether the file was written.
     /// - Throws: ``StorageError``.
-    @discardableResult func store(_ session: MealPlanSession) throws -> Bool
+    /// - Parameter finalizedHere: this profile finalized it (`mealplan finalize`).
+    @discardableResult func store(_ session: MealPlanSession, finalizedHere: Bool) throws -> Bool
     /// Replaces the cached session with a finalized one in one atomic write (a refresh).
     /// - Throws: ``StorageError``; the cached session is as it was then.
     func replace(with session: MealPlanSession) throws
@@ -31,10 +32,19 @@ public struct CachedMealPlan: VersionedDocument, Equatable {
     public var formatVersion: Int
     public var cachedAt: Date
     public var session: MealPlanSession
+    /// This profile finalized it (`mealplan finalize`): `sync --watch --notify` does not tell
+    /// the person of their own plan. Absent in files written before it was kept.
+    public var finalizedHere: Bool?
 
-    public init(cachedAt: Date, session: MealPlanSession) {
+    public init(cachedAt: Date, session: MealPlanSession, finalizedHere: Bool? = nil) {
         formatVersion = Self.currentFormatVersion
         self.cachedAt = cachedAt
         self.session = session
+        self.finalizedHere = finalizedHere
     }
+}
+
+extension MealPlanCaching {
+    /// Writes a finalized session fetched from the service (not finalized here).
+    @discardableResult public func store(_ session: MealPlanSession) throws -> Bool { try store(session, finalizedHere: false) }
 }

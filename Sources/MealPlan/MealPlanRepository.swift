@@ -152,7 +152,7 @@ public struct MealPlanRepository: Sendable {
             throw NetworkError.invalidResponse(path: "/api/mealplans/\(id)/finalize", detail: "the server did not mark the plan finalized")
         }
         try cache.invalidate()
-        try cache.store(full)
+        try cache.store(full, finalizedHere: true)
         try defaults.removeValue(forKey: Self.inProgressKey)
         return full
     }

@@ -16,13 +16,17 @@ public struct CachedNutritionPlan: VersionedDocument, Equatable {
     /// computing a new one failed: shown as expired, with its real age, until one is fetched.
     /// `nil`: it follows the profile (and in caches from before this was kept).
     public var outdatedAt: Date?
+    /// This plan was computed after a change this profile sent (a weight, `plan set`,
+    /// `plan recompute`): `sync --watch --notify` does not tell the person of their own change.
+    public var changedHere: Bool?
 
-    public init(cachedAt: Date, data: NutritionPlan, weights: WeightHistory? = nil, outdatedAt: Date? = nil) {
+    public init(cachedAt: Date, data: NutritionPlan, weights: WeightHistory? = nil, outdatedAt: Date? = nil, changedHere: Bool? = nil) {
         formatVersion = Self.currentFormatVersion
         self.cachedAt = cachedAt
         self.data = data
         self.weights = weights
         self.outdatedAt = outdatedAt
+        self.changedHere = changedHere
     }
 }
 

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import BradOSTerminal
 import Foundation
 
@@ -8,9 +9,9 @@ extension NutritionPlugin: Notifies {
 
     /// The mark is the cached plan's targets (as JSON); other targets cached since are news.
     public func news(_ env: AppEnvironment, since mark: String?) throws -> NewsReport {
-        guard let targets = try NutritionRepository.live(env).currentPlan.stored()?.value.data.targets else {
-            return NewsReport(news: [], mark: mark ?? "none")
-        }
+        let cache = try NutritionRepository.live(env).cache
+        guard let stored = cache.storedOnDisk() else { return NewsReport(news: [], mark: mark ?? "none") }
+        let targets = stored.data.targets
         let now = String(decoding: try JSONCoding.encode(targets), as: UTF8.self)
         guard let mark, mark != now, let before = try? JSONCoding.decode(Targets.self, from: Data(mark.utf8)) else {
             return NewsReport(news: [], mark: now)
@@ -24,6 +25,12 @@ extension NutritionPlugin: Notifies {
         let detail = (changes.isEmpty ? "New targets: \(targets.calorieTarget) kcal, \(targets.proteinTarget) g protein" : changes.joined(separator: ", "))
             + " · brados plan show"
         return NewsReport(news: [News(domain: name, thread: "plan", headline: "Your nutrition plan changed", headlineMany: "Your nutrition plan changed %d times",
-                                      detail: detail, category: "x-brados.plan", icon: "dialog-information")], mark: now)
+                                      detail: detail, ownChange: stored.changedHere == true, category: "x-brados.plan",
+                                      icon: "dialog-information")], mark: now)
+    }
+
+    /// The cached plan's file.
+    public func newsStamp(_ env: AppEnvironment) -> String? {
+        FileSystem.identity(of: NutritionCache(directory: env.profile.cacheDirectory(for: name)).fileURL) ?? "none"
     }
 }

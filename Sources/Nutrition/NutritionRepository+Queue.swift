@@ -99,7 +99,7 @@ extension NutritionRepository {
                     logger.debug("applied \(operation.kind.noun)", metadata: ["id": "\(operation.id)"])
                 }
                 if !report.applied.isEmpty {
-                    do { report.plan = try await fetch(forceRecompute: true) } catch {
+                    do { report.plan = try await fetch(forceRecompute: true, changedHere: true) } catch {
                         report.recomputeError = error
                         // The profile changed, so the cached plan is out of date: marked so (the
                         // next show fetches) but kept, with its real save time, as the fallback.

@@ -109,7 +109,9 @@ public struct NutritionRepository: Sendable {
 
     /// `plan recompute`: asks the service to compute the plan again.
     public func recompute() async throws -> NutritionPlanResult {
-        try await OperationLog.run("plan.recompute", logger: logger) { try await timed("plan recompute") { try await fetch(forceRecompute: true) } }
+        try await OperationLog.run("plan.recompute", logger: logger) {
+            try await timed("plan recompute") { try await fetch(forceRecompute: true, changedHere: true) }
+        }
     }
 
     /// `plan refresh`: drops the process's copy and fetches. The disk copy is replaced only
@@ -124,8 +126,9 @@ public struct NutritionRepository: Sendable {
     }
 
     /// Fetches, validates, compares with the previous plan and caches.
+    /// - Parameter changedHere: the plan answers a change this profile made (it is cached so).
     /// - Throws: ``NutritionError`` (``NutritionError/invalidTargets(_:)`` leaves the cache as it was), ``NetworkError``, ``AuthError``.
-    func fetch(forceRecompute: Bool) async throws -> NutritionPlanResult {
+    func fetch(forceRecompute: Bool, changedHere: Bool = false) async throws -> NutritionPlanResult {
         if offline { throw NetworkError.offlineMode }
         let previous = cache.load()
         let started = ContinuousClock.now
@@ -150,7 +153,7 @@ public struct NutritionRepository: Sendable {
             logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
         } else {
             let receivedAt = now()
-            do { try cache.save(CachedNutritionPlan(cachedAt: receivedAt, data: data, weights: weights)) } catch {
+            do { try cache.save(CachedNutritionPlan(cachedAt: receivedAt, data: data, weights: weights, changedHere: changedHere ? true : nil)) } catch {
                 logger.warning("could not cache the plan: \(error.logText)")
             }
             // Every plan received is kept (the cached plan of an older brados first).

@@ -4,20 +4,22 @@ import BradOSCore
 import Foundation
 import Testing
 
-@Suite("When notifications are shown: bursts coalesce, one a window a domain, replacing their own")
+@Suite("When notifications are shown: bursts coalesce, one a window a domain, each conversation its own")
 struct NotificationScheduleTests {
     func message(_ conversation: String, _ text: String = "Hi") -> News {
-        News(domain: "coach", thread: conversation, headline: "New message from your coach", headlineMany: "%d new messages from your coach",
-             detail: "Title\n" + text, category: "im.received", icon: "mail-message-new")
+        News(domain: "coach", thread: conversation, threadTitle: "Title \(conversation)", headline: "New message from your coach",
+             headlineMany: "%d new messages from your coach", headlineAcross: "%d new messages from your coach in %t conversations",
+             detail: text, category: "im.received", icon: "mail-message-new")
     }
 
-    @Test("50 messages in a second: one notification at first, then one replacing it that says 50")
+    @Test("50 messages in a second: one notification at first, then one replacing it that says 50, titled by the conversation")
     func burst() {
         var plan = NotificationSchedule(detail: .full)
         plan.add(message("c1", "first"), at: .zero)
         #expect(plan.takeDue(at: .milliseconds(50)).isEmpty, "news waits the gather time")
         let first = plan.takeDue(at: .milliseconds(100))
         #expect(first.count == 1 && first[0].count == 1 && first[0].replaces == 0)
+        #expect(NotificationDetail.full.text(for: first[0]) == ("Title c1", "first"))
         plan.shown(first[0], id: 7, at: .milliseconds(100))
         for index in 1..<50 { plan.add(message("c1", "m\(index)"), at: .milliseconds(100 + index * 18)) }
         #expect(plan.takeDue(at: .seconds(1)).isEmpty, "no second notification inside the window")
@@ -25,8 +27,8 @@ struct NotificationScheduleTests {
         let second = plan.takeDue(at: .milliseconds(5100))
         #expect(second.count == 1)
         #expect(second[0].count == 50 && second[0].replaces == 7, "\(second)")
-        #expect(NotificationDetail.full.text(for: second[0].latest, count: second[0].count).summary == "50 new messages from your coach")
-        #expect(NotificationDetail.full.text(for: second[0].latest, count: second[0].count).body == "Title\nm49")
+        #expect(NotificationDetail.full.text(for: second[0]) == ("Title c1: 50 new messages from your coach", "m49"))
+        #expect(NotificationDetail.summary.text(for: second[0]) == ("50 new messages from your coach", ""), "no title, no text")
     }
 
     @Test("a burst inside the gather time is one notification")
@@ -38,7 +40,7 @@ struct NotificationScheduleTests {
         #expect(plan.nextDue == nil)
     }
 
-    @Test("each conversation replaces its own notification; several at once in a domain are one")
+    @Test("each conversation replaces its own notification, titled by it; after a quiet minute the count starts again")
     func threads() {
         var plan = NotificationSchedule(detail: .full)
         plan.add(message("c1"), at: .zero)
@@ -47,6 +49,7 @@ struct NotificationScheduleTests {
         plan.add(message("c2"), at: .seconds(10))
         let two = plan.takeDue(at: .seconds(11))[0]
         #expect(two.replaces == 0 && two.count == 1, "another conversation does not replace the first's")
+        #expect(NotificationDetail.full.text(for: two).summary == "Title c2")
         plan.shown(two, id: 2, at: .seconds(11))
         plan.add(message("c1"), at: .seconds(20))
         let three = plan.takeDue(at: .seconds(21))[0]
@@ -54,26 +57,40 @@ struct NotificationScheduleTests {
         plan.shown(three, id: 3, at: .seconds(21))
         plan.add(message("c1"), at: .seconds(200))
         #expect(plan.takeDue(at: .seconds(201))[0].count == 1, "after a quiet minute the count starts again")
-        plan.add(message("c1"), at: .seconds(300))
-        plan.add(message("c2"), at: .seconds(300))
-        let both = plan.takeDue(at: .seconds(301))
-        #expect(both.count == 1 && both[0].count == 2 && both[0].threads == ["coach/c1", "coach/c2"])
     }
 
-    @Test("a notification for several conversations counts on from the one it replaces, and the next of either counts on from it")
-    func replacingCountsOn() {
+    @Test("two conversations at once are one notification saying how many conversations, under neither's title nor id; each keeps its own after")
+    func acrossConversations() {
         var plan = NotificationSchedule(detail: .full)
-        for _ in 0..<16 { plan.add(message("a"), at: .zero) }
+        plan.add(message("a"), at: .zero)
         let first = plan.takeDue(at: .milliseconds(100))[0]
-        #expect(first.count == 16)
         plan.shown(first, id: 1, at: .milliseconds(100))
-        for index in 0..<984 { plan.add(message(index % 2 == 0 ? "b" : "a"), at: .milliseconds(200 + index)) }
-        let burst = plan.takeDue(at: .milliseconds(5100))[0]
-        #expect(burst.threads == ["coach/a", "coach/b"] && burst.replaces == 1 && burst.count == 1000, "\(burst.count)")
-        plan.shown(burst, id: 2, at: .milliseconds(5100))
-        plan.add(message("b"), at: .seconds(11))
+        // Within one window: two in a, one in b.
+        plan.add(message("a", "more"), at: .seconds(1))
+        plan.add(message("b", "hello"), at: .seconds(2))
+        plan.add(message("a", "again"), at: .seconds(3))
+        let burst = plan.takeDue(at: .milliseconds(5100))
+        #expect(burst.count == 1)
+        #expect(burst[0].key == "coach/*" && burst[0].replaces == 0, "its own notification, not a's (1): \(burst[0].replaces)")
+        #expect(burst[0].count == 3 && burst[0].threads.count == 2, "what came since, not what a's own still shows: \(burst[0].count)")
+        #expect(NotificationDetail.full.text(for: burst[0]) == ("3 new messages from your coach in 2 conversations", "Title a (2), Title b"))
+        #expect(NotificationDetail.summary.text(for: burst[0]) == ("3 new messages from your coach in 2 conversations", ""))
+        plan.shown(burst[0], id: 2, at: .milliseconds(5100))
+        // b's next is b's own (a new notification), never the burst's id nor a's.
+        plan.add(message("b", "b again"), at: .seconds(11))
         let next = plan.takeDue(at: .seconds(11) + .milliseconds(100))[0]
-        #expect(next.replaces == 2 && next.count == 1001)
+        #expect(next.key == "coach/b" && next.replaces == 0 && next.count == 2, "\(next)")
+        #expect(NotificationDetail.full.text(for: next).summary == "Title b: 2 new messages from your coach")
+        plan.shown(next, id: 3, at: .seconds(12))
+        // a's next replaces a's own (1), counting what the burst told of it.
+        plan.add(message("a", "a again"), at: .seconds(20))
+        let mine = plan.takeDue(at: .seconds(20) + .milliseconds(100))[0]
+        #expect(mine.key == "coach/a" && mine.replaces == 1 && mine.count == 4, "\(mine)")
+        // Another burst within the quiet time replaces the first burst's notification, counting on.
+        plan.add(message("a"), at: .seconds(30))
+        plan.add(message("c"), at: .seconds(30))
+        let again = plan.takeDue(at: .seconds(31))[0]
+        #expect(again.key == "coach/*" && again.replaces == 2 && again.threads.count == 3 && again.count == 5, "\(again)")
     }
 
     @Test("detail none: every domain is one count; summary: no content; full: the text, markup escaped")
@@ -85,12 +102,17 @@ struct NotificationScheduleTests {
         plan.add(message("c2"), at: .zero)
         let due = plan.takeDue(at: .seconds(1))
         #expect(due.count == 1)
-        let none = NotificationDetail.none.text(for: due[0].latest, count: due[0].count)
-        #expect(none.summary == "brados: 3 updates" && none.body.isEmpty)
-        let summary = NotificationDetail.summary.text(for: message("c1", "secret weight 81 kg"), count: 1)
-        #expect(summary.summary == "New message from your coach" && summary.body.isEmpty)
-        let full = NotificationDetail.full.text(for: message("c1", "<b>eat</b> & rest\u{7}"), count: 1)
-        #expect(full.body == "Title\n&lt;b&gt;eat&lt;/b&gt; &amp; rest")
+        #expect(NotificationDetail.none.text(for: due[0]) == ("brados: 3 updates", ""))
+        var single = NotificationSchedule(detail: .summary)
+        single.add(message("c1", "secret weight 81 kg"), at: .zero)
+        #expect(NotificationDetail.summary.text(for: single.takeDue(at: .seconds(1))[0]) == ("New message from your coach", ""))
+        var full = NotificationSchedule(detail: .full)
+        var hostile = message("c1", "<b>eat</b> & rest\u{7}")
+        hostile.threadTitle = "Tom & <Jerry>\u{202E}"
+        full.add(hostile, at: .zero)
+        let words = NotificationDetail.full.text(for: full.takeDue(at: .seconds(1))[0])
+        #expect(words.body == "&lt;b&gt;eat&lt;/b&gt; &amp; rest")
+        #expect(words.summary == "Tom & <Jerry>", "a summary is plain text: nothing escaped, nothing unseen kept")
     }
 }
 

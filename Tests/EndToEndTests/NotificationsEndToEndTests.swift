@@ -58,8 +58,8 @@ struct NotificationsEndToEndTests {
         #expect(try await eventually(timeout: .seconds(20)) { session.calls().count == 1 })
         let first = try #require(session.calls().first)
         #expect(first.appName == "brados" && first.replaces == 0 && first.icon == "mail-message-new")
-        #expect(first.summary == "New message from your coach")
-        #expect(first.body == "\(conversations[0].title)\nEat &lt;more&gt; greens &amp; rest 1", "markup in the data is escaped: \(first.body)")
+        #expect(first.summary == conversations[0].title, "titled by its conversation")
+        #expect(first.body == "Eat &lt;more&gt; greens &amp; rest 1", "markup in the data is escaped: \(first.body)")
         #expect(first.hints.contains(#""category": "im.received""#) && first.hints.contains(#""desktop-entry": "brados""#), "\(first.hints)")
 
         // A message of the person's own is not news; 50 from the assistant in another conversation
@@ -67,7 +67,7 @@ struct NotificationsEndToEndTests {
         // gather) a first replaced by one that counts all 50.
         try await say(1, in: conversations[1].id, server, role: "user")
         try await say(50, in: conversations[1].id, server)
-        #expect(try await eventually(timeout: .seconds(30)) { session.calls().last?.summary == "50 new messages from your coach" },
+        #expect(try await eventually(timeout: .seconds(30)) { session.calls().last?.summary == "\(conversations[1].title): 50 new messages from your coach" },
                 "\(session.calls().map(\.summary))")
         let burst = Array(session.calls().dropFirst())
         #expect((1...2).contains(burst.count) && burst.first?.replaces == 0, "\(burst)")
@@ -78,7 +78,7 @@ struct NotificationsEndToEndTests {
         try await say(1, in: conversations[0].id, server)
         #expect(try await eventually(timeout: .seconds(30)) { session.calls().last?.replaces == 1 })
         let third = try #require(session.calls().last)
-        #expect(third.summary == "2 new messages from your coach", "\(third)")
+        #expect(third.summary == "\(conversations[0].title): 2 new messages from your coach", "\(third)")
         #expect(third.at.timeIntervalSince(burst.last?.at ?? .distantPast) >= 4.9, "at most one a domain every 5 seconds")
 
         #expect(watch.isRunning)
@@ -86,6 +86,58 @@ struct NotificationsEndToEndTests {
         let result = watch.finish()
         #expect(result.status == 143, "\(result.stderr)")
         #expect(!result.stderr.contains("--notify:"), "no notice when notifications work: \(result.stderr)")
+    }
+
+    @Test("two conversations at once: one notification of how many conversations, under neither's title or id; each keeps its own, unread, after")
+    func acrossConversations() async throws {
+        let server = try ServerProcess(dataDirectory: data.url)
+        let conversations = try prepare(server)
+        let session = try NotificationSession()
+        let watch = try await watch(server, session.environment)
+        defer { watch.send(SIGKILL); _ = watch.finish() }
+        try await say(1, in: conversations[0].id, server, text: "first of the first")
+        #expect(try await eventually(timeout: .seconds(20)) { session.calls().count == 1 })
+        // Within the domain's window: one in each conversation.
+        try await say(1, in: conversations[0].id, server, text: "second of the first")
+        try await say(1, in: conversations[1].id, server, text: "first of the second")
+        #expect(try await eventually(timeout: .seconds(20)) { session.calls().count == 2 }, "\(session.calls().map(\.summary))")
+        let burst = try #require(session.calls().last)
+        #expect(burst.summary == "2 new messages from your coach in 2 conversations", "\(burst)")
+        #expect(burst.body.contains(conversations[0].title) && burst.body.contains(conversations[1].title), "\(burst.body)")
+        #expect(burst.replaces == 0, "a notification of its own: the first conversation's (id 1) stays on screen")
+        // The second conversation's next is its own, not the burst's id (2), not the first's (1).
+        try await Task.sleep(for: .seconds(5.2))
+        try await say(1, in: conversations[1].id, server, text: "second of the second")
+        #expect(try await eventually(timeout: .seconds(20)) { session.calls().count == 3 })
+        let own = try #require(session.calls().last)
+        #expect(own.replaces == 0 && own.summary == "\(conversations[1].title): 2 new messages from your coach", "\(own)")
+    }
+
+    @Test("the person's own weight is no news; targets another brados fetched are, without waiting for the watch's next sync")
+    func ownChanges() async throws {
+        let server = try ServerProcess(dataDirectory: data.url)
+        _ = try prepare(server)
+        func calories() throws -> Int? {
+            let shown = try brados(["plan", "show", "--json", "--offline"], server)
+            let document = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+            return ((document?["plan"] as? [String: Any])?["targets"] as? [String: Any])?["calorieTarget"] as? Int
+        }
+        #expect(try brados(["plan", "show"], server).status == 0)
+        let before = try calories()
+        let session = try NotificationSession()
+        let watch = try await watch(server, session.environment)
+        defer { watch.send(SIGKILL); _ = watch.finish() }
+        try await Task.sleep(for: .seconds(1))
+        #expect(try brados(["plan", "weight", "85.2"], server).status == 0)
+        #expect(try calories() != before, "the weight moved the targets")
+        try await Task.sleep(for: .seconds(5))
+        #expect(session.calls().isEmpty, "their own change: \(session.calls().map(\.body))")
+        // The service's plan changes, and another brados fetches it.
+        _ = try await server.sql("UPDATE nutrition_plan SET document = json_set(document, '$.targets.calorieTarget', 2100)")
+        #expect(try brados(["plan", "refresh"], server).status == 0)
+        #expect(try await eventually(timeout: .seconds(15)) { session.calls().count == 1 }, "\(watch.stderrSoFar)")
+        let call = try #require(session.calls().first)
+        #expect(call.summary == "Your nutrition plan changed" && call.body.contains("→ 2100 kcal"), "\(call)")
     }
 
     @Test("notify.detail summary shows what happened without content; none only a count")
@@ -112,7 +164,9 @@ struct NotificationsEndToEndTests {
         let server = try ServerProcess(dataDirectory: data.url)
         let conversations = try prepare(server)
         let empty = try NotificationSession(withService: false)
-        for bus in ["unix:path=\(home.url.path)/no-bus-here", empty.environment["DBUS_SESSION_BUS_ADDRESS"]!] {
+        // A service the bus starts on demand that dies as it starts (dunst with no display): as none, in a person's words.
+        let crashing = try NotificationSession(crashingService: true)
+        for bus in ["unix:path=\(home.url.path)/no-bus-here", empty.environment["DBUS_SESSION_BUS_ADDRESS"]!, crashing.environment["DBUS_SESSION_BUS_ADDRESS"]!] {
             let watch = try await watch(server, ["DBUS_SESSION_BUS_ADDRESS": bus])
             for round in 1...2 {
                 try await say(1, in: conversations[0].id, server, text: "round \(round) \(bus.hasSuffix("no-bus-here"))")
@@ -129,6 +183,10 @@ struct NotificationsEndToEndTests {
             let notices = result.stderr.components(separatedBy: "\n").filter { $0.contains("sync --watch --notify:") }
             #expect(notices.count == 1, "\(result.stderr)")
             #expect(notices.first?.contains(bus.hasSuffix("no-bus-here") ? "No desktop session bus" : "No notification service") == true, "\(notices)")
+            #expect(!notices.joined().contains("org.freedesktop.DBus.Error"), "in a person's words: \(notices)")
+            if bus == crashing.environment["DBUS_SESSION_BUS_ADDRESS"] {
+                #expect(notices.first?.contains("could start") == true && notices.first?.contains("killed by a signal") == true, "\(notices)")
+            }
             #expect(try await eventually(timeout: .seconds(10)) { try await server.realtimeChannels() == 0 })
         }
     }

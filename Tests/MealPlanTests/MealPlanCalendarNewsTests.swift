@@ -63,5 +63,11 @@ struct MealPlanCalendarNewsTests {
         let restarted = try plugin.news(later, since: nil)
         try cache(env).replace(with: makeSession("older-still", finalized: true))
         #expect(try plugin.news(later, since: restarted.mark).news.isEmpty, "a plan finalized before this watch started is not news")
+        #expect(first.news[0].ownChange == false)
+        // One this profile finalized is its own.
+        let mark = try plugin.news(env, since: first.mark).mark
+        try cache(env).invalidate()
+        _ = try cache(env).store(makeSession("mine", finalized: true), finalizedHere: true)
+        #expect(try plugin.news(env, since: mark).news.first?.ownChange == true)
     }
 }

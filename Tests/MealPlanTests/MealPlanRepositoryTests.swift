@@ -132,7 +132,7 @@ struct MealPlanRepositoryTests {
     struct ReadOnlyCache: MealPlanCaching {
         let fileURL = URL(fileURLWithPath: "/nonexistent/latest-session.json")
         func cached() -> CachedMealPlan? { nil }
-        func store(_ session: MealPlanSession) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: 28) }
+        func store(_ session: MealPlanSession, finalizedHere: Bool) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: 28) }
         func replace(with session: MealPlanSession) throws { throw StorageError.io(operation: "write", path: fileURL.path, errno: 28) }
         func invalidate() throws {}
         func isCached(sessionID: String) -> Bool { false }
@@ -143,7 +143,7 @@ struct MealPlanRepositoryTests {
         let fileURL = URL(fileURLWithPath: "/full/latest-session.json")
         let held = Locked<CachedMealPlan?>(CachedMealPlan(cachedAt: Date(timeIntervalSince1970: 0), session: makeSession("old", finalized: true)))
         func cached() -> CachedMealPlan? { held.value }
-        func store(_ session: MealPlanSession) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: ENOSPC) }
+        func store(_ session: MealPlanSession, finalizedHere: Bool) throws -> Bool { throw StorageError.io(operation: "write", path: fileURL.path, errno: ENOSPC) }
         func replace(with session: MealPlanSession) throws { throw StorageError.io(operation: "write", path: fileURL.path, errno: ENOSPC) }
         func invalidate() throws { held.withLock { $0 = nil } }
         func isCached(sessionID: String) -> Bool { held.value?.session.id == sessionID }

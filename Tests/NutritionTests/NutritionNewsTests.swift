@@ -23,5 +23,11 @@ struct NutritionNewsTests {
         #expect(news.headline == "Your nutrition plan changed" && !news.headline.contains("2050"))
         #expect(news.detail == "Calories 2200 → 2050 kcal (−150), protein 170 → 175 g (+5) · brados plan show", "\(news.detail ?? "")")
         #expect(try plugin.news(env, since: changed.mark).news.isEmpty)
+        #expect(news.ownChange == false)
+        // A plan computed after this profile's own change is the person's own news.
+        try cache.save(CachedNutritionPlan(cachedAt: Date(), data: Fixtures.plan(targets: Fixtures.targets(calories: 2040, protein: 175)), changedHere: true))
+        let own = try #require(try plugin.news(env, since: changed.mark).news.first)
+        #expect(own.ownChange, "sync --watch --notify leaves it out unless notify.own-changes")
+        #expect(plugin.newsStamp(env) != nil && plugin.newsStamp(env) != "none", "the cache file's identity")
     }
 }

@@ -22,20 +22,39 @@ public final class NotificationSession: @unchecked Sendable {
     private var service: Process?
     private let log: URL
 
-    /// - Parameter withService: `false` for a bus with no notification service on it.
-    public init(withService: Bool = true) throws {
+    /// - Parameters:
+    ///   - withService: `false` for a bus with no notification service on it.
+    ///   - crashingService: the bus knows a notification service it starts on demand, which
+    ///     dies of a signal as it starts (dunst on a machine with no display).
+    public init(withService: Bool = true, crashingService: Bool = false) throws {
         folder = TemporaryDirectory("notifications")
         let address = "unix:path=\(folder.url.path)/bus"
         log = folder.url.appendingPathComponent("notify.log")
         bus = Process()
         bus.executableURL = try SystemCommand.url("dbus-daemon")
         bus.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+        if crashingService {
+            let services = folder.url.appendingPathComponent("services")
+            try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
+            try "[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=/bin/sh -c 'kill -KILL $$'\n"
+                .write(to: services.appendingPathComponent("org.freedesktop.Notifications.service"), atomically: true, encoding: .utf8)
+            let config = folder.url.appendingPathComponent("bus.conf")
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig><type>session</type><listen>\(address)</listen><servicedir>\(services.path)</servicedir>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
+                """.write(to: config, atomically: true, encoding: .utf8)
+            // Started with every signal at its default: a test runner's ignored SIGCHLD, inherited,
+            // would keep the bus from ever seeing its service die.
+            bus.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            bus.arguments = ["--default-signal", try SystemCommand.url("dbus-daemon").path, "--config-file=\(config.path)", "--nofork", "--nopidfile"]
+        }
         bus.standardError = FileHandle.nullDevice
         try bus.run()
         environment = ["DBUS_SESSION_BUS_ADDRESS": address]
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: folder.url.path + "/bus") && Date() < deadline { usleep(20_000) }
-        guard withService else { return }
+        guard withService, !crashingService else { return }
         // Debian's python3-dbusmock is for Debian's own Python.
         let mock = Process()
         mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")

@@ -146,10 +146,12 @@ struct SyncWatch {
                 while !changed() { try await Task.sleep(for: configCheck) }
                 return true
             }
+            var checks: [NewsCheck] = []
             for plugin in plugins.compactMap({ $0 as? any Syncs }) {
                 let news = notifier.flatMap { notifier in (plugin as? any Notifies).map { NewsCheck(plugin: $0, env: env, notifier: notifier, marks: marks) } }
                 if let news {
                     news.baseline()
+                    checks.append(news)
                     group.addTask { await news.run(); return false }
                 }
                 let live = plugin as? any FollowsLive
@@ -194,6 +196,21 @@ struct SyncWatch {
                             OperationLog.event("\(plugin.name).watch", "failed: \(error.logText); again in \(Format.duration(wait))", logger: logger)
                         }
                         try await Task.sleep(for: wait)
+                    }
+                }
+            }
+            // What another brados wrote into a domain's cache is news too, looked at as the config is.
+            if checks.contains(where: { $0.plugin.newsStamp(env) != nil }) {
+                let watched = checks
+                group.addTask {
+                    var stamps = watched.map { $0.plugin.newsStamp(env) }
+                    while true {
+                        try await Task.sleep(for: configCheck)
+                        for (index, check) in watched.enumerated() {
+                            let now = check.plugin.newsStamp(env)
+                            if now != stamps[index] { check.changed() }
+                            stamps[index] = now
+                        }
                     }
                 }
             }
@@ -260,6 +277,8 @@ final class NewsCheck: Sendable {
     let env: AppEnvironment
     let notifier: Notifier
     let marks: NewsMarks
+    /// `notify.own-changes`: this profile's own changes are news too.
+    let tellsOwnChanges: Bool
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
 
@@ -268,6 +287,7 @@ final class NewsCheck: Sendable {
         self.env = env
         self.notifier = notifier
         self.marks = marks
+        tellsOwnChanges = env.settings.resolve(NotificationDetail.ownChangesKey.name).value.flatMap(parseBool) ?? false
         (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -287,7 +307,7 @@ final class NewsCheck: Sendable {
             do {
                 let report = try plugin.news(env, since: marks[plugin.name])
                 marks[plugin.name] = report.mark
-                await notifier.add(report.news)
+                await notifier.add(tellsOwnChanges ? report.news : report.news.filter { !$0.ownChange })
             } catch {
                 OperationLog.event("\(plugin.name).watch", "could not read what changed: \(error.logText)", logger: env.logger)
             }
