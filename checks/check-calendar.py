@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Checks that `brados calendar` writes iCalendar (RFC 5545) that parsers nobody here wrote
 read as brados means it: Python's icalendar finds every event of `brados calendar --json`
-with its start and end (UTC), the required properties (VERSION, PRODID, CALSCALE; UID,
-DTSTAMP, SEQUENCE, unique UIDs) and each meal at its time of day in Europe/Berlin; Debian's
-khal imports the file into a vdir, one file an event, and a changed meal plan imported again
-updates the same events (new text, a higher SEQUENCE) instead of adding a second copy; and a
+with its start and end (visits in UTC, meals as floating local times), the required properties
+(VERSION, PRODID, CALSCALE; UID, DTSTAMP, SEQUENCE, unique UIDs) and each meal at its time of
+day, floating, and with `calendar.timezone Europe/Berlin` in that zone (its VTIMEZONE) across a
+change of offset; Debian's khal imports the file into a vdir, one file an event, shows each meal
+at its hour, and a changed meal plan imported again updates the same events of today and later
+(new text, a higher SEQUENCE) instead of adding a second copy, the days before kept; and a
 visit whose place, notes and address hold END:VCALENDAR, bare CRs, commas, semicolons,
 backslashes, control characters and 100 KB of text stays one event in one VCALENDAR, its
 text as brados keeps it.
@@ -55,20 +57,26 @@ def main():
         events = read_calendar(first, first_json, check, f"two weeks from {monday}")
         meals = {uid: event for uid, event in events.items() if uid.startswith("mealplan-")}
         check(f"... 14 days of breakfast, lunch and dinner ({len(meals)} meals)", len(meals) == 42)
-        meal_times(meals, check)
+        meal_times(meals, check, None)
 
-        # The plan repeats weekly: a week around Berlin's next change of UTC offset keeps each meal at its local time.
+        # The plan repeats weekly: a week around Berlin's next change of UTC offset keeps each meal
+        # at its local time, floating and (calendar.timezone) in Berlin with its VTIMEZONE.
         switch = monday + dt.timedelta(days=14)
         while dt.datetime(switch.year, switch.month, switch.day, 12, tzinfo=BERLIN).utcoffset() == \
                 dt.datetime(monday.year, monday.month, monday.day, 12, tzinfo=BERLIN).utcoffset():
             switch += dt.timedelta(days=1)
-        shifted, shifted_json = run.calendar("shift.ics", "--from", (switch - dt.timedelta(days=4)).isoformat(),
-                                             "--to", (switch + dt.timedelta(days=3)).isoformat())
+        around = ["--from", (switch - dt.timedelta(days=4)).isoformat(), "--to", (switch + dt.timedelta(days=3)).isoformat()]
+        shifted, shifted_json = run.calendar("shift.ics", *around)
         shifted_meals = read_calendar(shifted, shifted_json, check, f"the week around {switch}'s change of offset")
         check(f"... 7 days of meals ({len(shifted_meals)})", len(shifted_meals) == 21)
-        meal_times(shifted_meals, check)
+        meal_times(shifted_meals, check, None)
+        run.brados("config", "set", "calendar.timezone", "Europe/Berlin")
+        zoned, zoned_json = run.calendar("shift-berlin.ics", *around)
+        zoned_meals = read_calendar(zoned, zoned_json, check, f"the same week, calendar.timezone Europe/Berlin", zone=BERLIN)
+        meal_times(zoned_meals, check, BERLIN)
+        run.brados("config", "unset", "calendar.timezone")
 
-        everything, everything_json = run.calendar("everything.ics")
+        everything, everything_json = run.calendar("everything.ics", "--from", "2000-01-01")
         all_events = read_calendar(everything, everything_json, check, "no range")
         check(f"... every cached visit is there ({len(visits)})",
               {f"visits-{visit['id']}@brados" for visit in visits} <= set(all_events))
@@ -86,7 +94,8 @@ def main():
         check(f"khal lists {monday}'s breakfast at 08:00-08:30 Berlin time",
               breakfast and f"08:00-08:30 {breakfast['SUMMARY']}" in day_listed.splitlines())
 
-        # A new plan: the same days and meal types, so the same UIDs with new text.
+        # A new plan: the same days and meal types, so the same UIDs with new text from today on;
+        # the days before today stay as they were exported.
         run.brados("mealplan", "new")
         run.brados("mealplan", "critique", "no fish")
         run.brados("mealplan", "finalize")
@@ -97,6 +106,9 @@ def main():
                          and (changed_events[uid]["SUMMARY"], changed_events[uid]["DESCRIPTION"]) != (events[uid]["SUMMARY"], events[uid]["DESCRIPTION"]))
         check(f"... {len(changed)} meals with new text, each with a higher SEQUENCE",
               changed and all(changed_events[uid]["SEQUENCE"] > events[uid]["SEQUENCE"] for uid in changed))
+        today = dt.datetime.now(UTC).date().isoformat()  # the machine's days (UTC here)
+        past = [uid for uid in changed if uid.startswith("mealplan-") and uid[9:19] < today]
+        check(f"... none of them a day before today ({today})" + (f" (not: {', '.join(past[:3])})" if past else ""), not past)
         unchanged = [uid for uid in changed_events if uid in events and uid not in changed]
         check(f"... the {len(unchanged)} others keep theirs",
               all(changed_events[uid]["SEQUENCE"] == events[uid]["SEQUENCE"] for uid in unchanged))
@@ -145,7 +157,7 @@ def hostile(run, day, check):
     visit = created["visit"]
     check(f"brados takes the hostile visit ({len(address.encode())} bytes of address; the place with its newline: "
           f"{'kept' if visit['place'] == place else repr(visit['place'])})", visit.get("notes") == notes and visit.get("address") == address)
-    data, exported = run.calendar("hostile.ics")
+    data, exported = run.calendar("hostile.ics", "--from", "2000-01-01")
     events = read_calendar(data, exported, check, "with the hostile visit")
     uid = f"visits-{visit['id']}@brados"
     said = next(event for event in exported["events"] if event["uid"] == uid)
@@ -177,8 +189,9 @@ def kept(text):
     return "".join(c for c in text if c == "\n" or not (ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) <= 0x9F))
 
 
-def read_calendar(data, exported, check, what):
-    """Parses an export with icalendar, checks it against `--json`, and returns its events by UID."""
+def read_calendar(data, exported, check, what, zone=None):
+    """Parses an export with icalendar, checks it against `--json`, and returns its events by UID.
+    Meals are floating, or in `zone`; visits and DTSTAMP are UTC."""
     import icalendar
 
     name = f"icalendar reads the export ({what})"
@@ -212,9 +225,31 @@ def read_calendar(data, exported, check, what):
         return (isinstance(value, dt.datetime) and value.utcoffset() == dt.timedelta(0) and "TZID" not in prop.params
                 and prop.to_ical().endswith(b"Z"))
 
-    check("... DTSTART, DTEND, DTSTAMP are UTC date-times", all(utc(v, key) for v in vevents for key in ("DTSTART", "DTEND", "DTSTAMP")))
+    def local(vevent, key):
+        prop = vevent.get(key)
+        value = getattr(prop, "dt", None)
+        if zone is None:  # floating: no zone, no Z
+            return isinstance(value, dt.datetime) and value.tzinfo is None and "TZID" not in prop.params
+        return isinstance(value, dt.datetime) and prop.params.get("TZID") == zone.key and value.utcoffset() == value.astimezone(zone).utcoffset()
+
+    meals = [v for v in vevents if str(v.get("UID", "")).startswith("mealplan-")]
+    others = [v for v in vevents if v not in meals]
+    check("... DTSTAMP is UTC; visits' DTSTART, DTEND UTC; meals' " + ("floating" if zone is None else f"in {zone.key}"),
+          all(utc(v, "DTSTAMP") for v in vevents) and all(utc(v, key) for v in others for key in ("DTSTART", "DTEND"))
+          and all(local(v, key) for v in meals for key in ("DTSTART", "DTEND")))
+    if zone is not None:
+        timezones = [component for component in calendars[0].walk("VTIMEZONE")]
+        check(f"... one VTIMEZONE, {zone.key}", len(timezones) == 1 and str(timezones[0].get("TZID")) == zone.key)
+
+    def start(said, key):
+        local_time = said.get("local")
+        if not local_time:
+            return moment(said[key])
+        value = dt.datetime.fromisoformat(local_time[key])
+        return value if zone is None else value.replace(tzinfo=zone)
+
     wrong = [said["uid"] for said in exported["events"] if said["uid"] not in events
-             or events[said["uid"]]["DTSTART"] != moment(said["start"]) or events[said["uid"]]["DTEND"] != moment(said["end"])
+             or events[said["uid"]]["DTSTART"] != start(said, "start") or events[said["uid"]]["DTEND"] != start(said, "end")
              or events[said["uid"]]["SEQUENCE"] != said["sequence"] or events[said["uid"]]["DTSTAMP"] != moment(said["lastModified"])]
     check(f"... every event of --json with its start, end, SEQUENCE and DTSTAMP{' (not: ' + ', '.join(wrong[:3]) + ')' if wrong else ''}", not wrong)
     return events
@@ -237,8 +272,8 @@ def event_of(source):
     return values
 
 
-def meal_times(meals, check):
-    """Each meal on its UID's day at its default time in Berlin, for 30 minutes."""
+def meal_times(meals, check, zone):
+    """Each meal on its UID's day at its default time, for 30 minutes: floating (zone None), or in `zone`."""
     wrong = []
     for uid, event in meals.items():
         match = re.fullmatch(r"mealplan-(\d{4}-\d{2}-\d{2})-(breakfast|lunch|dinner)@brados", uid)
@@ -247,11 +282,12 @@ def meal_times(meals, check):
             continue
         day = dt.date.fromisoformat(match[1])
         hour, minute = MEAL_TIMES[match[2]]
-        start = dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=BERLIN)
-        if event["DTSTART"] != start or event["DTEND"] != start + dt.timedelta(minutes=30):
+        start = dt.datetime(day.year, day.month, day.day, hour, minute, tzinfo=zone)
+        if event["DTSTART"] != start or event["DTEND"] != start + dt.timedelta(minutes=30) or (event["DTSTART"].tzinfo is None) != (zone is None):
             wrong.append(uid)
     breakfasts = sorted(uid for uid in meals if uid.endswith("-breakfast@brados"))
-    check(f"... each meal at its time in Europe/Berlin, 30 min (e.g. {breakfasts[0] if breakfasts else '-'} at 08:00)"
+    where = "floating (that hour wherever one is)" if zone is None else f"in {zone.key}"
+    check(f"... each meal at its time, {where}, 30 min (e.g. {breakfasts[0] if breakfasts else '-'} at 08:00)"
           + (f" (not: {', '.join(wrong[:3])})" if wrong else ""), meals and not wrong)
 
 

@@ -81,8 +81,8 @@ CONTROLS = frozenset(range(0x20)) | {0x7F} | frozenset(range(0x80, 0xA0))
 TEXT_PROPERTIES = ("SUMMARY", "DESCRIPTION", "LOCATION")
 EVENT_PROPERTIES = {"UID", "DTSTAMP", "LAST-MODIFIED", "SEQUENCE", "DTSTART", "DTEND"} | set(TEXT_PROPERTIES)
 REQUIRED = ("UID", "DTSTAMP", "DTSTART", "DTEND", "SUMMARY")
-CALENDAR_PROPERTIES = {"VERSION", "PRODID", "CALSCALE", "X-WR-CALNAME"}
-TIME = re.compile(r"\d{8}T\d{6}Z")
+CALENDAR_PROPERTIES = {"VERSION", "PRODID", "CALSCALE", "X-WR-CALNAME", "X-BRADOS-PROFILE"}
+TIME = re.compile(r"\d{8}T\d{6}Z?")  # UTC (a visit), or floating (a meal at its hour)
 NAME = re.compile(r"[A-Z][A-Z0-9-]*")
 
 ICAL = ("END:VCALENDAR\r\nBEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\nDTSTART:19700101T000000Z\r\n"
@@ -413,7 +413,7 @@ class Calendar:
         """`brados calendar -o FILE --json`: the file read here against --json and the server's rows."""
         path = os.path.join(self.outside, "export.ics")
         before = time.time()
-        result = self.profile.run("calendar", "-o", path, "--json")
+        result = self.profile.run("calendar", "-o", path, "--json", "--from", "2000-01-01")  # every visit, past the 4-week window
         after = time.time()
         if result.returncode != 0:
             self.tally.fail(f"`calendar -o FILE --json` exited {result.returncode}: {result.stderr.strip()[:300]!r}")
@@ -468,7 +468,8 @@ class Calendar:
                         problems.append(f"{name} is not --json's text less the controls: "
                                         f"{difference(found.get(name), calendar_text(event[key]))}")
                 for name, key in (("DTSTART", "start"), ("DTEND", "end"), ("LAST-MODIFIED", "lastModified")):
-                    if found.get(name) != ics_time(event[key]):
+                    local = event.get("local") if key != "lastModified" else None
+                    if found.get(name) != (ics_time(local[key])[:-1] if local else ics_time(event[key])):
                         problems.append(f"{name} {found.get(name)} for {event[key]}")
                 if found.get("SEQUENCE") != str(int(event["sequence"])):
                     problems.append(f"SEQUENCE {found.get('SEQUENCE')} for {event['sequence']}")

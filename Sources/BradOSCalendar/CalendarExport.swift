@@ -28,22 +28,30 @@ public struct CalendarExport: Sendable {
     /// The iCalendar text of ``events``.
     public var document: String
 
-    /// The Gregorian calendar in the system's zone: what days and times of day are read in.
-    public static var localCalendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        return calendar
-    }
+    /// How far back the default range reaches: `calendar.past`, 4 weeks.
+    public static let pastSetting = DurationSetting(
+        name: "calendar.past", summary: "How far back `brados calendar` and calendar.file reach (events of days since stay in the file)",
+        defaultValue: "4w", allowsZero: true)
 
     /// Where the calendar keeps what it derives from the caches (the ledger, the kept exports).
     static func folder(_ profile: ProfileScope) -> URL {
         profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
     }
 
-    /// The default range: everything cached, meals through 14 days from `now`'s day.
-    public static func defaultRange(now: Date, calendar: Calendar) -> Range<Date> {
-        let end = calendar.date(byAdding: .day, value: 15, to: calendar.startOfDay(for: now)) ?? now.addingTimeInterval(15 * 86_400)
-        return Date(timeIntervalSince1970: 0)..<end
+    /// The default range: from `past` before `now`'s day (`calendar.past`, 4 weeks) through
+    /// 14 days after it, days in `calendar`.
+    public static func defaultRange(now: Date, calendar: Calendar, past: Duration = .seconds(28 * 86_400)) -> Range<Date> {
+        let today = calendar.startOfDay(for: now)
+        let end = calendar.date(byAdding: .day, value: 15, to: today) ?? now.addingTimeInterval(15 * 86_400)
+        let days = Int(past.components.seconds / 86_400)
+        let start = calendar.date(byAdding: .day, value: -days, to: today) ?? today.addingTimeInterval(-TimeInterval(days * 86_400))
+        return start..<end
+    }
+
+    /// The default range of `env`: ``defaultRange(now:calendar:past:)`` with its `calendar.past`, in its calendar's zone.
+    /// - Throws: ``ConfigError`` for a `calendar.past` or `calendar.timezone` that is not valid.
+    public static func defaultRange(_ env: AppEnvironment) throws -> Range<Date> {
+        try defaultRange(now: env.now(), calendar: CalendarZone.of(env.settings).calendar, past: pastSetting.value(in: env.settings))
     }
 
     /// The domains `names` asks for (every domain that adds to the calendar when `nil`).
@@ -60,21 +68,35 @@ public struct CalendarExport: Sendable {
     /// Gathers the events of `domains` (every domain that adds to the calendar when `nil`).
     /// - Throws: ``CalendarError/notInCalendar(_:adding:)`` for a name that is no domain that
     ///   adds to the calendar; a domain's own failure is kept in its ``Part``.
+    /// - Throws: ``ConfigError`` for a `calendar.timezone` or `calendar.past` that is not valid.
     public static func gather(_ env: AppEnvironment, domains: [String]?, during range: Range<Date>) throws -> CalendarExport {
         var parts: [Part] = []
         var events: [CalendarEvent] = []
+        let zone = try CalendarZone.of(env.settings)
+        let calendar = zone.calendar
+        let today = calendar.startOfDay(for: env.now())
+        let window = calendar.date(byAdding: .day, value: -Int(try pastSetting.value(in: env.settings).components.seconds / 86_400), to: today) ?? today
+        let past = CalendarPast(profile: env.profile)
+        let kept = past.load()
+        var record = kept
         for plugin in try chosen(env, domains) {
             do {
-                let contribution = try plugin.calendarEvents(env, during: range)
+                let contribution = plugin.calendarRemembersPast
+                    ? try CalendarPast.merge(&record, domain: plugin.name, range: range, today: today, window: window, calendar: calendar) {
+                        try plugin.calendarEvents(env, during: $0, in: calendar)
+                    }
+                    : try plugin.calendarEvents(env, during: range, in: calendar)
                 parts.append(Part(domain: plugin.name, events: contribution.events.count, savedAt: contribution.savedAt, fill: contribution.fill))
                 events += contribution.events
             } catch {
                 parts.append(Part(domain: plugin.name, events: 0, failure: error))
             }
         }
+        past.save(record, was: kept)
         events.sort { ($0.start, $0.uid) < ($1.start, $1.uid) }
-        events = CalendarRevisions(profile: env.profile).number(events, now: env.now())
-        return CalendarExport(parts: parts, events: events, document: ICalendar.document(events, product: "brados \(BradOSVersion.current)"))
+        events = CalendarRevisions(profile: env.profile).number(events, now: env.now(), zone: zone)
+        return CalendarExport(parts: parts, events: events, document: ICalendar.document(events, product: "brados \(BradOSVersion.current)",
+                                                                                       zone: zone, profile: env.profile.name.rawValue))
     }
 
     /// The document of `domains` in `range`: the one the last export kept when nothing it came
@@ -86,7 +108,7 @@ public struct CalendarExport: Sendable {
         let plugins = try chosen(env, domains)
         let memo = CalendarMemo(profile: env.profile)
         // Stamped before reading: a cache that moves meanwhile is a miss next time, never a stale hit.
-        let stamps = plugins.map { ($0.name, $0.calendarStamp(env)) }
+        let stamps = try Self.stamps(env, plugins)
         let url = memo.url(stamps, range: range)
         if let key = memo.key(stamps, range: range), let kept = memo.load(key: key, from: url) {
             utime(url.path, nil)  // used now: the newest four are the four used last
@@ -96,6 +118,16 @@ public struct CalendarExport: Sendable {
         // The ledger as the export left it.
         if export.firstFailure == nil, let key = memo.key(stamps, range: range) { memo.save(export, key: key, to: url) }
         return export
+    }
+
+    /// What the events of `plugins` come from, for ``CalendarMemo``: each domain's stamp and
+    /// the calendar's own parts (its zone, the profile it names, the past it keeps).
+    /// - Throws: ``ConfigError`` for a `calendar.timezone` that is not valid.
+    static func stamps(_ env: AppEnvironment, _ plugins: [any AddsToCalendar]) throws -> [(String, String?)] {
+        let zone = try CalendarZone.of(env.settings)
+        let own = "zone:\(zone.days.identifier):\(zone.written?.identifier ?? "floating") profile:\(env.profile.name.rawValue) past:"
+            + (FileSystem.identity(of: CalendarPast(profile: env.profile).url) ?? "none")
+        return [("calendar", own)] + plugins.map { ($0.name, $0.calendarStamp(env)) }
     }
 
     /// What was exported and how old each domain's copy is, for stderr: `83 events: mealplan
@@ -210,7 +242,7 @@ public struct CalendarRevisions: Sendable {
 
     /// `events` with their sequence and change time; the ledger is saved when one changed (a
     /// failure to save is not the export's: the next export numbers from the old ledger).
-    public func number(_ events: [CalendarEvent], now: Date) -> [CalendarEvent] {
+    public func number(_ events: [CalendarEvent], now: Date, zone: CalendarZone? = nil) -> [CalendarEvent] {
         guard !events.isEmpty else { return events }
         let old = load()
         var ledger = old
@@ -218,7 +250,7 @@ public struct CalendarRevisions: Sendable {
             var event = event
             // A UID that would break a line of the ledger is numbered 0, as without one.
             guard !event.uid.utf8.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 }) else { return event }
-            let hash = Self.hash(event)
+            let hash = Self.hash(event, zone: zone)
             let end = Self.seconds(event.end)
             if let kept = old[event.uid] {
                 if kept.hash != hash {
@@ -306,12 +338,20 @@ public struct CalendarRevisions: Sendable {
         try AtomicFile.write(Data(text.utf8), to: url, durable: false)
     }
 
-    /// What a calendar shows of an event: its times and texts, each text ended by a 0x1F.
-    static func hash(_ event: CalendarEvent) -> UInt64 {
+    /// What a calendar shows of an event: its times as written (a time of day as its hour and
+    /// zone, not the instant it is in this machine's zone) and texts, each text ended by a 0x1F.
+    static func hash(_ event: CalendarEvent, zone: CalendarZone? = nil) -> UInt64 {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 + event.summary.utf8.count + (event.description?.utf8.count ?? 0) + (event.location?.utf8.count ?? 0))
-        withUnsafeBytes(of: event.start.timeIntervalSince1970.bitPattern.littleEndian) { bytes += $0 }
-        withUnsafeBytes(of: event.end.timeIntervalSince1970.bitPattern.littleEndian) { bytes += $0 }
+        var start = event.start.timeIntervalSince1970, end = event.end.timeIntervalSince1970
+        if event.timeOfDay, let days = zone?.days {
+            start += TimeInterval(days.secondsFromGMT(for: event.start))
+            end += TimeInterval(days.secondsFromGMT(for: event.end))
+            bytes += Array((zone?.written?.identifier ?? "floating").utf8)
+            bytes.append(0x1F)
+        }
+        withUnsafeBytes(of: start.bitPattern.littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: end.bitPattern.littleEndian) { bytes += $0 }
         for text in [event.summary, event.description ?? "", event.location ?? ""] {
             bytes += text.utf8
             bytes.append(0x1F)

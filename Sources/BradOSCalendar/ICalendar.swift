@@ -6,14 +6,20 @@ import Foundation
 /// Lines end in CRLF and are folded at 75 octets without splitting a character (§3.1); TEXT
 /// values escape backslash, semicolon, comma and newlines (§3.3.11), and no other control
 /// character from the data reaches the file, so a note holding `END:VCALENDAR` or a bare CR
-/// stays text; times are UTC (`…Z`, §3.3.5), which every calendar reads without a VTIMEZONE.
+/// stays text. An instant (a visit) is UTC (`…Z`, §3.3.5); a time of day (a meal) is floating
+/// (`20261201T080000`: that hour wherever the reader is) or, with `calendar.timezone`, in that
+/// zone (`;TZID=Europe/Berlin:…`, its VTIMEZONE written from the zone's own transitions).
 /// The same events give the same bytes: with no METHOD, an event's DTSTAMP is when its
 /// content last changed (§3.8.7.2), so a file rewritten with nothing new is the file it was.
+/// `X-BRADOS-PROFILE` names the profile whose caches it holds (`calendar.file` is one's).
 /// Written as UTF-8 bytes, escaped and folded in one pass (a thousand visits' notes are text
 /// to copy, not characters to build).
 public enum ICalendar {
-    /// The whole document for `events`.
-    public static func document(_ events: [CalendarEvent], product: String) -> String {
+    /// The line naming the profile whose caches a document holds.
+    public static let profileProperty = "X-BRADOS-PROFILE"
+
+    /// The whole document for `events`; times of day in `zone`, the profile named when given.
+    public static func document(_ events: [CalendarEvent], product: String, zone: CalendarZone? = nil, profile: String? = nil) -> String {
         var writer = Writer()
         writer.bytes.reserveCapacity(events.count * 400 + 200)
         writer.line("BEGIN:VCALENDAR")
@@ -21,14 +27,26 @@ public enum ICalendar {
         writer.property("PRODID", "-//brados//" + product.replacingOccurrences(of: "//", with: "/") + "//EN")
         writer.line("CALSCALE:GREGORIAN")
         writer.line("X-WR-CALNAME:brados")
+        if let profile { writer.property(profileProperty, profile) }
+        let days = zone?.days ?? TimeZone(identifier: "UTC")!
+        let written = zone?.written
+        if let written, let first = events.lazy.filter(\.timeOfDay).map(\.start).min(),
+           let last = events.lazy.filter(\.timeOfDay).map(\.end).max() {
+            writer.timeZone(written, from: first, to: last)
+        }
         for event in events {
             writer.line("BEGIN:VEVENT")
             writer.property("UID", event.uid)
             writer.timeLine("DTSTAMP:", event.changedAt)
             writer.timeLine("LAST-MODIFIED:", event.changedAt)
             writer.line("SEQUENCE:\(max(event.sequence, 0))")
-            writer.timeLine("DTSTART:", event.start)
-            writer.timeLine("DTEND:", event.end)
+            if event.timeOfDay {
+                writer.localTimeLine("DTSTART", event.start, in: days, named: written?.identifier)
+                writer.localTimeLine("DTEND", event.end, in: days, named: written?.identifier)
+            } else {
+                writer.timeLine("DTSTART:", event.start)
+                writer.timeLine("DTEND:", event.end)
+            }
             writer.property("SUMMARY", event.summary)
             if let description = event.description { writer.property("DESCRIPTION", description) }
             if let location = event.location { writer.property("LOCATION", location) }
@@ -82,22 +100,76 @@ public enum ICalendar {
             end()
         }
 
+        /// `NAME:` (or `NAME;TZID=zone:`) and the local time of `date` in `zone`: floating
+        /// (§3.3.5 form 1) without a zone name, form 3 with one.
+        mutating func localTimeLine(_ name: String, _ date: Date, in zone: TimeZone, named: String?) {
+            append(name)
+            if let named {
+                append(";TZID=")
+                append(named)
+            }
+            append(":")
+            time(date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date))), utc: false)
+            end()
+        }
+
+        /// The VTIMEZONE of `zone` for events from `start` to `end` (§3.6.5): the observance in
+        /// effect before them, then each transition the zone makes until they end, each a
+        /// single onset (no RRULE: the zone's own rules, read from the system's database).
+        mutating func timeZone(_ zone: TimeZone, from start: Date, to end: Date) {
+            line("BEGIN:VTIMEZONE")
+            property("TZID", zone.identifier)
+            var previous = zone.secondsFromGMT(for: start)
+            observance(zone, at: Date(timeIntervalSince1970: 0), from: previous, to: previous, daylight: zone.isDaylightSavingTime(for: start),
+                       name: zone.abbreviation(for: start))
+            var cursor = start
+            while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next <= end {
+                let offset = zone.secondsFromGMT(for: next)
+                // Its onset is written in the local time of the offset before it (§3.8.2.4).
+                observance(zone, at: next.addingTimeInterval(TimeInterval(previous)), from: previous, to: offset,
+                           daylight: zone.isDaylightSavingTime(for: next), name: zone.abbreviation(for: next))
+                previous = offset
+                cursor = next
+            }
+            line("END:VTIMEZONE")
+        }
+
+        private mutating func observance(_ zone: TimeZone, at local: Date, from: Int, to: Int, daylight: Bool, name: String?) {
+            line(daylight ? "BEGIN:DAYLIGHT" : "BEGIN:STANDARD")
+            append("DTSTART:")
+            time(local, utc: false)
+            end()
+            line("TZOFFSETFROM:" + Self.offset(from))
+            line("TZOFFSETTO:" + Self.offset(to))
+            if let name { property("TZNAME", name) }
+            line(daylight ? "END:DAYLIGHT" : "END:STANDARD")
+        }
+
+        /// A UTC offset as §3.3.14 writes it: `+0100`, `-0330`, `+053245`.
+        static func offset(_ seconds: Int) -> String {
+            let sign = seconds < 0 ? "-" : "+"
+            let value = abs(seconds)
+            let (hours, minutes, rest) = (value / 3600, value / 60 % 60, value % 60)
+            return sign + String(format: "%02d%02d", hours, minutes) + (rest == 0 ? "" : String(format: "%02d", rest))
+        }
+
         /// A UTC DATE-TIME (§3.3.5, form 2), to the second: `20261129T083000Z`, from brados's one
         /// conversion of a date to UTC fields (``JSONCoding/UTCTime``); a date outside years
-        /// 0-9999 is its nearest, 0000 or 9999.
-        mutating func time(_ date: Date) {
+        /// 0-9999 is its nearest, 0000 or 9999. With `utc: false` the fields are written as
+        /// they are, with no `Z` (a local time the caller shifted).
+        mutating func time(_ date: Date, utc: Bool = true) {
             let seconds = date.timeIntervalSince1970.rounded(.down)  // to the second, never rounded up
-            let utc = JSONCoding.UTCTime(Date(timeIntervalSince1970: seconds))
+            let utcTime = JSONCoding.UTCTime(Date(timeIntervalSince1970: seconds))
                 ?? JSONCoding.UTCTime(Date(timeIntervalSince1970: seconds < 0 ? -62_167_219_200 : 253_402_300_799))!
-            digits(utc.year, 4)
-            digits(utc.month, 2)
-            digits(utc.day, 2)
+            digits(utcTime.year, 4)
+            digits(utcTime.month, 2)
+            digits(utcTime.day, 2)
             bytes.append(UInt8(ascii: "T"))
-            digits(utc.hour, 2)
-            digits(utc.minute, 2)
-            digits(utc.second, 2)
-            bytes.append(UInt8(ascii: "Z"))
-            if width != .min { width += 16 }
+            digits(utcTime.hour, 2)
+            digits(utcTime.minute, 2)
+            digits(utcTime.second, 2)
+            if utc { bytes.append(UInt8(ascii: "Z")) }
+            if width != .min { width += utc ? 16 : 15 }
         }
 
         mutating func digits(_ value: Int, _ count: Int) {

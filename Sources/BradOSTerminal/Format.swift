@@ -105,6 +105,7 @@ public func parseDuration(_ value: String) -> Duration? {
     case "m": 60
     case "h": 3600
     case "d": 86400
+    case "w": 604_800
     default: nil
     }
     if let multiplier, let number = Int64(text.dropLast()), number >= 0 {

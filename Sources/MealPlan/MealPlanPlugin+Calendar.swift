@@ -5,7 +5,7 @@ import Foundation
 
 /// `brados calendar`: the cached plan's meals, each day's at its meal times.
 extension MealPlanPlugin: AddsToCalendar {
-    /// A meal's time of day: `mealplan.time.<type>`, `HH:MM` in the system's time zone.
+    /// A meal's time of day: `mealplan.time.<type>`, `HH:MM` at the calendar's hour (wherever the person is).
     public static let mealTimes: [(type: String, defaultValue: String)] = [
         ("breakfast", "08:00"), ("lunch", "12:30"), ("dinner", "19:00"), ("snack", "15:30"),
     ]
@@ -25,9 +25,11 @@ extension MealPlanPlugin: AddsToCalendar {
 
     /// The plan repeats weekly from the Monday of the week it was finalized in (as `today`
     /// reads it) until a new one replaces it. Each meal's UID is its date and type, not the
-    /// plan's id: a new plan's Tuesday dinner updates Tuesday's dinner event.
+    /// plan's id: a new plan's Tuesday dinner updates Tuesday's dinner event. Meals are times
+    /// of day (``CalendarEvent/timeOfDay``); the cache holds one plan, so the calendar keeps
+    /// the days already past (``calendarRemembersPast``).
     /// - Throws: ``ConfigError`` for a meal time or length that is not valid.
-    public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution {
+    public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>, in local: Calendar) throws -> CalendarContribution {
         let times = try Dictionary(uniqueKeysWithValues: Self.mealTimes.map { meal in
             (meal.type, TimeOfDay(try env.settings.validated("mealplan.time.\(meal.type)"))!)
         })
@@ -36,8 +38,7 @@ extension MealPlanPlugin: AddsToCalendar {
             return .nothingCached(fill: "brados mealplan show")
         }
         let session = cached.session
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
+        var calendar = local
         calendar.firstWeekday = 2
         let planned = session.finalizedAt ?? session.createdAt
         guard let firstDay = calendar.dateInterval(of: .weekOfYear, for: planned)?.start else { return CalendarContribution(events: [], savedAt: cached.cachedAt) }
@@ -61,7 +62,7 @@ extension MealPlanPlugin: AddsToCalendar {
                     description += "\nFrom the meal plan \(session.id) · brados mealplan show"
                     events.append(CalendarEvent(uid: "mealplan-\(date)-\(slot)@brados", start: start, end: end,
                                                 summary: "\(meal.mealType.capitalized): \(meal.recipeName)", description: description,
-                                                changedAt: planned))
+                                                changedAt: planned, timeOfDay: true))
                 }
             }
             guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
@@ -70,12 +71,16 @@ extension MealPlanPlugin: AddsToCalendar {
         return CalendarContribution(events: events, savedAt: cached.cachedAt)
     }
 
-    /// The cached plan's file and the meal times and length: what the events come from.
+    /// The cached plan's file and the meal times and length: what the events come from (the
+    /// calendar's zone is the calendar's own part of what it keeps).
     public func calendarStamp(_ env: AppEnvironment) -> String? {
         let file = MealPlanCache(directory: env.profile.cacheDirectory(for: name)).fileURL
         let settings = (Self.mealTimes.map { "mealplan.time.\($0.type)" } + [Self.mealLengthSetting.name]).map { env.settings.resolve($0).value ?? "" }
-        return (FileSystem.identity(of: file) ?? "none") + "," + settings.joined(separator: ",") + "," + TimeZone.current.identifier
+        return (FileSystem.identity(of: file) ?? "none") + "," + settings.joined(separator: ",")
     }
+
+    /// The cache holds the latest plan alone: the meals of days past are the calendar's to keep.
+    public var calendarRemembersPast: Bool { true }
 
     /// A meal type as part of a UID: lowercase letters, digits and `-`.
     static func slug(_ type: String) -> String {

@@ -13,7 +13,7 @@ extension VisitsPlugin: AddsToCalendar {
 
     /// The cached visits overlapping `range` (never the network; the list as last fetched).
     /// Each visit's UID is its id: an edited visit updates its event.
-    public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>) throws -> CalendarContribution {
+    public func calendarEvents(_ env: AppEnvironment, during range: Range<Date>, in calendar: Calendar) throws -> CalendarContribution {
         guard let entry = VisitsCache.live(env).load() else { return .nothingCached(fill: "brados visits list") }
         let events = entry.visits.compactMap { visit -> CalendarEvent? in
             let end = visit.visitedAt.addingTimeInterval(TimeInterval(max(visit.durationMinutes, 0) * 60))

@@ -27,22 +27,23 @@ struct MealPlanCalendarNewsTests {
         let finalized = Date(timeIntervalSince1970: 1_790_000_600)
         let monday = local.dateInterval(of: .weekOfYear, for: finalized)!.start
         let nextMonday = local.date(byAdding: .day, value: 14, to: monday)!
-        let week = try MealPlanPlugin().calendarEvents(env, during: nextMonday..<local.date(byAdding: .day, value: 7, to: nextMonday)!)
+        let week = try MealPlanPlugin().calendarEvents(env, during: nextMonday..<local.date(byAdding: .day, value: 7, to: nextMonday)!, in: local)
         #expect(week.events.count == 21 && week.savedAt != nil)
         let breakfast = try #require(week.events.first)
         #expect(local.dateComponents([.hour, .minute], from: breakfast.start) == DateComponents(hour: 8, minute: 0))
         #expect(breakfast.end.timeIntervalSince(breakfast.start) == 1800)
+        #expect(breakfast.timeOfDay, "a meal is an hour of the day, written floating")
         #expect(breakfast.uid == "mealplan-\(Format.day(nextMonday))-breakfast@brados")
         #expect(breakfast.summary == "Breakfast: Oats" && breakfast.description?.contains("400 kcal, 14 g protein") == true)
         #expect(Set(week.events.map(\.uid)).count == 21)
-        let before = try MealPlanPlugin().calendarEvents(env, during: monday.addingTimeInterval(-7 * 86_400)..<monday)
+        let before = try MealPlanPlugin().calendarEvents(env, during: monday.addingTimeInterval(-7 * 86_400)..<monday, in: local)
         #expect(before.events.isEmpty, "the plan does not reach back before its week")
     }
 
     @Test("nothing cached: no events, and the command that fills the cache")
     func nothingCached() throws {
         let (env, _) = try harness.environment()
-        let contribution = try MealPlanPlugin().calendarEvents(env, during: Date()..<Date().addingTimeInterval(86_400))
+        let contribution = try MealPlanPlugin().calendarEvents(env, during: Date()..<Date().addingTimeInterval(86_400), in: local)
         #expect(contribution.events.isEmpty && contribution.savedAt == nil && contribution.fill == "brados mealplan show")
     }
 

@@ -142,6 +142,11 @@ public struct AppEnvironment: Sendable {
         return env
     }
 
+    /// Tells every feature that a command on the profile ended (``Feature/commandEnded(_:)``).
+    public func commandEnded() {
+        for feature in features { feature.commandEnded(self) }
+    }
+
     /// The environment built again as it was, from the config file, the environment variables
     /// and the sign-ins as they are now: how a long-running `sync --watch` takes a changed
     /// configuration. The profile's lock is the process's and stays as it is.

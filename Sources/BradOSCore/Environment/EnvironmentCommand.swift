@@ -25,6 +25,11 @@ extension EnvironmentCommand {
     /// Runs in the environment of the `brados` process.
     /// - Throws: what ``run(in:)`` throws; ``ConfigError`` and ``StorageError`` building the environment.
     public func run() async throws {
-        try await run(in: AppEnvironment.live(global, access: Self.profileAccess, startsProfile: Self.startsProfile || Self.profileAccess == nil))
+        let env = try await AppEnvironment.live(global, access: Self.profileAccess, startsProfile: Self.startsProfile || Self.profileAccess == nil)
+        do { try await run(in: env) } catch {
+            if Self.profileAccess != nil, !(error is CancellationError), !Task.isCancelled { env.commandEnded() }
+            throw error
+        }
+        if Self.profileAccess != nil, !Task.isCancelled { env.commandEnded() }
     }
 }

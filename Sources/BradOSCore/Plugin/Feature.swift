@@ -20,6 +20,11 @@ public protocol Feature: Sendable {
     /// What `brados doctor` reports of the feature (the libraries it opens, what it would do
     /// here). None by default.
     func doctorChecks(_ env: AppEnvironment) -> [DoctorCheck]
+    /// Called as a command that held the profile ends (it succeeded or failed, it was not
+    /// interrupted): the feature brings what it derives up to date with what the command
+    /// changed (`calendar.file` after `visits add`). It must cost next to nothing when the
+    /// command changed nothing of it. Nothing by default.
+    func commandEnded(_ env: AppEnvironment)
 }
 
 extension Feature {
@@ -27,6 +32,7 @@ extension Feature {
     public func recover(_ paths: Paths) -> String? { nil }
     public func forget(domains: [String]?, in profile: ProfileScope) throws {}
     public func doctorChecks(_ env: AppEnvironment) -> [DoctorCheck] { [] }
+    public func commandEnded(_ env: AppEnvironment) {}
 }
 
 extension Array where Element == any Feature {

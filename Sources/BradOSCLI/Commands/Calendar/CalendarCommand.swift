@@ -21,9 +21,10 @@ public struct CalendarCommand: EnvironmentCommand {
         }
         lines += [
             "Reads the caches only (it works --offline) and says on stderr how old each domain's copy is; `brados sync` fills them.",
-            "By default: everything cached, meals through 14 days from today. --from and --to take \(DateInput.shapes); --to is not included.",
-            "Each item keeps its UID on every export (a meal by its day and type, a visit by its id), and a changed one gets the next SEQUENCE, so a calendar updates the event instead of adding a second. Times are UTC.",
-            "To subscribe: set calendar.file, and `brados sync` (and `sync --watch`, on each change) keeps that file current, written whole, only when it changed. docs/calendar.md says how GNOME Calendar, Evolution, Thunderbird and khal read it.",
+            "By default: from 4 weeks back (calendar.past) through 14 days from today. --from and --to take \(DateInput.shapes); --to is not included.",
+            "Each item keeps its UID on every export (a meal by its day and type, a visit by its id), and a changed one gets the next SEQUENCE, so a calendar updates the event instead of adding a second.",
+            "Visits are at their time (UTC); meals at their hour wherever you are (floating), or in calendar.timezone when set. Days are the machine's zone's, never a shell's TZ, so every writer writes the same file. Meals of days past stay as they were exported: a new plan changes today and later.",
+            "To subscribe: set calendar.file, and `brados sync`, `sync --watch` and every command that changes a meal plan or visit keep that file current, written whole, only when it changed; it is one profile's. docs/calendar.md says how GNOME Calendar, Evolution, Thunderbird and khal read it.",
             "--json prints the events and each domain's age instead of the .ics (with -o, the .ics still goes to the file).",
             "Examples:",
             "  brados calendar -o ~/meals-and-visits.ics",
@@ -36,7 +37,7 @@ public struct CalendarCommand: EnvironmentCommand {
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b"),
             completion: .custom { _, _, _ in Composition.current.plugins.compactMap { $0 as? any AddsToCalendar }.map(\.name) })
     var domains: String?
-    @Option(help: ArgumentHelp("The first day or time to include (default: everything cached).", valueName: "date")) var from: String?
+    @Option(help: ArgumentHelp("The first day or time to include (default: 4 weeks back, calendar.past).", valueName: "date")) var from: String?
     @Option(help: ArgumentHelp("The day or time to stop before (default: 14 days from today).", valueName: "date")) var to: String?
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the .ics to this file, atomically (default: stdout).", valueName: "file"),
             completion: .file(extensions: ["ics"])) var output: String?
@@ -45,8 +46,7 @@ public struct CalendarCommand: EnvironmentCommand {
 
     /// `--from`..<`--to`, each defaulting as the help says.
     /// - Throws: ``CalendarError``.
-    func range(now: Date, calendar: Calendar) throws -> Range<Date> {
-        let defaults = CalendarExport.defaultRange(now: now, calendar: calendar)
+    func range(_ defaults: Range<Date>, calendar: Calendar) throws -> Range<Date> {
         func date(_ option: String, _ value: String?, _ fallback: Date) throws -> Date {
             guard let value else { return fallback }
             guard let date = DateInput.parse(value, timeZone: calendar.timeZone) else {
@@ -55,7 +55,7 @@ public struct CalendarCommand: EnvironmentCommand {
             return date
         }
         let start = try date("--from", from, defaults.lowerBound), end = try date("--to", to, defaults.upperBound)
-        guard end > start else { throw CalendarError.emptyRange(from: from ?? "(everything)", to: to ?? "(14 days from today)") }
+        guard end > start else { throw CalendarError.emptyRange(from: from ?? "(4 weeks back)", to: to ?? "(14 days from today)") }
         return start..<end
     }
 
@@ -63,7 +63,7 @@ public struct CalendarCommand: EnvironmentCommand {
     /// - Throws: ``CalendarError``, ``StorageError`` writing `-o`, the first domain's error reading its cache (after writing the others').
     public func run(in env: AppEnvironment) async throws {
         let names = domains.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let range = try range(now: env.now(), calendar: CalendarExport.localCalendar)
+        let range = try range(try CalendarExport.defaultRange(env), calendar: try CalendarZone.of(env.settings).calendar)
         // --json needs the events; the .ics alone may be the one kept from the last export.
         let export = env.output.format == .json ? try CalendarExport.gather(env, domains: names, during: range)
             : try CalendarExport.document(env, domains: names, during: range)
@@ -74,13 +74,17 @@ public struct CalendarCommand: EnvironmentCommand {
             env.io.write(export.document)
         }
         if env.output.format == .json {
-            try env.output.json(Self.json(export))
+            try env.output.json(Self.json(export, zone: try CalendarZone.of(env.settings)))
         }
         env.output.notice((output.map { "wrote \($0): " } ?? "calendar: ") + export.summary(now: env.now()))
         if let failure = export.firstFailure { throw failure }
     }
 
-    static func json(_ export: CalendarExport) -> JSONValue {
+    static func json(_ export: CalendarExport, zone: CalendarZone) -> JSONValue {
+        /// A local time as ISO 8601 without an offset: `2026-12-01T08:00:00`.
+        func local(_ date: Date) -> JSONValue {
+            .string(String(JSONCoding.string(from: date.addingTimeInterval(TimeInterval(zone.days.secondsFromGMT(for: date)))).prefix(19)))
+        }
         var domains: [String: JSONValue] = [:]
         for part in export.parts {
             domains[part.domain] = .object([
@@ -94,6 +98,8 @@ public struct CalendarCommand: EnvironmentCommand {
             .object(["uid": .string(event.uid), "start": .string(JSONCoding.string(from: event.start)), "end": .string(JSONCoding.string(from: event.end)),
                      "summary": .string(event.summary), "description": event.description.map(JSONValue.string) ?? .null,
                      "location": event.location.map(JSONValue.string) ?? .null, "sequence": .number(Double(event.sequence)),
+                     "local": event.timeOfDay ? .object(["start": local(event.start), "end": local(event.end),
+                                                         "timeZone": zone.written.map { .string($0.identifier) } ?? .null]) : .null,
                      "lastModified": .string(JSONCoding.string(from: event.changedAt))])
         }
         return .object(["domains": .object(domains), "events": .array(events)])

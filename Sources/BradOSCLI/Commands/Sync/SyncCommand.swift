@@ -130,7 +130,10 @@ public struct SyncCommand: EnvironmentCommand {
             }
         }
         // The calendar a person subscribes to (`calendar.file`), from what the caches hold now.
-        do { try CalendarFile.update(env) } catch {
+        do { try CalendarFile.update(env) } catch let error as CalendarError {
+            // Another profile's calendar: left as it is, and said; not this sync's failure.
+            env.output.notice("sync calendar.file: \(error.description)")
+        } catch {
             env.output.notice("sync calendar.file: \(error.summaryText)")
             firstFailure = firstFailure ?? error
         }

@@ -39,8 +39,12 @@ struct SyncWatch {
     /// Brings `calendar.file` up to date after `changed` (every domain when `nil`) synced; a
     /// failure is a notice, and the watch goes on.
     func keepCalendar(_ env: AppEnvironment, changed: String?) {
-        calendarWriter.lock.withLock { _ in
-            do { try CalendarFile.update(env, changed: changed.map { [$0] }) } catch {
+        calendarWriter.lock.withLock { saidOtherProfile in
+            do { try CalendarFile.update(env, changed: changed.map { [$0] }) } catch let error as CalendarError {
+                // Another profile's calendar: said once, left as it is.
+                if !saidOtherProfile { env.output.notice("sync --watch calendar.file: \(error.description)") }
+                saidOtherProfile = true
+            } catch {
                 env.output.notice("sync --watch calendar.file: \(error.summaryText) (written again on the next change)")
             }
         }
@@ -254,9 +258,9 @@ struct Notifications: Equatable {
     static func == (lhs: Notifications, rhs: Notifications) -> Bool { lhs.detail == rhs.detail }
 }
 
-/// ``SyncWatch``'s lock around writing `calendar.file`.
+/// ``SyncWatch``'s lock around writing `calendar.file` (and whether it said the file is another profile's).
 final class CalendarWriter: Sendable {
-    let lock = Mutex(())
+    let lock = Mutex(false)
 }
 
 /// Each domain's news mark (``Notifies/news(_:since:)``), kept across the watch's restarts
