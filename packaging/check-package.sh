@@ -168,6 +168,10 @@ logged() { local log="$work/$1"; shift; "$@" > "$log" 2>&1 || { tail -20 "$log" 
 # shows TEXT COMMAND...: COMMAND's stdout has TEXT (grep reads it all: no SIGPIPE for pipefail to see)
 shows() { as_user "${@:2}" | grep -- "$1" >/dev/null; }
 said() { grep -- "$1" "$work/stderr" >/dev/null; }
+# verify_clean UNIT...: systemd-analyze --user verify passes the units and says nothing about them
+# (an unknown key is only a warning to it: a unit written for a newer systemd shows here).
+verify_clean() { as_user systemd-analyze --user verify "$@" > "$work/verify" && ! [ -s "$work/stderr" ] && ! [ -s "$work/verify" ] \
+    || { sed 's/^/     /' "$work/verify" "$work/stderr"; return 1; }; }
 
 # check_keyring: the keyring from the .deb: a session bus and GNOME Keyring in the clean root, libsecret from
 # the .deb's Recommends. The demo session, stored in a file while no keyring answered (auto's
@@ -246,8 +250,8 @@ printf "%s\n" "${COMPREPLY[@]}"'
         [ "$(as_user bash --login -i -c "$script")" = library ]
     }
     check "$release: a bash login shell completes brados lib<TAB> to library" completes_lib
-    check "$release: systemd-analyze --user verify accepts the units" \
-        as_user systemd-analyze --user verify /usr/lib/systemd/user/brados-sync.service /usr/lib/systemd/user/brados-sync.timer /usr/lib/systemd/user/brados-watch.service
+    check "$release: systemd-analyze --user verify accepts the units, without a warning" \
+        verify_clean /usr/lib/systemd/user/brados-sync.service /usr/lib/systemd/user/brados-sync.timer /usr/lib/systemd/user/brados-watch.service
 
     [ "$release" = "$host" ] && check_keyring
 
@@ -344,8 +348,8 @@ check_tarball() {
     local_man() { [ "$(as_user man -w brados)" = /home/alice/.local/share/man/man1/brados.1.gz ]; }
     check "$release: man -w brados finds ~/.local/share/man/man1/brados.1.gz (from PATH)" local_man
     units="/home/alice/.local/share/systemd/user"
-    check "$release: systemd-analyze --user verify accepts the tarball's units" \
-        as_user systemd-analyze --user verify "$units/brados-sync.service" "$units/brados-sync.timer" "$units/brados-watch.service"
+    check "$release: systemd-analyze --user verify accepts the tarball's units, without a warning" \
+        verify_clean "$units/brados-sync.service" "$units/brados-sync.timer" "$units/brados-watch.service"
     unit_finds_brados() { # the unit's own PATH (%h is the home folder) leads to the unpacked brados
         local path
         path="$(sed -n 's/^Environment=PATH=//p' "$root$units/brados-sync.service" | sed 's|%h|/home/alice|g')"

@@ -45,6 +45,7 @@ apt        test         gnome-keyring       gnome-keyring-daemon: the Secret Ser
 apt        test         dbus-daemon         dbus-daemon: the keyring tests' private session bus
 apt        test         dbus-bin            dbus-send: the keyring tests lock the keyring and wait for it on the bus
 apt        test         python3-dbusmock    python-dbusmock's notification_daemon: the notification tests' service on a private session bus (Debian's, for /usr/bin/python3)
+apt        test         systemd             systemd-analyze: the packaging tests verify the user units without a warning
 apt        test         faketime            faketime (libfaketime): the calendar's days-past test and the soak run brados on a clock of their own
 apt        test         zstd                the tests list a decrypted archive with tar --zstd; debootstrap unpacks Ubuntu's packages with it
 apt        bench        chafa               the covers benchmark's peer (the chafa command)

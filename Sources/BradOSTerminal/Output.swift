@@ -78,7 +78,11 @@ public struct Output: Sendable {
     }
 
     /// Prints a notice for people on stderr (never mixed into data on stdout).
-    public func notice(_ text: String) { StatusLine.shared.writeLine("brados: \(SafeText.rendered(text, keepLines: true))\n", to: io) }
+    public func notice(_ text: String) {
+        // In the journal a notice is one entry: its lines are one, at priority notice (<5>).
+        guard io.isErrorJournal else { return StatusLine.shared.writeLine("brados: \(SafeText.rendered(text, keepLines: true))\n", to: io) }
+        StatusLine.shared.writeLine("<5>brados: \(SafeText.visible(text.replacingOccurrences(of: "\n", with: " ")))\n", to: io)
+    }
 
     public enum Style: String, Sendable { case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36" }
 

@@ -37,6 +37,9 @@ public protocol TerminalIO: Sendable {
     /// nothing for any other stream.
     /// - Returns: whether stdout will go through a pager.
     @discardableResult func pageOutput() -> Bool
+    /// Whether standard error is systemd's journal (a user unit's): each line then starts with
+    /// its priority (`<4>`), as journald reads it, and carries no time (journald keeps one).
+    var isErrorJournal: Bool { get }
 }
 
 extension TerminalIO {
@@ -47,6 +50,7 @@ extension TerminalIO {
     public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? { nil }
     public var cellPixels: (width: Int, height: Int)? { nil }
     @discardableResult public func pageOutput() -> Bool { false }
+    public var isErrorJournal: Bool { false }
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -92,6 +96,7 @@ public struct StandardErrorIO: TerminalIO {
     public var isInputTerminal: Bool { base.isInputTerminal }
     public func readLine() -> String? { base.readLine() }
     public func readSecret(prompt: String) -> String? { base.readSecret(prompt: prompt) }
+    public var isErrorJournal: Bool { base.isErrorJournal }
 }
 
 /// The real process streams.
@@ -111,6 +116,20 @@ public struct StandardIO: TerminalIO {
     public var isInputTerminal: Bool { isatty(STDIN_FILENO) == 1 }
     public func readLine() -> String? { Swift.readLine(strippingNewline: true) }
     public var environment: [String: String] { ProcessInfo.processInfo.environment }
+    public var isErrorJournal: Bool { Self.errorIsJournal }
+
+    /// `JOURNAL_STREAM` names the device and inode of the stream systemd connected to the
+    /// journal; standard error is the journal when it is that stream (a shell started from
+    /// the unit that redirects it is not). Looked at once.
+    static let errorIsJournal = isJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) }, descriptor: STDERR_FILENO)
+
+    /// Whether `descriptor` is the stream `JOURNAL_STREAM` (`device:inode`) names.
+    static func isJournal(_ stream: String?, descriptor: Int32) -> Bool {
+        guard let stream else { return false }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return false }
+        return stream == "\(info.st_dev):\(info.st_ino)"
+    }
 
     public func readSecret(prompt: String) -> String? {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)

@@ -69,9 +69,22 @@ public struct TerminalLogHandler: LogHandler {
         switch format {
         case .text:
             let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            StatusLine.shared.writeLine(SafeText.visible("brados: \(event.level.rawValue): \(event.message)\(fields.isEmpty ? "" : " " + fields)") + "\n", to: io)
+            let line = SafeText.visible("brados: \(event.level.rawValue): \(event.message)\(fields.isEmpty ? "" : " " + fields)")
+            StatusLine.shared.writeLine((io.isErrorJournal ? Self.priority(event.level) : "") + line + "\n", to: io)
         case .json:
             StatusLine.shared.writeLine(Self.jsonLine(level: event.level, label: label, message: "\(event.message)", fields: merged) + "\n", to: io)
+        }
+    }
+
+    /// The syslog priority journald reads from a line's start (`sd-daemon(3)`): `<7>` debug … `<2>` critical.
+    static func priority(_ level: Logger.Level) -> String {
+        switch level {
+        case .trace, .debug: "<7>"
+        case .info: "<6>"
+        case .notice: "<5>"
+        case .warning: "<4>"
+        case .error: "<3>"
+        case .critical: "<2>"
         }
     }
 

@@ -71,4 +71,10 @@ struct WatchReportsTests {
         #expect(SyncWatch.wait(after: AuthError.sessionExpired(profile: "default", service: "supabase"), interval: .seconds(300),
                                restart: .seconds(30)) == .seconds(300))
     }
+
+    @Test("a watch that fails soon after it starts waits longer before each exit: 10 s doubling to 10 min")
+    func restartBackoff() {
+        #expect((1...8).map { WatchRestarts.delay(after: $0) } == [10, 20, 40, 80, 160, 320, 600, 600].map { Duration.seconds($0) })
+        #expect(WatchRestarts.delay(after: 100) == .seconds(600))
+    }
 }

@@ -94,6 +94,25 @@ struct PackagingTests {
             #expect(!service.contains("@EXEC@"))
         }
     }
+
+    @Test("the user units: systemd-analyze verify says nothing of them; the watch's stop is no failure, a failure restarts it, reload reads the config")
+    func units() throws {
+        let environment = ["HOME": home.url.path, "SCRATCH": BuiltProducts.directory.deletingLastPathComponent().deletingLastPathComponent().path]
+        let root = home.path("units")
+        // Staged under a prefix that is the staged folder itself: the units run the brados beside them, the man page is where man looks.
+        let staged = try BuiltProducts.run(executable: Self.repository.appendingPathComponent("packaging/stage.sh"),
+                                           ["prefix", BuiltProducts.url("brados").path, root.path, root.path], environment: environment, timeout: 120)
+        #expect(staged.status == 0, "\(staged.stderr)")
+        let units = ["brados-sync.service", "brados-sync.timer", "brados-watch.service"].map { root.appendingPathComponent("share/systemd/user/\($0)").path }
+        let verified = try BuiltProducts.run(executable: try SystemCommand.url("systemd-analyze"), ["verify"] + units,
+                                             environment: ["HOME": home.url.path, "MANPATH": root.appendingPathComponent("share/man").path,
+                                                           "PATH": "/usr/bin:/bin"])
+        #expect(verified.status == 0 && verified.stdout.isEmpty && verified.stderr.isEmpty, "clean: \(verified.stdout)\(verified.stderr)")
+        let watch = try String(contentsOfFile: units[2], encoding: .utf8)
+        for line in ["ExecStart=\(root.path)/bin/brados sync --watch", "SuccessExitStatus=143", "Restart=on-failure", "ExecReload=/bin/kill -HUP $MAINPID"] {
+            #expect(watch.contains("\n\(line)\n"), "\(line)")
+        }
+    }
 }
 
 /// `scripts/pins.py`: the check `make build`, `make test` and `make release` run first.

@@ -24,7 +24,12 @@ extension EnvironmentCommand {
 
     /// Runs in the environment of the `brados` process.
     /// - Throws: what ``run(in:)`` throws; ``ConfigError`` and ``StorageError`` building the environment.
-    public func run() async throws {
+    public func run() async throws { try await runInProcess() }
+
+    /// What ``run()`` does by default (a command with its own `run()` wraps it): builds the
+    /// process's environment, runs the command in it, and tells the features it ended.
+    /// - Throws: what ``run(in:)`` throws; ``ConfigError`` and ``StorageError`` building the environment.
+    public func runInProcess() async throws {
         let env = try await AppEnvironment.live(global, access: Self.profileAccess, startsProfile: Self.startsProfile || Self.profileAccess == nil)
         do { try await run(in: env) } catch {
             if Self.profileAccess != nil, !(error is CancellationError), !Task.isCancelled { env.commandEnded() }

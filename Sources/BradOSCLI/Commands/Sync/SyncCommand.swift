@@ -80,6 +80,16 @@ public struct SyncCommand: EnvironmentCommand {
         return SyncOptions(flags: flags)
     }
 
+    /// `--watch` under a service manager waits a back-off before a failure ends it (``WatchRestarts``).
+    public func run() async throws {
+        guard watch else { return try await runInProcess() }
+        let started = Date()
+        do { try await runInProcess() } catch where !(error is CancellationError) && !Task.isCancelled {
+            await WatchRestarts.pause(started: started, environment: ProcessInfo.processInfo.environment, io: StandardIO())
+            throw error
+        }
+    }
+
     /// Syncs each domain in turn; a domain's failure is reported and the others still run.
     /// - Throws: `ExitCode` with the first failure's code once every domain ran; ``ConfigError/unknownDomain(_:known:)``
     ///   for `--domains`; `ValidationError`; ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``).
