@@ -48,20 +48,41 @@ public final class ProfileLock: @unchecked Sendable {
         public var pids: [Int32]
         /// What an exclusive holder is doing ("importing"), when it said so.
         public var activity: String?
+        /// Each brados holder's command line (`brados sync --watch`) and the systemd unit it
+        /// runs in, when it runs in one, by pid (read from `/proc`).
+        public var commands: [Int32: (command: String, unit: String?)]
 
-        public init(pids: [Int32], activity: String?) {
+        public init(pids: [Int32], activity: String?, commands: [Int32: (command: String, unit: String?)] = [:]) {
             self.pids = pids
             self.activity = activity
+            self.commands = commands
         }
 
-        /// "another brados (pid 4242)", "2 other brados commands (pids 1, 2)".
+        public static func == (lhs: Holder, rhs: Holder) -> Bool {
+            lhs.pids == rhs.pids && lhs.activity == rhs.activity
+                && lhs.commands.mapValues { "\($0.command)|\($0.unit ?? "")" } == rhs.commands.mapValues { "\($0.command)|\($0.unit ?? "")" }
+        }
+
+        /// "brados sync --watch (pid 8730, the user unit brados-watch.service)", "another brados
+        /// (pid 4242)", "2 other brados commands (pids 1, 2)".
         public var description: String {
             switch pids.count {
-            case 0: "another brados"
-            case 1: "another brados (pid \(pids[0]))"
-            default: "\(pids.count) other brados commands (pids \(pids.map(String.init).joined(separator: ", ")))"
+            case 0: return "another brados"
+            case 1:
+                guard let known = commands[pids[0]] else { return "another brados (pid \(pids[0]))" }
+                return "\(known.command) (pid \(pids[0])\(known.unit.map { ", the user unit \($0)" } ?? ""))"
+            default:
+                guard !commands.isEmpty else { return "\(pids.count) other brados commands (pids \(pids.map(String.init).joined(separator: ", ")))" }
+                let named = pids.map { pid in commands[pid].map { "\($0.command) (pid \(pid))" } ?? "pid \(pid)" }
+                return "\(pids.count) other brados commands (\(named.joined(separator: ", ")))"
             }
         }
+
+        /// The user unit of a holder that is a long-running `sync --watch`, when one is.
+        public var watchUnit: String? { commands.values.first { $0.command.contains("sync --watch") }?.unit }
+
+        /// Whether a holder is a `sync --watch` (it ends only when stopped).
+        public var isWatch: Bool { commands.values.contains { $0.command.contains("sync --watch") } }
 
         /// The line shown on a terminal while waiting.
         public var waitingMessage: String {
@@ -108,7 +129,9 @@ public final class ProfileLock: @unchecked Sendable {
         poll: Duration = .milliseconds(25), clock: any Clock<Duration> = ContinuousClock(), io: (any TerminalIO)? = nil
     ) async throws -> ProfileLock {
         let url = url(for: profile, paths: paths)
-        var waited = Duration.zero
+        // Measured on the clock, not counted in polls: the work between polls (reading
+        // /proc/locks) is waiting too, and a wait never runs past the timeout it was given.
+        let waited = stopwatch(clock)
         var spinner: Spinner?
         defer { spinner?.stop() }
         while true {
@@ -116,7 +139,7 @@ public final class ProfileLock: @unchecked Sendable {
             var owned = true
             defer { if owned { close(descriptor) } }
             try await wait(access, descriptor: descriptor, url: url, profile: profile, timeout: timeout, poll: poll,
-                           clock: clock, io: io, waited: &waited, spinner: &spinner)
+                           clock: clock, io: io, waited: waited, spinner: &spinner)
             // The lock of a file an exclusive holder deleted meanwhile (discard) guards nothing.
             guard names(url, descriptor) else { continue }
             if case let .exclusive(activity) = access {
@@ -143,10 +166,16 @@ public final class ProfileLock: @unchecked Sendable {
         return fstat(descriptor, &open) == 0 && stat(url.path, &named) == 0 && open.st_ino == named.st_ino && open.st_dev == named.st_dev
     }
 
-    /// Waits for the flock on `descriptor`, up to `timeout` in all (`waited` carries over a retry).
+    /// A function returning the time elapsed on `clock` since this call.
+    static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    /// Waits for the flock on `descriptor`, up to `timeout` in all (`waited` runs over a retry).
     private static func wait(
         _ access: Access, descriptor: Int32, url: URL, profile: ProfileName, timeout: Duration, poll: Duration,
-        clock: any Clock<Duration>, io: (any TerminalIO)?, waited: inout Duration, spinner: inout Spinner?
+        clock: any Clock<Duration>, io: (any TerminalIO)?, waited: @Sendable () -> Duration, spinner: inout Spinner?
     ) async throws {
         let operation = access == .shared ? LOCK_SH : LOCK_EX
         var stopped: Set<Int32> = []
@@ -157,14 +186,15 @@ public final class ProfileLock: @unchecked Sendable {
             }
             if code == EINTR { continue }
             if case .exclusive = access { stopBackgroundHolders(descriptor: descriptor, stopped: &stopped) }
-            guard waited < timeout else {
-                throw StorageError.profileBusy(profile: profile.rawValue, holder: holder(descriptor: descriptor, access: access))
+            let left = timeout - waited()
+            guard left > .zero else {
+                throw StorageError.profileBusy(profile: profile.rawValue, holder: holder(descriptor: descriptor, access: access),
+                                               exclusive: access != .shared)
             }
             if spinner == nil, let io, io.isErrorTerminal {
                 spinner = Spinner(io: io, message: holder(descriptor: descriptor, access: access).waitingMessage)
             }
-            try await clock.sleep(for: poll)
-            waited += poll
+            try await clock.sleep(for: min(poll, left))
         }
     }
 
@@ -205,15 +235,38 @@ public final class ProfileLock: @unchecked Sendable {
     static func holder(descriptor: Int32, access: Access) -> Holder {
         var info = stat()
         let pids = fstat(descriptor, &info) == 0 ? lockingProcesses(inode: UInt64(info.st_ino)) : []
+        let commands = Dictionary(uniqueKeysWithValues: pids.compactMap { pid in command(of: pid).map { (pid, ($0, unit(of: pid))) } })
         // An exclusive holder wrote "<pid> <activity>"; while shared holders hold it, the file is empty.
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = pread(descriptor, &buffer, buffer.count, 0)
         let text = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
         let words = text.split(separator: "\n").first.map { $0.split(separator: " ", maxSplits: 1) } ?? []
         if words.count == 2, let pid = Int32(words[0]), pids.isEmpty || pids.contains(pid) {
-            return Holder(pids: [pid], activity: SafeText.visible(String(words[1])))
+            return Holder(pids: [pid], activity: SafeText.visible(String(words[1])), commands: commands.filter { $0.key == pid })
         }
-        return Holder(pids: pids, activity: nil)
+        return Holder(pids: pids, activity: nil, commands: commands)
+    }
+
+    /// A brados process's command line as a person typed it (`brados sync --watch`), from
+    /// `/proc/PID/cmdline`; `nil` for any other program (or one that cannot be read).
+    static func command(of pid: Int32, proc: String = "/proc") -> String? {
+        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/cmdline") else { return nil }
+        let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let program = words.first, (program as NSString).lastPathComponent == "brados" else { return nil }
+        let shown = (["brados"] + words.dropFirst().prefix(6)).joined(separator: " ")
+        return SafeText.visible(shown.count > 80 ? String(shown.prefix(79)) + "…" : shown)
+    }
+
+    /// The systemd unit a process runs in (`brados-watch.service`), from `/proc/PID/cgroup`;
+    /// `nil` outside one (a terminal's shell, a session scope).
+    static func unit(of pid: Int32, proc: String = "/proc") -> String? {
+        guard let text = try? String(contentsOfFile: "\(proc)/\(pid)/cgroup", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            guard let path = line.split(separator: ":", maxSplits: 2).last else { continue }
+            let unit = path.split(separator: "/").last.map(String.init) ?? ""
+            if unit.hasSuffix(".service"), !unit.hasPrefix("user@") { return SafeText.visible(unit) }
+        }
+        return nil
     }
 
     /// Stops the background refreshes that hold the lock (each once): they would hold an

@@ -9,7 +9,8 @@ public enum StorageError: BradOSError {
     /// Another `brados` process holds a lock for too long.
     case lockTimeout(path: String)
     /// Another brados held the profile for longer than `profile.lock-timeout`.
-    case profileBusy(profile: String, holder: ProfileLock.Holder)
+    /// `exclusive`: the command wanted the profile to itself (an import, a clear, a sign-out).
+    case profileBusy(profile: String, holder: ProfileLock.Holder, exclusive: Bool = false)
     /// A value could not be encoded or decoded.
     case coding(path: String, detail: String)
     /// An SQLite database failed.
@@ -25,7 +26,7 @@ public enum StorageError: BradOSError {
             "Could not \(operation) \(path): \(String(cString: strerror(code)))."
         case let .lockTimeout(path):
             "Timed out waiting for another brados process to release \(path)."
-        case let .profileBusy(profile, holder):
+        case let .profileBusy(profile, holder, _):
             "Profile '\(profile)' is busy: \(holder.description) is still \(holder.activity ?? "using it")."
         case let .coding(path, detail):
             "Could not encode or decode \(path): \(detail)."
@@ -44,8 +45,14 @@ public enum StorageError: BradOSError {
             "Check the permissions of the brados directories (`brados config path`)."
         case .io:
             "Check the brados directories (`brados config path`) and try again."
-        case .profileBusy:
-            "Try again when it has finished, or wait longer: `brados config set profile.lock-timeout 5m` (or BRADOS_PROFILE_LOCK_TIMEOUT)."
+        case let .profileBusy(_, holder, exclusive) where holder.isWatch:
+            // A watch ends only when stopped: say how, and how to wait for it.
+            "Stop it (" + (holder.watchUnit.map { "`systemctl --user stop \($0)`" } ?? "Ctrl-C where it runs")
+                + "), run this again, then start it again" + (holder.watchUnit.map { " (`systemctl --user start \($0)`)" } ?? "")
+                + (exclusive ? "; or add --wait to wait until it has ended." : ".")
+        case let .profileBusy(_, _, exclusive):
+            "Try again when it has finished" + (exclusive ? ", or add --wait to wait as long as it takes" : "")
+                + "; each command waits `profile.lock-timeout` (`brados config set profile.lock-timeout 5m`, or BRADOS_PROFILE_LOCK_TIMEOUT)."
         case .lockTimeout:
             "Wait for the other brados command to finish, then try again."
         case .coding:

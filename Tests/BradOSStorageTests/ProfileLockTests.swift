@@ -27,7 +27,7 @@ struct ProfileLockTests {
             Issue.record("the exclusive lock was taken while shared holders held it")
         } catch let error as StorageError {
             #expect(error.kind == .busy, "exit 11: profile busy")
-            guard case let .profileBusy(name, holder) = error else { throw error }
+            guard case let .profileBusy(name, holder, _) = error else { throw error }
             #expect(name == "default" && holder.activity == nil)
             #expect(error.summary.contains("is still using it"))
             #expect(error.recovery?.contains("profile.lock-timeout") == true)
@@ -48,7 +48,7 @@ struct ProfileLockTests {
         do {
             _ = try await acquire(.shared, timeout: .milliseconds(100))
             Issue.record("a shared lock was taken while an import held the profile")
-        } catch let StorageError.profileBusy(_, holder) {
+        } catch let StorageError.profileBusy(_, holder, _) {
             #expect(holder == ProfileLock.Holder(pids: [getpid()], activity: "importing"))
             #expect(holder.description == "another brados (pid \(getpid()))")
         }
@@ -116,5 +116,46 @@ struct ProfileLockTests {
         let url = ProfileLock.url(for: profile, paths: paths)
         #expect(String(decoding: try Data(contentsOf: url), as: UTF8.self).hasSuffix(" clearing the cache\n"))
         await #expect(throws: StorageError.self) { _ = try await acquire(.shared, timeout: .zero) }
+    }
+
+    @Test("a holder that is a brados is named by its command line and its systemd unit, read from /proc; other programs are not")
+    func holderNamed() throws {
+        let proc = TemporaryDirectory("profile-lock-proc")
+        try FileManager.default.createDirectory(at: proc.path("8730"), withIntermediateDirectories: true)
+        try Data("/usr/bin/brados\0sync\0--watch\0".utf8).write(to: proc.path("8730/cmdline"))
+        try Data("0::/user.slice/user-1000.slice/user@1000.service/app.slice/brados-watch.service\n".utf8).write(to: proc.path("8730/cgroup"))
+        try FileManager.default.createDirectory(at: proc.path("9000"), withIntermediateDirectories: true)
+        try Data("/usr/bin/python3\0-c\0x\0".utf8).write(to: proc.path("9000/cmdline"))
+        try Data("0::/user.slice/user-1000.slice/session-2.scope\n".utf8).write(to: proc.path("9000/cgroup"))
+        #expect(ProfileLock.command(of: 8730, proc: proc.url.path) == "brados sync --watch")
+        #expect(ProfileLock.unit(of: 8730, proc: proc.url.path) == "brados-watch.service")
+        #expect(ProfileLock.command(of: 9000, proc: proc.url.path) == nil && ProfileLock.unit(of: 9000, proc: proc.url.path) == nil)
+        let holder = ProfileLock.Holder(pids: [8730], activity: nil, commands: [8730: ("brados sync --watch", "brados-watch.service")])
+        #expect(holder.description == "brados sync --watch (pid 8730, the user unit brados-watch.service)")
+        let error = StorageError.profileBusy(profile: "default", holder: holder, exclusive: true)
+        #expect(error.recovery?.contains("`systemctl --user stop brados-watch.service`") == true && error.recovery?.contains("--wait") == true)
+    }
+
+    /// A clock on which the work between sleeps takes time too (15 ms a poll: reading /proc/locks on a busy machine).
+    final class BusyClock: Clock, @unchecked Sendable {
+        let manual = ManualClock()
+        var now: ManualClock.Instant { manual.now }
+        var minimumResolution: Duration { .nanoseconds(1) }
+        func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+            try await manual.sleep(until: deadline, tolerance: tolerance)
+            manual.advance(by: .milliseconds(15))
+        }
+    }
+
+    @Test("the wait is measured on the clock, the work between polls included: it never runs past profile.lock-timeout")
+    func waitsNoLongerThanTheTimeout() async throws {
+        let holder = try await acquire(.shared)
+        defer { holder.release() }
+        let clock = BusyClock()
+        await #expect(throws: StorageError.self) {
+            _ = try await ProfileLock.acquire(.exclusive(activity: "clearing the cache"), profile: profile, paths: paths, timeout: .seconds(1), clock: clock)
+        }
+        #expect(clock.now.offset <= .seconds(1) + .milliseconds(15), "waited \(clock.now.offset), the timeout is 1 s")
+        #expect(clock.now.offset >= .milliseconds(975))
     }
 }

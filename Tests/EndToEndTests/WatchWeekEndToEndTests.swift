@@ -122,4 +122,28 @@ struct WatchWeekEndToEndTests {
         #expect(try await eventually(timeout: .seconds(30)) { watch.stderrSoFar.contains("signed in to supabase again") }, "\(watch.stderrSoFar)")
         #expect(watch.isRunning)
     }
+
+    @Test("cache clear beside a watch waits profile.lock-timeout, no longer, and names the watch and how to go on; --wait waits until it ends")
+    func exclusiveBesideTheWatch() async throws {
+        let server = try ServerProcess()
+        #expect(try brados(["config", "set", "server", server.url.absoluteString]).status == 0)
+        try signIn()
+        let watch = try BuiltProducts.start("brados", ["sync", "--watch"], environment: environment())
+        defer { watch.send(SIGKILL); _ = watch.finish() }
+        #expect(try await eventually(timeout: .seconds(30)) { try await server.realtimeChannels() == 1 })
+        let started = Date()
+        let busy = try BuiltProducts.run("brados", ["cache", "clear"], environment: environment(["BRADOS_PROFILE_LOCK_TIMEOUT": "3s"]))
+        let waited = Date().timeIntervalSince(started)
+        #expect(busy.status == 11, "\(busy.stderr)")
+        #expect(waited < 5, "at most the setting's 3 s (and start-up): \(waited) s")
+        #expect(busy.stderr.contains("brados sync --watch (pid \(watch.pid)"), "names it: \(busy.stderr)")
+        #expect(busy.stderr.contains("Stop it") && busy.stderr.contains("--wait"), "says how to go on: \(busy.stderr)")
+        // --wait: as long as it takes; the watch stopped, the clear goes through.
+        let clear = try BuiltProducts.start("brados", ["cache", "clear", "--wait"], environment: environment(["BRADOS_PROFILE_LOCK_TIMEOUT": "1s"]))
+        try await Task.sleep(for: .seconds(3))
+        #expect(clear.isRunning, "still waiting past profile.lock-timeout")
+        watch.send(SIGTERM)
+        let cleared = clear.finish(timeout: 30)
+        #expect(cleared.status == 0, "\(cleared.stderr)")
+    }
 }

@@ -126,14 +126,16 @@ public struct AppEnvironment: Sendable {
     ///   `BRADOS_PROFILE` must exist (``checkProfileExists()``).
     /// - Throws: ``ConfigError`` (``ConfigError/unknownProfile(_:known:)``); ``StorageError/profileBusy(profile:holder:)`` after
     ///   `profile.lock-timeout`.
-    public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared, startsProfile: Bool = true) async throws -> AppEnvironment {
+    /// - Parameter waitForever: wait for another holder of the profile as long as it takes (`--wait`).
+    public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared, startsProfile: Bool = true,
+                            waitForever: Bool = false) async throws -> AppEnvironment {
         let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
         let composition = Composition.current
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
                                      embedded: composition.embedded, keyring: SecretServiceKeyring(environment: io.environment),
                                      builtInCommands: { composition.builtInCommands })
         if !startsProfile { try env.checkProfileExists() }
-        if let access { try await env.lock(env.profile.name, access) }
+        if let access { try await env.lock(env.profile.name, access, waitForever: waitForever) }
         // What a killed run left (a `cache import` killed mid-swap) is put right before anything reads the caches.
         for feature in env.features {
             if let notice = feature.recover(env.paths) { env.output.notice(notice) }
@@ -167,9 +169,10 @@ public struct AppEnvironment: Sendable {
     /// Holds `profile`'s lock for the rest of the process, waiting up to `profile.lock-timeout`
     /// (a terminal shows who it waits for).
     /// - Throws: ``StorageError/profileBusy(profile:holder:)``, ``ConfigError`` for a bad timeout.
-    public func lock(_ profile: ProfileName, _ access: ProfileLock.Access) async throws {
-        try await ProfileLock.hold(access, profile: profile, paths: paths,
-                                   timeout: try Settings.profileLockTimeoutSetting.value(in: settings), clock: clock, io: io)
+    /// - Parameter waitForever: as long as it takes (`--wait`), not `profile.lock-timeout`.
+    public func lock(_ profile: ProfileName, _ access: ProfileLock.Access, waitForever: Bool = false) async throws {
+        let timeout = waitForever ? Duration.seconds(100 * 365 * 86_400) : try Settings.profileLockTimeoutSetting.value(in: settings)
+        try await ProfileLock.hold(access, profile: profile, paths: paths, timeout: timeout, clock: clock, io: io)
     }
 
     /// Sends the rest of the command's stdout through the user's pager, from its first byte,

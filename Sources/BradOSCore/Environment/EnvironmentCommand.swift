@@ -14,6 +14,9 @@ public protocol EnvironmentCommand: AsyncParsableCommand {
     /// key): false by default, so that `--profile` with a mistyped name is an error, not a new
     /// empty profile.
     static var startsProfile: Bool { get }
+    /// Whether the command waits for another brados that holds the profile as long as that
+    /// takes (`--wait`), instead of `profile.lock-timeout`: false by default.
+    var waitsForProfile: Bool { get }
     /// The command's work, in `env`.
     func run(in env: AppEnvironment) async throws
 }
@@ -21,6 +24,7 @@ public protocol EnvironmentCommand: AsyncParsableCommand {
 extension EnvironmentCommand {
     public static var profileAccess: ProfileLock.Access? { .shared }
     public static var startsProfile: Bool { false }
+    public var waitsForProfile: Bool { false }
 
     /// Runs in the environment of the `brados` process.
     /// - Throws: what ``run(in:)`` throws; ``ConfigError`` and ``StorageError`` building the environment.
@@ -30,7 +34,8 @@ extension EnvironmentCommand {
     /// process's environment, runs the command in it, and tells the features it ended.
     /// - Throws: what ``run(in:)`` throws; ``ConfigError`` and ``StorageError`` building the environment.
     public func runInProcess() async throws {
-        let env = try await AppEnvironment.live(global, access: Self.profileAccess, startsProfile: Self.startsProfile || Self.profileAccess == nil)
+        let env = try await AppEnvironment.live(global, access: Self.profileAccess, startsProfile: Self.startsProfile || Self.profileAccess == nil,
+                                                waitForever: waitsForProfile)
         do { try await run(in: env) } catch {
             if Self.profileAccess != nil, !(error is CancellationError), !Task.isCancelled { env.commandEnded() }
             throw error

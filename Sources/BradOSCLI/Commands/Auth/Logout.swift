@@ -28,6 +28,9 @@ extension AuthCommand {
         @Flag(help: "Also remove the profile's age key, without asking.") var removeKey = false
         @Flag(help: "Erase changes you made and have not sent yet, without asking (they are listed).") var discardPending = false
         @Flag(help: "Keep the profile's age key, without asking.") var keepKey = false
+        @Flag(help: "Wait for another brados that holds the profile (a running sync --watch) as long as it takes, not profile.lock-timeout.")
+        var wait = false
+        public var waitsForProfile: Bool { wait }
         @OptionGroup public var global: GlobalOptions
         public init() {}
 

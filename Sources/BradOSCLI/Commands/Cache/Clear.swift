@@ -23,6 +23,9 @@ extension CacheCommand {
         @Argument(help: "Only these domains (all when none is named).", completion: .custom { _, _, _ in CompletionValues.domains() }) var domains: [String] = []
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp("Only these domains (same as naming them).", visibility: .hidden)) var domain: [String] = []
         @Flag(help: "Also drop the changes you made and have not sent yet (they are listed).") var discardPending = false
+        @Flag(help: "Wait for another brados that holds the profile (a running sync --watch) as long as it takes, not profile.lock-timeout.")
+        var wait = false
+        public var waitsForProfile: Bool { wait }
         @OptionGroup public var global: GlobalOptions
         public init() {}
 

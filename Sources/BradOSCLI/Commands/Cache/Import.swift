@@ -44,6 +44,9 @@ extension CacheCommand {
         @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b")) var domains: String?
         @Flag(help: "Import even though the data belongs to another account than the profile's.") var force = false
         @Flag(help: "With --replace: drop changes this profile has queued and not sent (see each domain's note above).") var discardPending = false
+        @Flag(help: "Wait for another brados that holds the profile (a running sync --watch) as long as it takes, not profile.lock-timeout.")
+        var wait = false
+        public var waitsForProfile: Bool { wait }
         @OptionGroup var keys: ArchiveKeyFlags
         @OptionGroup public var global: GlobalOptions
         public init() {}
@@ -67,7 +70,7 @@ extension CacheCommand {
             // nobody waits on the lock while a person types.
             let input = try ArchiveInput(fd: fd, decryption: try keys.decryption(profiles: [env.profile.name, target.name], env: env))
             // The profile imported into is the one locked (`--as` names another).
-            try await env.lock(target.name, dryRun ? .shared : .exclusive(activity: "importing"))
+            try await env.lock(target.name, dryRun ? .shared : .exclusive(activity: "importing"), waitForever: wait)
             let credentials = env.credentials(of: target.name).load()
             let importer = CacheImporter(target: target, plugins: env.plugins, features: env.features, accounts: credentials.accounts,
                                          cacheStaging: CacheArchiveSupport.staging(target.cacheDirectory),
