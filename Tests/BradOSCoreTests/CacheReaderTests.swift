@@ -168,6 +168,23 @@ struct CacheReaderTests {
         #expect(stamp.lastFailure() == nil)
     }
 
+    @Test("a failure of the background refresh is told no more once a later refresh saved the copy, whoever ran it (sync --watch)")
+    func backgroundFailureEndsWithALaterSuccess() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reader-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let stamp = RefreshStamp(url: dir.appendingPathComponent(".refresh-stamp"))
+        let failing = NetworkError.http(status: 500, method: "GET", path: "/api/visits", message: nil, retryAfter: nil)
+        await #expect(throws: NetworkError.self) { try await stamp.runBehind(now: { Self.now.addingTimeInterval(-900) }) { throw failing } }
+        // The watch refreshed the copy five minutes after that failure; it is due a refresh again.
+        let notices = Notices()
+        let resource = Resource(policy: Self.behind, stored: CachedEntry("watched", savedAt: now.addingTimeInterval(-600)),
+                                refresh: BackgroundRefresh(command: ["notes", "revalidate"], stamp: stamp)) { "live" }
+        let told = try await reader(.script, notices: notices, started: Started()).show(resource) { _, _ in }
+        #expect(told.shown == "watched" && notices.all.isEmpty, "\(notices.all)")
+        #expect(stamp.lastFailure() == nil, "forgotten")
+    }
+
     @Test("a stand-in (an album's line for its details) is never shown online: fetched; shown when the network cannot answer")
     func standIn() async throws {
         let entry = CachedEntry("line", savedAt: now, standIn: true)

@@ -169,7 +169,13 @@ extension CacheReader {
         /// copy at once (or the server's answer within ``CacheReader/wait``), the refresh behind.
         private func behind(_ value: Resource.Value, age: TimeInterval?, stale: Bool,
                             start: @Sendable ([String]) throws -> Void, background: BackgroundRefresh) async throws -> Outcome {
-            let failure = background.stamp?.lastFailure()
+            var failure = background.stamp?.lastFailure()
+            // A copy saved after the failure (a later refresh worked: `sync --watch`, another
+            // command) ends it, whoever refreshed: it is not told again, and is forgotten.
+            if let told = failure, let age, told.at <= reader.now().addingTimeInterval(-age) {
+                background.stamp?.clearFailure()
+                failure = nil
+            }
             if let failure, let kind = FailureKind(rawValue: failure.kind), Self.mustAct.contains(kind) {
                 // The last background refresh failed with something the person must act on (an
                 // expired session, a locked keyring): never hidden behind the copy. This read asks the server
