@@ -49,8 +49,9 @@ public struct APIClient: Sendable {
 
     /// Sends a request and returns a 2xx response.
     /// - Throws: ``NetworkError`` (non-2xx statuses included), ``AuthError``.
-    /// - Throws: ``NetworkError/interruptedWrite(method:path:host:)`` when a request that changes
-    ///   something was interrupted (cancelled) after it was sent and before its answer.
+    /// - Throws: ``NetworkError/interruptedWrite(method:path:host:lost:)`` when a request that
+    ///   changes something was interrupted (cancelled) after it was sent and before its answer,
+    ///   or an attempt of it was sent and no answer came (a POST is then not sent again).
     public func send(_ request: APIRequest) async throws -> HTTPResponse {
         var retrier = self.retrier
         if let policy = request.retry { retrier.policy = policy }
@@ -66,11 +67,32 @@ public struct APIClient: Sendable {
                                                      interruptible: waitNoticeInterruptible))
                     }
                 },
-                { _ in try await attempt(request, renewal: renewal, flight: flight) })
+                { _ in
+                    do { return try await attempt(request, renewal: renewal, flight: flight) } catch let error as NetworkError where flight.sentWithoutAnswer {
+                        flight.lost(Self.withoutStop(error.summary))
+                        // A POST sent whose answer never came may have been applied: sent again, it
+                        // could be applied twice (a second visit). Not retried: its outcome is unknown.
+                        guard request.isRepeatable || !error.isConnectionFailure else {
+                            throw NetworkError.interruptedWrite(method: request.method, path: request.path, host: NetworkError.endpoint(baseURL),
+                                                                lost: flight.lostReason)
+                        }
+                        throw error
+                    }
+                })
         } catch is CancellationError where request.changesServer && flight.sentWithoutAnswer {
             throw NetworkError.interruptedWrite(method: request.method, path: request.path, host: NetworkError.endpoint(baseURL))
+        } catch NetworkError.interruptedWrite(let method, let path, let host, let lost) {
+            throw NetworkError.interruptedWrite(method: method, path: path, host: host, lost: lost)
+        } catch let error as NetworkError where request.changesServer && flight.sentWithoutAnswer {
+            // An attempt was sent and its answer never came (the connection dropped, timed out):
+            // whatever a later attempt said, what that one did is not known.
+            throw NetworkError.interruptedWrite(method: request.method, path: request.path, host: NetworkError.endpoint(baseURL),
+                                                lost: flight.lostReason ?? Self.withoutStop(error.summary))
         }
     }
+
+    /// A sentence without its full stop, to stand in brackets in another.
+    static func withoutStop(_ text: String) -> String { text.hasSuffix(".") ? String(text.dropLast()) : text }
 
     /// Sends a request and decodes its JSON body.
     /// - Throws: ``NetworkError/invalidResponse(path:detail:)`` when the body does not decode, and what ``send(_:)`` throws.
@@ -196,7 +218,10 @@ public struct APIClient: Sendable {
 /// write interrupted then may have been applied. Sticky: an answer to a later attempt does
 /// not tell what an earlier unanswered one did.
 final class Flight: Sendable {
-    private let state = Mutex((inFlight: false, unanswered: false))
+    private let state = Mutex((inFlight: false, unanswered: false, lost: String?.none))
+    /// Why the first attempt that went unanswered got no answer (a dropped connection, a timeout).
+    func lost(_ reason: String) { state.withLock { $0.lost = $0.lost ?? reason } }
+    var lostReason: String? { state.withLock { $0.lost } }
     func sent() {
         state.withLock { state in
             // An earlier attempt sent and never answered (it failed on the way) stays unknown.

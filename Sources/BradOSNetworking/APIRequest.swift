@@ -36,6 +36,12 @@ public struct APIRequest: Sendable {
 
     public static func delete(_ path: String) -> APIRequest { APIRequest(method: "DELETE", path: path) }
 
+    /// Whether sending it twice is the same as once (every method but POST by default; a POST
+    /// that computes, or only moves a state forward, says so): one whose answer was lost is
+    /// retried only then, never a POST that may have created something.
+    public var repeatable: Bool?
+    public var isRepeatable: Bool { repeatable ?? (method != "POST") }
+
     /// Whether the request changes something on the server (anything but GET and HEAD): one
     /// interrupted after it was sent has an outcome nobody knows yet.
     public var changesServer: Bool { method != "GET" && method != "HEAD" }

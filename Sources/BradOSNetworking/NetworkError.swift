@@ -36,9 +36,10 @@ public enum NetworkError: BradOSError {
     /// Retries did not succeed within the operation limit (300 s by default).
     case operationTimedOut(seconds: Int)
     /// A request that changes something (`DELETE`, `POST`…) was sent, and the command was
-    /// interrupted (Ctrl-C, SIGTERM, SIGHUP) before the server answered: whether the server
-    /// applied it is unknown. Never reported as undone: the domain settles it later.
-    case interruptedWrite(method: String, path: String, host: String)
+    /// interrupted (Ctrl-C, SIGTERM, SIGHUP) before the server answered, or (`lost`: why) the
+    /// connection failed before an answer came: whether the server applied it is unknown.
+    /// Never reported as undone: the domain settles it later.
+    case interruptedWrite(method: String, path: String, host: String, lost: String? = nil)
     /// The response body was larger than the endpoint's limit (``ResponseLimit``): a server
     /// sending without end, or one misconfigured. A server failure, never retried: the same
     /// request would read as much again.
@@ -56,8 +57,10 @@ public enum NetworkError: BradOSError {
         case let .refusedData(path, detail): "The server's response to \(path) was refused: \(detail). Nothing from it was cached."
         case let .operationTimedOut(seconds): "Gave up after \(seconds) s of retries."
         case let .refusedRedirect(from, to, reason): "The server redirected \(from) to \(to), which brados does not follow: \(reason)."
-        case let .interruptedWrite(method, path, host):
+        case let .interruptedWrite(method, path, host, nil):
             "Interrupted after \(method) \(path) was sent to \(host): whether the server applied it is not known."
+        case let .interruptedWrite(method, path, host, lost?):
+            "No answer came after \(method) \(path) was sent to \(host) (\(lost)): whether the server applied it is not known."
         case let .responseTooLarge(method, path, limit):
             "The server's response to \(method) \(path) was larger than \(Format.bytes(Int64(limit))), more than brados accepts for it; it was not read further."
         }
@@ -104,7 +107,8 @@ public enum NetworkError: BradOSError {
         case .connectionLost, .invalidResponse, .operationTimedOut, .responseTooLarge: .server
         case .refusedData: .integrity
         case .refusedRedirect: .rejected
-        case .interruptedWrite: .interrupted
+        case .interruptedWrite(_, _, _, nil): .interrupted
+        case .interruptedWrite: .server
         case let .http(status, _, _, _, _):
             switch status {
             case 401: .authRequired

@@ -43,6 +43,8 @@ public struct MealPlanRESTClient: MealPlanAPI {
     }
 
     public func finalize(id: String) async throws -> MealPlanSession {
-        try await client.decode(MealPlanSession.self, APIRequest(method: "POST", path: "/api/mealplans/\(PathComponent.escape(id))/finalize"))
+        var request = APIRequest(method: "POST", path: "/api/mealplans/\(PathComponent.escape(id))/finalize")
+        request.repeatable = true  // a finalized plan stays finalized
+        return try await client.decode(MealPlanSession.self, request)
     }
 }

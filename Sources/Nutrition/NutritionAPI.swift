@@ -42,6 +42,7 @@ public struct NutritionRESTClient: NutritionAPI {
 
     public func generate(forceRecompute: Bool) async throws -> NutritionPlan {
         var request = try APIRequest.json("POST", "/v1/plans/generate", body: ["forceRecompute": forceRecompute])
+        request.repeatable = true  // it computes the plan: asked twice, the same plan
         request.retry = Self.policy
         return try await send(NutritionPlan.self, request)
     }

@@ -11,9 +11,13 @@ public struct Visit: Codable, Sendable, Equatable, Identifiable {
     public var durationMinutes: Int
     public var notes: String?
     public var createdAt: Date?
+    /// Recorded here and not on the server yet (`visits add` offline): its id is a local one
+    /// (`local-…`) until a refresh sends it. Written in JSON only when true.
+    public var pending: Bool
 
     public init(id: String, place: String, address: String? = nil, visitedAt: Date, durationMinutes: Int,
-                notes: String? = nil, createdAt: Date? = nil) {
+                notes: String? = nil, createdAt: Date? = nil, pending: Bool = false) {
+        self.pending = pending
         self.id = id
         self.place = place
         self.address = address
@@ -26,7 +30,7 @@ public struct Visit: Codable, Sendable, Equatable, Identifiable {
     /// The characters a visit id may hold (see ``IdentifierRule``).
     public static let idRule = IdentifierRule.token("visit id")
 
-    enum CodingKeys: String, CodingKey { case id, place, address, visitedAt, durationMinutes, notes, createdAt }
+    enum CodingKeys: String, CodingKey { case id, place, address, visitedAt, durationMinutes, notes, createdAt, pending }
 
     /// Decodes a visit, refusing an id outside ``idRule`` (from a server, a cache or an archive).
     public init(from decoder: any Decoder) throws {
@@ -38,6 +42,27 @@ public struct Visit: Codable, Sendable, Equatable, Identifiable {
         durationMinutes = try container.decode(Int.self, forKey: .durationMinutes)
         notes = try container.decodeIfPresent(String.self, forKey: .notes)
         createdAt = try container.decodeIfPresent(Date.self, forKey: .createdAt)
+        pending = try container.decodeIfPresent(Bool.self, forKey: .pending) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(place, forKey: .place)
+        // A key with no value is there, null (contract/json/visits-list.schema.json).
+        try container.encode(address, forKey: .address)
+        try container.encode(visitedAt, forKey: .visitedAt)
+        try container.encode(durationMinutes, forKey: .durationMinutes)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(createdAt, forKey: .createdAt)
+        if pending { try container.encode(true, forKey: .pending) }
+    }
+
+    /// Whether `created` (a visit the server has) is what `visit` asked for: how a send whose
+    /// answer was lost is settled by the list.
+    public func matches(_ visit: NewVisit) -> Bool {
+        place == visit.place && abs(visitedAt.timeIntervalSince(visit.visitedAt)) < 1 && durationMinutes == visit.durationMinutes
+            && (notes ?? "") == (visit.notes ?? "") && (address ?? "") == (visit.address ?? "")
     }
 }
 

@@ -27,10 +27,18 @@ public struct VisitsCache: Sendable {
     public static let unsettledKey = "visits_unsettled_deletes"
     /// Deletes settled by a refresh, not told yet (``SettledDelete``).
     public static let settledKey = "visits_settled_deletes"
+    /// Visits recorded here and not on the server yet (``PendingVisit``): the person's own,
+    /// kept by `cache clear`, sent by the next refresh.
+    public static let pendingKey = "visits_pending_adds"
+    /// Pending visits a refresh sent (or the server refused), not told yet (``SettledAdd``).
+    public static let settledAddsKey = "visits_settled_adds"
     /// The version of the document's format: what this brados writes and reads.
     public static let formatVersionKey = "visits_format_version"
     public static let formatVersion = 1
-    static let allKeys = [visitsKey, timestampKey, generationKey, changedAtKey, accountKey, unsettledKey, settledKey, formatVersionKey]
+    static let allKeys = [visitsKey, timestampKey, generationKey, changedAtKey, accountKey, unsettledKey, settledKey, formatVersionKey,
+                          pendingKey, settledAddsKey]
+    /// What `cache clear` removes: every key but the person's own (the visits not sent yet).
+    static let copyKeys = allKeys.filter { $0 != pendingKey && $0 != formatVersionKey }
 
     /// The visits' own document in a profile.
     public static func url(in profile: ProfileScope) -> URL {
@@ -103,12 +111,49 @@ public struct VisitsCache: Sendable {
         }
     }
 
+    /// A visit recorded here (`visits add` with no server to take it) and not on the server
+    /// yet: shown in the list as pending under its local id, sent by the next refresh.
+    public struct PendingVisit: Codable, Sendable, Equatable {
+        /// `local-` and 8 hex digits, until the server gives it its own.
+        public var id: String
+        public var visit: NewVisit
+        public var queuedAt: Date
+        /// Sent, and no answer came: the server may have it; the next refresh's list says.
+        public var sentAt: Date?
+        /// The account signed in when it was recorded (another's is never sent).
+        public var account: String?
+
+        /// As the list shows it.
+        public var asVisit: Visit {
+            Visit(id: id, place: visit.place, address: visit.address, visitedAt: visit.visitedAt, durationMinutes: visit.durationMinutes,
+                  notes: visit.notes, createdAt: queuedAt, pending: true)
+        }
+    }
+
+    /// What a refresh found of a pending visit: sent (its id now), or refused by the server.
+    public struct SettledAdd: Codable, Sendable, Equatable {
+        public var localID: String
+        public var place: String
+        /// The server's id, when it took the visit.
+        public var id: String?
+        /// Why the server refused it, when it did (it is no longer kept).
+        public var refused: String?
+
+        /// The sentence a person is told.
+        public var sentence: String {
+            if let id { return "the visit at \(place) recorded offline (\(localID)) is on the server now, as \(id)." }
+            return "the server refused the visit at \(place) recorded offline (\(localID)), so it is no longer kept: \(refused ?? "refused")"
+        }
+    }
+
     /// The cached list and when it was saved.
     public struct Entry: Sendable, Equatable {
         public var visits: [Visit]
         public var savedAt: Date
         /// When the list last changed (a fetch, an add, a delete); `savedAt` in stores from before it was kept.
         public var changedAt: Date
+        /// How many of ``visits`` are recorded here and not sent yet (``PendingVisit``).
+        public var pending = 0
 
         public init(visits: [Visit], savedAt: Date, changedAt: Date? = nil) {
             self.visits = visits
@@ -131,10 +176,11 @@ public struct VisitsCache: Sendable {
     /// The cached visits, or `nil` when absent, corrupt or another account's (such a value is removed).
     /// A read is one read of the store, with no lock; only a value to remove takes the lock.
     public func load() -> Entry? {
-        let read = Self.entry(in: store.snapshot(), account: account)
+        let snapshot = store.snapshot()
+        let read = Self.entry(in: snapshot, account: account)
         guard read.remove else {
             logger.debug("\(read.note)")
-            return read.entry
+            return Self.withPending(read.entry, snapshot.value([PendingVisit].self, forKey: Self.pendingKey) ?? [])
         }
         // Checked again under the lock: another process may have replaced it meanwhile.
         let result = (try? store.update { snapshot in
@@ -144,6 +190,19 @@ public struct VisitsCache: Sendable {
         }) ?? (entry: nil, remove: false, note: "cached visits unreadable")
         logger.debug("\(result.note)")
         return result.entry
+    }
+
+    /// `entry` with the visits recorded here and not sent yet, in date order (newest first);
+    /// an entry of its own when only they are there.
+    static func withPending(_ entry: Entry?, _ pending: [PendingVisit]) -> Entry? {
+        guard !pending.isEmpty else { return entry }
+        var merged = entry ?? Entry(visits: [], savedAt: pending.map(\.queuedAt).max() ?? Date())
+        merged.pending = pending.count
+        for visit in pending.map(\.asVisit) {
+            let index = merged.visits.firstIndex { $0.visitedAt < visit.visitedAt } ?? merged.visits.count
+            merged.visits.insert(visit, at: index)
+        }
+        return merged
     }
 
     /// What `snapshot` holds for `account`, and whether it must go (corrupt, or another account's).
@@ -239,11 +298,81 @@ public struct VisitsCache: Sendable {
         return saved
     }
 
-    /// Removes every visits key.
+    /// Removes every visits key (`keepingPending`: but the visits not sent yet, the person's own).
     /// - Throws: ``StorageError``.
-    public func clear(log: Bool = true) throws {
-        try store.update { snapshot in Self.allKeys.forEach { snapshot.removeValue(forKey: $0) } }
+    public func clear(log: Bool = true, keepingPending: Bool = false) throws {
+        try store.update { snapshot in (keepingPending ? Self.copyKeys : Self.allKeys).forEach { snapshot.removeValue(forKey: $0) } }
         if log { logger.debug("cleared all cached visits") }
+    }
+
+    // MARK: Visits recorded here, not sent yet
+
+    /// The visits recorded here and not on the server yet, oldest first.
+    public func pending() -> [PendingVisit] { store.value([PendingVisit].self, forKey: Self.pendingKey) ?? [] }
+
+    /// Records `visit` to be sent by the next refresh; `sent`: it was sent and no answer came.
+    /// - Returns: it as the list shows it (pending, with its local id).
+    /// - Throws: ``StorageError``.
+    public func queue(_ visit: NewVisit, at date: Date, sent: Bool = false) throws -> Visit {
+        let pending = PendingVisit(id: "local-" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), visit: visit, queuedAt: date,
+                                   sentAt: sent ? date : nil, account: account)
+        try store.update { snapshot in
+            try snapshot.set((snapshot.value([PendingVisit].self, forKey: Self.pendingKey) ?? []) + [pending], forKey: Self.pendingKey)
+            try snapshot.set(Self.formatVersion, forKey: Self.formatVersionKey)
+            try Self.bump(&snapshot)
+        }
+        return pending.asVisit
+    }
+
+    /// Settles a pending visit: it leaves the pending list, and (sent) the server's visit takes
+    /// its place in the list; what happened waits to be told (``takeSettledAdds()``).
+    /// - Throws: ``StorageError``.
+    public func settle(_ id: String, created: Visit?, refused: String? = nil) throws {
+        try store.update { snapshot in
+            var pending = snapshot.value([PendingVisit].self, forKey: Self.pendingKey) ?? []
+            guard let index = pending.firstIndex(where: { $0.id == id }) else { return }
+            let settled = pending.remove(at: index)
+            if pending.isEmpty { snapshot.removeValue(forKey: Self.pendingKey) } else { try snapshot.set(pending, forKey: Self.pendingKey) }
+            if let created, var visits = snapshot.value([Visit].self, forKey: Self.visitsKey) {
+                visits.removeAll { $0.id == created.id }
+                visits.insert(created, at: visits.firstIndex { $0.visitedAt < created.visitedAt } ?? visits.count)
+                try snapshot.set(visits, forKey: Self.visitsKey)
+            }
+            let told = SettledAdd(localID: id, place: settled.visit.place, id: created?.id, refused: refused)
+            try snapshot.set((snapshot.value([SettledAdd].self, forKey: Self.settledAddsKey) ?? []) + [told], forKey: Self.settledAddsKey)
+            try Self.bump(&snapshot)
+        }
+    }
+
+    /// Marks a pending visit sent without an answer (the next list settles it), or not (`nil`: send it again).
+    /// - Throws: ``StorageError``.
+    public func markSent(_ id: String, at date: Date?) throws {
+        try store.update { snapshot in
+            guard var pending = snapshot.value([PendingVisit].self, forKey: Self.pendingKey),
+                  let index = pending.firstIndex(where: { $0.id == id }) else { return }
+            pending[index].sentAt = date
+            try snapshot.set(pending, forKey: Self.pendingKey)
+        }
+    }
+
+    /// Drops the visits not sent yet (`--discard-pending`).
+    /// - Throws: ``StorageError``.
+    public func discardPending() throws {
+        try store.update { snapshot in
+            guard snapshot.contains(Self.pendingKey) else { return }
+            snapshot.removeValue(forKey: Self.pendingKey)
+            try Self.bump(&snapshot)
+        }
+    }
+
+    /// The pending visits settled and not told yet, forgotten once taken.
+    /// - Throws: ``StorageError``.
+    public func takeSettledAdds() throws -> [SettledAdd] {
+        guard store.value([SettledAdd].self, forKey: Self.settledAddsKey) != nil else { return [] }
+        return try store.update { snapshot in
+            defer { snapshot.removeValue(forKey: Self.settledAddsKey) }
+            return snapshot.value([SettledAdd].self, forKey: Self.settledAddsKey) ?? []
+        }
     }
 
     /// Removes one visit, returning it and its position so it can be restored exactly.

@@ -7,13 +7,16 @@ public enum VisitsError: BradOSError {
     /// `visits delete` was interrupted after the request was sent and before the server
     /// answered: the visit may be deleted or not. It stays out of the cached list, marked,
     /// and the next refresh of the visits settles it (``VisitsCache/settleDeletes(serverIDs:)``).
-    case deleteOutcomeUnknown(id: String, place: String?)
+    /// The delete was sent and no answer came: interrupted (Ctrl-C), or (`lost`: why) the connection failed.
+    case deleteOutcomeUnknown(id: String, place: String?, lost: String? = nil)
 
     public var summary: String {
         switch self {
         case let .notFound(id): "There is no visit \(id)."
-        case let .deleteOutcomeUnknown(id, place):
+        case let .deleteOutcomeUnknown(id, place, nil):
             "Interrupted after the delete of visit \(id)\(place.map { " (\($0))" } ?? "") was sent: whether the server deleted it is not known yet."
+        case let .deleteOutcomeUnknown(id, place, lost?):
+            "No answer came after the delete of visit \(id)\(place.map { " (\($0))" } ?? "") was sent (\(lost)): whether the server deleted it is not known yet."
         }
     }
 
@@ -28,7 +31,8 @@ public enum VisitsError: BradOSError {
     public var kind: FailureKind {
         switch self {
         case .notFound: .notFound
-        case .deleteOutcomeUnknown: .interrupted
+        case .deleteOutcomeUnknown(_, _, nil): .interrupted
+        case .deleteOutcomeUnknown: .server
         }
     }
 }

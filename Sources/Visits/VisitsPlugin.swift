@@ -59,7 +59,7 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
         }
     }
 
-    /// The last visit, and how many this week (from Monday).
+    /// Today's visits still to come, the last one, and how many this week (from Monday).
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
         guard let read = await context.read(try VisitsRepository.live(context.env).list) else {
             return .nothingCached("Visits", fill: "brados visits list")
@@ -69,7 +69,17 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
         let thisWeek = visits.filter { $0.visitedAt >= weekStart && $0.visitedAt <= context.now }.count
         var json: [String: JSONValue] = ["thisWeek": .number(Double(thisWeek)), "cached": .number(Double(visits.count))]
         var lines: [String] = []
-        if let last = visits.filter({ $0.visitedAt <= context.now }).max(by: { $0.visitedAt < $1.visitedAt }) ?? visits.first {
+        let tomorrow = context.calendar.date(byAdding: .day, value: 1, to: context.calendar.startOfDay(for: context.now)) ?? context.now
+        let upcoming = visits.filter { $0.visitedAt > context.now && $0.visitedAt < tomorrow }.sorted { $0.visitedAt < $1.visitedAt }
+        for visit in upcoming {
+            lines.append("Today: " + context.output.styled(visit.place, .bold) + " at " + String(Format.minute(visit.visitedAt).suffix(5))
+                + " · \(visit.durationMinutes) min" + (visit.pending ? " " + context.output.styled("(not sent yet)", .yellow) : ""))
+        }
+        json["upcoming"] = .array(upcoming.map { visit in
+            .object(["id": .string(visit.id), "place": .string(visit.place), "visitedAt": .string(JSONCoding.string(from: visit.visitedAt)),
+                     "durationMinutes": .number(Double(visit.durationMinutes))])
+        })
+        if let last = visits.filter({ $0.visitedAt <= context.now }).max(by: { $0.visitedAt < $1.visitedAt }) ?? (upcoming.isEmpty ? visits.first : nil) {
             lines.append("Last: " + context.output.styled(last.place, .bold) + " · " + Format.minute(last.visitedAt)
                 + " · \(last.durationMinutes) min " + context.output.styled("(\(Format.ago(context.now.timeIntervalSince(last.visitedAt))))", .dim))
             json["last"] = .object(["id": .string(last.id), "place": .string(last.place), "visitedAt": .string(JSONCoding.string(from: last.visitedAt)),
@@ -144,4 +154,30 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
         try VisitsCache.clearSharedStore(of: profile)
         for folder in folders(in: profile) { try FileSystem.remove(folder) }
     }
+}
+
+/// The visits recorded here and not sent yet are the person's: `cache clear` keeps them,
+/// `auth logout` names them first.
+extension VisitsPlugin: KeepsPersonalData {
+    public func personalData(in profile: ProfileScope) throws -> PersonalData {
+        let unsent = cache(in: profile).pending().map { pending in
+            UnsentChange(domain: name, id: pending.id, summary: "visit at \(pending.visit.place), \(Format.minute(pending.visit.visitedAt))",
+                         createdAt: pending.queuedAt, send: "brados visits list --refresh")
+        }
+        return PersonalData(unsent: unsent)
+    }
+
+    /// Removes the cached list and what is kept with it; the visits not sent yet stay.
+    /// - Throws: ``StorageError``.
+    public func clearCache(in profile: ProfileScope) throws {
+        let cache = cache(in: profile)
+        guard !cache.pending().isEmpty else { return try clear(in: profile) }
+        try VisitsCache.clearSharedStore(of: profile)
+        try cache.clear(keepingPending: true)
+        try FileSystem.remove(profile.cacheDirectory(for: name))
+    }
+
+    /// Drops the visits not sent yet.
+    /// - Throws: ``StorageError``.
+    public func discardUnsent(in profile: ProfileScope) throws { try cache(in: profile).discardPending() }
 }

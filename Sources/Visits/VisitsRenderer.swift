@@ -44,7 +44,8 @@ public struct VisitsRenderer: CachePresenter, Sendable {
         guard !visits.isEmpty else { return output.line("No visits yet. Add one with `brados visits add --place NAME`.") }
         output.table(Table(
             headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
-            rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place, "\($0.durationMinutes) min", Format.firstLine($0.notes ?? "", 48)] },
+            rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place + ($0.pending ? " " + output.styled("(not sent yet)", .yellow) : ""),
+                                "\($0.durationMinutes) min", Format.firstLine($0.notes ?? "", 48)] },
             rightAligned: [3], keepWhole: [0, 1, 3]))
     }
 
@@ -59,6 +60,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
         rows.append(["when", Self.when(visit.visitedAt)])
         rows.append(["duration", "\(visit.durationMinutes) min"])
         if let notes = visit.notes, !notes.isEmpty { rows.append(["notes", notes]) }
+        if visit.pending { rows.append(["status", "recorded here, not sent yet: the next refresh or `brados sync` sends it"]) }
         rows.append(["source", source.origin])
         output.table(Table(headers: [], rows: rows, wrapLast: true))
     }

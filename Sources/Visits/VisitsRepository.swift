@@ -66,7 +66,8 @@ public struct VisitsRepository: Sendable {
     public func entry() -> CachedEntry<[Visit]>? {
         guard let entry = cache.load() else { return nil }
         logger.debug("\(Self.ageLine(age: now().timeIntervalSince(entry.savedAt), policy: policy, offline: offline))")
-        return .init(entry.visits, savedAt: entry.savedAt)
+        // Visits recorded here wait for a refresh to send them: online, the copy is due one.
+        return .init(entry.visits, savedAt: entry.savedAt, outdated: entry.pending > 0 && !offline)
     }
 
     /// The log line for a cached copy `age` seconds old under `policy`.
@@ -78,38 +79,110 @@ public struct VisitsRepository: Sendable {
         }
     }
 
-    /// Fetches the list and saves it.
+    /// Sends the visits recorded here (``VisitsCache/PendingVisit``), then fetches the list
+    /// and saves it; a visit sent before with no answer is settled by the list (the server
+    /// has one like it: that one; it has none: sent again next time).
     /// - Throws: ``NetworkError``, ``AuthError``; the cache is untouched then.
+    /// - Returns: the list, with the visits still not sent (pending).
     public func fetch() async throws -> [Visit] {
+        let api = try await api()
+        try await sendPending(api)
         // A delete, an add or a logout while the request is in flight wins over its answer.
         let generation = cache.generation()
         let asked = now()
-        let visits = try await api().list()
+        let visits = try await api.list()
         do { try cache.save(visits, at: now(), expectedGeneration: generation) } catch {
             logger.warning("could not cache visits: \(error.logText)")
+        }
+        do { try settleUnanswered(serverVisits: visits) } catch {
+            logger.warning("could not settle a visit sent without an answer: \(error.logText)")
         }
         // The server's list says what an interrupted delete did.
         do { try cache.settleDeletes(serverIDs: Set(visits.map(\.id)), asked: asked) } catch {
             logger.warning("could not settle an interrupted delete: \(error.logText)")
         }
-        return visits
+        return cache.load()?.visits ?? visits
     }
 
-    /// Tells what refreshes found about interrupted deletes (this command's or a background
-    /// one's), once: every visits command calls it as it ends.
+    /// Sends the pending visits in the order they were recorded, each settled as the server
+    /// answers: taken (its id now), refused (dropped, and said), no answer (kept, marked
+    /// sent); one that cannot reach the server stops the round, the rest wait with it.
+    /// - Throws: `CancellationError`; ``StorageError``.
+    func sendPending(_ api: any VisitsAPI) async throws {
+        for pending in cache.pending() where pending.sentAt == nil && (pending.account == nil || pending.account == cache.account) {
+            do {
+                let created = try await api.create(pending.visit)
+                try cache.settle(pending.id, created: created)
+                logger.debug("sent visit \(pending.id) recorded offline: \(created.id)")
+            } catch NetworkError.interruptedWrite {
+                try cache.markSent(pending.id, at: now())
+                return
+            } catch let error as NetworkError where error.kind == .rejected || error.kind == .notFound {
+                try cache.settle(pending.id, created: nil, refused: error.summary)
+            } catch {
+                // Offline, a server failure, a session to renew: they stay, and the list is still read.
+                logger.debug("visits recorded offline not sent: \(error.logText)")
+                return
+            }
+        }
+    }
+
+    /// The pending visits sent without an answer, against the server's list: the server
+    /// has one like it that the list holds no other pending for (that is it), or none
+    /// (it never arrived: sent again by the next refresh).
+    /// - Throws: ``StorageError``.
+    func settleUnanswered(serverVisits: [Visit]) throws {
+        var taken = Set<String>()
+        for pending in cache.pending() where pending.sentAt != nil {
+            if let match = serverVisits.first(where: { !taken.contains($0.id) && $0.matches(pending.visit) && ($0.createdAt ?? .distantFuture) >= pending.queuedAt.addingTimeInterval(-60) })
+                ?? serverVisits.first(where: { !taken.contains($0.id) && $0.matches(pending.visit) }) {
+                taken.insert(match.id)
+                try cache.settle(pending.id, created: match)
+            } else {
+                try cache.markSent(pending.id, at: nil)
+            }
+        }
+    }
+
+    /// Tells what refreshes found about interrupted deletes and visits recorded offline (this
+    /// command's or a background one's), once: every visits command calls it as it ends.
     public func tellSettled(_ notice: (String) -> Void) {
         for settled in (try? cache.takeSettled()) ?? [] { notice(settled.sentence) }
+        for settled in (try? cache.takeSettledAdds()) ?? [] { notice(settled.sentence) }
     }
 
-    /// Creates a visit and adds it to the cache.
-    public func add(_ visit: NewVisit) async throws -> Visit {
-        let created = try await api().create(visit)
+    /// What an add came to.
+    public enum Added: Sendable, Equatable {
+        /// On the server, with its id.
+        case created(Visit)
+        /// Recorded here: no server took it (offline, unreachable), or it was sent and no
+        /// answer came (`unanswered`); the next refresh or `brados sync` sends or settles it.
+        case queued(Visit, unanswered: Bool)
+
+        public var visit: Visit {
+            switch self {
+            case let .created(visit), let .queued(visit, _): visit
+            }
+        }
+    }
+
+    /// Creates a visit and adds it to the cache; with no server to take it (offline, or one
+    /// that cannot be reached) it is recorded here and sent by the next refresh, as `plan
+    /// weight` queues its change.
+    /// - Throws: ``NetworkError`` the server answered with (a refusal, a failure), ``AuthError``, ``StorageError``.
+    public func add(_ visit: NewVisit) async throws -> Added {
+        let created: Visit
+        do { created = try await api().create(visit) } catch let error as NetworkError where error.kind == .offline {
+            return .queued(try cache.queue(visit, at: now()), unanswered: false)
+        } catch NetworkError.interruptedWrite {
+            return .queued(try cache.queue(visit, at: now(), sent: true), unanswered: true)
+        }
         // The server has it: a cache that cannot take it (a full disk) is said, not fatal; the
         // next revalidation brings it.
         do { try cache.insert(created) } catch {
             logger.warning("could not add the new visit to the cache (the server has it): \(error.logText)")
         }
-        return created
+        return .created(created)
     }
 
     /// Deletes a visit optimistically: it leaves the cache at once (`onRemoved` is told, so the
@@ -127,6 +200,13 @@ public struct VisitsRepository: Sendable {
     }
 
     private func deleteNow(id: String, onRemoved: (Visit) -> Void, onRestored: () -> Void) async throws -> Visit? {
+        // A visit recorded here and not sent is only here: it goes, and nothing is asked.
+        if let pending = cache.pending().first(where: { $0.id == id }), pending.sentAt == nil {
+            try cache.settle(id, created: nil, refused: "deleted before it was sent")
+            _ = try? cache.takeSettledAdds()
+            onRemoved(pending.asVisit)
+            return pending.asVisit
+        }
         let removed = try cache.remove(id: id)
         if let removed { onRemoved(removed.visit) }
         do {
@@ -135,11 +215,11 @@ public struct VisitsRepository: Sendable {
             return removed?.visit
         } catch let error as NetworkError where error.kind == .notFound {
             throw VisitsError.notFound(id: id)
-        } catch NetworkError.interruptedWrite {
+        } catch let NetworkError.interruptedWrite(_, _, _, lost) {
             do { try cache.markUnsettledDelete(id: id, place: removed?.visit.place, at: now()) } catch {
                 logger.error("could not mark the interrupted delete of visit \(id): \(error.logText)")
             }
-            throw VisitsError.deleteOutcomeUnknown(id: id, place: removed?.visit.place)
+            throw VisitsError.deleteOutcomeUnknown(id: id, place: removed?.visit.place, lost: lost)
         } catch {
             // The server answered with a failure, or Ctrl-C came before the request was sent:
             // the visit is still there. The server's error stays the one reported.

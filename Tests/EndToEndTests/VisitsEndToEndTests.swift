@@ -149,7 +149,7 @@ struct VisitsEndToEndTests {
         // A clear that may not wait is refused at once, naming the running command.
         let busy = try BuiltProducts.run("brados", ["cache", "clear", "visits"], environment: environment.merging(["BRADOS_PROFILE_LOCK_TIMEOUT": "0s"]) { $1 })
         #expect(busy.status == 11, "\(busy.stderr)")
-        #expect(busy.stderr.contains("another brados (pid \(running.pid)) is still using it"), "\(busy.stderr)")
+        #expect(busy.stderr.contains("brados visits delete \(before[1]) (pid \(running.pid)) is still using it"), "named by what it runs: \(busy.stderr)")
         // One that may wait starts only once the delete has finished: the delete is not lost under it.
         let clear = try BuiltProducts.run("brados", ["cache", "clear", "visits"], environment: environment)
         #expect(clear.status == 0, "\(clear.stderr)")
@@ -213,6 +213,82 @@ struct VisitsEndToEndTests {
             #expect(result.stderr.isEmpty, "\(command): \(result.stderr)")
             #expect(result.stdout.split(separator: "\n").count == 1, "\(command)")
         }
+    }
+
+    @Test("offline, visits add records the visit here, shown pending; sync sends it and settles its id; a send whose answer was lost is settled by the list, never sent twice")
+    func offlineAddQueues() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        #expect(try brados(["visits", "list"], server).status == 0)
+        let queued = try brados(["--offline", "visits", "add", "--place", "Offline Clinic", "--duration", "25", "--json"], server)
+        #expect(queued.status == 0, "queued, not refused: \(queued.stderr)")
+        #expect(queued.stderr.contains("recorded here as local-"), "\(queued.stderr)")
+        let pending = try #require((try JSONSerialization.jsonObject(with: Data(queued.stdout.utf8)) as? [String: Any])?["visit"] as? [String: Any])
+        let local = try #require(pending["id"] as? String)
+        #expect(local.hasPrefix("local-") && pending["pending"] as? Bool == true)
+        let listed = try brados(["visits", "list", "--offline", "--json"], server)
+        #expect(try ids(listed).contains(local), "shown in the list, pending")
+        let problems = try JSONContract(name: "visits-list").problems(in: listed.stdout)
+        #expect(problems.isEmpty, "\(problems)")
+        let unsent = try brados(["cache", "clear", "visits"], server)
+        let kept = try ids(try brados(["visits", "list", "--offline", "--json"], server))
+        #expect(unsent.status == 0 && kept.contains(local), "cache clear keeps it: \(unsent.stdout)")
+        #expect(try await server.sql("SELECT COUNT(*) FROM visit WHERE place = 'Offline Clinic'").first?.first as? Int == 0)
+
+        let synced = try brados(["sync", "--domains", "visits"], server)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let after = try ids(try brados(["visits", "list", "--offline", "--json"], server))
+        #expect(!after.contains(local), "its local id is gone")
+        let onServer = try await server.sql("SELECT id FROM visit WHERE place = 'Offline Clinic'").map { "\($0[0])" }
+        #expect(onServer.count == 1 && after.contains(onServer[0]), "the server's id in the list: \(onServer) \(after)")
+
+        // Sent, and the answer lost: not sent again; the list finds it.
+        try await server.addFault(#"{"match":"POST /api/visits","truncate":true}"#)
+        let lost = try brados(["visits", "add", "--place", "Lost Answer Clinic", "--json"], server)
+        #expect(lost.status == 0, "\(lost.stderr)")
+        #expect(lost.stderr.contains("no answer came"), "\(lost.stderr)")
+        try await server.clearFaults()
+        #expect(try await server.sql("SELECT COUNT(*) FROM visit WHERE place = 'Lost Answer Clinic'").first?.first as? Int == 1, "sent once")
+        let settled = try brados(["visits", "list", "--refresh", "--json"], server)
+        #expect(settled.status == 0 && settled.stderr.contains("is on the server now"), "\(settled.stderr)")
+        #expect(try await server.sql("SELECT COUNT(*) FROM visit WHERE place = 'Lost Answer Clinic'").first?.first as? Int == 1, "never twice")
+        #expect(try ids(settled).filter { $0.hasPrefix("local-") }.isEmpty)
+    }
+
+    @Test("a delete whose answer is lost after the server deleted says the outcome is not known (exit 6), and the next refresh settles it")
+    func deleteAnswerLost() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        let id = try #require(try ids(try brados(["visits", "list", "--json"], server)).first)
+        // The server deletes it, and its answer comes after the request's time is up.
+        try await server.addFault(#"{"match":"DELETE /api/visits","answerLatencyMs":3000,"count":1}"#)
+        let deleted = try BuiltProducts.run("brados", ["visits", "delete", id], environment: ["BRADOS_HOME": home.url.path, "HOME": home.url.path,
+                                            "BRADOS_SERVER": server.url.absoluteString, "BRADOS_NETWORK_TIMEOUT": "1s"])
+        #expect(deleted.status == 6, "\(deleted.stderr)")
+        #expect(deleted.stderr.contains("whether the server deleted it is not known yet"), "\(deleted.stderr)")
+        #expect(!(try ids(try brados(["visits", "list", "--offline", "--json"], server)).contains(id)), "not restored: the server may have deleted it")
+        try await server.clearFaults()
+        let refreshed = try brados(["visits", "list", "--refresh"], server)
+        #expect(refreshed.stderr.contains("went through"), "\(refreshed.stderr)")
+    }
+
+    @Test("today shows today's visits still to come, then the last one")
+    func todayUpcoming() async throws {
+        let server = try ServerProcess()
+        try signIn(server)
+        // In two hours, today (UTC, the test's zone), unless that is tomorrow already.
+        let now = Date()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let later = min(now.addingTimeInterval(2 * 3600), calendar.startOfDay(for: now).addingTimeInterval(86_400 - 60))
+        guard later > now.addingTimeInterval(60) else { return }  // a minute before midnight: nothing of today is left to come
+        #expect(try brados(["visits", "list"], server).status == 0)
+        let stamp = ISO8601DateFormatter().string(from: later)
+        #expect(try brados(["visits", "add", "--place", "Afternoon Physio", "--at", stamp], server).status == 0)
+        let today = try BuiltProducts.run("brados", ["today", "--offline"], environment: ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "TZ": "UTC",
+                                                                                      "BRADOS_SERVER": server.url.absoluteString])
+        #expect(today.stdout.contains("Today: Afternoon Physio at "), "\(today.stdout)")
+        #expect(today.stdout.contains("Last: "), "\(today.stdout)")
     }
 
     @Test("logout clears the cached visits so the next user never sees them")

@@ -7,8 +7,13 @@ extension VisitsCommand {
     /// Records a visit.
     public struct Add: EnvironmentCommand {
         public static let configuration = CommandConfiguration(commandName: "add", 
-            abstract: "Record a visit.",
+            abstract: "Record a visit (kept here and sent later when no server takes it).",
             discussion: """
+            Offline (--offline, or a server that cannot be reached) the visit is recorded here, \
+            shown by `visits list` as pending under a local id (local-…), and sent by the next \
+            refresh or `brados sync`, which then give it the server's id. Sent with no answer \
+            (a dropped connection), it is kept the same way and the next refresh's list says \
+            whether the server has it. `cache clear` keeps it; `auth logout` asks first.
             Examples:
               brados visits add --place "Riverside Dental" --duration 30 --notes "Cleaning"
               brados visits add --place "Greenway Physio" --at 2026-11-20T14:30
@@ -39,8 +44,16 @@ extension VisitsCommand {
                                  visitedAt: at.flatMap { DateInput.parse($0) } ?? env.now(), durationMinutes: duration, notes: notes)
             let visits = try VisitsRepository.live(env)
             defer { visits.tellSettled(env.output.notice) }
-            let created = try await visits.add(visit)
-            try VisitsRenderer(output: env.output, now: env.now).render(created, source: .network)
+            let added = try await visits.add(visit)
+            let renderer = VisitsRenderer(output: env.output, now: env.now)
+            switch added {
+            case let .created(created): try renderer.render(created, source: .network)
+            case let .queued(queued, unanswered):
+                env.output.notice(unanswered
+                    ? "no answer came after the visit was sent: kept here as \(queued.id); the next refresh (`brados visits list --refresh`, or `brados sync`) finds out whether the server has it."
+                    : "no server to take the visit (\(env.isOffline ? "offline" : "it cannot be reached")): recorded here as \(queued.id), and sent by the next refresh or `brados sync`.")
+                try renderer.render(queued, source: .cache(age: 0, noun: "visits"))
+            }
         }
     }
 }
