@@ -478,7 +478,7 @@ _brados_auth_migrate() {
 
 _brados_auth_logout() {
     repeating_flags=()
-    non_repeating_flags=(--remove-key --discard-pending --keep-key --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--remove-key --discard-pending --keep-key --wait --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
@@ -737,7 +737,7 @@ _brados_cache_stats() {
 
 _brados_cache_clear() {
     repeating_flags=()
-    non_repeating_flags=(--discard-pending --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--discard-pending --wait --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store --log-format)
     __brados_offer_flags_options -1
@@ -818,7 +818,7 @@ _brados_cache_export() {
 
 _brados_cache_import() {
     repeating_flags=()
-    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--replace --merge --dry-run --force --discard-pending --wait --passphrase-stdin --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=(--identity)
     non_repeating_options=(--as --domains --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 1

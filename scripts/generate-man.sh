@@ -8,10 +8,18 @@ cd "$(dirname "$0")/.."
 date="${BRADOS_MAN_DATE:-$(git log -1 --format=%cs 2>/dev/null || date +%F)}"
 swift package plugin generate-manual --configuration debug --date "$date" --authors "the brados team" >/dev/null
 generated=.build/plugins/GenerateManual/outputs/brados/brados.1
+# A command's discussion is written a line a sentence or list item, as `--help` shows it: in
+# the page each line starts a line of its own too (.br), never runs into the one before.
+lines="$(mktemp)"
+awk '
+    /^\./ { print; text = 0; if ($0 == ".Pp") para = 1; else if ($0 !~ /^\.(Pp|br)$/) para = 0; next }
+    { if (para && text) print ".br"; print; text = 1 }
+' "$generated" > "$lines"
+generated="$lines"
 # Drop the generated EXIT STATUS (ours is complete), and put our sections before AUTHORS,
 # with EXIT STATUS from the one exit-code table (ExitStatus.table) at its placeholder.
 exit_status="$(mktemp)"
-trap 'rm -f "$exit_status"' EXIT
+trap 'rm -f "$exit_status" "$lines"' EXIT
 HOME="$(mktemp -d)" BRADOS_HOME="" .build/debug/brados exit-codes --format mdoc > "$exit_status"
 awk -v sections=man/sections.mdoc -v exitstatus="$exit_status" '
     /^\.Sh "EXIT STATUS"/ { skip = 1; next }

@@ -71,8 +71,6 @@ public struct Paths: Sendable, Equatable {
     public var configFile: URL { configRoot.appendingPathComponent("config.json") }
     /// The folder of per-profile credential files (0700; files 0600).
     public var credentialsDirectory: URL { configRoot.appendingPathComponent("credentials", isDirectory: true) }
-    /// Where the embedded reference server keeps its database.
-    public var embeddedServerDirectory: URL { dataRoot.appendingPathComponent("embedded-server", isDirectory: true) }
 
     /// Every profile that has something here (a sign-in, a cache or data), and `default`, by name.
     public func knownProfiles() -> [ProfileName] {

@@ -87,5 +87,11 @@ struct ManPageTests {
         #expect(process.terminationStatus == 0)
         #expect(warnings.isEmpty, "\(warnings)")
         #expect(text.contains("CACHING") && text.contains("brados cache export"))
+        // A discussion's lines stay lines: a heading never runs on from the list above it.
+        let lines = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("Flags the domains add:"), "sync's flag heading starts a line of its own")
+        #expect(!lines.contains { $0.contains("the plan Flags") || $0.contains("plan Flags the domains") }, "no run-on lines")
+        // FILES names where the demo backend's data are, as docs/configuration.md does.
+        #expect(text.contains(".embedded/") && !text.contains("embedded-server"), "the demo backend's folder")
     }
 }

@@ -13,7 +13,8 @@ import Foundation
 public protocol CachedResource<Value>: Sendable {
     associatedtype Value: Sendable
 
-    /// What is shown, plural, for notices and progress: "visits", "albums".
+    /// What is shown, for notices and progress: "visits", "albums", or one thing: "plan" (the
+    /// notices say "them" or "it" by whether it ends in "s").
     var noun: String { get }
 
     /// The freshness rules (a domain's ``CachePolicy``, with its configured TTL).

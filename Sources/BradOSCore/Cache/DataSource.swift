@@ -65,11 +65,14 @@ public struct DataSource: Sendable, Equatable, Encodable {
         case let .fallback(age, reason): "showing cached \(noun) from \(ago(age)): \(reason)"
         case let .revalidationFailed(reason): "could not check for new \(noun): \(reason)"
         case let .staleRefreshing(age, started):
-            "showing \(noun) cached \(ago(age)), out of date" + (started ? "; refreshing them in the background for your next command." : ".")
+            "showing \(noun) cached \(ago(age)), out of date" + (started ? "; refreshing \(pronoun(noun)) in the background for your next command." : ".")
         case let .backgroundFailed(ago, reason, recovery):
             "the last refresh of the \(noun) in the background failed (\(Format.ago(max(ago, 0)))): \(reason)" + (recovery.map { " \($0)" } ?? "")
         }
     }
+
+    /// "them" for what is shown in the plural ("visits"), "it" for one thing ("plan", "meal plan").
+    static func pronoun(_ noun: String) -> String { noun.hasSuffix("s") ? "them" : "it" }
 
     /// The headline's origin text: `from the network`, `from cache (saved 5 minutes ago, expired)`.
     public var origin: String {
