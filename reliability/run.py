@@ -42,6 +42,10 @@ Suites (issue 11):
                     reader of calendar.file over 20 syncs never sees half a file; 1,000 coach messages in a second
                     under `sync --watch --notify`: all cached, a handful of notifications counting every message,
                     the watch alive; no bus or no service: one notice
+  soak              issue 65: `sync --watch --notify` for a week of days compressed (server killed, moved, sessions
+                    revoked, 429s, the watch stopped, another profile's sync, other time zones), a follower and a
+                    calendar subscriber beside it: every message followed once, every notification titled by its
+                    conversation, calendar.file whole and its visits the cache's, one log line a trouble, memory flat
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -60,7 +64,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
           "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "keyring", "merge", "calendar_notify",
-          "fuzz"]
+          "soak", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -80,6 +84,7 @@ SMOKE = {
     "keyring": ["--rounds", "10"],
     "merge": ["--rounds", "3"],
     "calendar_notify": ["--visits", "20", "--flood", "200"],
+    "soak": ["--minutes", "2.5", "--round-seconds", "18"],
     "fuzz": ["--runs", "20000"],
 }
 

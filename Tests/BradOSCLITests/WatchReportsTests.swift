@@ -45,10 +45,17 @@ struct WatchReportsTests {
         #expect(said.lines.withLock { $0.count } == 1)
         #expect(said.lines.withLock { $0.first?.hasSuffix("The watch waits for the sign-in.") } == true)
         #expect(said.alerts.withLock { $0 } == ["brados: sign in to supabase again"])
+        // The account's session, used by two domains: one line for both.
+        let account = AuthError.sessionExpired(profile: "default", service: nil)
+        reports.failed("visits", account, retrying: .seconds(300))
+        reports.failed("mealplan", account, retrying: .seconds(300))
+        #expect(said.lines.withLock { $0.count } == 2 && said.alerts.withLock { $0.count } == 2)
         reports.worked("coach")
         reports.worked("coach")
-        #expect(said.lines.withLock { $0.last } == "sync --watch coach: signed in to supabase again; following it.")
-        #expect(said.lines.withLock { $0.count } == 2)
+        #expect(said.lines.withLock { $0.last } == "sync --watch: signed in to supabase again; following it.")
+        reports.worked("visits")
+        reports.worked("mealplan")
+        #expect(said.lines.withLock { $0.count } == 4, "\(said.lines.withLock { $0 })")
     }
 
     @Test("another failure is said when it starts and when it changes, not each time")

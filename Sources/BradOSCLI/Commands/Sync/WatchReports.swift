@@ -11,8 +11,9 @@ import Synchronization
 ///
 /// - A host that cannot be reached (refused, timed out): one line when it goes, one when it
 ///   answers again, however many domains use it.
-/// - A session that must be signed in to again (revoked, expired past renewal): one line and
-///   one notification; the watch waits for the sign-in (a new one restarts it).
+/// - A session that must be signed in to again (revoked, expired past renewal, a server moved
+///   in the config): one line and one notification a service, however many domains use it;
+///   the watch waits for the sign-in (a new one restarts it).
 /// - Any other failure: said when it starts or changes, and once more when the domain works again.
 ///
 /// Threading: any domain's task calls it; the state is behind one lock.
@@ -26,6 +27,8 @@ final class WatchReports: Sendable {
     private struct State {
         var troubles: [String: Trouble] = [:]
         var down: Set<String> = []
+        /// The services whose sign-in was asked for (one line for all the domains that use one).
+        var signIns: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -62,8 +65,8 @@ final class WatchReports: Sendable {
                 guard state.down.insert(host).inserted else { return nil }
                 let reason = (error as? NetworkError)?.unreachable?.reason ?? "no answer"
                 return "sync --watch: \(host) cannot be reached (\(reason)); the watch keeps trying and says so when it is back."
-            case .signIn:
-                guard state.troubles[domain] != trouble else { return nil }
+            case let .signIn(service):
+                guard state.signIns.insert(service).inserted else { return nil }
                 let recovery = (error as? any BradOSError)?.recovery.map { " \($0)" } ?? ""
                 return "sync --watch \(domain): \((error as? any BradOSError)?.summary ?? "\(error)")\(recovery) The watch waits for the sign-in."
             case let .failing(text):
@@ -74,7 +77,10 @@ final class WatchReports: Sendable {
         guard let said else { return }
         say(said)
         if case let .signIn(service) = trouble {
-            alert("brados: sign in to \(service) again", "brados sync --watch waits for it: brados auth login --service \(service)")
+            // Said once a service, whatever domains use it.
+            let account = service == Service.account.rawValue
+            alert("brados: sign in to \(account ? "your account" : service) again",
+                  "brados sync --watch waits for it: brados auth login" + (account ? "" : " --service \(service)"))
         }
     }
 
@@ -92,7 +98,9 @@ final class WatchReports: Sendable {
             case let .unreachable(host):
                 guard state.down.remove(host) != nil else { return nil }
                 return "sync --watch: \(host) answers again."
-            case let .signIn(service): return "sync --watch \(domain): signed in to \(service) again; following it."
+            case let .signIn(service):
+                guard state.signIns.remove(service) != nil else { return nil }
+                return "sync --watch: signed in to \(service == Service.account.rawValue ? "your account" : service) again; following it."
             case .failing: return "sync --watch \(domain): works again."
             }
         }
