@@ -42,7 +42,9 @@ domain's window has passed, one more in the first conversation. Checks:
   crash and no notice on stderr;
 - every message in the cache with its text (`coach show ID --offline --json`);
 - at most --max-notifications Notify calls for the flood, at least 5 s apart (one a domain a
-  window), each "New message from your coach" or "N new messages from your coach";
+  window), each titled by its conversation ("Title: N new messages from your coach") or, for
+  a burst across conversations, "N new messages from your coach in K conversations" naming
+  each; the one more titled by its conversation;
 - the notifications left on screen (each id's last call: a call with replaces_id takes its
   place) count every message told, after the flood and after the one more; the flood's last
   names the newest message (after a reconnect: the newest of a conversation), the one more's

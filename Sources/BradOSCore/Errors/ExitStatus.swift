@@ -46,7 +46,7 @@ public enum ExitStatus {
         Entry(code: 10, kind: .diskFull, name: "disk full",
               meaning: "The disk is full: a write failed for lack of space (the error names the file); nothing stored was lost."),
         Entry(code: 11, kind: .busy, name: "profile busy",
-              meaning: "The profile is busy: another brados (an import, a cache clear, a sign-out) held it longer than `profile.lock-timeout`."),
+              meaning: "The profile is busy: another brados (an import, a cache clear, a sign-out; for those three, a running sync --watch) held it longer than `profile.lock-timeout`; the message names it, and `--wait` waits until it ends."),
         Entry(code: 12, kind: .decryption, name: "cannot decrypt",
               meaning: "An encrypted archive that no key or passphrase given opens: the wrong key, the wrong passphrase, or none given."),
         Entry(code: 13, kind: .keyring, name: "keyring",
