@@ -83,9 +83,10 @@ public struct APIClient: Sendable {
             throw NetworkError.interruptedWrite(method: request.method, path: request.path, host: NetworkError.endpoint(baseURL))
         } catch NetworkError.interruptedWrite(let method, let path, let host, let lost) {
             throw NetworkError.interruptedWrite(method: method, path: path, host: host, lost: lost)
-        } catch let error as NetworkError where request.changesServer && flight.sentWithoutAnswer {
+        } catch let error as NetworkError where request.changesServer && flight.sentWithoutAnswer && request.repeatable != true {
             // An attempt was sent and its answer never came (the connection dropped, timed out):
-            // whatever a later attempt said, what that one did is not known.
+            // whatever a later attempt said, what that one did is not known. (A request marked
+            // repeatable, a computation, has nothing to settle: its own error stands.)
             throw NetworkError.interruptedWrite(method: request.method, path: request.path, host: NetworkError.endpoint(baseURL),
                                                 lost: flight.lostReason ?? Self.withoutStop(error.summary))
         }

@@ -38,7 +38,8 @@ public struct APIRequest: Sendable {
 
     /// Whether sending it twice is the same as once (every method but POST by default; a POST
     /// that computes, or only moves a state forward, says so): one whose answer was lost is
-    /// retried only then, never a POST that may have created something.
+    /// retried only then, never a POST that may have created something. Set to `true`, its
+    /// lost answer is no outcome to settle either: it fails with its own error, as a read does.
     public var repeatable: Bool?
     public var isRepeatable: Bool { repeatable ?? (method != "POST") }
 

@@ -179,6 +179,34 @@ struct RetryTests {
         }
         #expect(transport.requests.count == 1)
     }
+    @Test("a write whose answer was lost has an unknown outcome: a POST is not sent again, a DELETE is, and either ends 'not known' (exit 6)")
+    func lostAnswers() async throws {
+        let lost = NetworkError.connectionLost(host: "127.0.0.1:9", reason: "the response was cut off")
+        // A POST that may have created something: one attempt, then the outcome is unknown.
+        let post = StubTransport(sequence: [.failure(lost), .success(.json("{}"))])
+        do {
+            _ = try await client(post, clock: ManualClock()).send(try .json("POST", "/api/visits", body: ["place": "x"]))
+            Issue.record("a POST whose answer was lost does not succeed by being sent again")
+        } catch let NetworkError.interruptedWrite(method, _, _, reason) {
+            #expect(method == "POST" && reason?.contains("was lost") == true, "\(String(describing: reason))")
+        }
+        #expect(post.requests.count == 1, "never sent twice")
+        #expect(NetworkError.interruptedWrite(method: "POST", path: "/x", host: "h", lost: "gone").kind == .server)
+        #expect(NetworkError.interruptedWrite(method: "POST", path: "/x", host: "h").kind == .interrupted, "Ctrl-C stays 130")
+        // A DELETE is tried again; whatever the next attempt says, the first one's outcome is not known.
+        let delete = StubTransport(sequence: [.failure(lost), .success(.json("{}", status: 404))])
+        await #expect(throws: NetworkError.self) { _ = try await client(delete, clock: ManualClock()).send(.delete("/api/visits/v1")) }
+        do { _ = try await client(StubTransport(sequence: [.failure(lost), .success(.json("{}", status: 404))]), clock: ManualClock()).send(.delete("/api/visits/v1")) }
+        catch let NetworkError.interruptedWrite(_, _, _, reason) { #expect(reason?.contains("was lost") == true) }
+        #expect(delete.requests.count == 2)
+        // A computation marked repeatable: tried again, and its own error stands.
+        var generate = try APIRequest.json("POST", "/v1/plans/generate", body: ["forceRecompute": false])
+        generate.repeatable = true
+        let repeated = StubTransport(sequence: [.failure(lost), .success(.json("{}"))])
+        #expect(try await client(repeated, clock: ManualClock()).send(generate).status == 200 && repeated.requests.count == 2)
+        do { _ = try await client(StubTransport(sequence: [.failure(lost)]), clock: ManualClock()).send(generate) }
+        catch let error as NetworkError { #expect(error.isConnectionFailure, "\(error)") }
+    }
 }
 
 extension NetworkError: Equatable {
