@@ -323,7 +323,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BradOSTerminalTests",
-            dependencies: ["BradOSTerminal", "BradOSErrors", "TestSupport"]
+            dependencies: ["BradOSTerminal", "BradOSErrors", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "BradOSStorageTests",

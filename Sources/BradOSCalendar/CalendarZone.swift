@@ -18,7 +18,7 @@ public struct CalendarZone: Sendable, Equatable {
     /// The setting, unset by default (floating meals, the machine's days).
     public static let configKey = ConfigKey(
         name: "calendar.timezone",
-        summary: "The zone meals are written in (e.g. Europe/Berlin); unset: floating times, 08:00 wherever you are, days in the machine's zone",
+        summary: "The zone timed events are written in (e.g. Europe/Berlin); unset: floating times, 08:00 wherever you are, days in the machine's zone",
         validate: { $0.isEmpty || TimeZone(identifier: $0) != nil ? nil : "an IANA time zone such as Europe/Berlin or America/New_York, or unset" })
 
     /// The zone days are read in.

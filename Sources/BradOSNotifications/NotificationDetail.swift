@@ -17,7 +17,7 @@ public enum NotificationDetail: String, Sendable, CaseIterable {
         validate: { NotificationDetail(rawValue: $0) == nil ? "full, summary or none" : nil })
 
     public static let ownChangesKey = ConfigKey(
-        name: "notify.own-changes", summary: "`sync --watch --notify` tells of this profile's own changes too (a weight sent, a plan finalized or recomputed here)",
+        name: "notify.own-changes", summary: "`sync --watch --notify` tells of this profile's own changes too (a change sent, finalized or recomputed here)",
         defaultValue: "false", validate: ConfigKey.boolValidator)
 
     public static let notifyKey = ConfigKey(
