@@ -97,9 +97,14 @@ struct NotificationsEndToEndTests {
         defer { watch.send(SIGKILL); _ = watch.finish() }
         try await say(1, in: conversations[0].id, server, text: "first of the first")
         #expect(try await eventually(timeout: .seconds(20)) { session.calls().count == 1 })
-        // Within the domain's window: one in each conversation.
-        try await say(1, in: conversations[0].id, server, text: "second of the first")
-        try await say(1, in: conversations[1].id, server, text: "first of the second")
+        // Within the domain's window: one in each conversation, in one write (two writes could
+        // fall either side of a sync on a loaded machine, and be two notifications rightly).
+        try await server.sql("""
+            INSERT INTO messages (id, conversation_id, user_id, role, content, created_at)
+            SELECT 'notify-' || lower(hex(randomblob(8))), c.id, c.user_id, 'assistant',
+                   CASE c.id WHEN ? THEN 'second of the first' ELSE 'first of the second' END, (julianday('now') - 2440587.5) * 86400.0
+            FROM conversations c WHERE c.id IN (?, ?)
+            """, [conversations[0].id, conversations[0].id, conversations[1].id])
         #expect(try await eventually(timeout: .seconds(20)) { session.calls().count == 2 }, "\(session.calls().map(\.summary))")
         let burst = try #require(session.calls().last)
         #expect(burst.summary == "2 new messages from your coach in 2 conversations", "\(burst)")
