@@ -47,6 +47,7 @@ apt        test         dbus-bin            dbus-send: the keyring tests lock th
 apt        test         python3-dbusmock    python-dbusmock's notification_daemon: the notification tests' service on a private session bus (Debian's, for /usr/bin/python3)
 apt        test         systemd             systemd-analyze: the packaging tests verify the user units without a warning
 apt        test         faketime            faketime (libfaketime): the calendar's days-past test and the soak run brados on a clock of their own
+apt        test         locales             localedef: the units tests run brados under de_DE, ja_JP and en_US (UTF-8), generated below
 apt        test         zstd                the tests list a decrypted archive with tar --zstd; debootstrap unpacks Ubuntu's packages with it
 apt        bench        chafa               the covers benchmark's peer (the chafa command)
 apt        bench        ripgrep             rg: the search benchmark's peer
@@ -96,6 +97,16 @@ if [ ${#apt_need[@]} -gt 0 ]; then
     $SUDO apt-get update -qq
     $SUDO apt-get install -y -qq --no-install-recommends "${apt_need[@]}" >/dev/null
 fi
+
+# The locales the units tests run brados under (UnitsEndToEndTests): each generated once, when missing.
+for locale_name in de_DE ja_JP en_US; do
+    if ! locale -a 2>/dev/null | grep -qix "${locale_name}.utf8"; then
+        echo "ensure-deps: generating the locale ${locale_name}.UTF-8" >&2
+        SUDO=""
+        [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+        $SUDO localedef -i "$locale_name" -c -f UTF-8 -A /usr/share/locale/locale.alias "${locale_name}.UTF-8"
+    fi
+done
 
 # Python packages, into the machine's CPython (the python3 on PATH), at the versions named;
 # none for build and test. Debian's own python3 refuses pip (PEP 668, EXTERNALLY-MANAGED): the

@@ -38,20 +38,25 @@ public struct CalendarExport: Sendable {
         profile.cacheDirectory.appendingPathComponent("calendar", isDirectory: true)
     }
 
-    /// The default range: from `past` before `now`'s day (`calendar.past`, 4 weeks) through
-    /// 14 days after it, days in `calendar`.
+    /// The default range: from the start of the week (`calendar`'s first weekday:
+    /// `display.week-start`) `past` before `now`'s day (`calendar.past`, 4 weeks) through 14
+    /// days after it, days in `calendar`.
     public static func defaultRange(now: Date, calendar: Calendar, past: Duration = .seconds(28 * 86_400)) -> Range<Date> {
         let today = calendar.startOfDay(for: now)
         let end = calendar.date(byAdding: .day, value: 15, to: today) ?? now.addingTimeInterval(15 * 86_400)
         let days = Int(past.components.seconds / 86_400)
-        let start = calendar.date(byAdding: .day, value: -days, to: today) ?? today.addingTimeInterval(-TimeInterval(days * 86_400))
+        let first = calendar.date(byAdding: .day, value: -days, to: today) ?? today.addingTimeInterval(-TimeInterval(days * 86_400))
+        let start = calendar.dateInterval(of: .weekOfYear, for: first)?.start ?? first
         return start..<end
     }
 
-    /// The default range of `env`: ``defaultRange(now:calendar:past:)`` with its `calendar.past`, in its calendar's zone.
+    /// The default range of `env`: ``defaultRange(now:calendar:past:)`` with its `calendar.past`,
+    /// in its calendar's zone, weeks from its `display.week-start`.
     /// - Throws: ``ConfigError`` for a `calendar.past` or `calendar.timezone` that is not valid.
     public static func defaultRange(_ env: AppEnvironment) throws -> Range<Date> {
-        try defaultRange(now: env.now(), calendar: CalendarZone.of(env.settings).calendar, past: pastSetting.value(in: env.settings))
+        var calendar = try CalendarZone.of(env.settings).calendar
+        calendar.firstWeekday = env.output.forms.weekStart.firstWeekday
+        return try defaultRange(now: env.now(), calendar: calendar, past: pastSetting.value(in: env.settings))
     }
 
     /// The domains `names` asks for (every domain that adds to the calendar when `nil`).

@@ -12,7 +12,7 @@ public enum ArtMode: String, CaseIterable, Sendable, Codable, ExpressibleByArgum
     /// The `display.art` setting (env `BRADOS_ART`), below `--art`.
     public static let configKey = ConfigKey(
         name: "display.art", summary: "How pictures are drawn: auto, kitty, iterm, sixel, symbols or none",
-        environmentVariable: "BRADOS_ART", defaultValue: ArtMode.auto.rawValue,
+        environmentVariable: "BRADOS_ART", defaultValue: ArtMode.auto.rawValue, choices: ArtMode.allCases.map(\.rawValue),
         validate: { ArtMode(rawValue: $0) == nil ? "one of \(ArtMode.allCases.map(\.rawValue).joined(separator: ", "))" : nil })
 }
 

@@ -61,21 +61,31 @@ public enum Format {
         return text == "-0" ? "0" : text
     }
 
-    /// `1 file`, `2 files`, `1,024 files`.
+    /// `1 file`, `2 files`, `1024 files`.
     public static func count(_ value: Int, _ noun: String) -> String {
         "\(count(value)) \(value == 1 ? noun : noun + "s")"
     }
 
-    /// `2,252`: thousands separated by commas (no locale lookup, so no ICU start-up cost).
-    public static func count(_ value: Int) -> String {
-        let digits = String(abs(value))
-        var result = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
-            result.append(character)
-        }
-        return (value < 0 ? "-" : "") + result
+    /// `2252`: no thousands separator, in every command (a comma is a decimal to half the
+    /// world, a point to the other half; digits alone read the same everywhere and paste
+    /// into a calculator or a spreadsheet as they are).
+    public static func count(_ value: Int) -> String { String(value) }
+
+    /// `84.50` with `decimals` places, the ASCII minus (`-0.00` is `0.00`).
+    public static func fixed(_ value: Double, decimals: Int) -> String {
+        let text = String(format: "%.\(decimals)f", value)
+        return text.hasPrefix("-") && text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) ? String(text.dropFirst()) : text
     }
+
+    /// `+0.4`, `-1.2`, `0.0`: a change, signed with the ASCII hyphen-minus (one minus sign
+    /// everywhere: what copy, paste and screen readers expect).
+    public static func signed(_ value: Double, decimals: Int) -> String {
+        let text = fixed(value, decimals: decimals)
+        return text.hasPrefix("-") || text.allSatisfy({ $0 == "0" || $0 == "." }) ? text : "+" + text
+    }
+
+    /// `+12`, `-102`, `0`.
+    public static func signed(_ value: Int) -> String { value > 0 ? "+\(value)" : "\(value)" }
 
     /// The first line of `text`, cut to `limit` characters with `…` (for table cells).
     public static func firstLine(_ text: String, _ limit: Int) -> String {

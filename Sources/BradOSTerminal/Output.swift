@@ -12,10 +12,13 @@ public struct Output: Sendable {
     public let io: any TerminalIO
     public let format: OutputFormat
     public let colors: Bool
+    /// The forms quantities, times and weeks are written in (`units`, `display.clock`, `display.week-start`).
+    public let forms: DisplayForms
 
-    public init(io: any TerminalIO, format: OutputFormat) {
+    public init(io: any TerminalIO, format: OutputFormat, forms: DisplayForms = .standard) {
         self.io = io
         self.format = format
+        self.forms = forms
         colors = Self.colorsEnabled(io: io)
     }
 
@@ -33,7 +36,7 @@ public struct Output: Sendable {
     }
 
     /// This output on stderr: a command whose stdout carries data (an archive) reports there.
-    public var onStandardError: Output { Output(io: StandardErrorIO(io), format: format) }
+    public var onStandardError: Output { Output(io: StandardErrorIO(io), format: format, forms: forms) }
 
     /// Prints a value as one pretty-printed JSON document.
     /// - Throws: ``OutputError/unencodable(detail:)`` if it cannot be encoded.

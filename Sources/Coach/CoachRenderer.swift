@@ -26,7 +26,7 @@ public struct CoachRenderer: Sendable {
         output.table(Table(
             headers: ["ID", "UPDATED", "MESSAGES", "DOMAIN", "TITLE"],
             rows: conversations.map {
-                [String($0.id.prefix(8)), Format.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
+                [String($0.id.prefix(8)), output.forms.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
             },
             rightAligned: [2], keepWhole: [0, 1, 2]))
         output.line(output.styled("Show one with `brados coach show ID` (4 characters of the id are enough).", .dim))
@@ -124,7 +124,7 @@ public struct CoachRenderer: Sendable {
     /// `--message` opened the conversation at is `marked`: an arrow before it, its text bold.
     func show(_ message: Message, marked: Bool = false) {
         let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
-        let prefix = "\(marked ? "▶ " : "")\(Format.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
+        let prefix = "\(marked ? "▶ " : "")\(output.forms.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
         let text = SafeText.visible(message.content, keepLines: true).replacingOccurrences(of: "\t", with: "    ")
         let lines = output.width.map { TextWidth.wrap(text, width: max(20, $0 - prefix.count)) }
             ?? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -16,8 +16,8 @@ extension MealPlanPlugin: AddsToCalendar {
     public var configKeys: [ConfigKey] {
         Self.mealTimes.map { meal in
             ConfigKey(name: "mealplan.time.\(meal.type)",
-                      summary: "When \(meal.type) is, HH:MM, for `brados calendar`" + (meal.type == "snack" ? " (and any other meal type)" : ""),
-                      defaultValue: meal.defaultValue, validate: { TimeOfDay($0) == nil ? "a time of day such as 08:00 or 19:30" : nil })
+                      summary: "When \(meal.type) is, 19:00 or 7:00pm, for `brados calendar`" + (meal.type == "snack" ? " (and any other meal type)" : ""),
+                      defaultValue: meal.defaultValue, validate: { TimeOfDay($0) == nil ? "a time of day such as 08:00, 19:30 or 7:30pm" : nil })
         } + [Self.mealLengthSetting.configKey]
     }
 
@@ -94,10 +94,9 @@ public struct TimeOfDay: Sendable, Equatable {
     public var hour: Int
     public var minute: Int
 
+    /// `19:00`, `7:00pm`, `7pm`, `7:00 PM` (``parseTimeOfDay(_:)``).
     public init?(_ text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        guard let (hour, minute) = parseTimeOfDay(text) else { return nil }
         self.hour = hour
         self.minute = minute
     }

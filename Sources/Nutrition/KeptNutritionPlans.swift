@@ -220,6 +220,28 @@ public struct NutritionPlanComparison: Sendable, Equatable, Encodable {
         endDate = Change(from: older.plan.plan.endDate, to: newer.plan.plan.endDate)
     }
 
+    enum CodingKeys: String, CodingKey {
+        case from, to, calorieTarget, proteinTarget, waterTargetMl, waterTarget, bmr, tdee, weeklyRateKg, weeklyRate, estimatedWeeks, startDate, endDate
+    }
+
+    /// Water as `waterTargetMl`, the weekly rate as `weeklyRateKg` (their names before 0.4 beside them, deprecated).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(calorieTarget, forKey: .calorieTarget)
+        try container.encode(proteinTarget, forKey: .proteinTarget)
+        try container.encode(waterTarget, forKey: .waterTargetMl)
+        try container.encode(waterTarget, forKey: .waterTarget)
+        try container.encode(bmr, forKey: .bmr)
+        try container.encode(tdee, forKey: .tdee)
+        try container.encode(weeklyRate, forKey: .weeklyRateKg)
+        try container.encode(weeklyRate, forKey: .weeklyRate)
+        try container.encode(estimatedWeeks, forKey: .estimatedWeeks)
+        try container.encode(startDate, forKey: .startDate)
+        try container.encode(endDate, forKey: .endDate)
+    }
+
     /// Whether the targets differ at all.
     public var targetsChanged: Bool {
         calorieTarget.from != calorieTarget.to || proteinTarget.from != proteinTarget.to || waterTarget.from != waterTarget.to

@@ -38,6 +38,11 @@ public enum NutritionError: BradOSError, Equatable {
     /// `plan sync --include-imported` with changes an archive brought from another account
     /// (`account`; `origin`: where from), which this profile (`thisAccount`) never sends unasked.
     case anotherAccount(account: String, count: Int, origin: String?, thisAccount: String?)
+    /// `plan weight`: a weight far from the last one known (``WeightPlausibility``), in a
+    /// script or answered no: nothing queued, nothing sent. `typed` as read (`188 kg`),
+    /// `change` from the last (`102 kg more`), `last` (`86 kg, 2026-11-24`), and the other
+    /// reading when it is plausible (`188lb`).
+    case implausibleWeight(typed: String, change: String, last: String, alternative: String?, answered: Bool)
 
     public var summary: String {
         switch self {
@@ -58,6 +63,8 @@ public enum NutritionError: BradOSError, Equatable {
         case let .anotherAccount(account, count, origin, thisAccount):
             "\(count) queued change\(count == 1 ? " was" : "s were") made by account \(account)\(origin.map { " (imported from \($0))" } ?? ""), "
                 + "and this profile is signed in to \(thisAccount.map { "account \($0)" } ?? "no account") at the plan service: nothing was sent."
+        case let .implausibleWeight(typed, change, last, _, answered):
+            "\(typed) is \(change) than your last weight (\(last))\(answered ? "" : ", more than a weight changes"): nothing was queued or sent."
         }
     }
 
@@ -85,6 +92,9 @@ public enum NutritionError: BradOSError, Equatable {
         case let .anotherAccount(account, _, _, _):
             "Another account's changes never go to this one by accident: `brados plan pending` shows them; to send them to this account, "
                 + "name theirs: brados plan sync --include-imported-from \(account)"
+        case let .implausibleWeight(_, _, _, alternative, _):
+            (alternative.map { "If you meant \($0), `brados plan weight \($0.filter { $0 != " " })`; if " } ?? "If ")
+                + "the weight is right, run the command again with --yes."
         }
     }
 
@@ -98,7 +108,7 @@ public enum NutritionError: BradOSError, Equatable {
         case .staleData: .offline
         case .planNotKept, .tooFewPlansKept: .notFound
         case .interruptedSend: .interrupted
-        case .anotherAccount: .refused
+        case .anotherAccount, .implausibleWeight: .refused
         }
     }
 

@@ -30,7 +30,7 @@ public enum NutritionInputChange: Sendable, Equatable {
     case activityLevel(ActivityLevel)
 
     /// The range a target weight must fall in, as for a weight.
-    public static let weightRange: ClosedRange<Double> = 30...300
+    public static let weightRange = WeightInput.range
 
     /// Checks the value before anything is queued.
     /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` (exit 64) for a target weight out of range.
@@ -55,6 +55,7 @@ public enum NutritionInputChange: Sendable, Equatable {
 /// value of each (shown in place of the confirmed one, marked pending, until `plan sync`
 /// sends it; a refusal rolls it back).
 public struct PendingInputs: Sendable, Equatable, Encodable {
+    /// Kilograms (in `--json` as `targetWeightKg`, and `targetWeight` for one release, deprecated).
     public var targetWeight: Double?
     public var goal: NutritionGoal?
     public var activityLevel: ActivityLevel?
@@ -72,10 +73,20 @@ public struct PendingInputs: Sendable, Equatable, Encodable {
 
     public var isEmpty: Bool { targetWeight == nil && goal == nil && activityLevel == nil }
 
-    /// `target weight 75 kg, goal gain_muscle`.
-    public var summary: String {
+    enum CodingKeys: String, CodingKey { case targetWeightKg, targetWeight, goal, activityLevel }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(targetWeight, forKey: .targetWeightKg)
+        try container.encode(targetWeight, forKey: .targetWeight)
+        try container.encode(goal, forKey: .goal)
+        try container.encode(activityLevel, forKey: .activityLevel)
+    }
+
+    /// `target weight 75 kg, goal gain_muscle` (the weight in `forms`' unit).
+    public func summary(_ forms: DisplayForms) -> String {
         var parts: [String] = []
-        if let targetWeight { parts.append("target weight \(Format.number(targetWeight)) kg") }
+        if let targetWeight { parts.append("target weight \(forms.weightBrief(targetWeight))") }
         if let goal { parts.append("goal \(goal.rawValue)") }
         if let activityLevel { parts.append("activity \(activityLevel.rawValue)") }
         return parts.joined(separator: ", ")

@@ -17,11 +17,13 @@ extension NutritionPlugin: Notifies {
             return NewsReport(news: [], mark: now)
         }
         func moved(_ name: String, _ from: Int, _ to: Int, _ unit: String) -> String? {
-            from == to ? nil : "\(name) \(from) → \(to) \(unit) (\(to > from ? "+" : "−")\(abs(to - from)))"
+            from == to ? nil : "\(name) \(from) → \(to) \(unit) (\(Format.signed(to - from)))"
         }
+        let forms = env.output.forms
+        // Water in the person's unit: the change is the one between the two figures shown.
+        let water = moved("water", forms.volumeValue(before.waterTarget), forms.volumeValue(targets.waterTarget), forms.units.volumeUnit)
         let changes = [moved("Calories", before.calorieTarget, targets.calorieTarget, "kcal"),
-                       moved("protein", before.proteinTarget, targets.proteinTarget, "g"),
-                       moved("water", before.waterTarget, targets.waterTarget, "ml")].compactMap { $0 }
+                       moved("protein", before.proteinTarget, targets.proteinTarget, "g"), water].compactMap { $0 }
         let detail = (changes.isEmpty ? "New targets: \(targets.calorieTarget) kcal, \(targets.proteinTarget) g protein" : changes.joined(separator: ", "))
             + " · brados plan show"
         return NewsReport(news: [News(domain: name, thread: "plan", headline: "Your nutrition plan changed", headlineMany: "Your nutrition plan changed %d times",

@@ -2,6 +2,7 @@ import ArgumentParser
 import BradOSCore
 import BradOSNetworking
 import BradOSStorage
+import BradOSTerminal
 import Foundation
 
 extension Service {
@@ -71,15 +72,18 @@ public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, 
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
         let repository = try NutritionRepository.live(context.env)
         let operations = repository.queued
-        let queued = Self.unsent(operations)
+        let queued = Self.unsent(operations, forms: context.output.forms)
         guard let read = await context.read(repository.currentPlan) else {
             return .nothingCached("Nutrition plan", fill: "brados plan show", queued: queued)
         }
         let targets = read.value.data.targets
-        var lines = ["\(targets.calorieTarget) kcal · \(targets.proteinTarget) g protein · \(targets.waterTarget) ml water · "
+        let forms = context.output.forms
+        var lines = ["\(targets.calorieTarget) kcal · \(targets.proteinTarget) g protein · \(forms.volume(targets.waterTarget)) water · "
             + context.output.styled("brados plan show", .cyan)]
+        // `waterTarget`, `weight` and `weights30Days` are the names before 0.4 (deprecated: the ones named with their unit replace them).
         var json: [String: JSONValue] = ["plan": .string(read.value.data.plan.name), "calorieTarget": .number(Double(targets.calorieTarget)),
-                                         "proteinTarget": .number(Double(targets.proteinTarget)), "waterTarget": .number(Double(targets.waterTarget))]
+                                         "proteinTarget": .number(Double(targets.proteinTarget)), "waterTargetMl": .number(Double(targets.waterTarget)),
+                                         "waterTarget": .number(Double(targets.waterTarget))]
         if let shown = Self.shownTargets(context.env.profile).load(),
            let change = NutritionPlanChange.significant(from: shown, to: targets) {
             lines.append(context.output.styled("Changed since you last looked: \(change.previous.calorieTarget) → \(change.new.calorieTarget) kcal, "
@@ -89,9 +93,12 @@ public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, 
         }
         let log = WeightLog(history: read.value.weights, queued: operations)
         if let spark = log.sparkline(days: 30, now: context.now), let last = log.points.last {
-            lines.append("Weight " + context.output.styled(spark.line, .cyan) + " \(WeightLog.kilograms(last.weight))"
+            lines.append("Weight " + context.output.styled(spark.line, .cyan) + " \(forms.weight(last.weight))"
                          + (last.queued ? " (queued)" : "") + context.output.styled(" · 30 days · brados plan history", .dim))
-            json["weights30Days"] = .array(spark.values.map { $0.map(JSONValue.number) ?? .null })
+            let days = JSONValue.array(spark.values.map { $0.map(JSONValue.number) ?? .null })
+            json["weights30DaysKg"] = days
+            json["weights30Days"] = days
+            json["weightKg"] = .number(last.weight)
             json["weight"] = .number(last.weight)
         }
         if let failure = read.refreshFailure { lines.append(context.output.styled("could not refresh: \(failure)", .yellow)) }
@@ -148,9 +155,9 @@ public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, 
     }
 
     /// Queued changes as the core shows them (`today`, `cache clear`, `auth logout`), each with the command that sends it.
-    static func unsent(_ operations: [PendingOperation]) -> [UnsentChange] {
+    static func unsent(_ operations: [PendingOperation], forms: DisplayForms) -> [UnsentChange] {
         operations.map { operation in
-            UnsentChange(domain: domainName, id: operation.id, summary: operation.summary + (operation.isImported ? " (imported, paused)" : ""),
+            UnsentChange(domain: domainName, id: operation.id, summary: operation.summary(forms) + (operation.isImported ? " (imported, paused)" : ""),
                          createdAt: operation.createdAt, send: operation.isImported ? "brados plan sync --include-imported" : "brados plan sync")
         }
     }
@@ -163,7 +170,7 @@ public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, 
 
     /// The changes queued and not sent (an imported one paused: sent only when asked), and the
     /// plans kept; a queue that cannot be read is named as such (never dropped unnamed).
-    public func personalData(in profile: ProfileScope) throws -> PersonalData {
+    public func personalData(in profile: ProfileScope, forms: DisplayForms) throws -> PersonalData {
         let url = Self.queueURL(profile)
         var queued: [PendingOperation] = []
         var unreadable: [UnreadableData] = []
@@ -173,7 +180,7 @@ public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, 
             unreadable.append(UnreadableData(domain: name, what: "the queue of plan changes not sent", path: url.path,
                                              reason: { if case let .coding(_, detail)? = error as? StorageError { detail } else { error.summaryText } }()))
         }
-        let unsent = Self.unsent(queued)
+        let unsent = Self.unsent(queued, forms: forms)
         let kept = KeptNutritionPlans(directory: Self.cacheDirectory(profile)).all().count
         return PersonalData(unsent: unsent, history: [HistoryItems(domain: name, name: "plan history", noun: "plan", count: kept, show: "brados plan history --plans")],
                             unreadable: unreadable)

@@ -19,10 +19,10 @@ extension NutritionRenderer {
             let targets = kept.plan.targets
             return [String(kept.id), Format.ago(now.timeIntervalSince(kept.receivedAt)),
                     "\(Format.day(kept.plan.plan.startDate)) → \(Format.day(kept.plan.plan.endDate))",
-                    Format.count(targets.calorieTarget), "\(targets.proteinTarget)", Format.count(targets.waterTarget),
+                    Format.count(targets.calorieTarget), "\(targets.proteinTarget)", "\(output.forms.volumeValue(targets.waterTarget))",
                     kept.plan.plan.name]
         }
-        output.table(Table(headers: ["ID", "RECEIVED", "DATES", "KCAL", "PROTEIN G", "WATER ML", "NAME"], rows: rows, rightAligned: [0, 3, 4, 5]))
+        output.table(Table(headers: ["ID", "RECEIVED", "DATES", "KCAL", "PROTEIN G", "WATER \(output.forms.units.volumeUnit.uppercased())", "NAME"], rows: rows, rightAligned: [0, 3, 4, 5]))
     }
 
     /// `plan diff`: what changed from one kept plan to another. JSON: ``NutritionPlanComparison``.
@@ -38,11 +38,12 @@ extension NutritionRenderer {
         var rows = [
             row("Calories", comparison.calorieTarget, "kcal"),
             row("Protein", comparison.proteinTarget, "g"),
-            row("Water", comparison.waterTarget, "ml"),
+            row("Water", .init(from: output.forms.volumeValue(comparison.waterTarget.from), to: output.forms.volumeValue(comparison.waterTarget.to)),
+                output.forms.units.volumeUnit),
             row("BMR", comparison.bmr, "kcal"),
             row("TDEE", comparison.tdee, "kcal"),
-            ["Weekly rate", "\(Format.number(comparison.weeklyRate.from)) → \(Format.number(comparison.weeklyRate.to)) kg",
-             Self.difference(comparison.weeklyRate.to - comparison.weeklyRate.from)],
+            ["Weekly rate", "\(Self.weeklyRate(comparison.weeklyRate.from, output.forms)) → \(Self.weeklyRate(comparison.weeklyRate.to, output.forms))",
+             Self.difference(output.forms.weightValue(comparison.weeklyRate.to - comparison.weeklyRate.from))],
         ]
         if comparison.estimatedWeeks.from != nil || comparison.estimatedWeeks.to != nil {
             let weeks = comparison.estimatedWeeks
@@ -55,13 +56,13 @@ extension NutritionRenderer {
         if !comparison.targetsChanged { output.line(output.styled("The targets are the same.", .dim)) }
     }
 
-    /// `+12`, `−102`, `same`.
+    /// `+12`, `-102`, `same`.
     static func difference(_ value: Int) -> String {
-        value == 0 ? "same" : value > 0 ? "+\(Format.count(value))" : "−\(Format.count(-value))"
+        value == 0 ? "same" : Format.signed(value)
     }
 
-    /// `+0.5`, `−0.25`, `same` (kilograms a week).
+    /// `+0.5`, `-0.25`, `same` (a weight a week, in the unit shown).
     static func difference(_ value: Double) -> String {
-        abs(value) < 0.005 ? "same" : (value > 0 ? "+" : "−") + Format.number(abs(value))
+        abs(value) < 0.005 ? "same" : (value > 0 ? "+" : "-") + Format.number(abs(value))
     }
 }

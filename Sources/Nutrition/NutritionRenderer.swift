@@ -45,12 +45,16 @@ public struct NutritionRenderer: Sendable {
 
     /// The weights in `--json`: oldest first, queued ones last and marked.
     struct WeightsDocument: Encodable {
+        /// Kilograms, whatever `units` says (as every `--json` figure: SI, named with its unit).
+        @NullWhenAbsent var targetWeightKg: Double?
+        /// The name before 0.4, deprecated: ``targetWeightKg``.
         @NullWhenAbsent var targetWeight: Double?
         /// The target is a `plan set target-weight` not sent yet.
         var targetWeightPending: Bool
         var points: [WeightLog.Point]
 
         init(_ log: WeightLog) {
+            targetWeightKg = log.targetWeight
             targetWeight = log.targetWeight
             targetWeightPending = log.targetPending
             points = log.points
@@ -82,7 +86,7 @@ public struct NutritionRenderer: Sendable {
         case .why: why(data.whyItWorks)
         }
         if view == .summary, let pending {
-            output.line(output.styled("Pending: \(pending.summary)", .yellow)
+            output.line(output.styled("Pending: \(pending.summary(output.forms))", .yellow)
                         + output.styled(" (shown before the service confirms it; `brados plan sync` sends it)", .dim))
         }
         if view == .summary, let trend, let log { weights(log, trend: trend) }
@@ -90,13 +94,13 @@ public struct NutritionRenderer: Sendable {
 
     /// The weight line and, when pictures are drawn, the trend's plot under it.
     func weights(_ log: WeightLog, trend: Trend) {
-        guard let summary = log.summary(now: trend.now) else { return }
+        guard let summary = log.summary(now: trend.now, forms: output.forms) else { return }
         output.line()
         output.line(output.styled(summary, .bold) + output.styled(" · brados plan history", .dim))
         guard trend.choice.drawing != nil else { return }
         let width = max(20, min(64, trend.area.columns - 26))
         let colours = output.colors && trend.choice.colours != .none
-        let plot = log.plot(width: width, height: 8, colours: colours)
+        let plot = log.plot(width: width, height: 8, colours: colours, forms: output.forms)
         for line in plot { output.line("  " + line) }
         if log.points.contains(where: \.queued) {
             output.line(output.styled("  ⠁⠄⠁ queued, not sent yet (`brados plan sync`)", .yellow))
@@ -107,18 +111,18 @@ public struct NutritionRenderer: Sendable {
     func history(_ log: WeightLog) throws {
         if output.format == .json { return try output.json(WeightsDocument(log)) }
         guard !log.points.isEmpty else {
-            return output.line("No weights logged yet: `brados plan weight KG` logs one.")
+            return output.line("No weights logged yet: `brados plan weight \(output.forms.units == .metric ? "84.5" : "186")` logs one.")
         }
         var rows: [[String]] = []
         for (index, point) in log.points.enumerated().reversed() {
             let change = index > 0 ? point.weight - log.points[index - 1].weight : nil
-            rows.append([point.date, String(format: "%.1f", point.weight),
-                         change.map(WeightLog.signed) ?? "",
+            rows.append([point.date, Format.fixed(output.forms.weightValue(point.weight), decimals: 1),
+                         change.map { Format.signed(output.forms.weightValue($0), decimals: 1) } ?? "",
                          point.queued ? "queued" : "sent"])
         }
         output.line(output.styled("\(log.points.count) weight\(log.points.count == 1 ? "" : "s")", .bold)
-                    + (log.targetText.map { " · " + $0 } ?? ""))
-        output.table(Table(headers: ["DATE", "KG", "CHANGE", "STATUS"], rows: rows, rightAligned: [1, 2]))
+                    + (log.targetText(output.forms).map { " · " + $0 } ?? ""))
+        output.table(Table(headers: ["DATE", output.forms.units.weightUnit.uppercased(), "CHANGE", "STATUS"], rows: rows, rightAligned: [1, 2]))
     }
 
     /// The plan shown in `view`, for ``CacheReader``: the plan's source is where it came from,
@@ -171,8 +175,8 @@ public struct NutritionRenderer: Sendable {
         var rows = [
             ["Calories", mark("calorieTarget", "\(Format.count(targets.calorieTarget)) kcal"), "a day"],
             ["Protein", mark("proteinTarget", "\(targets.proteinTarget) g"), "a day"],
-            ["Water", mark("waterTarget", "\(Format.count(targets.waterTarget)) ml"), "a day"],
-            ["Weekly rate", "\(targets.weeklyRate > 0 ? "+" : "")\(Format.number(targets.weeklyRate)) kg", mark("estimatedWeeks", timeline(targets))],
+            ["Water", mark("waterTarget", output.forms.volume(targets.waterTarget)), "a day"],
+            ["Weekly rate", Self.weeklyRate(targets.weeklyRate, output.forms), mark("estimatedWeeks", timeline(targets))],
         ]
         if detailed {
             rows += [["BMR", mark("bmr", "\(Format.count(targets.bmr)) kcal"), "burned at rest (Mifflin–St Jeor)"],
@@ -181,10 +185,17 @@ public struct NutritionRenderer: Sendable {
         output.table(Table(headers: [], rows: rows.map { ["  " + $0[0], $0[1], $0[2]] }, rightAligned: [1]))
         if let estimate {
             // Two lines, each within 80 columns.
-            output.line(output.styled("≈ estimated for \(estimate.basis)", .yellow))
+            output.line(output.styled("≈ estimated for \(estimate.basis(output.forms))", .yellow))
             output.line(output.styled("  until the service's plan replaces them (`brados plan sync` sends it).", .dim))
         }
         if !detailed { output.line(output.styled("Why these numbers: `brados plan why`.", .dim)) }
+    }
+
+    /// `+0.25 kg`, `-0.5 kg`, `-1.1 lb`: the plan's weekly rate, in the person's unit, signed.
+    static func weeklyRate(_ kilograms: Double, _ forms: DisplayForms) -> String {
+        let value = forms.weightValue(kilograms)
+        let text = Format.number(forms.units == .metric ? value : (value * 10).rounded() / 10)
+        return (value > 0 ? "+" : "") + text + " " + forms.units.weightUnit
     }
 
     func timeline(_ targets: Targets) -> String {
@@ -222,7 +233,7 @@ public struct NutritionRenderer: Sendable {
         output.line(output.styled("\(operations.count) change\(operations.count == 1 ? "" : "s") waiting to be sent", .bold)
                     + output.styled(" (oldest first; `brados plan sync` sends them)", .dim))
         output.table(Table(headers: ["QUEUED", "CHANGE", "ID", "ORIGIN"],
-                           rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary, String($0.id.prefix(8)),
+                           rows: operations.map { [Format.ago(now.timeIntervalSince($0.createdAt)), $0.summary(output.forms), String($0.id.prefix(8)),
                                                    Self.origin($0, account: account)] }))
         let foreign = operations.filter { $0.isFromAnotherAccount(than: account) }
         let paused = operations.filter(\.isImported).count - foreign.count
@@ -238,12 +249,12 @@ public struct NutritionRenderer: Sendable {
 
     /// What the user is told of a change the service refused: a weight is dropped; a plan
     /// input shown pending is rolled back to what the service holds.
-    static func refused(_ operation: PendingOperation, _ error: any Error) -> String {
+    static func refused(_ operation: PendingOperation, _ error: any Error, forms: DisplayForms) -> String {
         let what: String = switch operation.kind {
-        case .updateWeight: "dropped \(operation.summary)"
-        case .updateTargetWeight: "rolled back \(operation.summary): your plan keeps the target weight the service has"
-        case .updateGoal: "rolled back \(operation.summary): your plan keeps the goal the service has"
-        case .updateActivityLevel: "rolled back \(operation.summary): your plan keeps the activity level the service has"
+        case .updateWeight: "dropped \(operation.summary(forms))"
+        case .updateTargetWeight: "rolled back \(operation.summary(forms)): your plan keeps the target weight the service has"
+        case .updateGoal: "rolled back \(operation.summary(forms)): your plan keeps the goal the service has"
+        case .updateActivityLevel: "rolled back \(operation.summary(forms)): your plan keeps the activity level the service has"
         }
         return "\(what). The service refused it: \(error.summaryText)"
     }
@@ -277,8 +288,8 @@ public struct NutritionRenderer: Sendable {
                 remaining: report.remaining, stoppedBy: text(report.stoppedBy), recomputeError: text(report.recomputeError),
                 plan: report.plan?.data, change: report.plan?.change))
         }
-        for operation in report.applied { output.line("Sent \(operation.summary).") }
-        for dropped in report.dropped { output.notice(Self.refused(dropped.operation, dropped.error)) }
+        for operation in report.applied { output.line("Sent \(operation.summary(output.forms)).") }
+        for dropped in report.dropped { output.notice(Self.refused(dropped.operation, dropped.error, forms: output.forms)) }
         if let error = report.stoppedBy, !report.remaining.isEmpty {
             output.notice("\(report.remaining.count) change\(report.remaining.count == 1 ? "" : "s") still queued: \(error.summaryText)")
         }

@@ -15,6 +15,7 @@ extension NutritionRepository {
             ttl: ttl, offline: env.isOffline, now: env.now, logger: env.logger,
             api: { NutritionRESTClient(client: try await env.client(for: .nutrition)) })
         repository.refreshStamp = .of(domain: NutritionPlugin.domainName, in: env.profile)
+        repository.forms = env.output.forms
         return repository
     }
 }

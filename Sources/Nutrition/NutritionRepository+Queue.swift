@@ -10,10 +10,18 @@ extension NutritionRepository {
     /// - Returns: the queued operation and, online, the replay's report.
     /// - Throws: ``NutritionError/invalidInput(_:fromServer:)`` for a weight out of range (nothing queued), ``StorageError``.
     public func updateWeight(_ kilograms: Double) async throws -> (operation: PendingOperation, report: SyncReport?) {
-        guard kilograms.isFinite, (30...300).contains(kilograms) else {
+        guard kilograms.isFinite, WeightInput.range.contains(kilograms) else {
             throw NutritionError.invalidInput("weight must be 30–300 kg (got \(Format.number(kilograms)))", fromServer: false)
         }
         return try await send(PendingOperation(kind: .updateWeight, weightKg: (kilograms * 100).rounded() / 100, createdAt: now()))
+    }
+
+    /// The last weight known here, and its day: the newer of the service's last (as cached)
+    /// and the last queued one (its local day). `nil` before the first weigh-in.
+    public func lastKnownWeight(timeZone: TimeZone = .current) -> WeightPlausibility? {
+        let log = WeightLog(history: cache.load()?.weights, queued: queued, timeZone: timeZone)
+        let last = log.points.max { a, b in (WeightLog.dayNumber(a.date) ?? 0, a.queued ? 1 : 0) < (WeightLog.dayNumber(b.date) ?? 0, b.queued ? 1 : 0) }
+        return last.map { WeightPlausibility(lastKilograms: $0.weight, lastDay: $0.date) }
     }
 
     /// `plan set target-weight|goal|activity`: a change to what the plan is computed from,
@@ -77,7 +85,7 @@ extension NutritionRepository {
                         _ = try await api().updateProfile(operation.update)
                     } catch NetworkError.interruptedWrite {
                         // Sent, and no answer: kept, and said so (never "sent", never "dropped").
-                        report.stoppedBy = NutritionError.interruptedSend(change: operation.summary)
+                        report.stoppedBy = NutritionError.interruptedSend(change: operation.summary(forms))
                         break
                     } catch {
                         // Only a definite "no" drops a change; anything else (no network, a server

@@ -53,6 +53,8 @@ public struct NutritionRepository: Sendable {
     /// Where the plan's background refresh keeps its stamp, lock and last failure (`nil`:
     /// none; every refresh runs in the foreground).
     public var refreshStamp: RefreshStamp?
+    /// The forms a change is named in to the person (its weight in their `units`).
+    public var forms = DisplayForms.standard
     let offline: Bool
     let api: @Sendable () async throws -> any NutritionAPI
     let now: @Sendable () -> Date

@@ -85,12 +85,12 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
         importedAccount = try container.decodeIfPresent(String.self, forKey: .importedAccount)
     }
 
-    /// `weight 84.5 kg`, `target weight 78 kg`, `goal gain_muscle`, `activity very_active`:
-    /// for the user's own output (never a log line: see ``Kind/noun``).
-    public var summary: String {
+    /// `weight 84.5 kg` (`186.3 lb` in imperial), `target weight 78 kg`, `goal gain_muscle`,
+    /// `activity very_active`: for the user's own output (never a log line: see ``Kind/noun``).
+    public func summary(_ forms: DisplayForms) -> String {
         switch kind {
-        case .updateWeight: "weight \(weightKg.map { Format.number($0) } ?? "?") kg"
-        case .updateTargetWeight: "target weight \(targetWeightKg.map { Format.number($0) } ?? "?") kg"
+        case .updateWeight: "weight \(weightKg.map { forms.weightBrief($0) } ?? "?")"
+        case .updateTargetWeight: "target weight \(targetWeightKg.map { forms.weightBrief($0) } ?? "?")"
         case .updateGoal: "goal \(goal?.rawValue ?? "?")"
         case .updateActivityLevel: "activity \(activityLevel?.rawValue ?? "?")"
         }

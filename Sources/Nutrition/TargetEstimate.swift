@@ -17,10 +17,10 @@ public struct TargetEstimate: Sendable, Equatable, Encodable {
     /// The names of the figures that are estimates (`calorieTarget`, `estimatedWeeks`…).
     public var estimated: [String]
     /// The queued weight it is estimated for, and the service's weight it scales from.
-    @NullWhenAbsent public var weight: Double?
-    @NullWhenAbsent public var fromWeight: Double?
+    public var weight: Double?
+    public var fromWeight: Double?
     /// The queued target weight it is estimated for.
-    @NullWhenAbsent public var targetWeight: Double?
+    public var targetWeight: Double?
 
     /// The estimate for what is queued, or `nil` when nothing queued changes the figures (or
     /// the plan gives nothing to scale from).
@@ -62,11 +62,25 @@ public struct TargetEstimate: Sendable, Equatable, Encodable {
     /// Whether a figure is an estimate.
     public func isEstimated(_ figure: String) -> Bool { estimated.contains(figure) }
 
-    /// `the queued weight 80 kg (the plan's: 84.5 kg)`.
-    public var basis: String {
+    /// `the queued weight 80 kg (the plan's: 84.5 kg)`, in `forms`' unit.
+    public func basis(_ forms: DisplayForms) -> String {
         var parts: [String] = []
-        if let weight { parts.append("weight \(Format.number(weight)) kg" + (fromWeight.map { " (the plan's: \(Format.number($0)) kg)" } ?? "")) }
-        if let targetWeight { parts.append("target weight \(Format.number(targetWeight)) kg") }
+        if let weight { parts.append("weight \(forms.weightBrief(weight))" + (fromWeight.map { " (the plan's: \(forms.weightBrief($0)))" } ?? "")) }
+        if let targetWeight { parts.append("target weight \(forms.weightBrief(targetWeight))") }
         return "the queued " + parts.joined(separator: " and ")
+    }
+
+    enum CodingKeys: String, CodingKey { case targets, estimated, weightKg, fromWeightKg, targetWeightKg, weight, fromWeight, targetWeight }
+
+    /// Kilograms in `weightKg`, `fromWeightKg`, `targetWeightKg`; the names before 0.4 beside them (deprecated).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(targets, forKey: .targets)
+        try container.encode(estimated, forKey: .estimated)
+        for (value, new, old) in [(weight, CodingKeys.weightKg, CodingKeys.weight), (fromWeight, .fromWeightKg, .fromWeight),
+                                  (targetWeight, .targetWeightKg, .targetWeight)] {
+            try container.encode(value, forKey: new)
+            try container.encode(value, forKey: old)
+        }
     }
 }

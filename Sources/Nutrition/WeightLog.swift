@@ -42,6 +42,30 @@ public struct WeightLog: Sendable, Equatable {
         public var weight: Double
         /// Logged with `plan weight` and not sent yet.
         public var queued: Bool
+
+        enum CodingKeys: String, CodingKey { case date, weightKg, weight, queued }
+
+        public init(date: String, weight: Double, queued: Bool) {
+            self.date = date
+            self.weight = weight
+            self.queued = queued
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            date = try container.decode(String.self, forKey: .date)
+            weight = try container.decodeIfPresent(Double.self, forKey: .weightKg) ?? container.decode(Double.self, forKey: .weight)
+            queued = try container.decode(Bool.self, forKey: .queued)
+        }
+
+        /// `weightKg`, and `weight` beside it for one release (deprecated).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(date, forKey: .date)
+            try container.encode(weight, forKey: .weightKg)
+            try container.encode(weight, forKey: .weight)
+            try container.encode(queued, forKey: .queued)
+        }
     }
 
     public var points: [Point]
@@ -67,9 +91,9 @@ public struct WeightLog: Sendable, Equatable {
         }
     }
 
-    /// `target 78.0 kg`, `target 75.0 kg (pending)`.
-    var targetText: String? {
-        targetWeight.map { "target \(WeightLog.kilograms($0))" + (targetPending ? " (pending)" : "") }
+    /// `target 78.0 kg`, `target 171.9 lb (pending)`.
+    func targetText(_ forms: DisplayForms) -> String? {
+        targetWeight.map { "target \(forms.weight($0))" + (targetPending ? " (pending)" : "") }
     }
 
     static let utc = TimeZone(identifier: "UTC")!
@@ -96,54 +120,41 @@ public struct WeightLog: Sendable, Equatable {
         }
     }
 
-    /// `12 Oct` for a day number.
-    static func shortDay(_ number: Double) -> String {
-        let date = Date(timeIntervalSince1970: number.rounded() * 86400)
-        let day = Format.day(date, timeZone: utc)
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let parts = day.split(separator: "-")
-        guard parts.count == 3, let month = Int(parts[1]), let date = Int(parts[2]) else { return day }
-        return "\(date) \(months[month - 1])"
+    /// `2026-10-12` for a day number: the one date form of every command.
+    static func isoDay(_ number: Double) -> String {
+        Format.day(Date(timeIntervalSince1970: number.rounded() * 86400), timeZone: utc)
     }
-
-    /// `+0.4`, `−1.2`, `±0.0`: a change in kilograms, signed.
-    static func signed(_ change: Double) -> String {
-        (change > 0.05 ? "+" : change < -0.05 ? "−" : "±") + String(format: "%.1f", abs(change))
-    }
-
-    /// `86.0 kg`.
-    static func kilograms(_ value: Double) -> String { String(format: "%.1f kg", value) }
 
     /// The plot of `plan show`: sent weights solid, queued ones dotted (and yellow), the
     /// target dashed, the last value labelled. Empty with fewer than two days.
-    func plot(width: Int, height: Int, colours: Bool) -> [String] {
+    func plot(width: Int, height: Int, colours: Bool, forms: DisplayForms = .standard) -> [String] {
         let dated = points.compactMap { point in WeightLog.dayNumber(point.date).map { (x: Double($0), point: point) } }
         guard dated.count >= 2 else { return [] }
-        let sent = dated.filter { !$0.point.queued }.map { (x: $0.x, y: $0.point.weight) }
-        var queued = dated.filter(\.point.queued).map { (x: $0.x, y: $0.point.weight) }
+        let sent = dated.filter { !$0.point.queued }.map { (x: $0.x, y: forms.weightValue($0.point.weight)) }
+        var queued = dated.filter(\.point.queued).map { (x: $0.x, y: forms.weightValue($0.point.weight)) }
         if !queued.isEmpty, let last = sent.last { queued.insert(last, at: 0) }
         var series: [BraillePlot.Series] = []
         if !sent.isEmpty { series.append(.init(points: sent, stroke: .solid, style: .cyan)) }
         if !queued.isEmpty { series.append(.init(points: queued, stroke: .dotted, style: .yellow)) }
         let last = dated.last!.point
         let plot = BraillePlot(
-            series: series, reference: targetWeight.map { ($0, targetText ?? "") },
+            series: series, reference: targetWeight.map { (forms.weightValue($0), targetText(forms) ?? "") },
             width: width, height: height,
-            valueLabel: { String(format: "%.1f", $0) }, timeLabel: { WeightLog.shortDay($0) },
-            lastLabel: WeightLog.kilograms(last.weight) + (last.queued ? " (queued)" : ""))
+            valueLabel: { Format.fixed($0, decimals: 1) }, timeLabel: { WeightLog.isoDay($0) },
+            lastLabel: forms.weight(last.weight) + (last.queued ? " (queued)" : ""))
         return plot.render(colours: colours)
     }
 
     /// One line: the last weight and the change over the history shown.
-    func summary(now: Date) -> String? {
+    func summary(now: Date, forms: DisplayForms = .standard) -> String? {
         guard let last = points.last else { return nil }
-        var text = "Weight \(WeightLog.kilograms(last.weight))" + (last.queued ? " (queued)" : "")
+        var text = "Weight \(forms.weight(last.weight))" + (last.queued ? " (queued)" : "")
         if let first = points.first, points.count > 1, let from = WeightLog.dayNumber(first.date), let to = WeightLog.dayNumber(last.date) {
             let change = last.weight - first.weight
             let days = max(1, to - from)
-            text += ", \(WeightLog.signed(change)) kg in \(days) day\(days == 1 ? "" : "s")"
+            text += ", \(forms.weightChange(change)) in \(days) day\(days == 1 ? "" : "s")"
         }
-        if let target = targetText { text += " · " + target }
+        if let target = targetText(forms) { text += " · " + target }
         return text
     }
 

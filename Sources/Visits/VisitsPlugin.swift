@@ -59,7 +59,7 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
         }
     }
 
-    /// Today's visits still to come, the last one, and how many this week (from Monday).
+    /// Today's visits still to come, the last one, and how many this week (from `display.week-start`, Monday by default).
     public func todaySection(_ context: TodayContext) async throws -> TodaySection? {
         guard let read = await context.read(try VisitsRepository.live(context.env).list) else {
             return .nothingCached("Visits", fill: "brados visits list")
@@ -72,7 +72,7 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
         let tomorrow = context.calendar.date(byAdding: .day, value: 1, to: context.calendar.startOfDay(for: context.now)) ?? context.now
         let upcoming = visits.filter { $0.visitedAt > context.now && $0.visitedAt < tomorrow }.sorted { $0.visitedAt < $1.visitedAt }
         for visit in upcoming {
-            lines.append("Today: " + context.output.styled(visit.place, .bold) + " at " + String(Format.minute(visit.visitedAt).suffix(5))
+            lines.append("Today: " + context.output.styled(visit.place, .bold) + " at " + context.output.forms.timeOfDay(visit.visitedAt)
                 + " · \(visit.durationMinutes) min" + (visit.pending ? " " + context.output.styled("(not sent yet)", .yellow) : ""))
         }
         json["upcoming"] = .array(upcoming.map { visit in
@@ -80,7 +80,7 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
                      "durationMinutes": .number(Double(visit.durationMinutes))])
         })
         if let last = visits.filter({ $0.visitedAt <= context.now }).max(by: { $0.visitedAt < $1.visitedAt }) ?? (upcoming.isEmpty ? visits.first : nil) {
-            lines.append("Last: " + context.output.styled(last.place, .bold) + " · " + Format.minute(last.visitedAt)
+            lines.append("Last: " + context.output.styled(last.place, .bold) + " · " + context.output.forms.minute(last.visitedAt)
                 + " · \(last.durationMinutes) min " + context.output.styled("(\(Format.ago(context.now.timeIntervalSince(last.visitedAt))))", .dim))
             json["last"] = .object(["id": .string(last.id), "place": .string(last.place), "visitedAt": .string(JSONCoding.string(from: last.visitedAt)),
                                     "durationMinutes": .number(Double(last.durationMinutes))])
@@ -159,9 +159,9 @@ public struct VisitsPlugin: DomainPlugin, Syncs, FeedsSearch, ShowsToday, Shapes
 /// The visits recorded here and not sent yet are the person's: `cache clear` keeps them,
 /// `auth logout` names them first.
 extension VisitsPlugin: KeepsPersonalData {
-    public func personalData(in profile: ProfileScope) throws -> PersonalData {
+    public func personalData(in profile: ProfileScope, forms: DisplayForms) throws -> PersonalData {
         let unsent = cache(in: profile).pending().map { pending in
-            UnsentChange(domain: name, id: pending.id, summary: "visit at \(pending.visit.place), \(Format.minute(pending.visit.visitedAt))",
+            UnsentChange(domain: name, id: pending.id, summary: "visit at \(pending.visit.place), \(forms.minute(pending.visit.visitedAt))",
                          createdAt: pending.queuedAt, send: "brados visits list --refresh")
         }
         return PersonalData(unsent: unsent)

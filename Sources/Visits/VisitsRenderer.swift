@@ -44,7 +44,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
         guard !visits.isEmpty else { return output.line("No visits yet. Add one with `brados visits add --place NAME`.") }
         output.table(Table(
             headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
-            rows: visits.map { [$0.id, Self.when($0.visitedAt), $0.place + ($0.pending ? " " + output.styled("(not sent yet)", .yellow) : ""),
+            rows: visits.map { [$0.id, when($0.visitedAt), $0.place + ($0.pending ? " " + output.styled("(not sent yet)", .yellow) : ""),
                                 "\($0.durationMinutes) min", Format.firstLine($0.notes ?? "", 48)] },
             rightAligned: [3], keepWhole: [0, 1, 3]))
     }
@@ -57,7 +57,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
         }
         var rows = [["id", visit.id], ["place", visit.place]]
         if let address = visit.address { rows.append(["address", address]) }
-        rows.append(["when", Self.when(visit.visitedAt)])
+        rows.append(["when", when(visit.visitedAt)])
         rows.append(["duration", "\(visit.durationMinutes) min"])
         if let notes = visit.notes, !notes.isEmpty { rows.append(["notes", notes]) }
         if visit.pending { rows.append(["status", "recorded here, not sent yet: the next refresh or `brados sync` sends it"]) }
@@ -66,6 +66,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
     }
 
     /// `2026-11-21 14:30` in the local time zone.
-    static func when(_ date: Date) -> String { Format.minute(date) }
+    /// `2026-11-21 14:30` (`2:30 pm` with `display.clock 12h`).
+    func when(_ date: Date) -> String { output.forms.minute(date) }
 
 }

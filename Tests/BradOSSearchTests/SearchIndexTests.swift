@@ -317,8 +317,8 @@ struct SearchIndexTests {
         run.progressAfter = .zero
         let results = try run.run(SearchQuery(text: "protein", limit: 3), reindex: false)
         #expect(results.results.count == 3)
-        #expect(io.stderr.contains("search index: 2,500 documents indexed in"), "\(io.stderr)")
-        #expect(io.stderr.contains("(notes 2,500)"), "\(io.stderr)")
+        #expect(io.stderr.contains("search index: 2500 documents indexed in"), "\(io.stderr)")
+        #expect(io.stderr.contains("(notes 2500)"), "\(io.stderr)")
         // Nothing more to index: nothing said.
         let quiet = CapturingIO(environment: ["BRADOS_HOME": dir.url.path, "HOME": dir.url.path], terminal: true)
         var again = SearchRun(env: try AppEnvironment(io: quiet, flags: GlobalFlags(offline: true), plugins: [notes], embedded: nil))

@@ -200,7 +200,7 @@ struct CoachRepositoryTests {
         let lines = io.stdout.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("… 995 earlier messages") })
         #expect(lines.filter { $0.hasPrefix("▶ ") }.count == 1)
-        #expect(lines.last?.hasPrefix("… 1,394 later messages") == true, "\(lines.suffix(2))")
+        #expect(lines.last?.hasPrefix("… 1394 later messages") == true, "\(lines.suffix(2))")
         // A message the copy does not hold: no cached answer (the server is asked, and says so).
         #expect(try await setup.repository(offline: true).thread("00000001", around: "ffffffff").stored() == nil)
         await #expect(throws: CoachError.messageNotFound(id: "ffffffff", conversation: Fixtures.conversationID(1))) {

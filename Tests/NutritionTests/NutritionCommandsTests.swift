@@ -14,11 +14,11 @@ struct NutritionCommandsTests {
             request.url.path == "/v1/plans/generate" ? .json(NutritionRESTTests.body) : .json("{}", status: 404)
         }
         let shown = try await harness.run(NutritionCommand.Show.parse([]))
-        #expect(shown.stdout.contains("2,252"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("2252"), "\(shown.stdout)")
         let asked = harness.requests
         #expect(asked.first == "POST /v1/plans/generate", "\(asked)")
         let offline = try await harness.run(NutritionCommand.Show.parse([]), offline: true)
-        #expect(offline.stdout.contains("2,252"))
+        #expect(offline.stdout.contains("2252"))
         #expect(harness.requests == asked, "offline asks nothing")
     }
 

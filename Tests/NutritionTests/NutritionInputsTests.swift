@@ -30,7 +30,7 @@ struct NutritionInputsTests {
         #expect(queued.map(\.kind) == [.updateTargetWeight, .updateGoal, .updateActivityLevel, .updateGoal])
         // The latest value of each is what is shown, marked pending.
         #expect(setup.repository().pendingInputs == PendingInputs(queued))
-        #expect(setup.repository().pendingInputs.summary == "target weight 77.25 kg, goal maintain, activity very_active")
+        #expect(setup.repository().pendingInputs.summary(.standard) == "target weight 77.3 kg, goal maintain, activity very_active")
         // A brados from before `plan set` reads format 1 only: it is told the queue is newer.
         let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: setup.queueURL)) as? [String: Any])
         #expect(file["formatVersion"] as? Int == 2)

@@ -21,7 +21,7 @@ struct NutritionNewsTests {
         let changed = try plugin.news(env, since: first.mark)
         let news = try #require(changed.news.first)
         #expect(news.headline == "Your nutrition plan changed" && !news.headline.contains("2050"))
-        #expect(news.detail == "Calories 2200 → 2050 kcal (−150), protein 170 → 175 g (+5) · brados plan show", "\(news.detail ?? "")")
+        #expect(news.detail == "Calories 2200 → 2050 kcal (-150), protein 170 → 175 g (+5) · brados plan show", "\(news.detail ?? "")")
         #expect(try plugin.news(env, since: changed.mark).news.isEmpty)
         #expect(news.ownChange == false)
         // A plan computed after this profile's own change is the person's own news.

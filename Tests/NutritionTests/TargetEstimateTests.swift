@@ -25,7 +25,7 @@ struct TargetEstimateTests {
         #expect(estimate.targets.estimatedWeeks == 8)
         #expect(Set(estimate.estimated) == ["bmr", "tdee", "calorieTarget", "proteinTarget", "waterTarget", "estimatedWeeks", "projectedDate"])
         #expect(estimate.weight == 80 && estimate.fromWeight == 84.5)
-        #expect(estimate.basis == "the queued weight 80 kg (the plan's: 84.5 kg)")
+        #expect(estimate.basis(.standard) == "the queued weight 80 kg (the plan's: 84.5 kg)")
         // The service's plan itself is untouched.
         #expect(plan.targets.calorieTarget == 2252)
     }

@@ -44,7 +44,7 @@ struct WeightLogTests {
         #expect(WeightLog.dayNumber("2026-11-26") == 20783)
         #expect(WeightLog.dayNumber("2024-02-29") != nil)
         for bad in ["2026-13-01", "2026-11", "tomorrow", "2026-11-32", "2026/11/26", "2026-02-29", "2026-04-31", "2100-02-29"] { #expect(WeightLog.dayNumber(bad) == nil, "\(bad)") }
-        #expect(WeightLog.shortDay(20783) == "26 Nov")
+        #expect(WeightLog.isoDay(20783) == "2026-11-26", "the axis writes dates as every command does")
     }
 
     @Test("the service's answer is checked: days, 30–300 kg, in order")
@@ -67,7 +67,7 @@ struct WeightLogTests {
         #expect(spark.values.count == 30)
         #expect(spark.values[29] == nil && spark.values[28] == 86.0 && spark.values[26] == 86.6 && spark.values[24] == 87.1)
         #expect(spark.line.hasSuffix("█ ▅ ▁ ") && spark.line.count == 30, "\(spark.line)")
-        #expect(log.summary(now: now) == "Weight 86.0 kg, −1.1 kg in 4 days · target 78.0 kg")
+        #expect(log.summary(now: now) == "Weight 86.0 kg, -1.1 kg in 4 days · target 78.0 kg")
         #expect(WeightLog(history: nil, queued: []).sparkline(days: 30, now: now) == nil)
     }
 
@@ -78,7 +78,7 @@ struct WeightLogTests {
         #expect(lines.count == 8)
         #expect(lines.contains { $0.hasSuffix("85.0 kg (queued)") })
         #expect(lines.contains { $0.hasSuffix("target 78.0 kg") })
-        #expect(lines.last?.contains("20 Nov") == true && lines.last?.contains("28 Nov") == true)
+        #expect(lines.last?.contains("2026-11-20") == true && lines.last?.contains("2026-11-28") == true, "ISO dates on the axis: \(lines.last ?? "")")
         let one = WeightHistory(targetWeight: nil, weights: [.init(date: "2026-11-24", weight: 86)])
         #expect(WeightLog(history: one, queued: []).plot(width: 30, height: 6, colours: false).isEmpty)
     }

@@ -17,15 +17,18 @@ public struct ConfigKey: Sendable {
     public var defaultValue: String?
     /// Checks a value; returns a description of what is expected when it is invalid.
     public var validate: @Sendable (String) -> String?
+    /// The values it takes, when they are a few words (`brados config set KEY <Tab>` offers them).
+    public var choices: [String]
 
     public init(
         name: String, summary: String, environmentVariable: String? = nil, defaultValue: String? = nil,
-        validate: @escaping @Sendable (String) -> String? = { _ in nil }
+        choices: [String] = [], validate: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         self.name = name
         self.summary = summary
         self.environmentVariable = environmentVariable
         self.defaultValue = defaultValue
+        self.choices = choices
         self.validate = validate
     }
 
@@ -44,7 +47,7 @@ public struct ConfigKey: Sendable {
 
     /// Accepts a size such as `250MB`, `1GB`.
     public static let sizeValidator: @Sendable (String) -> String? = { value in
-        parseByteSize(value) == nil ? "a size such as 250MB or 1GB" : nil
+        parseByteSize(value) == nil ? "a size such as 250MB, 1.5GB or 1,5GB" : nil
     }
 
     /// The keys the core owns.
@@ -58,27 +61,36 @@ public struct ConfigKey: Sendable {
         ConfigKey(name: "offline", summary: "Never open a network connection; serve only from caches",
                   environmentVariable: "BRADOS_OFFLINE", defaultValue: "false", validate: boolValidator),
         ConfigKey(name: "log", summary: "Log level on stderr: error, warning, info, debug, trace",
-                  environmentVariable: "BRADOS_LOG", defaultValue: "warning",
+                  environmentVariable: "BRADOS_LOG", defaultValue: "warning", choices: ["error", "warning", "info", "debug", "trace"],
                   validate: { ["error", "warning", "info", "debug", "trace"].contains($0) ? nil : "error, warning, info, debug or trace" }),
         ConfigKey(name: "log.format", summary: "How log lines look on stderr: text, or json (one object a line, for journald and jq)",
-                  environmentVariable: "BRADOS_LOG_FORMAT", defaultValue: LogFormat.text.rawValue,
+                  environmentVariable: "BRADOS_LOG_FORMAT", defaultValue: LogFormat.text.rawValue, choices: ["text", "json"],
                   validate: { LogFormat(rawValue: $0) == nil ? "text or json" : nil }),
         ConfigKey(name: "credentials.store",
                   summary: "Where secrets go: auto (the keyring when one answers, else a 0600 file, said once), keyring, or file",
                   environmentVariable: "BRADOS_CREDENTIALS_STORE", defaultValue: CredentialStoreChoice.auto.rawValue,
-                  validate: { CredentialStoreChoice(rawValue: $0) == nil ? "auto, keyring or file" : nil }),
+                  choices: ["auto", "keyring", "file"], validate: { CredentialStoreChoice(rawValue: $0) == nil ? "auto, keyring or file" : nil }),
         Settings.networkTimeoutSetting.configKey,
         Settings.refreshWaitSetting.configKey,
         Settings.profileLockTimeoutSetting.configKey,
+        ConfigKey(name: "units", summary: "Body weight and volume: metric (kg, ml) or imperial (lb, fl oz); grams and kcal stay; kg and ml are stored and sent",
+                  environmentVariable: "BRADOS_UNITS", defaultValue: UnitSystem.metric.rawValue, choices: UnitSystem.allCases.map(\.rawValue),
+                  validate: { UnitSystem(rawValue: $0) == nil ? "metric or imperial" : nil }),
+        ConfigKey(name: "display.clock", summary: "Times of day: 24h (19:00) or 12h (7:00 pm)",
+                  defaultValue: ClockStyle.twentyFourHour.rawValue, choices: ClockStyle.allCases.map(\.rawValue),
+                  validate: { ClockStyle(rawValue: $0) == nil ? "24h or 12h" : nil }),
+        ConfigKey(name: "display.week-start", summary: "The day weeks start on: monday, sunday or saturday (today's week, the calendar's range)",
+                  defaultValue: WeekStart.monday.rawValue, choices: WeekStart.allCases.map(\.rawValue),
+                  validate: { WeekStart(rawValue: $0) == nil ? "monday, sunday or saturday" : nil }),
     ]
 }
 
-/// Parses `250MB`, `1.5GB`, `500k`, `1000000` (decimal units, like the rest of brados).
+/// Parses `250MB`, `1.5GB` (or `1,5GB`), `500k`, `1000000` (decimal units, like the rest of brados).
 public func parseByteSize(_ value: String) -> Int64? {
     let text = value.trimmingCharacters(in: .whitespaces).uppercased().replacingOccurrences(of: " ", with: "")
     let units: [(String, Double)] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3), ("B", 1)]
     for (suffix, multiplier) in units where text.hasSuffix(suffix) {
-        guard let number = Double(text.dropLast(suffix.count)), number >= 0, number * multiplier < 1e15 else { return nil }
+        guard let number = parseDecimal(String(text.dropLast(suffix.count))), number * multiplier < 1e15 else { return nil }
         return Int64(number * multiplier)
     }
     guard let bytes = Int64(text), bytes >= 0 else { return nil }

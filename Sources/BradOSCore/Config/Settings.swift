@@ -138,6 +138,23 @@ public struct Settings: Sendable {
         return choice
     }
 
+    /// The forms output takes (`units`, `display.clock`, `display.week-start`), and what was
+    /// wrong with any of them (each such value is read as its default, said once by the caller).
+    public func displayForms() -> (forms: DisplayForms, problems: [String]) {
+        var forms = DisplayForms.standard
+        var problems: [String] = []
+        func read<T: RawRepresentable>(_ name: String, _ expected: String) -> T? where T.RawValue == String {
+            guard let value = resolve(name).value, !value.isEmpty else { return nil }
+            if let parsed = T(rawValue: value.lowercased()) { return parsed }
+            problems.append("\(name) is '\(value)', not \(expected): using the default. `brados config set \(name) VALUE` fixes it.")
+            return nil
+        }
+        if let units: UnitSystem = read("units", "metric or imperial") { forms.units = units }
+        if let clock: ClockStyle = read("display.clock", "24h or 12h") { forms.clock = clock }
+        if let start: WeekStart = read("display.week-start", "monday, sunday or saturday") { forms.weekStart = start }
+        return (forms, problems)
+    }
+
     /// Whether the network must not be used.
     public var isOffline: Bool { resolve("offline").value.flatMap(parseBool) ?? false }
 

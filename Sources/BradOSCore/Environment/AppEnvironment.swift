@@ -66,7 +66,8 @@ public struct AppEnvironment: Sendable {
         let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level, format: format) }
         let profile = paths.profile(try settings.profile())
         self.io = io
-        output = Output(io: io, format: flags.json ? .json : .human)
+        let (forms, formProblems) = settings.displayForms()
+        output = Output(io: io, format: flags.json ? .json : .human, forms: forms)
         self.settings = settings
         self.paths = paths
         self.profile = profile
@@ -113,7 +114,7 @@ public struct AppEnvironment: Sendable {
             accounts: services.reduce(into: [:]) { accounts, described in
                 if let account = described.account { accounts[described.service] = account(settings, now) }
             }, retryNotices: retryNotices)
-        for notice in moved + renamedVariables { output.notice(notice) }
+        for notice in moved + renamedVariables + formProblems { output.notice(notice) }
     }
 
     /// The environment of a command run from the `brados` executable, holding the profile's

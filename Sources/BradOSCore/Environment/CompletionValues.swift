@@ -43,6 +43,16 @@ public enum CompletionValues {
     /// Every configuration key.
     public static func configKeys() -> [String] { Settings.keys(Composition.current.plugins, features: Composition.current.features).map(\.name) }
 
+    /// `config set KEY <Tab>`: the values the key takes, when they are a few words (`true`,
+    /// `false` for a switch); `words` is the command line, the key the word before the value.
+    public static func configValues(_ words: [String], at index: Int) -> [String] {
+        guard index > 0, index - 1 < words.count,
+              let key = Settings.keys(Composition.current.plugins, features: Composition.current.features).first(where: { $0.name == words[index - 1] })
+        else { return [] }
+        if !key.choices.isEmpty { return key.choices }
+        return key.defaultValue.flatMap(parseBool) != nil && key.validate("maybe") != nil && key.validate("true") == nil ? ["true", "false"] : []
+    }
+
     /// The rows an SQLite query returns from a database, read-only (empty when unreadable).
     public static func strings(_ sql: String, in url: URL) -> [String] {
         guard FileSystem.exists(url) else { return [] }

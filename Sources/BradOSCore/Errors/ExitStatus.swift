@@ -52,7 +52,7 @@ public enum ExitStatus {
         Entry(code: 13, kind: .keyring, name: "keyring",
               meaning: "The system keyring did not answer, is locked, or failed, where a secret lives or `credentials.store` is `keyring` (`brados doctor` says which)."),
         Entry(code: 14, kind: .refused, name: "refused",
-              meaning: "Refused before anything changed, to keep what is yours: changes not yet sent (an import that would replace them, a sign-out), or another account's data (the error says how to go on)."),
+              meaning: "Refused before anything changed, to keep what is yours: changes not yet sent (an import that would replace them, a sign-out), another account's data, or a weight far from your last one in a script (the error says how to go on; `--yes` where it applies)."),
         Entry(code: 64, kind: .usage, name: "usage", meaning: "Usage error: bad flags or arguments."),
         Entry(code: 130, kind: .interrupted, name: "interrupted",
               meaning: "Interrupted by Ctrl-C; 143 by SIGTERM and 129 by SIGHUP (a closed terminal or SSH session). The command first undoes what it started (an optimistic delete not yet sent is restored, a half-written archive discarded); a change already sent is said to be of unknown outcome and settled later, never rolled back. A second signal ends it at once."),

@@ -16,7 +16,8 @@ public protocol KeepsPersonalData: DomainPlugin {
     /// What the profile holds of the person's own in this domain; a file of it that cannot
     /// be read is in ``PersonalData/unreadable`` (kept by cache commands, named by a sign-out).
     /// - Throws: ``StorageError`` only when the profile itself cannot be read.
-    func personalData(in profile: ProfileScope) throws -> PersonalData
+    /// `forms`: the output's, for the summaries of changes (a weight in the person's unit).
+    func personalData(in profile: ProfileScope, forms: DisplayForms) throws -> PersonalData
     /// Removes the domain's cached copies, keeping its personal data where it is.
     /// - Throws: ``StorageError``.
     func clearCache(in profile: ProfileScope) throws
@@ -109,10 +110,10 @@ public struct HistoryItems: Sendable, Codable, Equatable {
 extension Array where Element == any DomainPlugin {
     /// The personal data of every domain that keeps some, by domain, in the plugins' order.
     /// - Throws: ``StorageError`` from a domain that cannot read its own.
-    public func personalData(in profile: ProfileScope) throws -> [(domain: String, data: PersonalData)] {
+    public func personalData(in profile: ProfileScope, forms: DisplayForms) throws -> [(domain: String, data: PersonalData)] {
         try compactMap { plugin in
             guard let keeper = plugin as? any KeepsPersonalData else { return nil }
-            let data = try keeper.personalData(in: profile)
+            let data = try keeper.personalData(in: profile, forms: forms)
             return data.isEmpty ? nil : (plugin.name, data)
         }
     }

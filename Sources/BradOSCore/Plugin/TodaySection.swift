@@ -49,10 +49,7 @@ public struct TodayContext: Sendable {
         self.env = env
         self.refresh = refresh
         self.now = now
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        calendar.firstWeekday = 2
-        self.calendar = calendar
+        calendar = env.output.forms.calendar(timeZone: timeZone)
     }
 
     public var output: Output { env.output }

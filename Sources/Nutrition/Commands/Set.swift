@@ -27,7 +27,7 @@ extension NutritionCommand {
             let repository = try NutritionRepository.live(env)
             let operation = try repository.queue(change)
             let human = env.output.format == .human
-            if human { env.output.line(env.output.styled("\(operation.summary.capitalizedFirst) (pending)", .yellow)) }
+            if human { env.output.line(env.output.styled("\(operation.summary(env.output.forms).capitalizedFirst) (pending)", .yellow)) }
             guard !env.isOffline else {
                 if !human { return try NutritionRenderer(output: env.output).queuedOffline(operation, remaining: try repository.queue.all()) }
                 return env.output.line("Queued: offline. `brados plan sync` sends it when you are back online; until then it shows as pending.")

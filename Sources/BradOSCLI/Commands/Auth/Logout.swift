@@ -45,7 +45,7 @@ extension AuthCommand {
         ///   ``ConfigError``.
         public func run(in env: AppEnvironment) async throws {
             // What the person made and has not sent is named before anything is revoked or erased.
-            let personal = try env.plugins.personalData(in: env.profile)
+            let personal = try env.plugins.personalData(in: env.profile, forms: env.output.forms)
             let unsent = personal.flatMap(\.data.unsent)
             let unreadable = personal.flatMap(\.data.unreadable)
             let count = unsent.count + unreadable.count

@@ -40,7 +40,7 @@ public struct ArchiveRenderer {
     public func verified(_ report: CacheVerifier.Report) throws {
         if output.format == .json { return try output.json(report) }
         output.line("OK: \(Format.count(report.files, "file")), \(Format.bytes(report.bytes)), every size and SHA-256 checked.")
-        output.line("  profile \(report.profile), made \(Format.minute(report.createdAt)) by brados \(report.bradosVersion)")
+        output.line("  profile \(report.profile), made \(output.forms.minute(report.createdAt)) by brados \(report.bradosVersion)")
         if let encryption = report.encryption {
             let kinds = encryption.recipientTypes.map { $0 == "scrypt" ? "a passphrase" : $0 == "X25519" ? "\(Format.count(encryption.recipients, "key"))" : $0 }
             output.line("  age-encrypted to \(kinds.joined(separator: ", "))\(encryption.armored ? ", armored" : ""); every chunk authenticated")

@@ -70,7 +70,7 @@ public struct CacheInventory: Sendable {
             var personal = PersonalData()
             var discarded: [UnsentChange] = []
             if let keeper = plugin as? any KeepsPersonalData {
-                personal = try keeper.personalData(in: env.profile)
+                personal = try keeper.personalData(in: env.profile, forms: env.output.forms)
                 if discardPending, !personal.unsent.isEmpty {
                     try keeper.discardUnsent(in: env.profile)
                     discarded = personal.unsent

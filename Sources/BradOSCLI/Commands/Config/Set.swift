@@ -8,7 +8,8 @@ extension ConfigCommand {
         public static let profileAccess: ProfileLock.Access? = nil
         public static var configuration: CommandConfiguration { CommandConfiguration(commandName: "set", abstract: "Write a setting to the config file.", discussion: "Examples:\n  brados config set server https://bradOS.example\n  brados config set \(HelpExamples.domainSetting.key) \(HelpExamples.domainSetting.value)") }
         @Argument(help: "The key (see `brados config list`).", completion: .custom { _, _, _ in CompletionValues.configKeys() }) var key: String
-        @Argument(help: "The value.") var value: String
+        @Argument(help: "The value (`brados config list` says what each key takes).",
+                  completion: .custom { words, index, _ in CompletionValues.configValues(words, at: index) }) var value: String
         @OptionGroup public var global: GlobalOptions
         public init() {}
 
