@@ -593,6 +593,10 @@ _brados_config_set() {
         __brados_add_custom_completions ---completion config set -- positional@0 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return
         ;;
+    2)
+        __brados_add_custom_completions ---completion config set -- positional@1 "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
+        return
+        ;;
     esac
 }
 
@@ -2436,10 +2440,10 @@ _brados_plan_refresh() {
 
 _brados_plan_weight() {
     repeating_flags=()
-    non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
+    non_repeating_flags=(--yes -y --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store --log-format)
-    __brados_offer_flags_options 1
+    __brados_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -2489,7 +2493,7 @@ _brados_plan_set_target-weight() {
     non_repeating_flags=(--offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --credentials-store --log-format)
-    __brados_offer_flags_options 1
+    __brados_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
