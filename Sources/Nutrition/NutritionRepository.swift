@@ -151,11 +151,17 @@ public struct NutritionRepository: Sendable {
         // Plans are numbered by the service. Another brados may have cached a newer one (a
         // recompute after `plan weight`) while this request was in flight: keep that one.
         // (Only one written meanwhile: a server whose numbering restarted must not be stuck.)
-        if let stored = cache.storedOnDisk(), stored.cachedAt > requestedAt, stored.data.plan.id > data.plan.id {
+        let stored = cache.storedOnDisk()
+        if let stored, stored.cachedAt > requestedAt, stored.data.plan.id > data.plan.id {
             logger.debug("kept the newer cached plan \(stored.data.plan.id) over \(data.plan.id)")
         } else {
             let receivedAt = now()
-            do { try cache.save(CachedNutritionPlan(cachedAt: receivedAt, data: data, weights: weights, changedHere: changedHere ? true : nil)) } catch {
+            // The person's own change, whoever fetches it: a plan answering it (`changedHere`);
+            // the first plan after one whose recompute failed (the cache is outdated only so);
+            // and the same targets fetched again. A watch that looks only then must not tell
+            // the person of their own weight.
+            let own = changedHere || stored?.outdatedAt != nil || (stored?.changedHere == true && stored?.data.targets == data.targets)
+            do { try cache.save(CachedNutritionPlan(cachedAt: receivedAt, data: data, weights: weights, changedHere: own ? true : nil)) } catch {
                 logger.warning("could not cache the plan: \(error.logText)")
             }
             // Every plan received is kept (the cached plan of an older brados first).

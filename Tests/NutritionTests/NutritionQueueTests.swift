@@ -23,6 +23,30 @@ struct NutritionQueueTests {
         #expect(try PendingQueue(url: setup.queueURL).all().count == 1)
     }
 
+    @Test("a plan the person's own change brought stays theirs: fetched after a failed recompute, or fetched again unchanged; the service's next change is not")
+    func ownChangeKept() async throws {
+        let setup = NutritionSetup()
+        _ = try await setup.repository().refresh()
+        let served = Fixtures.plan(targets: Fixtures.targets(calories: 2200, protein: 170))
+        let afterWeight = Fixtures.plan(targets: Fixtures.targets(calories: 2180, protein: 169))
+        let serviceChange = Fixtures.plan(targets: Fixtures.targets(calories: 1900, protein: 169))
+        setup.api.set { $0.plans = [served, served] }
+        _ = try await setup.repository().refresh()
+        #expect(setup.repository().cache.load()?.changedHere == nil, "the service's plan")
+        // The weight is sent; its recompute fails: the plan fetched next answers the person's change.
+        setup.api.set { $0.generateFailure = NetworkError.http(status: 429, method: "POST", path: "/v1/plans/generate", message: nil, retryAfter: nil) }
+        _ = try await setup.repository(offline: true).updateWeight(84)
+        let report = try await setup.repository().sync()
+        #expect(report.recomputeError != nil && setup.repository().cache.load()?.outdatedAt != nil)
+        setup.api.set { $0.generateFailure = nil; $0.plans = [afterWeight, afterWeight, serviceChange] }
+        _ = try await setup.repository().refresh()
+        #expect(setup.repository().cache.load()?.changedHere == true, "the first plan after the person's own change is theirs")
+        _ = try await setup.repository().refresh()
+        #expect(setup.repository().cache.load()?.changedHere == true, "the same targets fetched again stay theirs")
+        _ = try await setup.repository().refresh()
+        #expect(setup.repository().cache.load()?.changedHere == nil, "the service's own change is news")
+    }
+
     @Test("weights outside 30-300 kg are refused before anything is queued")
     func weightValidated() async throws {
         let setup = NutritionSetup()
