@@ -56,6 +56,8 @@ from harness import Binaries, Profile, Tally, kill_group, require, suite_parser 
 from calendar_notify import Bus, CRASH_MARKERS  # noqa: E402
 
 UTC = dt.timezone.utc
+# The services a profile here is signed in to (sign_in): a move asks each once.
+SIGNED_IN_SERVICES = ("account", "plex", "supabase", "nutrition")
 ACROSS = re.compile(r"(\d+) new messages from your coach in (\d+) conversations")
 TITLED = re.compile(r"(.*): (\d+) new messages from your coach")
 
@@ -469,8 +471,15 @@ class Soak:
             problems.append("a crash on its stderr")
         if gone > outages + 1 or back > outages + 1:
             problems.append(f"{gone} lines 'cannot be reached' and {back} 'answers again' for {outages} outages")
-        if self.figures["events"].count("revoke") and signin > self.figures["events"].count("revoke") + 1:
-            problems.append(f"{signin} sign-in lines for {self.figures['events'].count('revoke')} revocations")
+        # A revocation is one service's session; a move asks each service the profile is signed in
+        # to once (every one of them is signed in to the old address until `auth login`).
+        revokes, moves = self.figures["events"].count("revoke"), self.figures["events"].count("move")
+        if signin > revokes + moves * len(SIGNED_IN_SERVICES) + 1:
+            problems.append(f"{signin} sign-in lines for {revokes} revocations and {moves} moves")
+        renewed = sum("the sign-ins changed" in line for line in lines)
+        # A move signs in twice (the account, then supabase): at most a line each.
+        if renewed > 2 * moves + 1:
+            problems.append(f"{renewed} lines 'the sign-ins changed' for {moves} moves: a renewed token is no new sign-in")
         if len(lines) > 40 * max(self.figures["days"], 1):
             problems.append(f"{len(lines)} lines in {self.figures['days']} days")
         for problem in problems:

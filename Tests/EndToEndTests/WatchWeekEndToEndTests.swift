@@ -68,6 +68,15 @@ struct WatchWeekEndToEndTests {
         #expect(lines(said, containing: "the configuration changed (server)") >= 1, "one line says what changed: \(said)")
         #expect(!said.contains("signed in to") || !said.contains("now uses"), "no line about the old server: \(said)")
 
+        // Another command renews an expired token, rewriting the credentials file: no new
+        // sign-in to the watch (said many times a day, it would hide the lines that matter).
+        let renewedBefore = lines(watch.stderrSoFar, containing: "the sign-ins changed")
+        try await second.expireAccessTokens()
+        #expect(try brados(["coach", "conversations"]).status == 0)
+        try await Task.sleep(for: .seconds(5))
+        #expect(lines(watch.stderrSoFar, containing: "the sign-ins changed") == renewedBefore, "a renewed token is no new sign-in: \(watch.stderrSoFar)")
+        #expect(try await second.realtimeChannels() == 1, "still following")
+
         // SIGHUP under a service manager (stdin is not a terminal): read again, still running.
         watch.send(SIGHUP)
         #expect(try await eventually(timeout: .seconds(15)) { watch.stderrSoFar.contains("the configuration was read again") }, "\(watch.stderrSoFar)")

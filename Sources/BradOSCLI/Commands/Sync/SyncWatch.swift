@@ -54,13 +54,56 @@ struct SyncWatch {
     /// identities, and how many SIGHUPs came.
     struct Stamp: Equatable, Sendable {
         var config: String?
-        var signIns: String?
         var hangups: Int
 
         init(_ env: AppEnvironment, _ hangups: Hangups) {
             config = FileSystem.identity(of: env.paths.configFile)
-            signIns = FileSystem.identity(of: env.paths.credentialsDirectory.appendingPathComponent("\(env.profile.name.rawValue).json"))
             self.hangups = hangups.count.withLock { $0 }
+        }
+    }
+
+    /// The profile's sign-ins as the watch follows them: who is signed in where, per service
+    /// (never a token). Every command that renews a token rewrites the credentials file, many
+    /// times a day: that is no change to the watch. Someone signing in, out or elsewhere is; so
+    /// is any new credential while a service waits for its sign-in (the same account again).
+    /// The file is looked at (its identity) every check; read only when it changed.
+    final class SignIns: Sendable {
+        private struct State { var file: String?; var who: [String]; var moved = false }
+        private let state: Mutex<State>
+
+        init(_ env: AppEnvironment) { state = Mutex(State(file: Self.file(env), who: Self.who(env))) }
+
+        static func file(_ env: AppEnvironment) -> String? {
+            FileSystem.identity(of: env.paths.credentialsDirectory.appendingPathComponent("\(env.profile.name.rawValue).json"))
+        }
+
+        static func who(_ env: AppEnvironment) -> [String] {
+            let set = env.credentials.load()
+            let all = (set.account.map { ["account": $0] } ?? [:]).merging(set.services) { a, _ in a }
+            return all.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.user) \($0.value.userID ?? "") \($0.value.server)" }
+        }
+
+        /// Whether the watch must start again for the sign-ins: someone else is signed in, or
+        /// (`waiting`) a credential came while a service waits for one.
+        func changed(_ env: AppEnvironment, waiting: Bool) -> Bool {
+            let file = Self.file(env)
+            return state.withLock { state in
+                guard file != state.file else { return false }
+                state.file = file
+                let who = Self.who(env)
+                guard who != state.who else { return waiting }
+                state.who = who
+                state.moved = true
+                return true
+            }
+        }
+
+        /// Whether who is signed in moved since the last time asked; then follows `env` (its profile).
+        func tookMove(following env: AppEnvironment) -> Bool {
+            state.withLock { state in
+                defer { state = State(file: Self.file(env), who: Self.who(env)) }
+                return state.moved
+            }
         }
     }
 
@@ -74,6 +117,7 @@ struct SyncWatch {
         var notifications = try Notifications(env, notify: notify)
         await notifications.notifier?.probe()
         var seen = Stamp(env, hangups)
+        let signIns = SignIns(env)
         let marks = NewsMarks()
         // What was said of a trouble stands across restarts (a host still down is not said again).
         let alerting = Mutex<Notifier?>(notifications.notifier)
@@ -84,7 +128,7 @@ struct SyncWatch {
         })
         while true {
             try await watchOnce(env, notifier: notifications.notifier, marks: marks, reports: reports,
-                                until: { [seen, env] in Stamp(env, hangups) != seen })
+                                until: { [seen, env] in Stamp(env, hangups) != seen || signIns.changed(env, waiting: reports.awaitsSignIn) })
             let before = seen
             seen = Stamp(env, hangups)
             let next: AppEnvironment
@@ -92,7 +136,11 @@ struct SyncWatch {
                 env.output.notice("sync --watch: the changed configuration cannot be used (\(error.summaryText)); the watch goes on as it was.")
                 continue
             }
-            env.output.notice("sync --watch: \(Self.changes(from: env, to: next, signIns: before.signIns != seen.signIns)); taken now.")
+            let moved = signIns.tookMove(following: next)
+            // A sign-in again to the account a service waited for is said by the reports ("signed in again").
+            if before != seen || moved || next.profile.name != env.profile.name {
+                env.output.notice("sync --watch: \(Self.changes(from: env, to: next, signIns: moved)); taken now.")
+            }
             if next.profile.name != env.profile.name { try await next.lock(next.profile.name, .shared) }
             env = next
             if let kept = try? Notifications(env, notify: notify), kept != notifications {

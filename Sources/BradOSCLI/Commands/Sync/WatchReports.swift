@@ -90,6 +90,9 @@ final class WatchReports: Sendable {
         failed(domain, NetworkError.unreachable(host: unreachable.host, reason: unreachable.reason), retrying: .zero)
     }
 
+    /// Whether a service waits for a sign-in (a new credential then restarts the watch).
+    var awaitsSignIn: Bool { state.withLock { !$0.signIns.isEmpty } }
+
     /// `domain` worked (a sync, a catch-up, a change followed): what was said of it ends.
     func worked(_ domain: String) {
         let said: String? = state.withLock { state in
