@@ -119,7 +119,7 @@ class Concurrency:
         for round_index in range(self.options.rounds):
             weights = [80.0 + round_index + step / 10 for step in range(3)]
             for weight in weights:
-                profile.must("plan", "weight", f"{weight}", "--offline")
+                profile.must("plan", "weight", f"{weight}", "--offline", "--yes")
             server.admin("DELETE", "/_admin/stats")
             results = run_all([lambda: profile.run("plan", "sync")] * 4)
             stats = server.admin("GET", "/_admin/stats")["byRoute"]

@@ -65,12 +65,12 @@ class Merge:
 
     def change(self, profile):
         for _ in range(self.random.randint(1, 2)):
-            profile.must("plan", "weight", f"{self.random.uniform(70, 90):.1f}")
+            profile.must("plan", "weight", f"{self.random.uniform(70, 90):.1f}", "--yes")
         for _ in range(self.random.randint(0, 2)):
             profile.must("visits", "add", "--place", f"Place {self.random.randrange(10**6)}")
         profile.must("visits", "list")
         if self.random.random() < 0.5:
-            profile.must("--offline", "plan", "weight", f"{self.random.uniform(70, 90):.1f}")
+            profile.must("--offline", "plan", "weight", f"{self.random.uniform(70, 90):.1f}", "--yes")
         # The coach: a conversation renamed and one started on the server, sometimes one deleted
         # here; the library: an album retitled on the server. Each read waits for its refresh.
         self.clock += 10

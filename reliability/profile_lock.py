@@ -284,7 +284,7 @@ class ProfileLock:
         profile.must("plan")
         # A queued change, so that A holds a queue: a merge import then rebuilds the
         # profile's queue (its own changes, then A's, paused) and swaps it in.
-        profile.must("plan", "weight", f"{self.next_weight()}", "--offline")
+        profile.must("plan", "weight", f"{self.next_weight()}", "--offline", "--yes")
         profile.must("cache", "export", "-o", current.archive)
         # A and B: no queue (an imported change is stamped with the time of the
         # import, and two runs of one order would differ), B with one more visit.
@@ -389,7 +389,7 @@ class ProfileLock:
         writers = []
         for index in range(self.options.writers):
             weight = self.next_weight()
-            writers.append((weight, Job(profile, "weight", ["plan", "weight", f"{weight}", "--offline"],
+            writers.append((weight, Job(profile, "weight", ["plan", "weight", f"{weight}", "--offline", "--yes"],
                                         delay=random.uniform(0, self.window))))
         adders = [Job(profile, "add", ["visits", "add", "--place", f"Racing the import {round_index}.{index}"],
                       delay=random.uniform(0, self.window)) for index in range(2)]

@@ -460,10 +460,10 @@ def queues(tally, binaries, server):
     try:
         old.login()
         new.login()
-        old.must("--offline", "plan", "weight", "70")
+        old.must("--offline", "plan", "weight", "70", "--yes")
         archive = os.path.join(old.home, "old.tar.zst")
         old.must("cache", "export", "-o", archive)
-        new.must("--offline", "plan", "weight", "90")
+        new.must("--offline", "plan", "weight", "90", "--yes")
 
         def pending():
             return json.loads(new.must("--offline", "plan", "pending", "--json").stdout)["pending"]
