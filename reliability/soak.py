@@ -384,6 +384,10 @@ class Soak:
         # The new plan changes meals from today on: their times stay; their text may not.
 
     def plan_changed(self):
+        # First what the person's own changes brought (a recompute a 429 refused is answered by
+        # the next plan fetched, theirs, and quiet): the service's change alone is news.
+        self.brados("plan", "refresh", check=False)
+        time.sleep(3)
         calories = 1900 + 37 * self.plan_changes
         self.server.sql(f"UPDATE nutrition_plan SET document = json_set(document, '$.targets.calorieTarget', {calories})")
         if self.brados("plan", "refresh", check=False).returncode == 0:
@@ -403,8 +407,11 @@ class Soak:
         while True:
             with open(self.calendar, "rb") as handle:
                 events = {event["UID"] for event in parse_calendar(handle.read()) if event.get("UID", "").startswith("visits-")}
-            # The file holds four weeks back: a visit older is the cache's only.
-            window = dt.datetime.now(UTC) - dt.timedelta(days=28)
+            # The file reaches back to the start (Monday, display.week-start's default) of the
+            # week four weeks ago, in the machine's days: a visit older is the cache's only.
+            first = dt.datetime.now().astimezone().date() - dt.timedelta(days=28)
+            monday = first - dt.timedelta(days=first.weekday())
+            window = dt.datetime.combine(monday, dt.time(0, 0)).astimezone()
             old = {f"visits-{visit['id']}@brados" for visit in json.loads(listed.stdout)["visits"]
                    if dt.datetime.fromisoformat(visit["visitedAt"].replace("Z", "+00:00")) < window}
             if events == visits - old or time.monotonic() > deadline:
