@@ -38,8 +38,7 @@ public enum Format {
 
     /// `2026-11-21 14:30` in the local time zone.
     public static func minute(_ date: Date, timeZone: TimeZone = .current) -> String {
-        let parts = components(date, timeZone)
-        return "\(parts.year)-\(padded(parts.month))-\(padded(parts.day)) \(padded(parts.hour)):\(padded(parts.minute))"
+        DisplayForms.standard.minute(date, timeZone: timeZone)
     }
 
     /// The date's fields in the time zone: the Gregorian calendar's arithmetic alone (no

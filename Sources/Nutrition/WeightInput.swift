@@ -93,7 +93,7 @@ public struct WeightInput: Sendable, Equatable {
     /// - Throws: ``NutritionError/invalidInput(_:fromServer:)``.
     public func checkRange(what: String = "weight") throws {
         guard !Self.range.contains(kilograms) else { return }
-        let inUnit = unit == .kilograms ? "" : " (\(Format.number((kilograms * 10).rounded() / 10)) kg)"
+        let inUnit = unit == .kilograms ? "" : " (\(DisplayForms.standard.weightBrief(kilograms)))"
         var reason = "a \(what) of \(typed)\(inUnit) is outside 30–300 kg (66–661 lb), the range the plan service takes"
         if let other = otherReading, Self.range.contains(other.kilograms) {
             reason += "; if you meant \(other.typed), write `\(Format.number(value))\(other.unit.rawValue)`"

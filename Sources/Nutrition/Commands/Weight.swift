@@ -70,10 +70,8 @@ extension NutritionCommand {
         /// - Throws: ``NutritionError/implausibleWeight(typed:change:last:alternative:answered:)`` (exit 14).
         static func confirm(_ input: WeightInput, last: WeightPlausibility, today: String, io: any TerminalIO) throws -> WeightInput {
             // Said in the unit it was read in: the person's own words back.
-            let shown: (Double) -> String = { kilograms in
-                let value = input.unit == .kilograms ? kilograms : kilograms / DisplayForms.kilogramsPerPound
-                return Format.number((value * 10).rounded() / 10) + " " + (input.unit == .kilograms ? "kg" : "lb")
-            }
+            let said = DisplayForms(units: input.unit == .kilograms ? .metric : .imperial)
+            let shown = said.weightBrief
             let difference = input.kilograms - last.lastKilograms
             let change = "\(shown(abs(difference))) \(difference > 0 ? "more" : "less")"
             let lastText = "\(shown(last.lastKilograms)), \(last.lastDay)"
@@ -90,7 +88,7 @@ extension NutritionCommand {
             if let other {
                 let otherUnit = other.unit.rawValue
                 io.writeError("(y records \(typed) as typed, \(otherUnit) records \(other.typed), anything else records nothing)\n")
-                let inKilograms = other.unit == .kilograms ? "" : " (\(Format.number(other.kilograms.rounded(toPlaces: 1))) kg)"
+                let inKilograms = other.unit == .kilograms ? "" : " (\(DisplayForms.standard.weightBrief(other.kilograms)))"
                 question += " Did you mean \(other.typed)\(inKilograms)?"
                 choices = "[y/N/\(otherUnit)]"
             } else {
@@ -103,13 +101,5 @@ extension NutritionCommand {
             if let other, answer == other.unit.rawValue || (other.unit == .pounds && ["lbs", "pounds"].contains(answer)) { return other }
             throw refusal(true)
         }
-    }
-}
-
-extension Double {
-    /// The value rounded to `places` decimals.
-    func rounded(toPlaces places: Int) -> Double {
-        let scale = Foundation.pow(10, Double(places))
-        return (self * scale).rounded() / scale
     }
 }
