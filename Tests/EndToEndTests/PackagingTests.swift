@@ -109,7 +109,7 @@ struct PackagingTests {
                                                            "PATH": "/usr/bin:/bin"])
         #expect(verified.status == 0 && verified.stdout.isEmpty && verified.stderr.isEmpty, "clean: \(verified.stdout)\(verified.stderr)")
         let watch = try String(contentsOfFile: units[2], encoding: .utf8)
-        for line in ["ExecStart=\(root.path)/bin/brados sync --watch", "SuccessExitStatus=143", "Restart=on-failure", "ExecReload=/bin/kill -HUP $MAINPID"] {
+        for line in ["ExecStart=\(root.path)/bin/brados sync --watch", "SuccessExitStatus=143", "Restart=on-failure", "ExecReload=/bin/sh -c 'kill -HUP $MAINPID'"] {
             #expect(watch.contains("\n\(line)\n"), "\(line)")
         }
     }
