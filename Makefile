@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 # SwiftPM scratch path of the release build that `install` uses.
 SCRATCH ?= .build
 
-.PHONY: deps pins reproducible repo build release run test server clean completions man readme install uninstall package check-package bench bench-smoke reliability reliability-smoke
+.PHONY: deps pins reproducible repo build release run test server clean completions man readme unicode-tables install uninstall package check-package bench bench-smoke reliability reliability-smoke
 
 deps:
 	@scripts/ensure-deps.sh
@@ -94,6 +94,10 @@ man: deps
 readme: deps
 	scripts/generate-readme.sh
 	python3 scripts/generate-json-docs.py
+
+## make unicode-tables — regenerate Sources/BradOSTerminal/UnicodeTables.swift (widths, kinsoku) from Debian's unicode-data
+unicode-tables:
+	python3 scripts/generate-unicode-tables.py
 
 ## make install PREFIX=~/.local — the stripped release binary, completions, man page, systemd user
 ## units and docs in their standard places under PREFIX (the tarball's layout: packaging/stage.sh)

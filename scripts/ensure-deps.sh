@@ -48,9 +48,11 @@ apt        test         python3-dbusmock    python-dbusmock's notification_daemo
 apt        test         systemd             systemd-analyze: the packaging tests verify the user units without a warning
 apt        test         faketime            faketime (libfaketime): the calendar's days-past test and the soak run brados on a clock of their own
 apt        test         locales             localedef: the units tests run brados under de_DE, ja_JP and en_US (UTF-8), generated below
+apt        test         unicode-data        /usr/share/unicode: TextWidthConformanceTests reads Unicode's emoji-test.txt, EastAsianWidth.txt, LineBreakTest.txt
 apt        test         zstd                the tests list a decrypted archive with tar --zstd; debootstrap unpacks Ubuntu's packages with it
 apt        bench        chafa               the covers benchmark's peer (the chafa command)
 apt        bench        ripgrep             rg: the search benchmark's peer
+pip        test         wcwidth==0.7.0      TextWidthConformanceTests: Python's wcwidth measures Unicode's test files beside brados
 pip        bench        diskcache==5.6.3    the artwork cache benchmark's peer (python-diskcache)
 pip        reliability  xxhash==3.5.0       crash_safety checks the artwork index's xxh64 checksum
 pip        interop      plexapi==4.18.3     checks/check-plexapi.py (CI): python-plexapi against the reference server
@@ -109,7 +111,7 @@ for locale_name in de_DE ja_JP en_US; do
 done
 
 # Python packages, into the machine's CPython (the python3 on PATH), at the versions named;
-# none for build and test. Debian's own python3 refuses pip (PEP 668, EXTERNALLY-MANAGED): the
+# none for build, one for test (wcwidth, the peer the width tests measure against). Debian's own python3 refuses pip (PEP 668, EXTERNALLY-MANAGED): the
 # machine's CPython with pip, first on PATH, is what the benchmarks, suites and interop checks
 # run with.
 [ -n "$(listed pip)" ] || exit 0

@@ -4,8 +4,10 @@
 ///
 /// - C0 controls and DEL in caret notation: ESC is `^[`, CR `^M`, DEL `^?`.
 /// - C1 controls (U+0080–U+009F) as `^[` and the matching letter: CSI (U+009B) is `^[[`.
-/// - Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) as `<U+202E>`,
-///   so text cannot reorder itself on screen.
+/// - Bidirectional embeddings and overrides (U+202A–U+202E) as `<U+202E>`, so text cannot
+///   reorder itself on screen. Isolates (U+2066–U+2069) and the marks LRM, RLM and ALM pass
+///   as the formatting they are ("מרפאה ⁨Dr. Cohen⁩"), and an isolate a line leaves open is
+///   closed at its end (U+2069): no direction leaks out of a field into brados's columns.
 ///
 /// Linear in the length; text without such characters is returned as it is.
 ///
@@ -16,13 +18,42 @@ public enum SafeText {
     /// `text` with every control character visible. `keepLines` keeps `\n` and `\t`
     /// (multi-line fields such as message text); table cells and single values drop it.
     public static func visible(_ text: String, keepLines: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: { needsEscape($0, keepLines: keepLines) }) else { return text }
+        guard text.unicodeScalars.contains(where: { needsEscape($0, keepLines: keepLines) || isIsolate($0) }) else { return text }
         var result = String.UnicodeScalarView()
+        var open = 0
         for scalar in text.unicodeScalars {
+            if scalar == "\n" { closeIsolates(&result, &open) }
+            trackIsolates(scalar, &open)
             guard needsEscape(scalar, keepLines: keepLines) else { result.append(scalar); continue }
             result.append(contentsOf: shown(scalar).unicodeScalars)
         }
+        closeIsolates(&result, &open)
         return String(result)
+    }
+
+    /// `text` (one line) with the isolates it leaves open closed at its end (U+2069 each):
+    /// a field cut short, or a line of a wrapped one, keeps its direction to itself.
+    public static func closingIsolates(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: isIsolate) else { return line }
+        var open = 0
+        for scalar in line.unicodeScalars { trackIsolates(scalar, &open) }
+        return open == 0 ? line : line + String(repeating: "\u{2069}", count: open)
+    }
+
+    /// LRI, RLI, FSI and PDI (U+2066–U+2069).
+    static func isIsolate(_ scalar: Unicode.Scalar) -> Bool { (0x2066...0x2069).contains(scalar.value) }
+
+    private static func trackIsolates(_ scalar: Unicode.Scalar, _ open: inout Int) {
+        switch scalar.value {
+        case 0x2066...0x2068: open += 1
+        case 0x2069: open = max(0, open - 1)
+        default: break
+        }
+    }
+
+    private static func closeIsolates(_ text: inout String.UnicodeScalarView, _ open: inout Int) {
+        for _ in 0..<open { text.append("\u{2069}") }
+        open = 0
     }
 
     /// `text` ready for the terminal: every control character visible (as
@@ -32,12 +63,15 @@ public enum SafeText {
     /// - Parameter resolvingStyles: false keeps the marks as marks (a table's cells, measured
     ///   and cut before the table is printed).
     public static func rendered(_ text: String, keepLines: Bool, resolvingStyles: Bool = true) -> String {
-        guard text.unicodeScalars.contains(where: { $0 == StyleMark.open || needsEscape($0, keepLines: keepLines) }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == StyleMark.open || needsEscape($0, keepLines: keepLines) || isIsolate($0) }) else { return text }
         let scalars = Array(text.unicodeScalars)
         var result = String.UnicodeScalarView()
         var index = 0
+        var open = 0
         while index < scalars.count {
             let scalar = scalars[index]
+            if scalar == "\n" { closeIsolates(&result, &open) }
+            trackIsolates(scalar, &open)
             if scalar == StyleMark.open, let (code, length) = StyleMark.parse(scalars, at: index) {
                 if resolvingStyles { result.append(contentsOf: "\u{1B}[\(code)m".unicodeScalars) } else { result.append(contentsOf: scalars[index..<(index + length)]) }
                 index += length
@@ -46,6 +80,7 @@ public enum SafeText {
             if needsEscape(scalar, keepLines: keepLines) { result.append(contentsOf: shown(scalar).unicodeScalars) } else { result.append(scalar) }
             index += 1
         }
+        closeIsolates(&result, &open)
         return String(result)
     }
 
@@ -72,7 +107,7 @@ public enum SafeText {
     package static func needsEscape(_ scalar: Unicode.Scalar, keepLines: Bool) -> Bool {
         switch scalar.value {
         case 0x0A, 0x09: !keepLines
-        case 0x00...0x1F, 0x7F, 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0x00...0x1F, 0x7F, 0x80...0x9F, 0x202A...0x202E: true
         default: false
         }
     }
