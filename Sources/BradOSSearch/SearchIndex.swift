@@ -14,8 +14,9 @@ import GRDBSQLite
 /// index up to each domain's stamp (``update(_:in:)``), in one transaction per domain (a
 /// search killed half-way leaves the index at its last stamp, which the next run moves on).
 ///
-/// The text is tokenized by `unicode61` with diacritics removed (`café` finds `cafe`); the
-/// title weighs five times the body in the ranking (bm25).
+/// The text is tokenized by `unicode61` with diacritics removed (`café` finds `cafe`), and
+/// words inside unspaced scripts and emoji are found through their grams (``SearchGrams``);
+/// the title weighs five times the body in the ranking (bm25), its grams too.
 public struct SearchIndex: Sendable {
     public let url: URL
 
@@ -103,11 +104,23 @@ public struct SearchIndex: Sendable {
                 CREATE VIRTUAL TABLE document_text USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '1');
                 """)
         }
+        // Words inside Chinese, Japanese, Korean and Thai text, and emoji (SearchGrams): two
+        // columns more, every document read again from the caches (once, with progress).
+        migrator.registerMigration("v4-grams") { db in
+            try db.execute(sql: """
+                DROP TABLE document_text;
+                DELETE FROM document;
+                DELETE FROM command;
+                DELETE FROM source;
+                CREATE VIRTUAL TABLE document_text USING fts5(title, body, title_grams, body_grams,
+                    tokenize = 'unicode61 remove_diacritics 2', prefix = '1');
+                """)
+        }
         return migrator
     }
 
     /// The last migration: an index without it is brought up to it before it is read.
-    static let currentSchema = "v3-compact"
+    static let currentSchema = "v4-grams"
 
     /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
     func open() throws -> DatabasePool {
@@ -249,7 +262,8 @@ public struct SearchIndex: Sendable {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SearchError.emptyQuery }
         // Ranking costs the terms times their matches: a query of hundreds of terms would run
         // for minutes. Refused up front; anything still too slow is stopped at the deadline.
-        let terms = text.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" }).count
+        // Counted in what the person typed (a Japanese word's grams are one word's).
+        let terms = query.text.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" }).count
         guard terms <= SearchQuery.maximumTerms else { throw SearchError.tooManyTerms(terms) }
         if !FileManager.default.fileExists(atPath: url.path) { _ = try open() }
         // Newest first: the matches in descending id order, which is date order
@@ -290,7 +304,7 @@ public struct SearchIndex: Sendable {
             arguments.append(text)
             sql = """
                 WITH top AS (
-                    SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0) AS score
+                    SELECT document_text.rowid AS id, bm25(document_text, 5.0, 1.0, 5.0, 1.0) AS score
                     FROM document_text\(join)
                     WHERE document_text MATCH ?\(filter) ORDER BY score LIMIT ?)
                 SELECT m.name, d.key, d.date, c.text, \(marks), top.score
@@ -303,7 +317,9 @@ public struct SearchIndex: Sendable {
         do {
             return try SQLiteQuery.run(url, [(sql, arguments)], deadline: SearchQuery.deadline)[0].map { row in
                 SearchHit(domain: row[0].text ?? "", id: row[1].text ?? "", date: row[2].double.map(Date.init(timeIntervalSince1970:)),
-                          command: SearchDocument.command(row[3].text ?? "", forKey: row[1].text ?? ""), markedTitle: row[4].text ?? "", markedSnippet: row[5].text ?? "", score: row[6].double.map { -$0 })
+                          command: SearchDocument.command(row[3].text ?? "", forKey: row[1].text ?? ""),
+                          markedTitle: SearchHit.marking(query.unspacedWords, in: row[4].text ?? ""),
+                          markedSnippet: SearchHit.marking(query.unspacedWords, in: row[5].text ?? ""), score: row[6].double.map { -$0 })
             }
         } catch let failure as SQLiteQuery.Failure where failure.code == SQLITE_INTERRUPT {
             throw SearchError.tooSlow(query: query.text, seconds: Int(SearchQuery.deadline.components.seconds))

@@ -23,17 +23,87 @@ public struct SearchQuery: Sendable, Equatable {
         self.order = order
     }
 
-    /// The FTS5 query: the text as it is with ``syntax``, else each word a phrase of its own.
-    public var match: String { syntax ? text : Self.literal(text) }
+    /// The FTS5 query: the text as it is with ``syntax``, else each word a phrase of its own;
+    /// a word in an unspaced script or an emoji is looked for through its grams (``SearchGrams``).
+    public var match: String { syntax ? Self.rewritingUnspaced(text) : Self.literal(text) }
+
+    /// The words of the query in unspaced scripts (and emoji), which FTS5 cannot mark in a
+    /// title or a snippet: ``SearchHit/marking(_:in:)`` marks them.
+    var unspacedWords: [String] {
+        text.split(whereSeparator: { $0.isWhitespace || $0 == "\"" || $0 == "(" || $0 == ")" || $0 == "*" })
+            .map(String.init).filter { SearchGrams.query(word: $0) != nil }
+    }
+
+    /// FTS5 query syntax with each bare word or phrase in an unspaced script (or an emoji)
+    /// replaced by its grams' query (`'神隠し*'`: a prefix is any place in a run already).
+    static func rewritingUnspaced(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
+        var result = ""
+        var word = ""
+        var quoted: String?
+        func endWord() {
+            defer { word = "" }
+            let bare = word.hasSuffix("*") ? String(word.dropLast()) : word
+            guard !bare.contains(":"), let grams = SearchGrams.query(word: bare) else { return result += word }
+            result += grams
+        }
+        for character in text {
+            if var phrase = quoted {
+                if character == "\"" {
+                    // A doubled quote is a quote inside the phrase.
+                    phrase.append(character)
+                    quoted = phrase
+                    if phrase.hasSuffix("\"\""), phrase.count > 2 { continue }
+                    let inner = String(phrase.dropFirst().dropLast())
+                    let words = inner.split(separator: " ").map(String.init)
+                    if words.contains(where: { SearchGrams.query(word: $0) != nil }) {
+                        result += "(" + words.map { SearchGrams.query(word: $0) ?? "\"" + $0 + "\"" }.joined(separator: " AND ") + ")"
+                    } else {
+                        result += phrase
+                    }
+                    quoted = nil
+                } else {
+                    phrase.append(character)
+                    quoted = phrase
+                }
+                continue
+            }
+            switch character {
+            case "\"":
+                endWord()
+                quoted = "\""
+            case " ", "\t", "\n", "(", ")":
+                endWord()
+                result.append(character)
+            default:
+                word.append(character)
+            }
+        }
+        endWord()
+        if let quoted { result += quoted }
+        return result
+    }
 
     /// The most terms a query may have (words, phrases, operators).
     public static let maximumTerms = 64
     /// How long a query may run before it is stopped.
     public static let deadline: Duration = .seconds(5)
 
-    /// `text` as FTS5 phrases: each whitespace-separated word quoted (quotes doubled), all required.
+    /// `text` as FTS5 phrases: each whitespace-separated word quoted (quotes doubled), all
+    /// required; a word in an unspaced script, or an emoji, through its grams (or, when it is
+    /// mixed with other letters, `東京2026`, as the word it is).
     public static func literal(_ text: String) -> String {
-        text.split(whereSeparator: \.isWhitespace).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " ")
+        var result = ""
+        var previousGrams = false
+        for word in text.split(whereSeparator: \.isWhitespace) {
+            let phrase = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let grams = SearchGrams.query(word: String(word)).map { $0.contains("{title body}") ? "(\(phrase) OR \($0))" : $0 }
+            // FTS5 reads `"a" "b"` as both; next to a group it needs the AND written out.
+            if !result.isEmpty { result += grams != nil || previousGrams ? " AND " : " " }
+            result += grams ?? phrase
+            previousGrams = grams != nil
+        }
+        return result
     }
 }
 
@@ -63,6 +133,20 @@ public struct SearchHit: Sendable, Equatable, Encodable {
 
     public var title: String { Self.plain(markedTitle) }
     public var snippet: String { Self.plain(markedSnippet) }
+
+    /// `marked` (FTS5's marks in it) with each occurrence of `words` marked too: matches in
+    /// unspaced scripts, which FTS5 found through the grams, not in this text.
+    static func marking(_ words: [String], in marked: String) -> String {
+        guard !words.isEmpty, !marked.isEmpty else { return marked }
+        var result = marked
+        for word in words.sorted(by: { $0.count > $1.count }) {
+            var pieces = result.components(separatedBy: word)
+            guard pieces.count > 1 else { continue }
+            pieces = pieces.map { $0 }
+            result = pieces.joined(separator: "\u{1}" + word + "\u{2}")
+        }
+        return result
+    }
 
     /// The text without its match marks.
     public static func plain(_ marked: String) -> String { marked.filter { $0 != "\u{1}" && $0 != "\u{2}" } }

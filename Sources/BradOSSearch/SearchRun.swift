@@ -97,7 +97,9 @@ public struct SearchRenderer: Sendable {
             if position > 0 { output.line() }
             let date = hit.date.map { Format.day($0) } ?? ""
             let title = SearchHit.styled(hit.markedTitle, mark: mark)
-            let snippet = SearchHit.styled(String(hit.markedSnippet.map { $0.isNewline ? " " : $0 }), mark: mark)
+            // A document's fields (an address, a note) are its lines: kept apart by " · ".
+            let fields = hit.markedSnippet.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let snippet = SearchHit.styled(fields.joined(separator: " · "), mark: mark)
             // A document without a title (a message) leads with its text.
             output.line(hit.domain + String(repeating: " ", count: width - hit.domain.count) + "  "
                 + output.styled(date.isEmpty ? "" : date + "  ", .dim) + (title.isEmpty ? snippet : title))

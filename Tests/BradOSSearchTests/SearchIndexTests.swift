@@ -326,4 +326,43 @@ struct SearchIndexTests {
         _ = try again.run(SearchQuery(text: "protein"), reindex: false)
         #expect(!quiet.stderr.contains("indexed"), "\(quiet.stderr)")
     }
+
+    @Test("Chinese, Japanese, Korean and Thai words inside longer runs, emoji, and text with isolates are found; marked in results")
+    func unspacedScripts() throws {
+        let notes = try NotesPlugin()
+        try notes.put("tokyo", "東京駅前クリニックで血液検査。ランニングは続けてよい 👨‍👩‍👧‍👦🇯🇵")
+        try notes.put("beijing", "北京协和医院体检中心：年度体检")
+        try notes.put("seoul", "서울대학교병원 건강검진")
+        try notes.put("thai", "โรงพยาบาลกรุงเทพ ตรวจสุขภาพ")
+        try notes.put("hebrew", "מרפאה \u{2068}Dr. Cohen\u{2069}")
+        try notes.put("mixed", "東京2026 marathon, 神隠しの夜")
+        try notes.put("latin", "the blue train to Tokyo")
+        try index.update([notes], in: profile)
+        for (query, expected) in [("東京", ["mixed", "tokyo"]), ("クリニック", ["tokyo"]), ("血液検査", ["tokyo"]), ("ランニング", ["tokyo"]),
+                                  ("北京", ["beijing"]), ("体检", ["beijing"]), ("건강검진", ["seoul"]), ("대학", ["seoul"]),
+                                  ("ตรวจ", ["thai"]), ("駅", ["tokyo"]), ("ク", ["tokyo"]), ("🇯🇵", ["tokyo"]), ("👨‍👩‍👧‍👦", ["tokyo"]),
+                                  ("Cohen", ["hebrew"]), ("東京2026", ["mixed"]), ("東京 blue", []), ("京駅前", ["tokyo"]), ("駅東", [])] {
+            #expect(try keys(query) == expected, "\(query)")
+        }
+        #expect(try index.search(SearchQuery(text: "神隠し*", limit: 10, syntax: true)).map(\.id) == ["mixed"])
+        #expect(try index.search(SearchQuery(text: "\"血液検査\" OR 体检", limit: 10, syntax: true)).map(\.id).sorted() == ["beijing", "tokyo"])
+        let hit = try #require(try index.search(SearchQuery(text: "血液検査", limit: 1)).first)
+        #expect(hit.markedSnippet.contains("\u{1}血液検査\u{2}"), "\(hit.markedSnippet)")
+        let ranked = try index.search(SearchQuery(text: "東京", limit: 10, order: .relevance))
+        #expect(ranked.count == 2 && ranked.allSatisfy { $0.score != nil })
+    }
+
+    @Test("an index of the version before (no grams) is built again once, and then finds Japanese")
+    func upgradeFromV3() throws {
+        let notes = try NotesPlugin()
+        try notes.put("tokyo", "東京駅前クリニック")
+        let pool = try DatabasePool(path: index.url.path)
+        try SearchIndex.migrator.migrate(pool, upTo: "v3-compact")
+        try pool.close()
+        try index.update([notes], in: profile)
+        #expect(notes.fed == 1)
+        #expect(try keys("クリニック") == ["tokyo"])
+        try index.update([notes], in: profile)
+        #expect(notes.fed == 1, "once")
+    }
 }

@@ -122,8 +122,8 @@ public final class SearchFeed {
                 .execute(arguments: [next, domain, document.key, hash, document.date?.timeIntervalSince1970, command])
             id = next
         }
-        try db.cachedStatement(sql: "INSERT INTO document_text (rowid, title, body) VALUES (?, ?, ?)")
-            .execute(arguments: [id, document.title, document.body])
+        try db.cachedStatement(sql: "INSERT INTO document_text (rowid, title, body, title_grams, body_grams) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [id, document.title, document.body, SearchGrams.of(document.title), SearchGrams.of(document.body)])
         written += 1
         if written % 1024 == 0 { progress?(written) }
     }

@@ -57,6 +57,18 @@ struct PlexCatalogue: Sendable {
         "Tame Impala", "Alice Coltrane", "LCD Soundsystem", "Feist", "Herbie Hancock", "Phoebe Bridgers", "Caribou",
         "Sufjan Stevens", "Mulatu Astatke", "Björn Meyer", "Floating Points", "Cocteau Twins", "Bon Iver", "Air",
         "Ella Fitzgerald", "Rosalía",
+        // Artists whose titles are in their own scripts (``ownWords``), as real libraries hold.
+        "久石譲", "宇多田ヒカル", "王菲", "아이유", "فيروز", "עומר אדם",
+    ]
+    /// The title words of artists who name their albums in their own script; Chinese and
+    /// Japanese titles are written without spaces.
+    static let ownWords: [String: (words: [String], spaced: Bool)] = [
+        "久石譲": (["千と千尋の神隠し", "となりのトトロ", "風の谷", "夏", "東京", "交響曲", "サウンドトラック", "ピアノ"], false),
+        "宇多田ヒカル": (["初恋", "東京", "夜", "ファントーム", "光", "ランニング", "ハート", "花束"], false),
+        "王菲": (["北京", "天空", "寓言", "浮躁", "唱游", "菲靡靡之音", "夜", "光"], false),
+        "아이유": (["꽃갈피", "밤편지", "라일락", "팔레트", "좋은", "날", "봄", "스물셋"], true),
+        "فيروز": (["وحدن", "بيروت", "القدس", "في", "البال", "حبيتك", "بالصيف", "شتي"], true),
+        "עומר אדם": (["תל", "אביב", "לילה", "שמש", "ים", "אהבה", "בית", "שיר"], true),
     ]
     static let words = [
         "Blue", "Harbor", "Night", "Rooms", "Paper", "Moon", "Golden", "Hour", "Quiet", "Storm", "Electric", "Garden",
@@ -85,7 +97,8 @@ struct PlexCatalogue: Sendable {
             let count = perArtist?[artistIndex] ?? 5 + Int(random.next() % 4)
             for number in 0..<count {
                 key += 1
-                var title = "\(Self.words[Int(random.next() % UInt64(Self.words.count))]) \(Self.words[Int(random.next() % UInt64(Self.words.count))])"
+                let (words, spaced) = Self.ownWords[artist] ?? (Self.words, true)
+                var title = words[Int(random.next() % UInt64(words.count))] + (spaced ? " " : "") + words[Int(random.next() % UInt64(words.count))]
                 if size != nil { title += " No. \(number + 1)" }
                 let hasArt = random.next() % 40 != 0
                 albums.append(Album(

@@ -117,11 +117,13 @@ struct VisitRoutes {
             ("Greenway Physio", "3 Station Road", "Knee mobility work, new band exercises twice a day."),
             ("Harbor Family Clinic", "220 Harbor St", "Annual physical, blood pressure 118/76, labs ordered."),
             ("Northside Pharmacy", "8 Elm Parade", "Picked up prescription refill and flu shot."),
-            ("City Eye Care", "51 Queen St", "Eye exam, slight change in left lens prescription."),
-            ("Summit Dermatology", "9 Hill Crescent", "Mole check, all benign, return in a year."),
+            // Text in other scripts, as people's own data holds: Japanese (with emoji), Hebrew
+            // (a Latin name isolated inside it, as Unicode recommends), Chinese.
+            ("東京駅前クリニック", "東京都千代田区丸の内1-9-1", "血液検査と健康診断。結果は来週、ランニングは続けてよいとのこと。家族👨‍👩‍👧‍👦で受診🇯🇵"),
+            ("מרפאה \u{2068}Dr. Cohen\u{2069}", "רחוב הרצל 12, תל אביב", "בדיקת עור שנתית, הכול תקין. לחזור בעוד שנה."),
             ("Lakeside Gym", "77 Lake Ave", "Intro session with a trainer, set 12-week strength goals."),
             ("Maple Nutrition", "2 Maple Court", "Reviewed food diary; more protein at breakfast."),
-            ("St. Anne's Lab", "40 Church Rd", "Fasting blood draw for lipid panel."),
+            ("北京协和医院体检中心", "北京市东城区帅府园1号", "年度体检，空腹抽血查血脂。"),
             ("Calm Mind Therapy", "16 Willow Way", "Weekly session, worked on sleep routine."),
         ]
         let day: TimeInterval = 86400
