@@ -3,8 +3,8 @@ import BradOSTerminal
 import Foundation
 
 extension AppEnvironment {
-    /// How this command draws pictures: `--art` (when the command has it), else
-    /// `display.art` / `BRADOS_ART`, else asking the terminal (``ArtDetector``).
+    /// How this command draws pictures: `--art` (when the command has it), else none in the
+    /// accessible mode, else `display.art` / `BRADOS_ART`, else asking the terminal (``ArtDetector``).
     /// `askTerminal: false` for text drawings (a braille plot), which need no pixel protocol:
     /// the terminal is not asked, and the environment alone decides.
     /// - Throws: ``ConfigError/invalidValue(key:value:expected:)`` for a `display.art` that is not a mode.
@@ -21,6 +21,10 @@ extension AppEnvironment {
         if let flag = options?.art {
             requested = flag
             requestedBy = "--art"
+        } else if output.forms.accessible {
+            // The accessible mode: each picture's text line instead (`--art` still draws one).
+            requested = .none
+            requestedBy = "the accessible mode (display.accessible)"
         } else {
             let setting = settings.resolve(ArtMode.configKey.name)
             if setting.source != .default, let value = setting.value {

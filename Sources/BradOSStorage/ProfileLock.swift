@@ -191,7 +191,7 @@ public final class ProfileLock: @unchecked Sendable {
                 throw StorageError.profileBusy(profile: profile.rawValue, holder: holder(descriptor: descriptor, access: access),
                                                exclusive: access != .shared)
             }
-            if spinner == nil, let io, io.isErrorTerminal {
+            if spinner == nil, let io, io.drawsProgress {
                 spinner = Spinner(io: io, message: holder(descriptor: descriptor, access: access).waitingMessage)
             }
             try await clock.sleep(for: min(poll, left))

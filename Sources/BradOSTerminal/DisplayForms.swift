@@ -40,11 +40,15 @@ public struct DisplayForms: Sendable, Equatable {
     public var units: UnitSystem
     public var clock: ClockStyle
     public var weekStart: WeekStart
+    /// The accessible mode (`display.accessible`): words for symbols (``Output/spoken(_:)``),
+    /// text lines for pictures.
+    public var accessible: Bool
 
-    public init(units: UnitSystem = .metric, clock: ClockStyle = .twentyFourHour, weekStart: WeekStart = .monday) {
+    public init(units: UnitSystem = .metric, clock: ClockStyle = .twentyFourHour, weekStart: WeekStart = .monday, accessible: Bool = false) {
         self.units = units
         self.clock = clock
         self.weekStart = weekStart
+        self.accessible = accessible
     }
 
     /// Metric, the 24-hour clock, weeks from Monday.

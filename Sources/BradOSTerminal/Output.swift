@@ -58,6 +58,7 @@ public struct Output: Sendable {
     /// Prints a line (or lines) on stdout, control characters made visible (``SafeText``); on
     /// a terminal, a line wider than it wraps at spaces under its own text (``TextWidth/softWrap(_:width:)``).
     public func line(_ text: String = "") {
+        let text = spoken(text)
         guard let width else { return io.write(SafeText.rendered(text, keepLines: true) + "\n") }
         let safe = SafeText.rendered(text, keepLines: true, resolvingStyles: false)
         let wrapped = safe.split(separator: "\n", omittingEmptySubsequences: false).map { TextWidth.softWrap(String($0), width: width) }
@@ -71,7 +72,29 @@ public struct Output: Sendable {
     /// Prints a table on stdout; each cell is one line, control characters made visible,
     /// the whole fitted to the terminal's width (``Table/render(style:width:)``) when stdout is one.
     public func table(_ table: Table) {
+        var table = table
+        if forms.accessible {
+            table.headers = table.headers.map(spoken)
+            table.rows = table.rows.map { $0.map(spoken) }
+        }
         io.write(SafeText.resolvingStyles(table.render(style: self, width: width)))
+    }
+
+    /// `text` as a screen reader should say it, in the accessible mode (as it is otherwise):
+    /// words for the symbols brados writes — ≈ "about", → "to", · and • a comma, × "times",
+    /// ± "plus or minus", ✓ "ok", ✗ "failed" — and nothing drawn for its sake alone.
+    public func spoken(_ text: String) -> String { forms.accessible ? Self.spoken(text) : text }
+
+    static let symbolWords: [(String, String)] = [
+        (" · ", ", "), (" • ", ", "), ("·", ", "), (" → ", " to "), ("→", " to "), ("≈ ", "about "), ("≈", "about "),
+        ("±", "plus or minus "), ("×", " times "), ("✓", "ok"), ("✗", "failed"), ("…", "..."), ("−", "minus "),
+    ]
+
+    static func spoken(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value >= 0x80 }) else { return text }
+        var result = text
+        for (symbol, words) in symbolWords where result.contains(symbol) { result = result.replacingOccurrences(of: symbol, with: words) }
+        return result
     }
 
     /// The columns a line may take: the terminal's when stdout is one (human output), else none.
@@ -82,8 +105,16 @@ public struct Output: Sendable {
 
     /// Prints a notice for people on stderr (never mixed into data on stdout).
     public func notice(_ text: String) {
+        let text = spoken(text)
         // In the journal a notice is one entry: its lines are one, at priority notice (<5>).
-        guard io.isErrorJournal else { return StatusLine.shared.writeLine("brados: \(SafeText.rendered(text, keepLines: true))\n", to: io) }
+        guard io.isErrorJournal else {
+            // On a terminal, wrapped at its width under its own text (after `brados: `).
+            let safe = SafeText.rendered("brados: " + text, keepLines: true, resolvingStyles: false)
+            let lines = io.errorColumns.map { width in
+                safe.split(separator: "\n", omittingEmptySubsequences: false).map { TextWidth.softWrap(String($0), width: width) }.joined(separator: "\n")
+            } ?? safe
+            return StatusLine.shared.writeLine(SafeText.resolvingStyles(lines) + "\n", to: io)
+        }
         StatusLine.shared.writeLine("<5>brados: \(SafeText.visible(text.replacingOccurrences(of: "\n", with: " ")))\n", to: io)
     }
 

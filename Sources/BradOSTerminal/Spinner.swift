@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// A one-line spinner on stderr while waiting for the network, which turns into a progress
-/// bar once counts are known (`update(done:total:)`) — only when stderr is a terminal, never
-/// in pipes, logs or tests. Thread-safe.
+/// bar once counts are known (`update(done:total:)`) — only where ``TerminalIO/drawsProgress``
+/// (stderr a terminal that is not `TERM=dumb`, no `display.progress off`, not the accessible
+/// mode), never in pipes, logs or tests. Thread-safe.
 public final class Spinner: Sendable {
     private let task: Task<Void, Never>?
     private let io: any TerminalIO
@@ -42,8 +43,21 @@ public final class Spinner: Sendable {
     ///     (a person waiting for a server is told for how long).
     public init(io: any TerminalIO, message: String, after delay: Duration = .zero, counting: Bool = false) {
         self.io = io
-        guard io.isErrorTerminal else {
-            task = nil
+        guard io.drawsProgress else {
+            // A terminal that cannot redraw (TERM=dumb, a screen reader, display.progress off):
+            // what is being waited for, said once as a line when the wait passes a second.
+            guard io.isErrorTerminal else {
+                task = nil
+                return
+            }
+            let running = self.running
+            task = Task.detached {
+                try? await Task.sleep(for: max(delay, .seconds(1)))
+                let shown = SafeText.visible(running.message ?? message)
+                running.withLock { running in
+                    if running, !Task.isCancelled { StatusLine.shared.writeLine("brados: \(shown)\n", to: io) }
+                }
+            }
             return
         }
         let running = self.running

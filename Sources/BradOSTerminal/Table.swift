@@ -43,6 +43,11 @@ public struct Table: Sendable {
         for row in cells {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
         }
+        // Narrower than its columns fit (a 40-column terminal): each row a block of key and value lines.
+        if let width, !headers.isEmpty, columnCount > 1,
+           !Self.fits(widths: widths, into: width, headers: headers, keepWhole: keepWhole, dropFirst: dropFirst) {
+            return blocks(cells, width: width, style: style)
+        }
         let shown = width.map { Self.fit(widths: widths, into: $0, headers: headers, keepWhole: keepWhole, dropFirst: dropFirst) }
             ?? widths.map(Optional.some)
         let last = columnCount - 1
@@ -72,6 +77,37 @@ public struct Table: Sendable {
         }
         lines += cells.map(line)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Whether the columns fit in `total` with every shortened one at least ``comfortable``
+    /// wide (its header at least), once the ``dropFirst`` columns are left out.
+    static func fits(widths: [Int], into total: Int, headers: [String], keepWhole: Set<Int>, dropFirst: [Int]) -> Bool {
+        let kept = widths.indices.filter { !dropFirst.contains($0) }
+        let least = kept.reduce(0) { sum, index in
+            let header = headers.indices.contains(index) ? TextWidth.of(headers[index]) : 1
+            return sum + (keepWhole.contains(index) ? widths[index] : min(widths[index], max(comfortable, header)))
+        }
+        return least + gap * max(0, kept.count - 1) <= total
+    }
+
+    /// Each row as a block of `KEY  value` lines (as gh prints wide records), a blank line
+    /// between rows; a value wraps under itself, an empty one is left out.
+    func blocks(_ cells: [[String]], width: Int, style: Output?) -> String {
+        let keyWidth = headers.map(TextWidth.of).max() ?? 0
+        let valueWidth = max(10, width - keyWidth - Self.gap)
+        let indent = String(repeating: " ", count: keyWidth + Self.gap)
+        var blocks: [String] = []
+        for row in cells {
+            var lines: [String] = []
+            for (index, header) in headers.enumerated() where index < row.count && !row[index].isEmpty {
+                let key = header + String(repeating: " ", count: keyWidth - TextWidth.of(header)) + String(repeating: " ", count: Self.gap)
+                let wrapped = TextWidth.wrap(row[index], width: valueWidth)
+                lines.append((style.map { $0.styled(key, .bold) } ?? key) + (wrapped.first ?? ""))
+                lines += wrapped.dropFirst().map { indent + $0 }
+            }
+            blocks.append(lines.joined(separator: "\n"))
+        }
+        return blocks.joined(separator: "\n\n") + (blocks.isEmpty ? "" : "\n")
     }
 
     /// The width each column is shown at (`nil`: left out) for lines of at most `total` columns.

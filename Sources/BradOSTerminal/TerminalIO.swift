@@ -40,6 +40,12 @@ public protocol TerminalIO: Sendable {
     /// Whether standard error is systemd's journal (a user unit's): each line then starts with
     /// its priority (`<4>`), as journald reads it, and carries no time (journald keeps one).
     var isErrorJournal: Bool { get }
+    /// Whether spinners and progress bars may be drawn (and redrawn) on standard error: only
+    /// on a terminal that can move its cursor (not `TERM=dumb`), and never with
+    /// `display.progress off` or the accessible mode (``NoProgressIO``).
+    var drawsProgress: Bool { get }
+    /// Standard error's width when it is a terminal (notices wrap at it).
+    var errorColumns: Int? { get }
 }
 
 extension TerminalIO {
@@ -51,6 +57,8 @@ extension TerminalIO {
     public var cellPixels: (width: Int, height: Int)? { nil }
     @discardableResult public func pageOutput() -> Bool { false }
     public var isErrorJournal: Bool { false }
+    public var drawsProgress: Bool { isErrorTerminal && environment["TERM"] != "dumb" }
+    public var errorColumns: Int? { nil }
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -80,6 +88,32 @@ public struct QuietIO: TerminalIO {
     }
     public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
     @discardableResult public func pageOutput() -> Bool { base.pageOutput() }
+}
+
+/// Another stream with nothing drawn and redrawn on standard error: `display.progress off`
+/// and the accessible mode (a screen reader reads every frame of a spinner). Everything else
+/// is the stream's own.
+public struct NoProgressIO: TerminalIO {
+    let base: any TerminalIO
+    public init(_ base: any TerminalIO) { self.base = base }
+    public func write(_ text: String) { base.write(text) }
+    public func writeError(_ text: String) { base.writeError(text) }
+    public var isOutputTerminal: Bool { base.isOutputTerminal }
+    public var isErrorTerminal: Bool { base.isErrorTerminal }
+    public func readInput() -> Data { base.readInput() }
+    public var environment: [String: String] { base.environment }
+    public var terminalSize: (rows: Int, columns: Int)? { base.terminalSize }
+    public var isInputTerminal: Bool { base.isInputTerminal }
+    public func readLine() -> String? { base.readLine() }
+    public func readSecret(prompt: String) -> String? { base.readSecret(prompt: prompt) }
+    public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? {
+        base.queryTerminal(request, until: complete, timeout: timeout)
+    }
+    public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
+    @discardableResult public func pageOutput() -> Bool { base.pageOutput() }
+    public var isErrorJournal: Bool { base.isErrorJournal }
+    public var drawsProgress: Bool { false }
+    public var errorColumns: Int? { base.errorColumns }
 }
 
 /// Standard error in stdout's place: what a command reports when its stdout carries data
@@ -213,6 +247,12 @@ public struct StandardIO: TerminalIO {
         var size = winsize()
         guard ioctl(Pager.terminal ?? STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
         return (Int(size.ws_row), Int(size.ws_col))
+    }
+
+    public var errorColumns: Int? {
+        var size = winsize()
+        guard isatty(STDERR_FILENO) == 1, ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Ends the process as Unix tools do when the reader of stdout is gone: by SIGPIPE,

@@ -153,8 +153,11 @@ public struct LibraryRenderer: Sendable {
     private func detailRows(_ rows: [[String]], of detail: AlbumDetail,
                             cover: (art: CoverArt, data: Data?, size: ArtworkCache.Size, area: (columns: Int, rows: Int))?) {
         if let cover {
+            // The picture's text alternative, first: a reader knows what the blocks are.
+            let subject = detail.collection.map { "the collection \($0.title)" } ?? "\(detail.album.title) by \(detail.album.artist)"
+            output.line(output.styled("Cover: " + subject, .dim))
             let text = cover.art.detail(cover.data, album: detail.item, size: cover.size, rows: rows.map { ($0[0], $0[1]) },
-                                        area: cover.area) { output.styled($0, .dim) }
+                                        area: (cover.area.columns, max(1, cover.area.rows - 1))) { output.styled($0, .dim) }
             return output.picture(text)
         }
         output.table(Table(headers: [], rows: rows, wrapLast: true))

@@ -93,7 +93,9 @@ public struct NutritionPlugin: DomainPlugin, Syncs, ShowsToday, ShapesArchives, 
         }
         let log = WeightLog(history: read.value.weights, queued: operations)
         if let spark = log.sparkline(days: 30, now: context.now), let last = log.points.last {
-            lines.append("Weight " + context.output.styled(spark.line, .cyan) + " \(forms.weight(last.weight))"
+            // The sparkline where pictures are drawn; its text line (the last weight, the days) everywhere else.
+            let picture = context.drawsPictures ? context.output.styled(spark.line, .cyan) + " " : ""
+            lines.append("Weight " + picture + "\(forms.weight(last.weight))"
                          + (last.queued ? " (queued)" : "") + context.output.styled(" · 30 days · brados plan history", .dim))
             let days = JSONValue.array(spark.values.map { $0.map(JSONValue.number) ?? .null })
             json["weights30DaysKg"] = days

@@ -53,9 +53,12 @@ struct PicturesEndToEndTests {
         #expect(!json.stdout.contains(Self.escape) && json.stdout.contains("\"artwork\""))
         let symbols = try brados(["library", "show", "1001", "--art", "symbols"], server, extra: ["COLUMNS": "80", "LINES": "44"])
         #expect(!symbols.stdout.contains(Self.escape), "symbols into a pipe are plain")
-        let lines = symbols.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast() // after the last newline
-        // Above the details on 80×44, the cover and the details fit the height with the prompt.
+        var lines = symbols.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast() // after the last newline
+        // Its text alternative first: what the blocks are.
+        #expect(lines.first?.hasPrefix("Cover: ") == true && lines.first?.contains(" by ") == true, "\(lines.first ?? "")")
+        // Above the details on 80×44, the caption, the cover and the details fit the height with the prompt.
         #expect(lines.count <= 40 && lines.allSatisfy { $0.count <= 80 }, "\(lines.count) lines, widest \(lines.map(\.count).max() ?? 0)")
+        lines = lines.dropFirst()
         #expect(lines.first?.count ?? 0 > 50, "a cover wider than the one beside: \(lines.first ?? "")")
         #expect(Self.blocks(symbols.stdout) > 500)
         let noColour = try brados(["library", "show", "1001", "--art", "symbols"], server, extra: ["NO_COLOR": "1"])
@@ -166,8 +169,15 @@ struct PicturesEndToEndTests {
         #expect(listed.stdout.contains("84.2") && listed.stdout.contains("queued"))
         let coloured = try terminal(["--offline", "plan", "show"], server, answers: "plain")
         #expect(coloured.screen.contains("\(Self.escape)[33m"), "queued weights in yellow on a terminal")
+        // The sparkline is a picture: through a pipe its text line, with --art symbols drawn.
+        let sparkline: (String) -> Bool = { $0.unicodeScalars.contains { (0x2581...0x2588).contains($0.value) } }
         let today = try brados(["--offline", "today"], server)
-        #expect(today.stdout.contains("Weight ") && today.stdout.unicodeScalars.contains { (0x2581...0x2588).contains($0.value) }, "\(today.stdout)")
+        #expect(today.stdout.contains("Weight ") && today.stdout.contains("84.2 kg") && !sparkline(today.stdout), "\(today.stdout)")
+        let drawn = try brados(["--offline", "today", "--art", "symbols"], server)
+        #expect(drawn.stdout.contains("Weight ") && sparkline(drawn.stdout), "\(drawn.stdout)")
+        #expect(sparkline(try brados(["--offline", "today", "--art", "symbols"], server, extra: ["BRADOS_ACCESSIBLE": "1"]).stdout),
+                "--art wins over the accessible mode")
+        #expect(!sparkline(try brados(["--offline", "today"], server, extra: ["BRADOS_ART": "none", "CLICOLOR_FORCE": "1"]).stdout))
 
         #expect(try brados(["plan", "sync"], server).status == 0)
         let sent = try JSONSerialization.jsonObject(with: Data(try brados(["plan", "history", "--json"], server).stdout.utf8)) as? [String: Any]

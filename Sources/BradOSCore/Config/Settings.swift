@@ -152,8 +152,15 @@ public struct Settings: Sendable {
         if let units: UnitSystem = read("units", "metric or imperial") { forms.units = units }
         if let clock: ClockStyle = read("display.clock", "24h or 12h") { forms.clock = clock }
         if let start: WeekStart = read("display.week-start", "monday, sunday or saturday") { forms.weekStart = start }
+        forms.accessible = isAccessible
         return (forms, problems)
     }
+
+    /// The accessible mode (`display.accessible`, `BRADOS_ACCESSIBLE=1`).
+    public var isAccessible: Bool { resolve("display.accessible").value.flatMap(parseBool) ?? false }
+
+    /// Whether spinners and progress bars may be drawn: `display.progress` on and not the accessible mode.
+    public var drawsProgress: Bool { !isAccessible && (resolve("display.progress").value.flatMap(parseBool) ?? true) }
 
     /// Whether the network must not be used.
     public var isOffline: Bool { resolve("offline").value.flatMap(parseBool) ?? false }

@@ -61,6 +61,8 @@ public struct AppEnvironment: Sendable {
         let moved = try ServiceRename.migrate(paths, services: services, config: file)
         if !moved.isEmpty { file = try ConfigFile.load(from: paths.configFile) }
         let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins, features: features)
+        // Nothing drawn and redrawn on stderr with display.progress off or in the accessible mode.
+        let io: any TerminalIO = settings.drawsProgress ? io : NoProgressIO(io)
         let level = settings.logLevel
         let format = settings.logFormat
         let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level, format: format) }
@@ -183,7 +185,11 @@ public struct AppEnvironment: Sendable {
     ///   after the output would be drawn over it).
     @discardableResult
     public func pageOutput() -> Bool {
-        settings.flags.noPager ? false : io.pageOutput()
+        guard !settings.flags.noPager else { return false }
+        // A pager needs a terminal that moves its cursor, and a screen reader reads past a
+        // screen by itself: none under TERM=dumb or in the accessible mode, unless BRADOS_PAGER asks.
+        if io.environment["BRADOS_PAGER"] == nil, io.environment["TERM"] == "dumb" || output.forms.accessible { return false }
+        return io.pageOutput()
     }
 
     /// Whether the network must not be used (`--offline`, `BRADOS_OFFLINE=1`, or config).

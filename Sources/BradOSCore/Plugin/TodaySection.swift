@@ -44,11 +44,15 @@ public struct TodayContext: Sendable {
     public let refresh: Bool
     public let now: Date
     public let calendar: Calendar
+    /// Whether text pictures (a sparkline) are drawn: as `--art`, `display.art`, `BRADOS_ART`,
+    /// a pipe and the accessible mode decide for every picture; otherwise their text line.
+    public let drawsPictures: Bool
 
-    public init(env: AppEnvironment, refresh: Bool, now: Date, timeZone: TimeZone = .current) {
+    public init(env: AppEnvironment, refresh: Bool, now: Date, timeZone: TimeZone = .current, drawsPictures: Bool = false) {
         self.env = env
         self.refresh = refresh
         self.now = now
+        self.drawsPictures = drawsPictures
         calendar = env.output.forms.calendar(timeZone: timeZone)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BradOSCore
+import BradOSPictures
 import BradOSToday
 import Foundation
 
@@ -24,6 +25,7 @@ public struct TodayCommand: EnvironmentCommand {
             """)
 
     @Flag(help: "Refresh what is stale or missing first (uses the network).") var refresh = false
+    @OptionGroup var art: ArtOptions
     @OptionGroup public var global: GlobalOptions
     public init() {}
 
@@ -31,7 +33,9 @@ public struct TodayCommand: EnvironmentCommand {
     /// - Throws: ``ConfigError``, ``StorageError`` (see ``AppEnvironment/live(_:access:)``); a domain's failure is shown in its section.
     public func run(in env: AppEnvironment) async throws {
         if let notice = ImportedData.notice(env.profile, accounts: { env.credentials.load().accounts }) { env.output.notice(notice) }
-        let context = TodayContext(env: env, refresh: refresh, now: env.now())
+        // The sparkline is a text picture: drawn where every picture would be (no terminal asked).
+        let pictures = try env.art(art, askTerminal: false).drawing != nil
+        let context = TodayContext(env: env, refresh: refresh, now: env.now(), drawsPictures: pictures)
         let screen = await TodayScreen.gather(env.plugins, context: context)
         try TodayRenderer(output: env.output, now: context.now).render(screen)
     }
