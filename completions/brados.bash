@@ -219,11 +219,15 @@ _brados_today() {
     repeating_flags=()
     non_repeating_flags=(--refresh --offline --json -v --verbose -q --quiet --no-pager --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --credentials-store --log-format)
+    non_repeating_options=(--art --profile --server --credentials-store --log-format)
     __brados_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
+    '--art')
+        __brados_add_completions -W 'auto'$'\n''kitty'$'\n''iterm'$'\n''sixel'$'\n''symbols'$'\n''none'
+        return
+        ;;
     '--profile')
         __brados_add_custom_completions ---completion today -- --profile "${COMP_CWORD}" "$(__brados_cursor_index_in_current_word)"
         return

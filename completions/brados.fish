@@ -23,7 +23,7 @@ function __brados_parse_tokens -S
         __brados_parse_subcommand 0 'version' 'h/help' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'log-format='
         switch $unparsed_tokens[1]
         case 'today'
-            __brados_parse_subcommand 0 'refresh' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'log-format=' 'version' 'h/help'
+            __brados_parse_subcommand 0 'refresh' 'art=' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'log-format=' 'version' 'h/help'
         case 'search'
             __brados_parse_subcommand -r 1 'domain=+' 'limit=' 'syntax' 'reindex' 'sort=' 'profile=' 'server=' 'offline' 'json' 'v/verbose' 'q/quiet' 'no-pager' 'credentials-store=' 'log-format=' 'version' 'h/help'
         case 'calendar'
@@ -279,6 +279,7 @@ complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brado
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados" -eq 1' -fa 'plan' -d 'Your nutrition plan: daily targets, cached for an hour, with an offline queue.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_positional "brados" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados today" refresh' -l 'refresh' -d 'Refresh what is stale or missing first (uses the network).'
+complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados today" art' -l 'art' -d 'How to draw pictures: auto (ask the terminal), kitty, iterm, sixel, symbols (Unicode blocks, any terminal) or none (env BRADOS_ART, config display.art).' -rfka 'auto kitty iterm sixel symbols none'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados today" profile' -l 'profile' -d 'Use this profile (env BRADOS_PROFILE; default: the active one).' -rfka '(__brados_custom_completion ---completion today -- --profile (count (__brados_tokens -pc)) (__brados_tokens -tC))'
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados today" server' -l 'server' -d 'Use this server URL for every service (env BRADOS_SERVER).' -rfka ''
 complete -c 'brados' -n '__brados_should_offer_completions_for_flags_or_options "brados today" offline' -l 'offline' -d 'Never use the network; serve only from caches (env BRADOS_OFFLINE=1).'

@@ -1,4 +1,5 @@
 import BradOSCore
+import BradOSStorage
 import BradOSErrors
 import BradOSTerminal
 import Foundation

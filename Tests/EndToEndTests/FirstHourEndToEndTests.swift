@@ -189,7 +189,8 @@ struct FirstHourEndToEndTests {
             #expect(result.status == 0, "\(command): \(result.stdout)")
             // (What a terminal query echoes before brados's first line is the terminal's, not brados's output.)
             let lines = Self.screenLines(result.stdout).map { $0.replacingOccurrences(of: #"^_G[^\\]*\\"#, with: "", options: .regularExpression) }
-            let wide = lines.filter { $0.count > 80 }
+            // (Bidirectional isolates take no column: the demo's Hebrew place holds two.)
+            let wide = lines.filter { $0.filter { $0.unicodeScalars.first?.properties.generalCategory != .format }.count > 80 }
             #expect(wide.isEmpty, "\(command): \(wide.count) lines wider than 80 columns: \(wide.prefix(2))")
             if command[0] == "coach", command[1] == "show" {
                 // The long message wraps at words, each line after the first under its text.
