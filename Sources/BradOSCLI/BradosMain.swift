@@ -19,7 +19,6 @@ public struct Brados: AsyncParsableCommand {
         discussion: """
         Every domain serves from a local cache first and works with --offline.
         With no server configured, brados uses its built-in demo backend.
-
         Reading: NO_COLOR=1 turns colour off (no escape sequence at all); -q keeps stderr \
         quiet; --art none (config display.art, env BRADOS_ART) draws no pictures, each then \
         one line of text; BRADOS_ACCESSIBLE=1 (config display.accessible true) is for a \

@@ -126,9 +126,15 @@ public struct CoachRenderer: Sendable {
         let who = message.role == .user ? "you" : message.role == .assistant ? "coach" : message.role.rawValue
         let prefix = "\(marked ? "▶ " : "")\(output.forms.minute(message.createdAt))  \(who.padding(toLength: 5, withPad: " ", startingAt: 0))  "
         let text = SafeText.visible(message.content, keepLines: true).replacingOccurrences(of: "\t", with: "    ")
-        let lines = output.width.map { TextWidth.wrap(text, width: max(20, $0 - prefix.count)) }
-            ?? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let body: (String) -> String = { marked ? output.styled($0, .bold) : $0 }
+        // Too narrow for the text beside its time and author (40 columns): the text below them, indented.
+        if let width = output.width, width - prefix.count < 24 {
+            output.line(output.styled(prefix.trimmingCharacters(in: .whitespaces), message.role == .user ? .cyan : .green))
+            for line in TextWidth.wrap(text, width: max(10, width - 2)) { output.line("  " + body(line)) }
+            return
+        }
+        let lines = output.width.map { TextWidth.wrap(text, width: $0 - prefix.count) }
+            ?? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         output.line(output.styled(prefix, message.role == .user ? .cyan : .green) + body(lines.first ?? ""))
         let indent = String(repeating: " ", count: prefix.count)
         for line in lines.dropFirst() { output.line(indent + body(line)) }

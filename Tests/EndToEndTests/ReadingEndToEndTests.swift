@@ -65,7 +65,9 @@ struct ReadingEndToEndTests {
         for fill in [["visits", "list"], ["coach", "conversations"], ["library", "albums"], ["mealplan", "show"], ["plan", "show"]] {
             #expect(try brados(fill, server).status == 0, "\(fill)")
         }
-        let commands: [[String]] = [["visits", "list"], ["coach", "conversations"], ["library", "albums", "--limit", "30"], ["library", "collections"],
+        let listed = try JSONSerialization.jsonObject(with: Data(try brados(["coach", "conversations", "--json"], server).stdout.utf8)) as? [String: Any]
+        let conversation = try #require((listed?["conversations"] as? [[String: Any]])?.first?["id"] as? String)
+        let commands: [[String]] = [["visits", "list"], ["coach", "show", conversation, "--last", "6"], ["coach", "conversations"], ["library", "albums", "--limit", "30"], ["library", "collections"],
                                     ["mealplan", "show"], ["mealplan", "status"], ["plan", "history"], ["config", "list"], ["cache", "stats"],
                                     ["exit-codes"], ["plugins", "list"], ["search", "東京"], ["today", "--art", "none"]]
         for columns in [40, 60, 80, 120] {
