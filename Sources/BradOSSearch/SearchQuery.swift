@@ -141,9 +141,8 @@ public struct SearchHit: Sendable, Equatable, Encodable {
         guard !words.isEmpty, !marked.isEmpty else { return marked }
         var result = marked
         for word in words.sorted(by: { $0.count > $1.count }) {
-            var pieces = result.components(separatedBy: word)
+            let pieces = result.components(separatedBy: word)
             guard pieces.count > 1 else { continue }
-            pieces = pieces.map { $0 }
             result = pieces.joined(separator: "\u{1}" + word + "\u{2}")
         }
         return result
