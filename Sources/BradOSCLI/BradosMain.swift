@@ -66,6 +66,7 @@ public enum BradosMain {
     public static func run(plugins: [any DomainPlugin], features: [any Feature] = Registry.features) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         DetachedProcess.yieldIfBackground()
+        StandardIO.holdClosedStreams()
         let io = StandardIO()
         // The one composition root: every help text, completion and environment below reads
         // this composition (bound as a task-local, never a global). The built-in names come
@@ -90,16 +91,16 @@ public enum BradosMain {
             }
             if let answer = CommandRunner.quickAnswer(Brados.self, arguments: arguments) {
                 io.write(answer + "\n")
-                exit(ExitStatus.success)
+                end(ExitStatus.success, io: io)
             }
             if let plugin = ExternalPluginLauncher.match(arguments, isBuiltIn: isBuiltIn) {
                 exit(ExternalPluginLauncher.run(plugin, plugins: plugins))
             }
             switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
             case .exit(let code):
-                exit(code)
+                end(code, io: io)
             case .command(let parsed) where !(parsed is any AsyncParsableCommand):
-                end(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io))
+                end(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io), io: io)
             case .command(let parsed):
                 // The handlers come first: a signal that arrives as the command starts cancels it
                 // like any other, rather than killing the process halfway through its first write.
@@ -111,17 +112,18 @@ public enum BradosMain {
                 Task {
                     let code = await command.value
                     for source in sources { source.cancel() }
-                    end(signals.exitCode(for: code))
+                    end(signals.exitCode(for: code), io: io)
                 }
                 dispatchMain()
             }
         }
     }
 
-    /// Exits with `code`; a command whose stdout reader went away ends by SIGPIPE instead.
-    static func end(_ code: Int32) -> Never {
+    /// Exits with `code`; a command whose stdout reader went away ends by SIGPIPE instead, and
+    /// one whose output could not be written with that failure (``CommandRunner/settle(_:io:)``).
+    static func end(_ code: Int32, io: any TerminalIO) -> Never {
         if code == ExitStatus.readerGone { StandardIO.endForGoneReader() }
-        exit(code)
+        exit(CommandRunner.settle(code, io: io))
     }
 
     /// Ctrl-C, SIGTERM (a service manager, `kill`) and SIGHUP (a closed terminal or SSH

@@ -110,6 +110,16 @@ public enum CommandRunner {
         }
     }
 
+    /// The exit code of a process that ends with `code`, once its writes are counted: a
+    /// command that succeeded but whose output could not be written (a full disk, an I/O
+    /// error) ends with that failure, said on stderr when stderr still takes it. A failed
+    /// command keeps its own code.
+    public static func settle(_ code: Int32, io: any TerminalIO) -> Int32 {
+        guard code == ExitStatus.success, let failure = io.writeFailure else { return code }
+        if case .writeFailed(.output, _) = failure { report(failure, io: io) }
+        return ExitStatus.code(for: failure)
+    }
+
     /// Prints a brados error: what happened, then what to do next.
     public static func report(_ error: any BradOSError, io: any TerminalIO) {
         var text = "brados: \(SafeText.visible(error.summary, keepLines: true))\n"

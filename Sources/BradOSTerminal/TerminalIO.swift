@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,10 +43,16 @@ public protocol TerminalIO: Sendable {
     var isErrorJournal: Bool { get }
     /// Whether spinners and progress bars may be drawn (and redrawn) on standard error: only
     /// on a terminal that can move its cursor (not `TERM=dumb`), and never with
-    /// `display.progress off` or the accessible mode (``NoProgressIO``).
+    /// `display.progress off` or the accessible mode (``FilteredIO``).
     var drawsProgress: Bool { get }
     /// Standard error's width when it is a terminal (notices wrap at it).
     var errorColumns: Int? { get }
+    /// Writes bytes as they are to standard output (an image for `-o -`).
+    func write(bytes: Data)
+    /// The first write to standard output or standard error that failed (a full disk, an I/O
+    /// error; not a reader gone away): the command then ends with it (``OutputError``), as
+    /// coreutils do, never with a success it cannot know.
+    var writeFailure: OutputError? { get }
 }
 
 extension TerminalIO {
@@ -59,6 +66,8 @@ extension TerminalIO {
     public var isErrorJournal: Bool { false }
     public var drawsProgress: Bool { isErrorTerminal && environment["TERM"] != "dumb" }
     public var errorColumns: Int? { nil }
+    public func write(bytes: Data) { write(String(decoding: bytes, as: UTF8.self)) }
+    public var writeFailure: OutputError? { nil }
 
     /// Asks a yes/no question on stderr and reads the answer; anything but y/yes is no.
     public func confirm(_ question: String) -> Bool {
@@ -68,38 +77,24 @@ extension TerminalIO {
     }
 }
 
-/// `--quiet`: stdout as usual; nothing on stderr (notices, progress, logs). Errors are
-/// reported by the command runner on its own stream, so they still print.
-public struct QuietIO: TerminalIO {
+/// Another stream with less on standard error, everything else its own: `--quiet` (nothing
+/// on stderr: notices, progress, logs; errors are reported by the command runner on its own
+/// stream, so they still print), and `display.progress off` or the accessible mode (nothing
+/// drawn and redrawn there: a screen reader reads every frame of a spinner).
+public struct FilteredIO: TerminalIO {
     let base: any TerminalIO
-    public init(_ base: any TerminalIO) { self.base = base }
-    public func write(_ text: String) { base.write(text) }
-    public func writeError(_ text: String) {}
-    public var isOutputTerminal: Bool { base.isOutputTerminal }
-    public var isErrorTerminal: Bool { false }
-    public func readInput() -> Data { base.readInput() }
-    public var environment: [String: String] { base.environment }
-    public var terminalSize: (rows: Int, columns: Int)? { base.terminalSize }
-    public var isInputTerminal: Bool { base.isInputTerminal }
-    public func readLine() -> String? { base.readLine() }
-    public func readSecret(prompt: String) -> String? { base.readSecret(prompt: prompt) }
-    public func queryTerminal(_ request: String, until complete: @Sendable (String) -> Bool, timeout: Duration) -> String? {
-        base.queryTerminal(request, until: complete, timeout: timeout)
+    let quiet: Bool
+    let progress: Bool
+    public init(_ base: any TerminalIO, quiet: Bool = false, progress: Bool = true) {
+        self.base = base
+        self.quiet = quiet
+        self.progress = progress
     }
-    public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
-    @discardableResult public func pageOutput() -> Bool { base.pageOutput() }
-}
-
-/// Another stream with nothing drawn and redrawn on standard error: `display.progress off`
-/// and the accessible mode (a screen reader reads every frame of a spinner). Everything else
-/// is the stream's own.
-public struct NoProgressIO: TerminalIO {
-    let base: any TerminalIO
-    public init(_ base: any TerminalIO) { self.base = base }
     public func write(_ text: String) { base.write(text) }
-    public func writeError(_ text: String) { base.writeError(text) }
+    public func write(bytes: Data) { base.write(bytes: bytes) }
+    public func writeError(_ text: String) { if !quiet { base.writeError(text) } }
     public var isOutputTerminal: Bool { base.isOutputTerminal }
-    public var isErrorTerminal: Bool { base.isErrorTerminal }
+    public var isErrorTerminal: Bool { !quiet && base.isErrorTerminal }
     public func readInput() -> Data { base.readInput() }
     public var environment: [String: String] { base.environment }
     public var terminalSize: (rows: Int, columns: Int)? { base.terminalSize }
@@ -112,8 +107,9 @@ public struct NoProgressIO: TerminalIO {
     public var cellPixels: (width: Int, height: Int)? { base.cellPixels }
     @discardableResult public func pageOutput() -> Bool { base.pageOutput() }
     public var isErrorJournal: Bool { base.isErrorJournal }
-    public var drawsProgress: Bool { false }
+    public var drawsProgress: Bool { progress && !quiet && base.drawsProgress }
     public var errorColumns: Int? { base.errorColumns }
+    public var writeFailure: OutputError? { base.writeFailure }
 }
 
 /// Standard error in stdout's place: what a command reports when its stdout carries data
@@ -123,6 +119,7 @@ public struct StandardErrorIO: TerminalIO {
     public init(_ base: any TerminalIO) { self.base = base }
     public func write(_ text: String) { base.writeError(text) }
     public func writeError(_ text: String) { base.writeError(text) }
+    public var writeFailure: OutputError? { base.writeFailure }
     public var isOutputTerminal: Bool { base.isErrorTerminal }
     public var isErrorTerminal: Bool { base.isErrorTerminal }
     public func readInput() -> Data { base.readInput() }
@@ -139,9 +136,25 @@ public struct StandardIO: TerminalIO {
 
     public func write(_ text: String) {
         Pager.beforeWrite()
-        Self.writeAll(STDOUT_FILENO, text)
+        Self.writeAll(STDOUT_FILENO, Array(text.utf8))
     }
-    public func writeError(_ text: String) { Self.writeAll(STDERR_FILENO, text) }
+    public func write(bytes: Data) {
+        Pager.beforeWrite()
+        Self.writeAll(STDOUT_FILENO, Array(bytes))
+    }
+    public func writeError(_ text: String) { Self.writeAll(STDERR_FILENO, Array(text.utf8)) }
+    public var writeFailure: OutputError? {
+        Self.failures.withLock { failures in
+            for fd in [STDOUT_FILENO, STDERR_FILENO] {
+                if let code = failures[fd], code != 0 { return OutputError.writeFailed(stream: fd == STDOUT_FILENO ? .output : .error, errno: code) }
+            }
+            return nil
+        }
+    }
+
+    /// The first failed write of each stream (descriptor: its errno, 0 for a reader of stderr
+    /// gone away, which is no failure); a stream that failed is written no more.
+    private static let failures = Mutex<[Int32: Int32]>([:])
     /// True too while stdout goes through the pager to the terminal (``Pager``).
     public var isOutputTerminal: Bool { Pager.isPaging || isatty(STDOUT_FILENO) == 1 }
     @discardableResult public func pageOutput() -> Bool { Pager.arm(environment: environment) }
@@ -179,7 +192,7 @@ public struct StandardIO: TerminalIO {
             tcsetattr(tty, TCSAFLUSH, &quiet)
         }
         defer { if canHide { tcsetattr(tty, TCSAFLUSH, &saved); TerminalRestore.forget() } }
-        Self.writeAll(tty, prompt)
+        Self.writeAll(tty, Array(prompt.utf8))
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
@@ -209,7 +222,7 @@ public struct StandardIO: TerminalIO {
         // TCSAFLUSH drops what came after the answer was read or the wait ended (an answer
         // later than the timeout), so it never reaches the shell's prompt as typed text.
         defer { tcsetattr(tty, TCSAFLUSH, &saved); TerminalRestore.forget() }
-        Self.writeAll(tty, request)
+        Self.writeAll(tty, Array(request.utf8))
         var answer: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -255,6 +268,17 @@ public struct StandardIO: TerminalIO {
         return Int(size.ws_col)
     }
 
+    /// A standard stream the process was started without (`brados … >&-`) gets a descriptor
+    /// that takes no write (/dev/null, read-only), before anything else is opened: otherwise the
+    /// next file opened (a database) would be descriptor 1 and take the output. Writes to it
+    /// then fail (EBADF), and the command says so (``writeFailure``).
+    public static func holdClosedStreams() {
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) < 0 && errno == EBADF {
+            let held = open("/dev/null", O_RDONLY)
+            if held >= 0, held != fd { dup2(held, fd); close(held) }
+        }
+    }
+
     /// Ends the process as Unix tools do when the reader of stdout is gone: by SIGPIPE,
     /// quietly (the shell sees 141), whether or not the networking code ignores the signal.
     public static func endForGoneReader() -> Never {
@@ -263,16 +287,19 @@ public struct StandardIO: TerminalIO {
         exit(128 + SIGPIPE)
     }
 
-    private static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        if failures.withLock({ $0[fd] }) != nil { return }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 {
-                if errno == EINTR { continue }
+                let code = errno
+                if code == EINTR { continue }
                 // The reader is gone (`brados coach show ID | head -1`): end as Unix tools do,
                 // by SIGPIPE, quietly, whether or not the networking code ignores the signal.
-                if errno == EPIPE, fd == STDOUT_FILENO { endForGoneReader() }
+                if code == EPIPE, fd == STDOUT_FILENO { endForGoneReader() }
+                // A reader of messages gone is no failure of the command: they stop, quietly.
+                if fd == STDOUT_FILENO || fd == STDERR_FILENO { failures.withLock { $0[fd] = code == EPIPE ? 0 : code } }
                 return
             }
             offset += written

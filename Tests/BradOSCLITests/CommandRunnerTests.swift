@@ -1,6 +1,7 @@
 import ArgumentParser
 @testable import BradOSCLI
 import BradOSCore
+import BradOSTerminal
 import Foundation
 import Testing
 import TestSupport
@@ -63,5 +64,27 @@ struct CommandRunnerTests {
     @Test("a root without a version is parsed, so --version is the parser's usage error")
     func noVersion() {
         #expect(CommandRunner.quickAnswer(QuickChild.self, arguments: ["--version"]) == nil)
+    }
+}
+
+@Suite("Command runner: output that could not be written")
+struct CommandRunnerOutputTests {
+    @Test("a success whose stdout failed ends with the failure: 10 for a full disk, 1 for another, said on stderr")
+    func failedOutputSettles() {
+        let full = CapturingIO(environment: [:], writeFailure: .writeFailed(stream: .output, errno: ENOSPC))
+        #expect(CommandRunner.settle(0, io: full) == 10)
+        #expect(full.stderr.contains("Could not write the output: the disk is full."), "\(full.stderr)")
+        let broken = CapturingIO(environment: [:], writeFailure: .writeFailed(stream: .output, errno: EIO))
+        #expect(CommandRunner.settle(0, io: broken) == 1)
+        #expect(broken.stderr.contains("Input/output error"), "\(broken.stderr)")
+    }
+
+    @Test("a failed command keeps its code; a failed stderr is not written to again; nothing failed is the code itself")
+    func otherCodesStay() {
+        #expect(CommandRunner.settle(5, io: CapturingIO(environment: [:], writeFailure: .writeFailed(stream: .output, errno: ENOSPC))) == 5)
+        let quiet = CapturingIO(environment: [:], writeFailure: .writeFailed(stream: .error, errno: ENOSPC))
+        #expect(CommandRunner.settle(0, io: quiet) == 10)
+        #expect(quiet.stderr.isEmpty)
+        #expect(CommandRunner.settle(0, io: CapturingIO(environment: [:], writeFailure: nil)) == 0)
     }
 }

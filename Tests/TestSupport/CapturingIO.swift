@@ -10,12 +10,15 @@ public final class CapturingIO: TerminalIO, Sendable {
     public let input: Data
     public let isOutputTerminal: Bool
     public let isErrorTerminal: Bool
+    /// A write that failed, as ``StandardIO`` would report it (`nil`: every write took).
+    public let writeFailure: OutputError?
 
-    public init(environment: [String: String], input: Data = Data(), terminal: Bool = false) {
+    public init(environment: [String: String], input: Data = Data(), terminal: Bool = false, writeFailure: OutputError? = nil) {
         self.environment = environment
         self.input = input
         isOutputTerminal = terminal
         isErrorTerminal = terminal
+        self.writeFailure = writeFailure
     }
 
     public func write(_ text: String) { buffers.withLock { $0.out += text } }

@@ -62,7 +62,7 @@ public struct AppEnvironment: Sendable {
         if !moved.isEmpty { file = try ConfigFile.load(from: paths.configFile) }
         let settings = Settings(flags: flags, environment: environment, file: file, plugins: plugins, features: features)
         // Nothing drawn and redrawn on stderr with display.progress off or in the accessible mode.
-        let io: any TerminalIO = settings.drawsProgress ? io : NoProgressIO(io)
+        let io: any TerminalIO = settings.drawsProgress ? io : FilteredIO(io, progress: false)
         let level = settings.logLevel
         let format = settings.logFormat
         let logger = Logger(label: "brados") { _ in TerminalLogHandler(io: io, level: level, format: format) }
@@ -132,7 +132,7 @@ public struct AppEnvironment: Sendable {
     /// - Parameter waitForever: wait for another holder of the profile as long as it takes (`--wait`).
     public static func live(_ global: GlobalOptions, access: ProfileLock.Access? = .shared, startsProfile: Bool = true,
                             waitForever: Bool = false) async throws -> AppEnvironment {
-        let io: any TerminalIO = global.quiet ? QuietIO(StandardIO()) : StandardIO()
+        let io: any TerminalIO = global.quiet ? FilteredIO(StandardIO(), quiet: true) : StandardIO()
         let composition = Composition.current
         let env = try AppEnvironment(io: io, flags: global.flags, plugins: composition.plugins, features: composition.features,
                                      embedded: composition.embedded, keyring: SecretServiceKeyring(environment: io.environment),

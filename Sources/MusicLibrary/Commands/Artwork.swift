@@ -33,7 +33,7 @@ extension LibraryCommand {
             let file = try repository.artwork.file(for: album, size: size)
             let format = ImageFormat(sniffing: image.data)
             switch output {
-            case "-"?: FileHandle.standardOutput.write(image.data)
+            case "-"?: env.io.write(bytes: image.data)
             case let path?:
                 let written = Self.destination(path, ratingKey: album.ratingKey, format: format)
                 if written != path, !Self.isFolder(path), let format {
