@@ -39,8 +39,12 @@ extension CredentialStore {
     public func inventory() -> CredentialInventory { readAll().inventory }
 
     /// What ``load()`` and ``inventory()`` give, from one read (one keyring search).
-    public func readAll() -> (credentials: CredentialSet, inventory: CredentialInventory) {
-        let snapshot = (try? snapshot(askKeyring: true))
+    /// `askKeyring` false: the keyring only where ``choice`` or the file's index may put
+    /// secrets there (never with `file` and nothing indexed).
+    public func readAll(askKeyring: Bool = true) -> (credentials: CredentialSet, inventory: CredentialInventory) {
+        let file = (try? readFile()) ?? StoredFile()
+        let asked = askKeyring || choice != .file || !file.keyring.isEmpty
+        let snapshot = (try? snapshot(askKeyring: askKeyring))
             ?? Snapshot(file: StoredFile(), items: [], keyringFailure: nil, profile: profile.rawValue)
         var secrets: [CredentialInventory.Secret] = []
         let sessions = try? snapshot.credentials(strict: false)
@@ -62,7 +66,7 @@ extension CredentialStore {
             secrets.append(.init(name: slot, location: location, problem: unreadable ? (snapshot.keyringFailure ?? .locked).reason : nil))
         }
         return (sessions?.set ?? CredentialSet(),
-                CredentialInventory(store: choice, keyring: snapshot.keyringFailure?.reason ?? "answers",
-                                    keyringAnswers: snapshot.keyringFailure == nil, file: url.path, secrets: secrets))
+                CredentialInventory(store: choice, keyring: snapshot.keyringFailure?.reason ?? (asked ? "answers" : "not asked (credentials.store file)"),
+                                    keyringAnswers: asked && snapshot.keyringFailure == nil, file: url.path, secrets: secrets))
     }
 }

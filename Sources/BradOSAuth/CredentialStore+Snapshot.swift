@@ -126,11 +126,15 @@ struct Snapshot {
 }
 
 extension CredentialStore {
-    /// The file and, when it may hold any of the profile's secrets or new ones go there, the keyring.
-    func snapshot(askKeyring: Bool = false) throws -> Snapshot {
+    /// The file and, when it may hold any of the profile's secrets, the keyring: when the
+    /// file's index names one there, when asked (`auth status`, `auth migrate`), or, for
+    /// `handStored`, where new secrets may go there (an item stored by hand with `secret-tool`).
+    /// A read for display (``load()``) passes `handStored: false`: `brados today` never loads
+    /// libsecret for a session the file holds.
+    func snapshot(askKeyring: Bool = false, handStored: Bool = true) throws -> Snapshot {
         let file = try readFile()
         var snapshot = Snapshot(file: file, items: [], keyringFailure: nil, profile: profile.rawValue)
-        guard askKeyring || choice != .file || !file.keyring.isEmpty else { return snapshot }
+        guard askKeyring || !file.keyring.isEmpty || (handStored && choice != .file) else { return snapshot }
         do {
             snapshot.items = try keyring.search(KeyringAttributes(profile: profile.rawValue))
         } catch AuthError.keyring(let failure) {

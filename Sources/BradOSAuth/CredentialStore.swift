@@ -59,7 +59,7 @@ public struct CredentialStore: Sendable {
     /// keyring that does not answer is left out). Anything that writes credentials back uses
     /// ``loadForUpdate()``.
     public func load() -> CredentialSet {
-        guard let snapshot = try? snapshot() else { return CredentialSet() }
+        guard let snapshot = try? snapshot(handStored: false) else { return CredentialSet() }
         return (try? snapshot.credentials(strict: false).set) ?? CredentialSet()
     }
 

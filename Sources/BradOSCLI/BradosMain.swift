@@ -67,6 +67,7 @@ public enum BradosMain {
         let arguments = Array(CommandLine.arguments.dropFirst())
         DetachedProcess.yieldIfBackground()
         StandardIO.holdClosedStreams()
+        Paths.settleProcessHome()
         let io = StandardIO()
         // The one composition root: every help text, completion and environment below reads
         // this composition (bound as a task-local, never a global). The built-in names come

@@ -57,6 +57,19 @@ public struct Paths: Sendable, Equatable {
     /// or unset, and the account database has none); `nil` when they can.
     public var homeProblem: String?
 
+    /// Makes the process's environment say the home brados uses, before any library reads it:
+    /// an empty or relative HOME becomes the account database's home, and an empty or relative
+    /// XDG base directory is taken away (the XDG spec ignores them). GLib, which libsecret
+    /// brings, would otherwise make `.cache/` in the working directory from an empty HOME.
+    public static func settleProcessHome() {
+        for name in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"] {
+            if let value = getenv(name), value.pointee != 0x2F { unsetenv(name) }
+        }
+        let home = getenv("HOME")
+        guard home == nil || home!.pointee != 0x2F else { return }
+        if let account = accountHome(), account.hasPrefix("/") { setenv("HOME", account, 1) }
+    }
+
     /// The current account's home folder from the account database (`getpwuid_r`).
     public static func accountHome() -> String? {
         var record = passwd()

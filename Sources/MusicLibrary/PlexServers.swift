@@ -38,8 +38,9 @@ public struct PlexServers: Sendable {
 
     static let attachmentName = "server"
 
-    /// The profile's Plex session, if it signed in through plex.tv.
-    var session: Credential? { env.credentials.load().services[Service.plex.rawValue] }
+    /// The profile's Plex session, if it signed in through plex.tv (or a token stored in the
+    /// keyring by hand: read as for a request, which looks there).
+    var session: Credential? { (try? env.credentials.loadForUpdate())?.services[Service.plex.rawValue] }
 
     /// Whether the session is a media server's own token (`server.plex` and `--token-stdin`).
     var isDirect: Bool { session?.directServer != nil }

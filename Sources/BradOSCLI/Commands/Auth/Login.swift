@@ -173,7 +173,7 @@ extension AuthCommand {
         }
 
         func signedIn(_ env: AppEnvironment, _ credential: Credential) throws {
-            let status = Sessions(env).status()
+            let status = Sessions(env).status(askKeyring: false)
             if env.output.format == .json { return try env.output.json(status) }
             let server = credential.server == Credential.embeddedServer ? "the built-in demo backend" : credential.server
             env.output.line("Signed in as \(credential.user) on \(server) (profile \(env.profile.name)).")

@@ -70,13 +70,15 @@ public struct Sessions: Sendable {
         try await env.client(for: .account).decode(ServerAccount.self, .get("/api/auth/me"))
     }
 
-    /// The profile's sign-in state, read locally (no request).
-    public func status() -> AuthStatus { status(of: env.profile.name) }
+    /// The profile's sign-in state, read locally (no request). `askKeyring` false: the keyring
+    /// only where the store may hold secrets there (what `auth login` shows after signing in:
+    /// with `credentials.store = file` it never loads libsecret).
+    public func status(askKeyring: Bool = true) -> AuthStatus { status(of: env.profile.name, askKeyring: askKeyring) }
 
     /// What `auth status` shows for `profile` (this one or another, `auth status --all`).
-    public func status(of profile: ProfileName) -> AuthStatus {
+    public func status(of profile: ProfileName, askKeyring: Bool = true) -> AuthStatus {
         let store = env.credentials(of: profile)
-        let (credentials, inventory) = store.readAll()
+        let (credentials, inventory) = store.readAll(askKeyring: askKeyring)
         let active = (try? Settings(flags: GlobalFlags(), environment: [:], file: env.settings.file).profile()) ?? .default
         func entry(_ credential: Credential) -> AuthStatus.Session {
             AuthStatus.Session(user: credential.user, userID: credential.userID, server: credential.server,
