@@ -125,7 +125,7 @@ public struct SearchIndex: Sendable {
     /// Opens (creating) the index; a damaged one is set aside and started again (it is derived).
     func open() throws -> DatabasePool {
         try SQLiteStore.mapErrors(at: url.path) {
-            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) },
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, contents: .fetchable, migrator: Self.migrator) },
                                                  damaged: { try? FileSystem.remove($0) })
         }
     }

@@ -6,8 +6,12 @@ import GRDB
 ///
 /// - The folder is created private (0700), the file 0600 before SQLite opens it (its `-wal`,
 ///   `-shm` and `-journal` files take the database file's mode).
-/// - `synchronous = NORMAL`, `trusted_schema = OFF`, and a 30 s busy timeout, so processes
-///   that share a profile wait for each other instead of failing.
+/// - `synchronous` by what the database holds (``Contents``): `FULL` (each commit on the disk
+///   before it returns) for the person's own data or a change not yet sent, and for every
+///   rollback journal (`NORMAL` there may corrupt a database at a power cut); `NORMAL` only for
+///   a WAL database of what can be fetched or derived again, which a power cut may take its
+///   last transactions from but never damages. `trusted_schema = OFF`, and a 30 s busy
+///   timeout, so processes that share a profile wait for each other instead of failing.
 /// - A journal of one of two kinds (``Journal``): WAL (a ``DatabasePool``: readers and a
 ///   writer at once), or a rollback journal for a store read far more than written that must
 ///   still answer on a full disk (a read writes nothing, where WAL needs room for its `-wal`
@@ -31,19 +35,40 @@ public enum SQLiteStore {
         case rollback
     }
 
+    /// What a database holds, which says how much a power cut may take from it
+    /// (docs/caching.md lists each store's).
+    public enum Contents: Sendable {
+        /// What the server or the other stores give again (the search index, the artwork index):
+        /// a commit may be lost at a power cut, and is fetched or derived again.
+        case fetchable
+        /// The person's own, or what a command acknowledged (a deleted conversation's
+        /// tombstone): a commit is on the disk when it returns.
+        case acknowledged
+    }
+
     /// The configuration of a database brados owns.
-    public static func configuration(journal: Journal = .wal) -> Configuration {
+    public static func configuration(journal: Journal = .wal, contents: Contents = .acknowledged) -> Configuration {
         var config = Configuration()
         config.busyMode = .timeout(30)
-        let pragmas = "PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF" + (journal == .rollback ? "; PRAGMA journal_mode = DELETE" : "")
+        let synchronous = journal == .wal && contents == .fetchable ? "NORMAL" : "FULL"
+        let pragmas = "PRAGMA synchronous = \(synchronous); PRAGMA trusted_schema = OFF" + (journal == .rollback ? "; PRAGMA journal_mode = DELETE" : "")
         config.prepareDatabase { db in try db.execute(sql: pragmas) }
         return config
     }
 
     /// Opens (creating if needed) the database at `url` in WAL mode and migrates it.
     /// - Throws: GRDB's `DatabaseError` as it is (callers map it to their ``StorageError``), ``StorageError``.
-    public static func open(_ url: URL, migrator: DatabaseMigrator) throws -> DatabasePool {
-        try open(url, migrator: migrator) { try DatabasePool(path: url.path, configuration: configuration()) }
+    public static func open(_ url: URL, contents: Contents, migrator: DatabaseMigrator) throws -> DatabasePool {
+        try open(url, migrator: migrator) {
+            let pool = try DatabasePool(path: url.path, configuration: configuration(contents: contents))
+            // GRDB's pool sets `synchronous = NORMAL` on its writer once it has switched to WAL,
+            // after our pragmas ran: the writer's setting is made again here (outside a
+            // transaction, where SQLite takes it). Readers never commit.
+            if contents == .acknowledged {
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            }
+            return pool
+        }
     }
 
     /// Opens (creating if needed) the database at `url` with a rollback journal and migrates it.

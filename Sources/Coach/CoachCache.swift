@@ -29,7 +29,7 @@ public final class CoachCache: Sendable {
     public init(url: URL, logger: Logger = Logger(label: "brados.coach")) throws {
         self.url = url
         pool = try SQLiteStore.mapErrors(at: url.path) {
-            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, migrator: Self.migrator) }) { aside in
+            try SQLiteStore.openReplacingDamaged(url, open: { try SQLiteStore.open($0, contents: .acknowledged, migrator: Self.migrator) }) { aside in
                 logger.warning("the coach cache \(url.path) is damaged; it was moved to \(aside.lastPathComponent) and is rebuilt from the server")
             }
         }

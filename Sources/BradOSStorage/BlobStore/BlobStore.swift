@@ -39,7 +39,7 @@ public final class BlobStore: BlobStoring {
         memory = MemoryLRU(capacity: configuration.memoryCapacity)
         spares = SparePool(directory: directory.appendingPathComponent(".spare", isDirectory: true))
         let index = directory.appendingPathComponent("index.sqlite")
-        database = try Self.wrap(index.path) { try SQLiteStore.open(index, migrator: Self.migrator) }
+        database = try Self.wrap(index.path) { try SQLiteStore.open(index, contents: .fetchable, migrator: Self.migrator) }
         // A lowered cap is enforced at once, not at the next write.
         if let total = try? database.read({ try Int64.fetchOne($0, sql: "SELECT bytes FROM total WHERE id = 1") }), total > configuration.capacity {
             try trim(toBytes: Int64(Double(configuration.capacity) * configuration.trimRatio))
