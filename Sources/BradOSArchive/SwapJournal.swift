@@ -89,7 +89,8 @@ struct SwapJournal {
     /// The import is complete: the journal goes first (durably), then the caller removes the trash.
     mutating func commit() throws {
         moves.removeAll()
-        if let url { try FileSystem.remove(url) }
+        // Durably: a journal back after a power cut would undo a committed import.
+        if let url { try FileSystem.removeDurably(url) }
     }
 
     /// Undoes recorded moves, newest first. A move that was only intended (its source is still

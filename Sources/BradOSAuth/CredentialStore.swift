@@ -120,8 +120,8 @@ public struct CredentialStore: Sendable {
         } catch AuthError.keyring(let failure) where failure.isAbsent && !indexed {
             logger.debug("no keyring to erase from", metadata: ["reason": "\(failure.reason)"])
         }
-        try FileSystem.remove(url)
-        try FileSystem.remove(attachmentsDirectory)
+        try FileSystem.removeDurably(url)
+        try FileSystem.removeDurably(attachmentsDirectory)
     }
 
     /// The slots stored, by the file alone (its entries and its keyring index); no keyring asked.

@@ -55,6 +55,16 @@ public enum FileSystem {
         }
     }
 
+    /// Removes `url` (a file or a folder and everything in it) and makes the removal durable:
+    /// its folder is fsynced, so a power cut after it returns never brings the name back. For
+    /// what a command acknowledges erasing (a sign-out, an emptied queue, an import's journal).
+    /// - Throws: ``StorageError/io(operation:path:errno:)``.
+    public static func removeDurably(_ url: URL) throws {
+        guard exists(url) else { return }
+        try remove(url)
+        AtomicFile.syncDirectory(url.deletingLastPathComponent())
+    }
+
     /// Whether anything (even a dangling symlink) exists at `url`.
     public static func exists(_ url: URL) -> Bool {
         var info = stat()
@@ -64,6 +74,10 @@ public enum FileSystem {
     /// Flushes everything written to the file system that holds `url` — file contents and
     /// folder entries — to the disk (`syncfs(2)`): one call where an `fsync` per extracted file
     /// and folder would be thousands. Since Linux 5.8 it reports a failed write-back.
+    ///
+    /// On a FUSE file system (a home on sshfs, gocryptfs, rclone) `syncfs` reaches no daemon
+    /// (Linux sends FUSE_SYNCFS to virtiofs only): there each file and folder under `url` is
+    /// fsynced, and `url`'s folder, which is what reaches the daemon's disk.
     /// - Throws: ``StorageError/io(operation:path:errno:)`` (a full disk as such).
     public static func syncFileSystem(holding url: URL) throws {
         // The nearest folder that exists is on the same file system.
@@ -75,7 +89,34 @@ public enum FileSystem {
         }
         guard fd >= 0 else { throw StorageError.io(operation: "open", path: url.path, errno: errno) }
         defer { close(fd) }
+        if brados_fs_type(fd) == fuseMagic {
+            try syncTree(path)
+            if path.path != "/" { try syncTree(path.deletingLastPathComponent(), recursive: false) }
+            return
+        }
         guard brados_syncfs(fd) == 0 else { throw StorageError.io(operation: "write", path: url.path, errno: errno) }
+    }
+
+    /// `FUSE_SUPER_MAGIC` (linux/magic.h).
+    static let fuseMagic = 0x6573_5546
+
+    /// fsyncs `url` and, for a folder, everything under it (symbolic links are not followed).
+    static func syncTree(_ url: URL, recursive: Bool = true) throws {
+        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ELOOP { return }  // gone meanwhile, or a link
+            throw StorageError.io(operation: "open", path: url.path, errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StorageError.io(operation: "stat", path: url.path, errno: errno) }
+        if recursive, info.st_mode & S_IFMT == S_IFDIR {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] {
+                try syncTree(url.appendingPathComponent(name))
+            }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR || info.st_mode & S_IFMT == S_IFREG else { return }
+        guard fsync(fd) == 0 else { throw StorageError.io(operation: "write", path: url.path, errno: errno) }
     }
 
     /// Removes `url` if it is an empty folder (a staging root left with nothing in it).

@@ -198,7 +198,7 @@ public struct PendingQueue: Sendable {
 
     private func write(_ file: File) throws {
         if file.operations.isEmpty {
-            try FileSystem.remove(url)
+            try FileSystem.removeDurably(url)
             return
         }
         var file = file

@@ -209,10 +209,10 @@ extension DomainPlugin {
     /// - Throws: nothing in this default (unreadable folders count as empty).
     public func stats(in profile: ProfileScope) throws -> CacheStats { CacheStats.measure(folders(in: profile)) }
 
-    /// Removes the domain's folders (``folders(in:)``).
+    /// Removes the domain's folders (``folders(in:)``), durably (a cut never brings them back).
     /// - Throws: ``StorageError/io(operation:path:errno:)``.
     public func clear(in profile: ProfileScope) throws {
-        for folder in folders(in: profile) { try FileSystem.remove(folder) }
+        for folder in folders(in: profile) { try FileSystem.removeDurably(folder) }
     }
 
     /// Every regular file in the domain's folders (lock files, SQLite's -wal/-shm and hidden

@@ -5,4 +5,6 @@
 int brados_syncfs(int fd);
 /// memfd_create(name, MFD_CLOEXEC): an anonymous file in memory; -1 on failure.
 int brados_memfd(const char *name);
+/// fstatfs(2)'s f_type for `fd` (the file system's magic number); -1 on failure.
+long brados_fs_type(int fd);
 #endif

@@ -179,7 +179,7 @@ public struct Sessions: Sendable {
         }
         let leftovers = FileSystem.regularFiles(under: env.profile.cacheDirectory) + FileSystem.regularFiles(under: env.profile.dataDirectory)
         for folder in [env.profile.cacheDirectory, env.profile.dataDirectory] {
-            do { try FileSystem.remove(folder) } catch { firstFailure = firstFailure ?? error }
+            do { try FileSystem.removeDurably(folder) } catch { firstFailure = firstFailure ?? error }
         }
         if let firstFailure { throw firstFailure }
         env.logger.debug("profile erased", metadata: ["profile": "\(env.profile.name)"])
