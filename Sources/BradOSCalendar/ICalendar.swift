@@ -56,8 +56,8 @@ public enum ICalendar {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// A TEXT value (§3.3.11): `\\`, `\;`, `\,`, and `\n` for any line break (CRLF, LF or a bare
-    /// CR); other control characters (C0, DEL, C1) are dropped.
+    /// A TEXT value (§3.3.11): `\\`, `\;`, `\,`, and `\n` for any line break (CRLF, LF, a bare
+    /// CR, U+2028, U+2029); other control characters (C0, DEL, C1) are dropped.
     public static func text(_ value: String) -> String {
         var writer = Writer()
         writer.width = .min  // no folding
@@ -234,6 +234,12 @@ public enum ICalendar {
                         if byte == 13, index + 1 < count, utf8[index + 1] == 10 { index += 1 }  // CRLF is one break
                     case 0..<32, 127:
                         break  // other C0 controls and DEL never reach the file
+                    case 0xE2 where index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+                        // LINE SEPARATOR and PARAGRAPH SEPARATOR are line breaks to a reader that
+                        // splits lines as Unicode does (vdirsyncer's): `\n`, as any other break.
+                        put(UInt8(ascii: "\\"), starts: true, width: 2)
+                        put(UInt8(ascii: "n"), starts: false, width: 0)
+                        index += 2
                     case 0xC2 where index + 1 < count && utf8[index + 1] >= 0x80 && utf8[index + 1] <= 0x9F:
                         index += 1  // a C1 control (U+0080–U+009F)
                     case 32..<127 where width != .min:

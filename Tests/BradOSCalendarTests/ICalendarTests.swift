@@ -17,6 +17,9 @@ struct ICalendarTests {
         #expect(ICalendar.text(#"a\b;c,d"#) == #"a\\b\;c\,d"#)
         #expect(ICalendar.text("one\r\ntwo\nthree\rfour") == #"one\ntwo\nthree\nfour"#)
         #expect(ICalendar.text("bell\u{7}tab\tdel\u{7F}c1\u{85}é") == "belltabdelc1é")
+        // Unicode's own line breaks are breaks to a reader that splits lines as Python does.
+        #expect(ICalendar.text("one\u{2028}two\u{2029}three — ok") == #"one\ntwo\nthree — ok"#)
+        #expect(ICalendar.text("a\u{2028}") == #"a\n"#, "a separator at the end of the text")
     }
 
     @Test("lines fold at 75 octets with a leading space, never inside a character, and end in CRLF")
