@@ -19,6 +19,27 @@ struct WatchReportsTests {
                              alert: { summary, _ in said.alerts.withLock { $0.append(summary) } }), said)
     }
 
+    @Test("a server moved in the config waits a minute for its sign-in before the watch says so; other troubles are said at once")
+    func movedServerWaitsForTheSignIn() {
+        let said = Said()
+        let clock = Mutex(ContinuousClock.now)
+        let reports = WatchReports(say: { line in said.lines.withLock { $0.append(line) } }, alert: { summary, _ in said.alerts.withLock { $0.append(summary) } },
+                                   signInGrace: .seconds(60), now: { clock.withLock { $0 } })
+        let elsewhere = AuthError.signedInElsewhere(profile: "default", service: "supabase", signedInTo: "http://127.0.0.1:1", using: "http://127.0.0.1:2")
+        reports.configurationChanged()
+        clock.withLock { $0 += .seconds(59) }
+        reports.failed("coach", elsewhere, retrying: .seconds(30))
+        #expect(said.lines.withLock { $0 }.isEmpty && said.alerts.withLock { $0 }.isEmpty, "within the minute: \(said.lines.withLock { $0 })")
+        reports.worked("coach")
+        #expect(said.lines.withLock { $0 }.isEmpty, "nothing to end that was not said")
+        clock.withLock { $0 += .seconds(2) }
+        reports.failed("coach", elsewhere, retrying: .seconds(30))
+        #expect(said.lines.withLock { $0 }.count == 1 && said.alerts.withLock { $0 }.count == 1, "after it: \(said.lines.withLock { $0 })")
+        reports.configurationChanged()
+        reports.failed("visits", NetworkError.unreachable(host: "127.0.0.1:2", reason: "connection refused"), retrying: .seconds(30))
+        #expect(said.lines.withLock { $0 }.count == 2, "a host down is said at once")
+    }
+
     @Test("a host down is one line for every domain that uses it, however often they fail, and one when the first works again")
     func hostDown() {
         let (reports, said) = reports()

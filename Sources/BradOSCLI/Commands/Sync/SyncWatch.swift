@@ -136,6 +136,7 @@ struct SyncWatch {
                 env.output.notice("sync --watch: the changed configuration cannot be used (\(error.summaryText)); the watch goes on as it was.")
                 continue
             }
+            if before.config != seen.config { reports.configurationChanged() }
             let moved = signIns.tookMove(following: next)
             // A sign-in again to the account a service waited for is said by the reports ("signed in again").
             if before != seen || moved || next.profile.name != env.profile.name {

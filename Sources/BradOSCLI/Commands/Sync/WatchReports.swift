@@ -36,10 +36,25 @@ final class WatchReports: Sendable {
     let say: @Sendable (String) -> Void
     /// A session to sign in to again: the desktop is told too (`--notify`).
     let alert: @Sendable (_ summary: String, _ body: String) -> Void
+    /// How long a server moved in the config waits for its sign-in before the watch says so:
+    /// the person who moved it is signing in (`config set server URL`, then `auth login`).
+    let signInGrace: Duration
+    let now: @Sendable () -> ContinuousClock.Instant
+    private let quietUntil = Mutex<ContinuousClock.Instant?>(nil)
 
-    init(say: @escaping @Sendable (String) -> Void, alert: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
+    init(say: @escaping @Sendable (String) -> Void, alert: @escaping @Sendable (String, String) -> Void = { _, _ in },
+         signInGrace: Duration = .seconds(60), now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.say = say
         self.alert = alert
+        self.signInGrace = signInGrace
+        self.now = now
+    }
+
+    /// The configuration changed: a session signed in to the server it named before is not
+    /// said for ``signInGrace`` (the domain keeps trying, and says it after).
+    func configurationChanged() {
+        let until = now() + signInGrace
+        quietUntil.withLock { $0 = until }
     }
 
     /// What a failure of `domain` is, as these reports tell it.
@@ -57,6 +72,7 @@ final class WatchReports: Sendable {
 
     /// `domain` failed with `error`; said when it is news.
     func failed(_ domain: String, _ error: any Error, retrying wait: Duration) {
+        if case .signedInElsewhere? = error as? AuthError, let until = quietUntil.withLock({ $0 }), now() < until { return }
         let trouble = Self.trouble(error)
         let said: String? = state.withLock { state in
             defer { state.troubles[domain] = trouble }
