@@ -72,7 +72,9 @@ extension CredentialStore {
             for (slot, secret) in written where (try stored.keyringSecret(slot)) != secret {
                 throw AuthError.keyring(.failed("the \(slot) secret did not read back as it was written; the file still holds it"))
             }
-            try write(StoredFile(keyring: Set(written.keys)))
+            var identities: [String: KeyringIdentity] = [:]
+            for (slot, credential) in sessions.set.slots { identities[slot] = KeyringIdentity(credential) }
+            try write(StoredFile(keyring: Set(written.keys), identities: identities))
             for (slot, attachment) in attachments where attachment.location == .file { try FileSystem.remove(attachmentURL(slot)) }
         case .file:
             for (slot, attachment) in attachments where attachment.location == .keyring {

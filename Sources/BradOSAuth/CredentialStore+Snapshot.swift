@@ -27,22 +27,53 @@ extension Credential {
     }
 }
 
+/// Who a session in the keyring is, never its tokens: what a read for display needs (the
+/// account's id, the user name, the server), kept beside the index so such a read never
+/// loads libsecret.
+struct KeyringIdentity: Codable, Equatable {
+    var user: String
+    var userID: String?
+    var server: String
+    var expiresAt: Date?
+    var obtainedAt: Date
+
+    init(_ credential: Credential) {
+        user = credential.user
+        userID = credential.userID
+        server = credential.server
+        expiresAt = credential.expiresAt
+        obtainedAt = credential.obtainedAt
+    }
+
+    /// The session as a read for display sees it: no token (a request reads the keyring).
+    var credential: Credential {
+        Credential(accessToken: "", refreshToken: nil, expiresAt: expiresAt, user: user, userID: userID, server: server, obtainedAt: obtainedAt)
+    }
+}
+
 /// The credentials file: the sessions kept in it, and the index of those in the keyring
-/// (slots, and attachments as `service/name`).
+/// (slots, and attachments as `service/name`) with who each session is.
 struct StoredFile: Codable {
     var account: Credential?
     var services: [String: Credential] = [:]
     var keyring: Set<String> = []
+    /// A keyring slot's identity (written with the secret since 0.3; an older file has none,
+    /// and a read for display then asks the keyring).
+    var identities: [String: KeyringIdentity] = [:]
 
-    init(keyring: Set<String> = []) { self.keyring = keyring }
+    init(keyring: Set<String> = [], identities: [String: KeyringIdentity] = [:]) {
+        self.keyring = keyring
+        self.identities = identities
+    }
 
-    enum CodingKeys: String, CodingKey { case account, services, keyring }
+    enum CodingKeys: String, CodingKey { case account, services, keyring, keyringIdentities }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         account = try container.decodeIfPresent(Credential.self, forKey: .account)
         services = try container.decodeIfPresent([String: Credential].self, forKey: .services) ?? [:]
         keyring = Set(try container.decodeIfPresent([String].self, forKey: .keyring) ?? [])
+        identities = (try? container.decodeIfPresent([String: KeyringIdentity].self, forKey: .keyringIdentities)) ?? [:]
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -50,7 +81,12 @@ struct StoredFile: Codable {
         try container.encodeIfPresent(account, forKey: .account)
         try container.encode(services, forKey: .services)
         if !keyring.isEmpty { try container.encode(keyring.sorted(), forKey: .keyring) }
+        let kept = identities.filter { keyring.contains($0.key) }
+        if !kept.isEmpty { try container.encode(kept, forKey: .keyringIdentities) }
     }
+
+    /// Whether every session the index puts in the keyring has its identity here.
+    var identifiesKeyringSessions: Bool { keyring.allSatisfy { $0.contains("/") || identities[$0] != nil } }
 
     var credentials: CredentialSet { CredentialSet(account: account, services: services) }
 
@@ -67,6 +103,8 @@ struct Snapshot {
     /// Why the keyring could not be read, when it was asked.
     var keyringFailure: KeyringFailure?
     var profile: String
+    /// Whether the keyring was asked (a read for display of sessions the index identifies is not).
+    var keyringAsked = false
 
     /// The item of a slot (`service` or `service/attachment`).
     func item(_ slot: String) -> KeyringItem? {
@@ -101,6 +139,11 @@ struct Snapshot {
         var locations: [String: SecretLocation] = [:]
         var unreadable: [String: KeyringFailure] = [:]
         for slot in file.keyring where !slot.contains("/") {
+            if !keyringAsked, let identity = file.identities[slot] {
+                set.set(slot, identity.credential)
+                locations[slot] = .keyring
+                continue
+            }
             do {
                 guard let secret = try keyringSecret(slot) else { continue }
                 set.set(slot, Credential.fromKeyring(secret))
@@ -126,15 +169,18 @@ struct Snapshot {
 }
 
 extension CredentialStore {
-    /// The file and, when it may hold any of the profile's secrets, the keyring: when the
-    /// file's index names one there, when asked (`auth status`, `auth migrate`), or, for
+    /// The file and, when it may hold any of the profile's secrets, the keyring: when asked
+    /// (`auth status`, `auth migrate`), when the file's index names a secret there, or, for
     /// `handStored`, where new secrets may go there (an item stored by hand with `secret-tool`).
-    /// A read for display (``load()``) passes `handStored: false`: `brados today` never loads
-    /// libsecret for a session the file holds.
+    /// A read for display (``load()``) passes `handStored: false`: `brados today` loads no
+    /// libsecret for a session the file holds, nor for one the index identifies (who it is,
+    /// without its tokens).
     func snapshot(askKeyring: Bool = false, handStored: Bool = true) throws -> Snapshot {
         let file = try readFile()
         var snapshot = Snapshot(file: file, items: [], keyringFailure: nil, profile: profile.rawValue)
-        guard askKeyring || !file.keyring.isEmpty || (handStored && choice != .file) else { return snapshot }
+        let indexed = !file.keyring.isEmpty && (handStored || !file.identifiesKeyringSessions)
+        guard askKeyring || indexed || (handStored && choice != .file) else { return snapshot }
+        snapshot.keyringAsked = true
         do {
             snapshot.items = try keyring.search(KeyringAttributes(profile: profile.rawValue))
         } catch AuthError.keyring(let failure) {

@@ -56,8 +56,9 @@ public struct CredentialStore: Sendable {
     }
 
     /// The stored credentials, for display and checks: what can be read (a secret in a
-    /// keyring that does not answer is left out). Anything that writes credentials back uses
-    /// ``loadForUpdate()``.
+    /// keyring that does not answer is left out). A session the keyring holds comes without its
+    /// tokens when the file identifies it (the keyring is not asked). Anything that sends a
+    /// token or writes credentials back uses ``loadForUpdate()``.
     public func load() -> CredentialSet {
         guard let snapshot = try? snapshot(handStored: false) else { return CredentialSet() }
         return (try? snapshot.credentials(strict: false).set) ?? CredentialSet()
@@ -81,7 +82,7 @@ public struct CredentialStore: Sendable {
     /// - Throws: ``StorageError``, ``AuthError/keyring(_:)`` (`keyring`, or a secret that lives there).
     public func save(_ credentials: CredentialSet) throws {
         var snapshot = try snapshot()
-        var file = StoredFile(keyring: snapshot.file.keyring)
+        var file = StoredFile(keyring: snapshot.file.keyring, identities: snapshot.file.identities)
         var gone = Set(snapshot.file.keyring.filter { !$0.contains("/") })
         for (slot, credential) in credentials.slots {
             gone.remove(slot)
@@ -91,6 +92,7 @@ public struct CredentialStore: Sendable {
                     try keyring.store(String(decoding: try JSONCoding.encode(credential), as: UTF8.self),
                                       label: label(slot, user: credential.user), attributes: attributes(slot))
                     file.keyring.insert(slot)
+                    file.identities[slot] = KeyringIdentity(credential)
                     continue
                 } catch AuthError.keyring(let failure) where choice == .auto && !snapshot.file.keyring.contains(slot) {
                     fellBack(slot, failure)
@@ -98,6 +100,7 @@ public struct CredentialStore: Sendable {
             }
             file.set(slot, credential)
             file.keyring.remove(slot)
+            file.identities[slot] = nil
         }
         file.keyring.subtract(gone)
         try write(file)

@@ -51,6 +51,28 @@ struct KeyringEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: credentialsFile.path))
     }
 
+    @Test("a session in the keyring: reads of the caches load no libsecret (the file says who it is); a request reads the keyring")
+    func readsLeaveTheKeyringAlone() throws {
+        let session = try KeyringSession()
+        let server = try ServerProcess()
+        #expect(try brados(["auth", "login", "--user", "demo", "--password-stdin"], session, server: server, stdin: "demo\n").status == 0)
+        #expect(try brados(["visits", "list"], session, server: server).status == 0)
+        #expect(fileText.contains("keyringIdentities") && fileText.contains("\"user\""), "who the session is, beside the index: \(fileText)")
+        let token = try #require(try JSONSerialization.jsonObject(with: Data(try session.secretTool(["lookup"] + Self.account).stdout.utf8)) as? [String: Any])["accessToken"] as? String
+        #expect(!fileText.contains(try #require(token)), "never a token in the file")
+        for arguments in [["--offline", "today"], ["--offline", "visits", "list"], ["--offline", "search", "protein"]] {
+            let result = try BuiltProducts.run("brados", arguments, environment: [
+                "BRADOS_HOME": home.url.path, "BRADOS_CREDENTIALS_STORE": "auto", "BRADOS_SERVER": server.url.absoluteString, "LD_DEBUG": "files",
+            ].merging(session.environment) { _, new in new })
+            #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(300))")
+            #expect(!result.stderr.contains("libsecret-1.so"), "\(arguments) loaded libsecret")
+        }
+        let online = try brados(["visits", "list", "--refresh", "--json"], session, server: server)
+        #expect(online.status == 0, "a request still finds its token in the keyring: \(online.stderr)")
+        #expect(try brados(["auth", "logout"], session, server: server).status == 0)
+        #expect(try session.secretTool(["lookup"] + Self.account).stdout.isEmpty, "revoked and erased from the keyring")
+    }
+
     @Test("a token stored with secret-tool under brados's attributes is used by brados")
     func usesAnItemStoredByHand() throws {
         let session = try KeyringSession()

@@ -128,7 +128,8 @@ public struct Sessions: Sendable {
     /// credentials, and erases every domain's data for the profile (then the profile's folders).
     /// - Throws: ``StorageError`` (the server revocation never fails the command).
     public func logout() async throws -> LogoutReport {
-        let credentials = env.credentials.load()
+        // With their tokens (a keyring's sessions are read from it): each is revoked below.
+        let credentials = (try? env.credentials.loadForUpdate()) ?? env.credentials.load()
         var revoked = false
         // Every session is revoked where it was issued: the account's, then each service's own.
         let sessions = [(Service.account, credentials.account)] + credentials.services.compactMap { name, credential in
