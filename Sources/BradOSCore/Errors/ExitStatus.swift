@@ -44,7 +44,7 @@ public enum ExitStatus {
         Entry(code: 9, kind: .rateLimited, name: "rate limited",
               meaning: "Rate limited: the server asked to wait longer than brados waits (the error says how long)."),
         Entry(code: 10, kind: .diskFull, name: "disk full",
-              meaning: "The disk is full: a write failed for lack of space (the error names the file); nothing stored was lost."),
+              meaning: "The disk is full: a write failed for lack of space (the error names the file, or the output it could not write); nothing stored was lost."),
         Entry(code: 11, kind: .busy, name: "profile busy",
               meaning: "The profile is busy: another brados (an import, a cache clear, a sign-out; for those three, a running sync --watch) held it longer than `profile.lock-timeout`; the message names it, and `--wait` waits until it ends."),
         Entry(code: 12, kind: .decryption, name: "cannot decrypt",
