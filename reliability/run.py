@@ -46,6 +46,9 @@ Suites (issue 11):
                     revoked, 429s, the watch stopped, another profile's sync, other time zones), a follower and a
                     calendar subscriber beside it: every message followed once, every notification titled by its
                     conversation, calendar.file whole and its visits the cache's, one log line a trouble, memory flat
+  power_loss        issue 68: each write path on a file system that forgets what a power cut forgets (data since
+                    a file's last fsync, names since their folder's), cut at every sync point: nothing acknowledged
+                    lost, every file readable, an import old or new, never a mix
   fuzz              libFuzzer on the cache decoders, the manifest parser, the archive reader and the
                     reference server's header and query parsing, Retry-After, the terminal text filter
 
@@ -64,7 +67,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES = ["crash_safety", "concurrency", "hostile_archives", "server_faults", "leaks", "security", "full_disk",
           "profile_lock", "signals", "refresh_interval", "delta_equality", "search", "live", "keyring", "merge", "calendar_notify",
-          "soak", "fuzz"]
+          "soak", "power_loss", "fuzz"]
 # The CI subset: every suite, smaller.
 SMOKE = {
     "crash_safety": ["--runs", "40"],
@@ -85,6 +88,7 @@ SMOKE = {
     "merge": ["--rounds", "3"],
     "calendar_notify": ["--visits", "20", "--flood", "200"],
     "soak": ["--minutes", "2.5", "--round-seconds", "18"],
+    "power_loss": ["--rounds", "1", "--max-cuts", "6"],
     "fuzz": ["--runs", "20000"],
 }
 

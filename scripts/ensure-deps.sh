@@ -54,6 +54,8 @@ apt        bench        chafa               the covers benchmark's peer (the cha
 apt        bench        ripgrep             rg: the search benchmark's peer
 pip        test         wcwidth==0.7.0      TextWidthConformanceTests: Python's wcwidth measures Unicode's test files beside brados
 pip        bench        diskcache==5.6.3    the artwork cache benchmark's peer (python-diskcache)
+apt        reliability  python3-pyfuse3     power_loss's file system that forgets what a power cut forgets (reliability/lazyfs.py, for /usr/bin/python3)
+apt        reliability  fuse3               fusermount3 and the FUSE configuration libfuse3 reads (power_loss mounts its own file system)
 pip        reliability  xxhash==3.5.0       crash_safety checks the artwork index's xxh64 checksum
 pip        interop      plexapi==4.18.3     checks/check-plexapi.py (CI): python-plexapi against the reference server
 pip        interop      pillow==13.0.0      checks/check-plexapi.py decodes the artwork python-plexapi downloads
