@@ -42,10 +42,9 @@ extension CredentialStore {
     /// `askKeyring` false: the keyring only where ``choice`` or the file's index may put
     /// secrets there (never with `file` and nothing indexed).
     public func readAll(askKeyring: Bool = true) -> (credentials: CredentialSet, inventory: CredentialInventory) {
-        let file = (try? readFile()) ?? StoredFile()
-        let asked = askKeyring || choice != .file || !file.keyring.isEmpty
         let snapshot = (try? snapshot(askKeyring: askKeyring))
-            ?? Snapshot(file: StoredFile(), items: [], keyringFailure: nil, profile: profile.rawValue)
+            ?? Snapshot(file: StoredFile(), items: [], keyringFailure: nil, profile: profile.rawValue, keyringAsked: askKeyring)
+        let asked = snapshot.keyringAsked
         var secrets: [CredentialInventory.Secret] = []
         let sessions = try? snapshot.credentials(strict: false)
         if let sessions {
