@@ -664,13 +664,46 @@ def kind_of(path):
     return None
 
 
-def check_modules(gaps, declared, text, name, first_line, local_modules, distributions):
+def interpreter_of(text):
+    """The Python a script names in its #! line when that is another than the one running this
+    (reliability/lazyfs.py runs under Debian's /usr/bin/python3, for Debian's python3-pyfuse3)."""
+    first = text.split("\n", 1)[0]
+    match = re.match(r"#!\s*(/\S*python3(?:\.\d+)?)\s*$", first)
+    if match and os.path.exists(match.group(1)) and os.path.realpath(match.group(1)) != os.path.realpath(sys.executable):
+        return match.group(1)
+    return None
+
+
+def module_file(interpreter, module):
+    """Where `interpreter` would import `module` from (found, not imported), or None."""
+    probe = ("import importlib.util, sys\n"
+             "spec = importlib.util.find_spec(sys.argv[1])\n"
+             "print(spec.origin if spec and spec.origin else '')")
+    found = subprocess.run([interpreter, "-c", probe, module], capture_output=True, text=True).stdout.strip()
+    return found or None
+
+
+def check_modules(gaps, declared, text, name, first_line, local_modules, distributions, dpkg=None):
     """Every module `text` (Python) imports is the standard library's, the project's, or from
-    a pip package ensure-deps names."""
+    a pip package ensure-deps names; for a script run by Debian's Python (its #! line), from a
+    Debian package ensure-deps names (or one that such a package depends on)."""
+    interpreter = interpreter_of(text) if dpkg is not None else None
     for module, line in modules_in_python(text):
         if module in sys.stdlib_module_names or module in local_modules or module == "__future__":
             continue
         where = f"{name}:{first_line + line}"
+        if interpreter is not None:
+            path = module_file(interpreter, module)
+            if path is None:
+                gaps.add(f"Python module {module} ({where}, for {interpreter}) is not installed: add the Debian "
+                         f"package that ships it ({shipped_by(r'/dist-packages/' + re.escape(module) + r'[/.]')}) "
+                         f"to scripts/ensure-deps.sh", key=module)
+            elif not path.startswith(("/usr/lib/python3/", "/usr/lib/python3.")):
+                gaps.add(f"Python module {module} ({where}, for {interpreter}) is {path}, which no Debian package "
+                         f"ships: installed by hand? Add the package that ships it to scripts/ensure-deps.sh", key=module)
+            else:
+                judge(gaps, dpkg, declared, "command", f"Python module {module}", path, where)
+            continue
         owners = [normalize(d) for d in distributions.get(module, [])]
         if not owners:
             gaps.add(f"Python module {module} ({where}) is not installed, and scripts/ensure-deps.sh "
@@ -698,7 +731,7 @@ def check_commands(gaps, dpkg, declared):
         resolve = shutil.which
         if kind == "python":
             found = commands_in_python(text, name)
-            check_modules(gaps, declared, text, name, 0, local_modules, distributions)
+            check_modules(gaps, declared, text, name, 0, local_modules, distributions, dpkg)
         elif kind == "swift":
             found = commands_in_swift(text)
             resolve = swift_command

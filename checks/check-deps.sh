@@ -5,7 +5,8 @@
 #   - headers: every header a C target includes, and the project's and its packages' system
 #     module maps (GRDB's SQLite), with what they link, from gcc -M and dpkg -S;
 #   - commands: every command the tests, benchmarks, reliability suites, packaging and CI
-#     scripts run, and every Python module they import (pip's, named with its version);
+#     scripts run, and every Python module they import (pip's, named with its version; for a
+#     script whose #! line names Debian's /usr/bin/python3, the Debian package that ships it);
 #   - libraries (--binary FILE): every library a built brados loads, linked (DT_NEEDED) or opened
 #     (its ELF dlopen note, read by packaging/depends.py); with --deb, the package names each in
 #     Depends (or Recommends, as the note's priority says).
