@@ -266,6 +266,7 @@ let package = Package(
                 "Coach",
                 "Nutrition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The executable: `BradosMain.run(plugins: Registry.plugins)`, nothing else.
@@ -368,7 +369,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BradOSCLITests",
-            dependencies: ["BradOSCLI", "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["BradOSCLI", "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            exclude: ["testdata"]  // OpenPGP keys for the doctor's apt check, read from the source tree
         ),
         // C2SP's age test vectors (testdata/, read from the source tree) and round trips.
         .testTarget(
