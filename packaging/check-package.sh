@@ -20,7 +20,9 @@
 #   plot, cache export + import --as, doctor; man -w; a bash login shell completes
 #   `brados lib<TAB>`; systemd-analyze --user verify takes the units.
 # - apt-get remove, then purge (after a reinstall): every file dpkg -L listed is gone and the
-#   user's ~/.config, ~/.cache and ~/.local/share/brados are byte for byte as they were.
+#   user's ~/.config, ~/.cache and ~/.local/share/brados are byte for byte as they were; the
+#   person's apt source then fails apt-get update loudly, docs/install.md's one command removes
+#   it, and the README's commands install brados again (doctor: no warning).
 # - The tarball, in a second clean root with only the .deb's Depends (no Recommends): its
 #   SHA-256, then bin/brados mealplan show from ~/.local as the README says; without the picture
 #   libraries a cover is a placeholder, the command says what to install, doctor warns (exit 0);
@@ -277,6 +279,7 @@ printf "%s\n" "${COMPREPLY[@]}"'
     forgotten() { gone && ! in_root dpkg-query -W brados >/dev/null 2>&1; }
     check "$release: after purge, every file is gone and dpkg keeps no record" forgotten
     check "$release: after purge, the user's files are untouched" untouched
+    repo_purged "$release"
     installed_kb="$(awk -v k="$(dpkg-deb -f "$deb" Installed-Size)" 'BEGIN { printf "%.1f MB", k / 1024 }')"
 }
 

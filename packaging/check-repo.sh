@@ -10,11 +10,15 @@
 #     otherkey/  a newer version, signed by C          cut/      its InRelease's signature cut
 #     hash/      a Packages that is not the Release's  expired/  a Release past its Valid-Until
 # repo_install RELEASE: the README's commands for a new user (key, source, apt-get install),
-#   run as written with the server's address; the result is the state the shipped source gives.
+#   run as written with the server's address; the result is the state the shipped source gives,
+#   the fetched key's path (/etc/apt/keyrings) the person's, a link to the package's keyring.
 # repo_update RELEASE: with brados used (every domain's cache, a sign-in, a config value, the
 #   sync timer enabled), apt-get update && apt-get upgrade to +rot1 then +rot2 (the key rotated
 #   with no step by the user): the user's files byte for byte as they were, the timer enabled;
-#   each broken repository refused by apt, and brados still working.
+#   each broken repository refused by apt, and brados still working; between the two, a copy
+#   of the old key in the link's place: doctor warns naming the next key, and its fix mends it.
+# repo_purged RELEASE: after purge, apt fails on the person's source; docs/install.md's one
+#   command removes it; the README's commands install brados again.
 
 repo_keys=() repo_url="" repo_server_pid=""
 
@@ -110,6 +114,36 @@ $(grep -v '^brados ' <<< "$script")"
     check "$release: brados $v1 came from the repository" installed_is "$v1"
     same_source() { cmp -s "$root/etc/apt/sources.list.d/brados.sources" "$root/usr/share/brados/apt/brados.sources"; }
     check "$release: the README's source is the one the .deb ships (enabling either ends the same)" same_source
+    # The key the person fetched is theirs: in /etc/apt/keyrings, which no package owns, made a
+    # link to the keyring the package keeps current (so a rotation needs no step from them).
+    linked() {
+        [ "$(readlink "$root/etc/apt/keyrings/brados-archive-keyring.gpg")" = /usr/share/keyrings/brados-archive-keyring.gpg ] \
+            && ! in_root dpkg -S /etc/apt/keyrings/brados-archive-keyring.gpg >/dev/null 2>&1 \
+            && in_root dpkg -S /usr/share/keyrings/brados-archive-keyring.gpg >/dev/null
+    }
+    check "$release: the fetched key's path is the person's (no package owns it), now a link to the package's keyring" linked
+}
+
+# repo_purged RELEASE: after apt-get purge brados, the source the person wrote stays and apt
+# fails on it (loudly: its keyring went with the package); docs/install.md's one command
+# removes it and apt is quiet again; the README's commands install brados again from the key.
+repo_purged() {
+    local release="$1" remove
+    fails_loudly() {
+        ! root_apt update > "$work/repo-purged.log" 2>&1 && grep -q "^E:.*$repo_url/good" "$work/repo-purged.log" \
+            || { tail -5 "$work/repo-purged.log" | sed 's/^/     /'; return 1; }
+    }
+    check "$release: after purge, apt-get update fails on the brados source (its key went with the package), not a quiet warning" fails_loudly
+    remove="$(grep -x 'sudo rm /etc/apt/sources.list.d/brados.sources /etc/apt/keyrings/brados-archive-keyring.gpg' docs/install.md)"
+    quiet_again() {
+        [ -n "$remove" ] && in_root bash -euc "sudo() { \"\$@\"; }; $remove" && root_apt update > "$work/repo-removed.log" 2>&1 \
+            && ! grep -Eq '^(W|E):' "$work/repo-removed.log" && [ ! -e "$root/etc/apt/keyrings/brados-archive-keyring.gpg" ] \
+            || { tail -5 "$work/repo-removed.log" | sed 's/^/     /'; return 1; }
+    }
+    check "$release: docs/install.md's one command removes the source and the link; apt-get update has no warning" quiet_again
+    repo_install "$release"
+    doctor_clean() { as_user brados doctor > "$work/doctor.out" && ! grep -q '^\(FAIL\|warn\)' "$work/doctor.out" || { grep -A1 '^\(FAIL\|warn\)' "$work/doctor.out" | sed 's/^/     /'; return 1; }; }
+    check "$release: installed again as the README says, brados doctor has no warning" doctor_clean
 }
 
 repo_update() {
@@ -144,6 +178,20 @@ repo_update() {
         publish "$repo_work/a.secret.asc:$repo_work/b.secret.asc" "$repo_work/v2.deb"
     check "$release: apt-get update && apt-get upgrade installs $v2; the user's files byte for byte as they were" upgrade_keeps "$v2"
     check "$release: after the update: still signed in, the setting, the timer enabled, the caches offline" kept
+    # The key copied instead of linked (the old key alone): the doctor names the next key and
+    # the link before the rotation makes apt refuse; the link it names mends it.
+    stale_copy() {
+        local link="$root/etc/apt/keyrings/brados-archive-keyring.gpg" fix
+        rm -f "$link" && gpg --batch --dearmor -o - "$repo_work/a.asc" > "$link" && chmod 644 "$link"
+        as_user brados doctor > "$work/doctor.out"
+        grep -q "^warn  updates: .*lacks $(gpg --show-keys --with-colons "$repo_work/b.asc" | awk -F: '$1 == "fpr" { print $10; exit }')" "$work/doctor.out" \
+            || { grep updates -A1 "$work/doctor.out" | sed 's/^/     /'; return 1; }
+        fix="$(grep -A1 '^warn  updates:' "$work/doctor.out" | sed -n 's/^ *→ //p')"
+        [ "$fix" = "sudo ln -sf /usr/share/keyrings/brados-archive-keyring.gpg /etc/apt/keyrings/brados-archive-keyring.gpg" ] \
+            && in_root bash -euc "sudo() { \"\$@\"; }; $fix" && as_user brados doctor > "$work/doctor.out" && grep -q '^ok    updates: from the brados apt repository' "$work/doctor.out" \
+            || { echo "     fix: $fix"; grep updates -A1 "$work/doctor.out" | sed 's/^/     /'; return 1; }
+    }
+    check "$release: a copy of the old key in the link's place: doctor warns, naming the next key, and its fix mends it" stale_copy
     check "$release: the repository is then signed by the next key alone, and gets $v3" publish "$repo_work/b.secret.asc" "$repo_work/v3.deb"
     check "$release: apt-get update && apt-get upgrade installs $v3 with no step by the user (the key rotated)" upgrade_keeps "$v3"
     check "$release: after the rotation: still signed in, the setting, the timer enabled, the caches offline" kept
