@@ -32,7 +32,7 @@ struct AdminRoutes {
             let statement = try await JSON.decode(AdminStatement.self, from: request)
             // The rows are not Sendable: the synchronous write, as the other routes use.
             let (rows, changes) = try database.writer.write { db in
-                let rows = try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments((statement.arguments ?? []).map { $0 }))
+                let rows = try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments((statement.arguments ?? []).map(StoredText.value)))
                 return (rows, db.changesCount)
             }
             let values: [[Any]] = rows.map { row in
@@ -42,7 +42,8 @@ struct AdminRoutes {
                     case .int64(let number): number
                     case .double(let number): number
                     case .string(let text): text
-                    case .blob(let data): data.base64EncodedString()
+                    // A text with a NUL is stored as its bytes (``StoredText``); other bytes as base64.
+                    case .blob(let data): String(data: data, encoding: .utf8) ?? data.base64EncodedString()
                     }
                 }
             }

@@ -2,6 +2,17 @@ import Crypto
 import Foundation
 import GRDB
 
+/// A text value as the server stores it. GRDB binds a String as a C string and reads TEXT
+/// back through one, so a NUL (U+0000) would cut the text there: a text holding one is stored
+/// as its UTF-8 bytes (a BLOB), which `String.fromDatabaseValue` and a copied `Row` read whole.
+/// The Realtime triggers cast it back to TEXT for `json_object`, which writes `\u0000`.
+enum StoredText {
+    static func value(_ text: String?) -> (any DatabaseValueConvertible)? {
+        guard let text else { return nil }
+        return text.utf8.contains(0) ? Data(text.utf8) : text
+    }
+}
+
 /// The reference server's SQLite store. Each domain adds its tables in its own migration.
 public final class ServerDatabase: Sendable {
     public let writer: any DatabaseWriter

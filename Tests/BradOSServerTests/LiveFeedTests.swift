@@ -46,6 +46,30 @@ struct LiveFeedTests {
         #expect(try database.writer.read { try RealtimeChanges.after(paused, $0) }.isEmpty)
     }
 
+    @Test("a text with a NUL is kept whole: stored as its bytes, read back as the String, logged with \\u0000")
+    func nulKept() throws {
+        let database = try ServerDatabase(directory: nil)
+        try DemoSeed.seed(database, seed: 0, coachMessages: 4, coachConversations: 1)
+        let id = try #require(try database.writer.read { try String.fetchOne($0, sql: "SELECT id FROM conversations LIMIT 1") })
+        let before = try database.writer.read { try RealtimeChanges.last($0) }
+        let text = "a\u{0}b"
+        try database.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO messages (id, conversation_id, user_id, role, content, created_at)
+                SELECT 'nul-1', id, user_id, 'user', ?, 1800000000.5 FROM conversations WHERE id = ?
+                """, arguments: [StoredText.value(text), id])
+            try db.execute(sql: "UPDATE conversations SET title = ? WHERE id = ?", arguments: [StoredText.value("t\u{0}"), id])
+        }
+        let row = try #require(try database.writer.read { try Row.fetchOne($0, sql: "SELECT content FROM messages WHERE id = 'nul-1'") })
+        #expect(String.fromDatabaseValue(row[0] as DatabaseValue) == text)
+        let changes = try database.writer.read { try RealtimeChanges.after(before, $0) }
+        #expect(changes.map(\.table) == ["messages", "conversations"])
+        #expect(changes[0].record?.contains(#"\u0000"#) == true, "\(changes[0].record ?? "")")
+        #expect(RealtimeChanges.record(changes[0].record, of: CoachRoutes.messages)?["content"] as? String == text)
+        #expect(RealtimeChanges.record(changes[1].record, of: CoachRoutes.conversations)?["title"] as? String == "t\u{0}")
+        #expect(StoredText.value("plain") as? String == "plain", "a text without a NUL stays TEXT")
+    }
+
     @Test("filters: eq, neq, in, and order on numbers")
     func filters() throws {
         let record: [String: Any] = ["conversation_id": "c1", "n": 5]

@@ -70,6 +70,20 @@ enum RealtimeChanges {
                 """)
             try db.execute(sql: editTriggers)
         }
+        // Texts cast to TEXT in the logged rows (a NUL's text is a BLOB: ``row(_:_:columns:)``):
+        // every trigger again, each table's columns as before.
+        migrator.registerMigration("v12-texts-with-nul") { db in
+            for table in published {
+                for event in ["insert", "update", "delete"] { try db.execute(sql: "DROP TRIGGER IF EXISTS realtime_\(table.name)_\(event)") }
+            }
+            try db.execute(sql: "DROP TRIGGER IF EXISTS messages_edited")
+            for table in published where table.name != CoachRoutes.messages.name {
+                try db.execute(sql: triggers(table, columns: table.columns.filter { $0.name != "updated_at" }))
+            }
+            try db.execute(sql: triggers(CoachRoutes.messages))
+            try db.execute(sql: "DROP TRIGGER realtime_messages_update")
+            try db.execute(sql: editTriggers)
+        }
     }
 
     /// The messages' update triggers since v11: the edit time set and the edit logged once.
@@ -97,8 +111,13 @@ enum RealtimeChanges {
     }
 
     /// A row of `table` as a JSON object of SQLite's values (`columns`, all of the table's by default).
+    /// A text is cast to TEXT: one holding a NUL is stored as a BLOB (``StoredText``), which
+    /// `json_object` refuses, and as TEXT it comes out whole, the NUL written `\u0000`.
     private static func row(_ table: PostgRESTTable, _ alias: String, columns: [(name: String, type: PostgRESTTable.ColumnType)]? = nil) -> String {
-        "json_object(" + (columns ?? table.columns).map { "'\($0.name)', \(alias).\"\($0.name)\"" }.joined(separator: ", ") + ")"
+        "json_object(" + (columns ?? table.columns).map { column in
+            let value = "\(alias).\"\(column.name)\""
+            return "'\(column.name)', " + (column.type == .text || column.type == .json ? "CAST(\(value) AS TEXT)" : value)
+        }.joined(separator: ", ") + ")"
     }
 
     /// The three triggers of a table (logging `columns`, all of the table's by default).

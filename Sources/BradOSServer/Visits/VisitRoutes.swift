@@ -95,8 +95,8 @@ struct VisitRoutes {
             try db.execute(sql: """
                 INSERT INTO visit (id, userId, place, address, visitedAt, durationMinutes, notes, createdAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [visit.id, userID, visit.place, visit.address, visit.visitedAt.timeIntervalSince1970,
-                                 visit.durationMinutes, visit.notes, visit.createdAt.timeIntervalSince1970])
+                """, arguments: [visit.id, userID, StoredText.value(visit.place), StoredText.value(visit.address), visit.visitedAt.timeIntervalSince1970,
+                                 visit.durationMinutes, StoredText.value(visit.notes), visit.createdAt.timeIntervalSince1970])
         }
     }
 
