@@ -102,7 +102,10 @@ public enum SQLiteQuery {
                     case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
                     case SQLITE_FLOAT: .real(sqlite3_column_double(statement, column))
                     case SQLITE_NULL: .null
-                    default: sqlite3_column_text(statement, column).map { .text(String(cString: $0)) } ?? .null
+                    // By its length, not to its first NUL: a text may hold one (stored as a BLOB).
+                    default: sqlite3_column_text(statement, column).map { text in
+                        .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self))
+                    } ?? .null
                     }
                 })
             }

@@ -79,15 +79,28 @@ extension CoachCache {
         let cached = cachedAt.timeIntervalSince1970
         for conversation in conversations {
             try statement.execute(arguments: [
-                conversation.id, conversation.userId, conversation.title, conversation.domain,
+                conversation.id, conversation.userId, Self.stored(conversation.title), conversation.domain,
                 conversation.lastMessageAt?.timeIntervalSince1970, conversation.messageCount,
                 conversation.createdAt.timeIntervalSince1970, conversation.updatedAt.timeIntervalSince1970, cached, revision,
             ])
         }
     }
 
+    /// A text as the cache stores it: with a NUL, its bytes (a BLOB), as ``upsert(_:cachedAt:_:)``
+    /// binds a message's; GRDB would bind and read TEXT as a C string, ending at the NUL.
+    static func stored(_ text: String?) -> (any DatabaseValueConvertible)? {
+        guard let text else { return nil }
+        return text.utf8.contains(0) ? Data(text.utf8) : text
+    }
+
+    /// A text column read whole: through its database value (a BLOB's bytes when it holds a NUL),
+    /// never through GRDB's fast path for a cursor's row, which reads a C string.
+    static func text(_ row: Row, _ column: String) -> String? {
+        String.fromDatabaseValue(row[column] as DatabaseValue)
+    }
+
     static func conversation(_ row: Row) -> Conversation {
-        Conversation(id: row["remoteId"], userId: row["userId"], title: row["title"], domain: row["domain"],
+        Conversation(id: row["remoteId"], userId: row["userId"], title: text(row, "title"), domain: row["domain"],
                      lastMessageAt: (row["lastMessageAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
                      messageCount: row["messageCount"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
                      updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))

@@ -94,7 +94,11 @@ extension CoachCache {
             text.withUTF8 { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { chars in
                     // An empty buffer may have no address; SQLite needs a pointer for an empty (not NULL) text.
-                    if let base = chars.baseAddress {
+                    // A text holding a NUL as its bytes (a BLOB): GRDB reads TEXT through a C string,
+                    // which would end at the NUL; a copied Row reads the BLOB whole as the String.
+                    if let base = chars.baseAddress, bytes.contains(0) {
+                        _ = sqlite3_bind_blob(handle, index, base, Int32(chars.count), transient)
+                    } else if let base = chars.baseAddress {
                         _ = sqlite3_bind_text(handle, index, base, Int32(chars.count), transient)
                     } else {
                         _ = sqlite3_bind_text(handle, index, "", 0, transient)
@@ -126,6 +130,6 @@ extension CoachCache {
 
     static func message(_ row: Row) -> Message {
         Message(id: row["remoteId"], conversationId: row["conversationId"], role: MessageRole(rawValue: row["role"]),
-                content: row["content"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                content: text(row, "content") ?? "", createdAt: Date(timeIntervalSince1970: row["createdAt"]))
     }
 }

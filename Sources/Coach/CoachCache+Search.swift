@@ -15,14 +15,14 @@ extension CoachCache {
             let conversations = try Row.fetchCursor(db, sql: "SELECT remoteId, title, updatedAt FROM conversation WHERE revision > ?", arguments: [after])
             while let row = try conversations.next() {
                 let id: String = row[0]
-                try feed.add(SearchDocument(key: "conversation:" + id, title: (row[1] as String?) ?? "Untitled conversation", body: "",
+                try feed.add(SearchDocument(key: "conversation:" + id, title: Self.text(row, "title") ?? "Untitled conversation", body: "",
                                             date: Date(timeIntervalSince1970: row[2]), command: "brados coach show \(id)"))
             }
             let messages = try Row.fetchCursor(db, sql: "SELECT remoteId, conversationId, content, createdAt FROM message WHERE revision > ?",
                                                arguments: [after])
             while let row = try messages.next() {
                 // The message in its place: `coach show --message` opens the conversation there.
-                try feed.add(SearchDocument(key: "message:" + (row[0] as String), title: "", body: row[2],
+                try feed.add(SearchDocument(key: "message:" + (row[0] as String), title: "", body: Self.text(row, "content") ?? "",
                                             date: Date(timeIntervalSince1970: row[3]), command: "brados coach show \(row[1] as String) --message {id}"))
             }
         }, count: { db in
