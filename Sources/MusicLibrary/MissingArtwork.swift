@@ -33,6 +33,12 @@ struct MissingArtwork: Sendable {
         return age >= 0 && age < lifetime
     }
 
+    /// Whether an entry is past ``lifetime`` (or unreadable), so a write may drop it.
+    static func expired(_ since: Date?, now: Date) -> Bool {
+        guard let since else { return true }
+        return now.timeIntervalSince(since) >= lifetime
+    }
+
     /// One writer at a time in this process: the store's file lock keeps other processes out,
     /// and the prefetch's four fetches at once would otherwise lose each other's entries.
     private static let writing = Mutex(())
@@ -40,14 +46,17 @@ struct MissingArtwork: Sendable {
     /// Remembers a 404 for this cover (and forgets those past ``lifetime``). A failure to write
     /// only means the cover is asked for again.
     func remember(_ identifier: String) {
-        let now = now()
-        Self.writing.withLock { _ in self.write(identifier, now) }
+        Self.writing.withLock { _ in self.write(identifier) }
     }
 
-    private func write(_ identifier: String, _ now: Date) {
+    /// Under the store's lock, its time read there: a writer that read the clock before another
+    /// wrote would see that one's entry as from the future. Only entries past ``lifetime`` go; one
+    /// from the future (another writer's, or a clock set back) is kept, and not believed.
+    private func write(_ identifier: String) {
         try? store.update { snapshot in
+            let now = now()
             var values = snapshot.values
-            for (key, _) in values where !Self.believed(snapshot.value(Date.self, forKey: key), now: now) { values[key] = nil }
+            for (key, _) in values where Self.expired(snapshot.value(Date.self, forKey: key), now: now) { values[key] = nil }
             values[identifier] = try? JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(now))
             snapshot = KeyValueSnapshot(values: values)
         }

@@ -1,6 +1,7 @@
 import BradOSCore
 import BradOSStorage
 import Foundation
+import Synchronization
 @testable import MusicLibrary
 import TestSupport
 import Testing
@@ -11,6 +12,24 @@ struct ArtworkCacheTests {
     func keys() {
         let key = ArtworkCache.key(makeAlbum("42"), path: "/library/metadata/42/thumb/1", size: .detail)
         #expect(key == BlobKey(bucket: "2048", identifier: "42|/library/metadata/42/thumb/1|2048"))
+    }
+
+    @Test("a 404 remembered by a writer whose clock reads earlier is kept, not pruned; one past a day goes at the next write")
+    func missingKeepsOthersEntries() throws {
+        let dir = TemporaryDirectory()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let clock = Mutex(start.addingTimeInterval(0.5))
+        let missing = MissingArtwork(directory: dir.url, now: { clock.withLock { $0 } })
+        missing.remember("b")  // a concurrent fetch that read the clock later wrote first
+        clock.withLock { $0 = start }
+        missing.remember("a")
+        #expect(Set(missing.store.keys()) == ["a", "b"], "the entry from half a second on is another writer's, not stale")
+        clock.withLock { $0 = start.addingTimeInterval(0.5) }
+        #expect(missing.isMissing("a") && missing.isMissing("b"))
+        clock.withLock { $0 = start.addingTimeInterval(MissingArtwork.lifetime + 10) }
+        #expect(!missing.isMissing("a"))
+        missing.remember("c")
+        #expect(missing.store.keys() == ["c"], "entries past the lifetime are dropped by a write")
     }
 
     @Test("a corrupt cached image is discarded and fetched again")
