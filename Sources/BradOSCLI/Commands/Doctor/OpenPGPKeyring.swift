@@ -1,3 +1,4 @@
+import BradOSStorage
 import Crypto
 import Foundation
 
@@ -12,8 +13,6 @@ struct OpenPGPKeyring: Equatable, Sendable {
     enum ReadError: Error, Equatable {
         case notAKeyring(String)
     }
-
-    init(fingerprints: [String]) { self.fingerprints = fingerprints }
 
     /// Parses `data`, armored or binary. A keyring with no public key is an error.
     init(_ data: Data) throws {
@@ -33,9 +32,6 @@ struct OpenPGPKeyring: Equatable, Sendable {
         guard !found.isEmpty else { throw ReadError.notAKeyring("it holds no public key") }
         fingerprints = found
     }
-
-    /// Whether the key with `fingerprint` (hex, either case) is here.
-    func holds(_ fingerprint: String) -> Bool { fingerprints.contains(fingerprint.uppercased()) }
 
     /// The armored block's packets: the lines after its headers, up to the checksum (`=XXXX`).
     /// Inline in a deb822 field, each line starts with a space and an empty line is " .".
@@ -92,23 +88,12 @@ struct OpenPGPKeyring: Equatable, Sendable {
     /// RFC 9580 §5.5.4: v4, SHA-1 over 0x99, a two-octet length and the body; v5 and v6,
     /// SHA-256 over 0x9A or 0x9B and a four-octet length.
     static func fingerprint(of body: ArraySlice<UInt8>) -> String? {
-        guard let version = body.first else { return nil }
+        guard let version = body.first, (4...6).contains(version) else { return nil }
         let count = body.count
-        let digest: [UInt8]
-        switch version {
-        case 4:
-            var hash = Insecure.SHA1()
-            hash.update(data: [0x99, UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
-            hash.update(data: Array(body))
-            digest = Array(hash.finalize())
-        case 5, 6:
-            var hash = SHA256()
-            hash.update(data: [version == 5 ? 0x9A : 0x9B, UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
-            hash.update(data: Array(body))
-            digest = Array(hash.finalize())
-        default:
-            return nil
-        }
-        return digest.map { String(format: "%02X", $0) }.joined()
+        let prefix: [UInt8] = version == 4
+            ? [0x99, UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+            : [version == 5 ? 0x9A : 0x9B, UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+        let input = prefix + body
+        return (version == 4 ? Hex.encode(Insecure.SHA1.hash(data: input)) : Hex.encode(SHA256.hash(data: input))).uppercased()
     }
 }
