@@ -209,7 +209,14 @@ public enum NetworkError: BradOSError {
     /// past a minute.
     static func wait(_ duration: Duration) -> String {
         let seconds = max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
-        return seconds < 60 ? "\(seconds) s" : Format.age(TimeInterval(seconds))
+        // Rounded up in the unit shown ("9 min" for 599 s would send the person back too early).
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = (seconds + 59) / 60
+        if minutes < 60 { return "\(minutes) min" }
+        let hours = (seconds + 3599) / 3600
+        if hours < 24 { return "\(hours) h" }
+        let days = (seconds + 86_399) / 86_400
+        return days == 1 ? "1 day" : "\(days) days"
     }
 
     static func reason(_ status: Int) -> String {

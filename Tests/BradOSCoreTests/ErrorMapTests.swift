@@ -42,6 +42,8 @@ struct ErrorMapTests {
         #expect(advice(.milliseconds(500)) == "The server is rate limiting; wait 1 s and try again.")
         #expect(advice(.milliseconds(10_900)) == "The server is rate limiting; wait 11 s and try again.")
         #expect(advice(.seconds(120)) == "The server is rate limiting; wait 2 min and try again.")
+        #expect(advice(.seconds(599)) == "The server is rate limiting; wait 10 min and try again.", "never sooner than the server said")
+        #expect(advice(.seconds(5_400)) == "The server is rate limiting; wait 2 h and try again.")
         #expect(advice(.seconds(86_400)) == "The server is rate limiting; wait 1 day and try again.")
     }
 
