@@ -5,7 +5,7 @@ import TestSupport
 /// `brados sync --watch --notify` end to end: the built `brados` follows a `brados-server`
 /// process while the test writes assistant messages into it, and a notification service that
 /// is not brados's own (python-dbusmock's, on a private session bus) receives the Notify calls.
-@Suite("End to end: sync --watch --notify", .serialized)
+@Suite("End to end: sync --watch --notify", .serialized, .ownThread)
 struct NotificationsEndToEndTests {
     let home = TemporaryDirectory("e2e-notify")
     let data = TemporaryDirectory("e2e-notify-server")
@@ -78,7 +78,13 @@ struct NotificationsEndToEndTests {
         try await say(1, in: conversations[0].id, server)
         #expect(try await eventually(timeout: .seconds(30)) { session.calls().last?.replaces == 1 })
         let third = try #require(session.calls().last)
-        #expect(third.summary == "\(conversations[0].title): 2 new messages from your coach", "\(third)")
+        // It counts on while the conversation's news follow within a minute (the schedule's
+        // quiet time); a loaded machine may take longer from the first, and then it is one.
+        let since = third.at.timeIntervalSince(first.at)
+        let counted = "\(conversations[0].title): 2 new messages from your coach", alone = conversations[0].title
+        if since < 58 { #expect(third.summary == counted, "\(since) s after the first: \(third)") }
+        else if since > 62 { #expect(third.summary == alone, "\(since) s after the first: \(third)") }
+        else { #expect([counted, alone].contains(third.summary), "\(since) s after the first: \(third)") }
         #expect(third.at.timeIntervalSince(burst.last?.at ?? .distantPast) >= 4.9, "at most one a domain every 5 seconds")
 
         #expect(watch.isRunning)
