@@ -130,17 +130,12 @@ struct ServerAuthTests {
         #expect(!FaultRule(match: "GET /api/visits").matches(method: "GET", path: "/api/mealplans"))
     }
 
-    /// A live server (real socket) with one fault rule already installed, served and called on
-    /// a thread of its own: tests blocked on processes, holding the cooperative pool, would
-    /// otherwise keep it from answering within its client's 20 s (measured: 60 s with four
-    /// such tests, 0.6 s with the preference).
+    /// A live server (real socket) with one fault rule already installed.
     func withLiveFault(_ rule: FaultRule, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let server = try makeServer()
         await server.admin.add(rule)
         let app = Application(router: server.buildRouter(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await withTaskExecutorPreference(DedicatedExecutor.shared) {
-            try await app.test(.live) { client in try await body(client) }
-        }
+        try await app.test(.live) { client in try await body(client) }
     }
 
     @Test("injected latency delays the answer, over a live socket")

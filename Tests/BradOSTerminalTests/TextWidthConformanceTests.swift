@@ -6,7 +6,7 @@ import TestSupport
 /// ``TextWidth`` against text nobody here chose: Unicode's own test files (Debian's
 /// unicode-data, /usr/share/unicode) measured by a peer nobody here wrote, Python's `wcwidth`
 /// (its `wcswidth`, grapheme-aware since 0.3), and Unicode's line-break test cases.
-@Suite("Text width: Unicode's test files against wcwidth and UAX #14")
+@Suite("Text width: Unicode's test files against wcwidth and UAX #14", .ownThread)
 struct TextWidthConformanceTests {
     static let ucd = URL(fileURLWithPath: "/usr/share/unicode")
 

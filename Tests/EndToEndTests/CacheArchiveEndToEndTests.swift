@@ -4,7 +4,7 @@ import TestSupport
 
 /// `brados cache export|verify|import` end to end: every domain's cache moves to another
 /// profile through an archive and serves offline there.
-@Suite("End to end: cache archives", .serialized)
+@Suite("End to end: cache archives", .serialized, .ownThread)
 struct CacheArchiveEndToEndTests {
     let home = TemporaryDirectory("e2e-archive")
 

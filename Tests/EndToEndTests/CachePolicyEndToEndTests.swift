@@ -5,7 +5,7 @@ import TestSupport
 /// Issue 17, end to end: every domain's reads go through one policy mechanism, so with the
 /// server down each read command answers from its cache with the same `source` object, and
 /// with an expired session each exits with the auth code naming the service to sign in to.
-@Suite("End to end: one cache policy for every domain", .serialized)
+@Suite("End to end: one cache policy for every domain", .serialized, .ownThread)
 struct CachePolicyEndToEndTests {
     let home = TemporaryDirectory("e2e-policy")
 

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `brados calendar` and `calendar.file` end to end: the built `brados` against a
 /// `brados-server` process, in a time zone of its own.
-@Suite("End to end: calendar", .serialized)
+@Suite("End to end: calendar", .serialized, .ownThread)
 struct CalendarEndToEndTests {
     let home = TemporaryDirectory("e2e-calendar")
 

@@ -6,7 +6,7 @@ import TestSupport
 /// made on a `brados-server` process between refreshes of the built `brados`; after each
 /// refresh its copy must equal the server's (ids, fields shown, order). 25 rounds here,
 /// `BRADOS_DELTA_ROUNDS` more (the reliability suite's full run: 200).
-@Suite("End to end: coach delta refresh", .serialized)
+@Suite("End to end: coach delta refresh", .serialized, .ownThread)
 struct CoachDeltaEndToEndTests {
     let home = TemporaryDirectory("e2e-coach-delta")
     static let user = "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11"

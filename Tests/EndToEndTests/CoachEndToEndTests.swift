@@ -4,7 +4,7 @@ import TestSupport
 
 /// The coach domain end to end: the built `brados` against a `brados-server` process
 /// speaking Supabase Auth and PostgREST.
-@Suite("End to end: coach", .serialized)
+@Suite("End to end: coach", .serialized, .ownThread)
 struct CoachEndToEndTests {
     let home = TemporaryDirectory("e2e-coach")
 

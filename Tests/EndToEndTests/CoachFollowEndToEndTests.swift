@@ -7,7 +7,7 @@ import TestSupport
 /// admin SQL route, and another process writing its SQLite file) and injects Realtime's faults
 /// (a lost event, a dropped connection, a silent one, a refused join, an expired token).
 /// After each, the cache (`--offline coach show`) equals the server's rows.
-@Suite("End to end: coach show --follow", .serialized)
+@Suite("End to end: coach show --follow", .serialized, .ownThread)
 struct CoachFollowEndToEndTests {
     let home = TemporaryDirectory("e2e-coach-follow")
     let data = TemporaryDirectory("e2e-coach-follow-server")

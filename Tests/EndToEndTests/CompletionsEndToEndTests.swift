@@ -4,7 +4,7 @@ import TestSupport
 
 /// Shell completions: the committed scripts are what the command tree generates, and the bash
 /// function completes commands and real ids from the local caches.
-@Suite("End to end: shell completions", .serialized)
+@Suite("End to end: shell completions", .serialized, .ownThread)
 struct CompletionsEndToEndTests {
     let home = TemporaryDirectory("e2e-completions")
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import TestSupport
 /// The plugin contract (issue 17): `brados-contract` is brados plus a sixth domain, `places`,
 /// added in one folder (Tests/ContractDomain/Places) and one registry line, with no edit of
 /// the core. Everything the core offers a domain must work for it.
-@Suite("End to end: the plugin contract (a sixth domain)", .serialized)
+@Suite("End to end: the plugin contract (a sixth domain)", .serialized, .ownThread)
 struct ContractEndToEndTests {
     let home = TemporaryDirectory("e2e-contract")
     let other = TemporaryDirectory("e2e-contract-other")

@@ -3,7 +3,7 @@ import Testing
 
 /// The README stays a page a newcomer reads to the end, and every link in it and in docs/
 /// leads somewhere: a file of the repository, and a heading of it when the link names one.
-@Suite("Documentation: the README's length and every link")
+@Suite("Documentation: the README's length and every link", .ownThread)
 struct DocumentationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

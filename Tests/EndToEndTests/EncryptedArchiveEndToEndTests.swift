@@ -6,7 +6,7 @@ import TestSupport
 /// Encrypted archives end to end (issue 20): brados and the `age` command open each other's
 /// files, both ways, binary and armored, with keys and passphrases (typed on a terminal,
 /// driven through a pty); a file changed anywhere is refused and nothing is imported.
-@Suite("End to end: age-encrypted cache archives", .serialized)
+@Suite("End to end: age-encrypted cache archives", .serialized, .ownThread)
 struct EncryptedArchiveEndToEndTests {
     let home = TemporaryDirectory("e2e-age")
 

@@ -6,7 +6,7 @@ import TestSupport
 /// table says, a password asked for as gh and docker ask, a mistyped profile or key named,
 /// dates as typed, a live feed's gap in one sentence. The built `brados` against a real
 /// `brados-server` process, and in a pseudo-terminal where it is about the terminal.
-@Suite("End to end: the first hour", .serialized)
+@Suite("End to end: the first hour", .serialized, .ownThread)
 struct FirstHourEndToEndTests {
     let home = TemporaryDirectory("e2e-first-hour")
 

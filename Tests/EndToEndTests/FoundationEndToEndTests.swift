@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Runs the built `brados` against a real `brados-server` process on loopback.
-@Suite("End to end: auth, offline, retries, embedded default", .serialized)
+@Suite("End to end: auth, offline, retries, embedded default", .serialized, .ownThread)
 struct FoundationEndToEndTests {
     let home = TemporaryDirectory("e2e")
 

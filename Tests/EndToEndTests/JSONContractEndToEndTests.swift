@@ -5,7 +5,7 @@ import TestSupport
 /// One contract for scripts: every command's real `--json`, run against a real reference
 /// server, keeps its JSON Schema in `contract/json/`; docs/commands.md's field lists are
 /// written from the same schemas.
-@Suite("End to end: the --json contract", .serialized)
+@Suite("End to end: the --json contract", .serialized, .ownThread)
 struct JSONContractEndToEndTests {
     let home = TemporaryDirectory("e2e-contract")
 

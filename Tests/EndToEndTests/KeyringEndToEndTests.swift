@@ -4,7 +4,7 @@ import TestSupport
 
 /// The built `brados` with a real Secret Service (GNOME Keyring on a private session bus),
 /// read and written by `secret-tool` too, and with no bus at all.
-@Suite("End to end: secrets in the system keyring", .serialized)
+@Suite("End to end: secrets in the system keyring", .serialized, .ownThread)
 struct KeyringEndToEndTests {
     let home = TemporaryDirectory("e2e-keyring")
 

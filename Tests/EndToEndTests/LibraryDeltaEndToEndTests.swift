@@ -6,7 +6,7 @@ import TestSupport
 /// no-op `touch`es made on a `brados-server` process (`/_admin/plex`) between refreshes of the
 /// built `brados`; after each refresh the snapshot must equal the server's listing (rating
 /// keys, titles, order). 25 rounds here, `BRADOS_DELTA_ROUNDS` more.
-@Suite("End to end: library delta refresh", .serialized)
+@Suite("End to end: library delta refresh", .serialized, .ownThread)
 struct LibraryDeltaEndToEndTests {
     let home = TemporaryDirectory("e2e-library-delta")
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The library domain end to end: the built `brados` against `brados-server`'s Plex routes.
-@Suite("End to end: library", .serialized)
+@Suite("End to end: library", .serialized, .ownThread)
 struct LibraryEndToEndTests {
     let home = TemporaryDirectory("e2e-library")
 

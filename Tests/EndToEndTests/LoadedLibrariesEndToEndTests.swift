@@ -5,7 +5,7 @@ import TestSupport
 /// What brados loads is what the command uses: libsecret (and with it GLib, GIO and the session
 /// bus) only when a secret is read or written in the keyring, never for a read of the caches
 /// nor with `credentials.store = file`; and nothing it loads writes into the working directory.
-@Suite("End to end: libraries loaded only when used", .serialized)
+@Suite("End to end: libraries loaded only when used", .serialized, .ownThread)
 struct LoadedLibrariesEndToEndTests {
     let home = TemporaryDirectory("e2e-loaded")
     let work = TemporaryDirectory("e2e-loaded-cwd")

@@ -7,7 +7,7 @@ import TestSupport
 /// error text may quote them ("could not store currentWeight 84.5 kg"), so no log line at any
 /// verbosity carries text a server sent; the error a command ends with, on the person's own
 /// screen, may.
-@Suite("End to end: logs", .serialized)
+@Suite("End to end: logs", .serialized, .ownThread)
 struct LogsEndToEndTests {
     let home = TemporaryDirectory("e2e-logs")
     static let marker = "MARKER-currentWeight-84.5kg"

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// man/brados.1 stays in step with the command tree and renders cleanly.
-@Suite("The man page")
+@Suite("The man page", .ownThread)
 struct ManPageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let home = TemporaryDirectory("e2e-man")

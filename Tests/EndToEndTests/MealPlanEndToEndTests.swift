@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The meal plan domain end to end: the built `brados` against a `brados-server` process.
-@Suite("End to end: mealplan", .serialized)
+@Suite("End to end: mealplan", .serialized, .ownThread)
 struct MealPlanEndToEndTests {
     let home = TemporaryDirectory("e2e-mealplan")
 

@@ -5,7 +5,7 @@ import TestSupport
 /// A NUL (U+0000) in a server's text, end to end: the reference server keeps it (its SQLite
 /// would cut a bound C string there), the built brados keeps it in its cache, shows it as `^@`
 /// and writes it as `\u0000` in `--json`, online and offline.
-@Suite("End to end: a NUL in a server's text", .serialized)
+@Suite("End to end: a NUL in a server's text", .serialized, .ownThread)
 struct NulTextEndToEndTests {
     let home = TemporaryDirectory("e2e-nul")
     static let user = "8f5c2a64-0d7e-4a53-9d51-3f0c8d0b7a11"

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The plan domain end to end: the built `brados` against a `brados-server` process.
-@Suite("End to end: plan", .serialized)
+@Suite("End to end: plan", .serialized, .ownThread)
 struct NutritionEndToEndTests {
     let home = TemporaryDirectory("e2e-plan")
 
@@ -111,8 +111,8 @@ struct NutritionEndToEndTests {
         // Two syncs at once: each change is sent exactly once, in order.
         try await server.resetStats()
         let environment = ["BRADOS_HOME": home.url.path, "HOME": home.url.path, "BRADOS_SERVER": server.url.absoluteString]
-        async let first = Task.detached { try BuiltProducts.run("brados", ["plan", "sync", "--json"], environment: environment) }.value
-        async let second = Task.detached { try BuiltProducts.run("brados", ["plan", "sync", "--json"], environment: environment) }.value
+        async let first = BuiltProducts.run("brados", ["plan", "sync", "--json"], environment: environment)
+        async let second = BuiltProducts.run("brados", ["plan", "sync", "--json"], environment: environment)
         let results = try await [first, second]
         #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
         #expect(try await server.stats().byRoute["PUT /auth/profile"] == 2)

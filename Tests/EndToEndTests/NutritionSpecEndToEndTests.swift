@@ -4,7 +4,7 @@ import TestSupport
 
 /// Spec 004 end to end (issue 43): plan inputs, kept plans, logs without body values, the
 /// rate limit: the built `brados` against a `brados-server` process.
-@Suite("End to end: plan, spec 004", .serialized)
+@Suite("End to end: plan, spec 004", .serialized, .ownThread)
 struct NutritionSpecEndToEndTests {
     let home = TemporaryDirectory("e2e-plan-spec")
 

@@ -5,7 +5,7 @@ import TestSupport
 /// A command whose output cannot be written does not end in success: every command's table and
 /// `--json` to /dev/full exits 10 and says the disk is full; a closed stdout is a failure (1)
 /// that takes nothing from the files brados opens.
-@Suite("End to end: output that cannot be written", .serialized)
+@Suite("End to end: output that cannot be written", .serialized, .ownThread)
 struct OutputFailureEndToEndTests {
     let home = TemporaryDirectory("e2e-output-failure")
 

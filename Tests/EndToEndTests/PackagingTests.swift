@@ -4,7 +4,7 @@ import TestSupport
 
 /// What `make package` relies on, checked on every `make test` (packaging/check-package.sh then
 /// installs the real artifacts in a clean Debian root, in CI).
-@Suite("Packaging")
+@Suite("Packaging", .ownThread)
 struct PackagingTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let home = TemporaryDirectory("e2e-packaging")
@@ -116,7 +116,7 @@ struct PackagingTests {
 }
 
 /// `scripts/pins.py`: the check `make build`, `make test` and `make release` run first.
-@Suite("Packaging: pinned Swift packages")
+@Suite("Packaging: pinned Swift packages", .ownThread)
 struct PinsTests {
     let home = TemporaryDirectory("e2e-pins")
 

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Long output on a terminal goes through the pager (`Tests/TestSupport/fake-terminal.py` is the
 /// terminal); the pager here is a `sed` that marks every line it passes.
-@Suite("End to end: the pager")
+@Suite("End to end: the pager", .ownThread)
 struct PagerEndToEndTests {
     let home = TemporaryDirectory("e2e-pager")
 

@@ -6,7 +6,7 @@ import TestSupport
 /// process, through a pipe and inside a pseudo-terminal that answers like kitty, an xterm
 /// with sixel, a terminal without pixel graphics, or one that does not answer
 /// (`Tests/TestSupport/fake-terminal.py`).
-@Suite("End to end: pictures", .serialized)
+@Suite("End to end: pictures", .serialized, .ownThread)
 struct PicturesEndToEndTests {
     let home = TemporaryDirectory("e2e-pictures")
     static let escape = "\u{1B}"

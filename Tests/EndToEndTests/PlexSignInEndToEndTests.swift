@@ -4,7 +4,7 @@ import TestSupport
 
 /// Signing in to Plex through plex.tv (the reference server's emulation of it), the three
 /// ways Plex apps do: a code approved by another client, an existing token, a password.
-@Suite("End to end: Plex sign-in through plex.tv", .serialized)
+@Suite("End to end: Plex sign-in through plex.tv", .serialized, .ownThread)
 struct PlexSignInEndToEndTests {
     let home = TemporaryDirectory("e2e-plex-signin")
 
@@ -222,7 +222,7 @@ struct PlexSignInEndToEndTests {
 
 /// The account's servers through plex.tv: listing, choosing, connecting the way Plex clients
 /// do, each server's own token, and a revoked token.
-@Suite("End to end: Plex servers and connections through plex.tv", .serialized)
+@Suite("End to end: Plex servers and connections through plex.tv", .serialized, .ownThread)
 struct PlexServersEndToEndTests {
     let home = TemporaryDirectory("e2e-plex-servers")
 

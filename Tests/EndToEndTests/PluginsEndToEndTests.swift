@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// External plugins end to end: `brados NAME` runs `brados-NAME` from PATH.
-@Suite("End to end: external plugins")
+@Suite("End to end: external plugins", .ownThread)
 struct PluginsEndToEndTests {
     let home = TemporaryDirectory("e2e-plugins")
     /// The repository's `examples/` folder (brados-hello lives there).

@@ -5,7 +5,7 @@ import TestSupport
 /// Post-quantum archives end to end (issue 46): `keys generate --post-quantum`, an export to
 /// an `age1pq1…` recipient and its import; classic and post-quantum recipients never mixed;
 /// the `age` command both ways when its version reads them (1.3), and otherwise its refusal.
-@Suite("End to end: post-quantum age archives", .serialized)
+@Suite("End to end: post-quantum age archives", .serialized, .ownThread)
 struct PostQuantumArchiveEndToEndTests {
     let archives = EncryptedArchiveEndToEndTests()
     var home: URL { archives.home.url }

@@ -6,7 +6,7 @@ import TestSupport
 /// `brados` against a `brados-server` whose demo data holds Japanese, Chinese, Hebrew and
 /// emoji (the seed's visits and library), through a pseudo-terminal and through a pipe.
 /// Widths are measured by Python's wcwidth, not by brados's own code.
-@Suite("End to end: every script, every width, a screen reader", .serialized)
+@Suite("End to end: every script, every width, a screen reader", .serialized, .ownThread)
 struct ReadingEndToEndTests {
     let home = TemporaryDirectory("e2e-reading")
 

@@ -5,7 +5,7 @@ import TestSupport
 /// The README's first steps, run literally, in order, on a new profile with no server
 /// configured (the built-in demo backend), as a person copies them: every line works and
 /// shows what the comment beside it says. A follow runs until Ctrl-C, as it does for a person.
-@Suite("End to end: the README's first steps on a new profile", .serialized)
+@Suite("End to end: the README's first steps on a new profile", .serialized, .ownThread)
 struct ReadmeFirstStepsEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let home = TemporaryDirectory("e2e-readme")

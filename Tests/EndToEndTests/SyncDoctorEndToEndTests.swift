@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `brados sync` (quiet background refresh) and `brados doctor` (what to fix) end to end.
-@Suite("End to end: sync and doctor", .serialized)
+@Suite("End to end: sync and doctor", .serialized, .ownThread)
 struct SyncDoctorEndToEndTests {
     let home = TemporaryDirectory("e2e-sync")
 

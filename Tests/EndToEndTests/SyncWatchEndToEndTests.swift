@@ -7,7 +7,7 @@ import TestSupport
 /// and through its SQLite file from another process (Supabase Realtime), albums through
 /// `/_admin/plex` (Plex notifications). Other commands read the caches meanwhile, offline,
 /// without waiting for it.
-@Suite("End to end: sync --watch", .serialized)
+@Suite("End to end: sync --watch", .serialized, .ownThread)
 struct SyncWatchEndToEndTests {
     let home = TemporaryDirectory("e2e-sync-watch")
     let data = TemporaryDirectory("e2e-sync-watch-server")

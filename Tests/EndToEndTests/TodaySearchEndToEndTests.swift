@@ -4,7 +4,7 @@ import TestSupport
 
 /// `brados today` and `brados search` end to end: the built `brados` against a
 /// `brados-server` process; the search index checked after each write path that must move it.
-@Suite("End to end: today and search", .serialized)
+@Suite("End to end: today and search", .serialized, .ownThread)
 struct TodaySearchEndToEndTests {
     let home = TemporaryDirectory("e2e-today-search")
 

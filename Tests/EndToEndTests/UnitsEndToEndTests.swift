@@ -4,7 +4,7 @@ import TestSupport
 
 /// Units, numbers and locales end to end: the built `brados` under four locales, metric and
 /// imperial, against a `brados-server` process that holds what was sent.
-@Suite("End to end: units and number forms", .serialized)
+@Suite("End to end: units and number forms", .serialized, .ownThread)
 struct UnitsEndToEndTests {
     /// One person's home at a server: brados run in `locale`.
     struct Person {

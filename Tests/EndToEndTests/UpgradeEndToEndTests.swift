@@ -5,7 +5,7 @@ import TestSupport
 /// Upgrading loses nothing: a home that brados 0.1.0 left (Tests/Fixtures/upgrade-0.1.0) is
 /// read by this version offline, migrated, used online against its embedded demo backend,
 /// and exported whole.
-@Suite("End to end: upgrading from 0.1.0", .serialized)
+@Suite("End to end: upgrading from 0.1.0", .serialized, .ownThread)
 struct UpgradeEndToEndTests {
     let home = TemporaryDirectory("e2e-upgrade")
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The visits domain end to end: the built `brados` against a `brados-server` process.
-@Suite("End to end: visits", .serialized)
+@Suite("End to end: visits", .serialized, .ownThread)
 struct VisitsEndToEndTests {
     let home = TemporaryDirectory("e2e-visits")
     let otherHome = TemporaryDirectory("e2e-visits-other")

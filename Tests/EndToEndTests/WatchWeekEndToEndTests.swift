@@ -6,7 +6,7 @@ import TestSupport
 /// that move, go away, come back, rate-limit and revoke sessions, and a person who changes its
 /// configuration meanwhile. What it says is what a journal shows days later: each trouble once,
 /// and once when it ends.
-@Suite("End to end: sync --watch for days", .serialized)
+@Suite("End to end: sync --watch for days", .serialized, .ownThread)
 struct WatchWeekEndToEndTests {
     let home = TemporaryDirectory("e2e-watch-week")
 

@@ -113,6 +113,7 @@ public enum BuiltProducts {
 
         /// Waits for the process (killing it after `timeout`) and returns what it did.
         public func finish(timeout: TimeInterval = 30) -> Result {
+            OwnThread.mayBlock("waiting on `\(([process.executableURL?.lastPathComponent ?? "?"] + (process.arguments ?? [])).joined(separator: " "))`")
             let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
             process.waitUntilExit()

@@ -68,15 +68,7 @@ public struct CommandHarness {
     public func run(_ command: some EnvironmentCommand, json: Bool = false, offline: Bool = false) async throws -> CapturingIO {
         let (env, io) = try environment(json: json, offline: offline)
         let composition = Composition(plugins: plugins)
-        if embedded == nil {
-            try await composition.bind { try await command.run(in: env) }
-        } else {
-            // The demo server answers on the test's own threads: off the cooperative pool, which
-            // tests waiting on processes hold (ARCHITECTURE.md, "a test that serves on a real socket").
-            try await withTaskExecutorPreference(DedicatedExecutor.shared) {
-                try await composition.bind { try await command.run(in: env) }
-            }
-        }
+        try await composition.bind { try await command.run(in: env) }
         return io
     }
 

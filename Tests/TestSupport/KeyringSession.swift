@@ -12,6 +12,7 @@ public final class KeyringSession: @unchecked Sendable {
     private let password = "keyring-password"
 
     public init() throws {
+        OwnThread.mayBlock("starting a keyring's session bus")
         home = TemporaryDirectory("keyring")
         let data = home.url.appendingPathComponent("data"), runtime = home.url.appendingPathComponent("run")
         for folder in [data, runtime] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }

@@ -27,6 +27,7 @@ public final class NotificationSession: @unchecked Sendable {
     ///   - crashingService: the bus knows a notification service it starts on demand, which
     ///     dies of a signal as it starts (dunst on a machine with no display).
     public init(withService: Bool = true, crashingService: Bool = false) throws {
+        OwnThread.mayBlock("starting a notification service")
         folder = TemporaryDirectory("notifications")
         let address = "unix:path=\(folder.url.path)/bus"
         log = folder.url.appendingPathComponent("notify.log")

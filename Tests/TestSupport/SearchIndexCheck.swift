@@ -5,6 +5,7 @@ import Foundation
 public enum SearchIndexCheck {
     /// A query's rows as `a|b|c` lines.
     public static func rows(_ database: URL, _ sql: String) throws -> [String] {
+        OwnThread.mayBlock("reading the index with python3")
         let python = Process(), pipe = Pipe()
         python.executableURL = try SystemCommand.url("python3")
         python.arguments = ["-c", "import sqlite3,sys; print('\\n'.join('|'.join('' if v is None else str(v) for v in r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))",

@@ -18,6 +18,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// - Throws: when it does not start within 30 s.
     /// - Parameter port: 0 (the default) for any free one; another to start a server again where one was.
     public init(dataDirectory: URL? = nil, port: Int = 0, extraArguments: [String] = []) throws {
+        OwnThread.mayBlock("starting brados-server")
         process = Process()
         process.executableURL = BuiltProducts.url("brados-server")
         var arguments = ["--port", String(port), "--admin", "--until-stdin-closes"]
