@@ -21,7 +21,7 @@
 #   `brados lib<TAB>`; systemd-analyze --user verify takes the units.
 # - apt-get remove, then purge (after a reinstall): every file dpkg -L listed is gone and the
 #   user's ~/.config, ~/.cache and ~/.local/share/brados are byte for byte as they were; the
-#   person's apt source then fails apt-get update loudly, docs/install.md's one command removes
+#   person's apt source then makes apt-get update warn, docs/install.md's one command removes
 #   it, and the README's commands install brados again (doctor: no warning).
 # - The tarball, in a second clean root with only the .deb's Depends (no Recommends): its
 #   SHA-256, then bin/brados mealplan show from ~/.local as the README says; without the picture

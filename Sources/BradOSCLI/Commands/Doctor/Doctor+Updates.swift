@@ -94,7 +94,7 @@ extension Doctor {
         }
         if source.signedBy.contains(.file(archiveKeyring)) {
             return DoctorCheck(name: "updates", status: .warn,
-                               detail: "the brados apt source (\(whence)) names the package's own keyring: removing brados takes the key and leaves a source apt fails on",
+                               detail: "the brados apt source (\(whence)) names the package's own keyring: removing brados takes the key and leaves a source apt warns about at every update",
                                fix: "\(link) && sudo sed -i 's|\(archiveKeyring)|\(sourceKeyring)|' \(source.file.path)")
         }
         return DoctorCheck(name: "updates", status: .ok,
