@@ -183,9 +183,9 @@ def hostile(run, day, check):
 
 
 def kept(text):
-    """What an iCalendar TEXT value keeps of `text`: a line break (CRLF, LF or a bare CR) is a
-    newline; other C0 controls, DEL and C1 controls are dropped."""
-    text = re.sub("\r\n?", "\n", text)
+    """What an iCalendar TEXT value keeps of `text`: a line break (CRLF, LF, a bare CR, U+2028 or
+    U+2029) is a newline; other C0 controls, DEL and C1 controls are dropped."""
+    text = re.sub("\r\n?|[\u2028\u2029]", "\n", text)
     return "".join(c for c in text if c == "\n" or not (ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) <= 0x9F))
 
 
