@@ -121,9 +121,9 @@ def run_bytes(profile, *args, timeout=120):
 
 
 def calendar_text(value):
-    """What a TEXT value of `value` holds once unescaped: a CRLF or a bare CR a line break,
-    every other control character dropped."""
-    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    """What a TEXT value of `value` holds once unescaped: a CRLF, a bare CR, U+2028 or U+2029 a
+    line break, every other control character dropped."""
+    value = value.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     return "".join(char for char in value if char == "\n" or ord(char) not in CONTROLS)
 
 
