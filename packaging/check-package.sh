@@ -171,9 +171,13 @@ logged() { local log="$work/$1"; shift; "$@" > "$log" 2>&1 || { tail -20 "$log" 
 shows() { as_user "${@:2}" | grep -- "$1" >/dev/null; }
 said() { grep -- "$1" "$work/stderr" >/dev/null; }
 # verify_clean UNIT...: systemd-analyze --user verify passes the units and says nothing about them
-# (an unknown key is only a warning to it: a unit written for a newer systemd shows here).
-verify_clean() { as_user systemd-analyze --user verify "$@" > "$work/verify" && ! [ -s "$work/stderr" ] && ! [ -s "$work/verify" ] \
-    || { sed 's/^/     /' "$work/verify" "$work/stderr"; return 1; }; }
+# (an unknown key is only a warning to it: a unit written for a newer systemd shows here). Ubuntu's
+# systemd 249 and 255 also say they found no system bus, which a root never has: not about a unit.
+verify_clean() {
+    as_user systemd-analyze --user verify "$@" > "$work/verify" \
+        && ! grep -vx 'Failed to connect to system bus: No such file or directory' "$work/stderr" > "$work/stderr.units" \
+        && ! [ -s "$work/verify" ] || { sed 's/^/     /' "$work/verify" "$work/stderr"; return 1; }
+}
 
 # check_keyring: the keyring from the .deb: a session bus and GNOME Keyring in the clean root, libsecret from
 # the .deb's Recommends. The demo session, stored in a file while no keyring answered (auto's
