@@ -205,18 +205,13 @@ public enum NetworkError: BradOSError {
         return (.connected, "the connection failed")
     }
 
-    /// `Retry-After` as a wait: whole seconds rounded up (`0.5` is `1 s`), minutes and hours
-    /// past a minute.
+    /// `Retry-After` as a wait: whole seconds rounded up (`0.5` is `1 s`); past a minute in
+    /// Format.age's words, rounded up to its unit (never sooner than the server said).
     static func wait(_ duration: Duration) -> String {
         let seconds = max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
-        // Rounded up in the unit shown ("9 min" for 599 s would send the person back too early).
         if seconds < 60 { return "\(seconds) s" }
-        let minutes = (seconds + 59) / 60
-        if minutes < 60 { return "\(minutes) min" }
-        let hours = (seconds + 3599) / 3600
-        if hours < 24 { return "\(hours) h" }
-        let days = (seconds + 86_399) / 86_400
-        return days == 1 ? "1 day" : "\(days) days"
+        let unit = seconds < 3600 ? 60 : seconds < 86_400 ? 3600 : 86_400
+        return Format.age(TimeInterval((seconds + unit - 1) / unit * unit))
     }
 
     static func reason(_ status: Int) -> String {
