@@ -258,7 +258,7 @@ let package = Package(
             name: "BradOSCLI",
             dependencies: [
                 "BradOSCore", "BradOSErrors", "BradOSTerminal", "BradOSStorage", "BradOSNetworking", "BradOSAuth", "BradOSArchive", "BradOSSearch", "BradOSCalendar", "BradOSNotifications", "BradOSToday", "BradOSPictures",
-                "AgeEncryption",
+                "AgeEncryption", "CBradOSSystem",
                 "BradOSServer",
                 "MealPlan",
                 "Visits",

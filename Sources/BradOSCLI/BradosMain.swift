@@ -5,7 +5,6 @@ import BradOSNetworking
 import BradOSServer
 import BradOSStorage
 import BradOSTerminal
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -61,8 +60,8 @@ struct EmbeddedReferenceBackend: EmbeddedBackend {
 /// The `brados` process: an executable is its plugin list plus one call, `BradosMain.run(plugins:)`.
 public enum BradosMain {
     /// Synchronous until a command has to run: `brados --help` and `--version` are answered
-    /// before anything else, and other help, usage errors and sync commands before the async
-    /// runtime, its threads and the Ctrl-C handler exist (bench/startup.py).
+    /// before anything else, and other help, usage errors and sync commands before the signal
+    /// watcher exists; a command then runs on this thread (bench/startup.py).
     public static func run(plugins: [any DomainPlugin], features: [any Feature] = Registry.features) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         DetachedProcess.yieldIfBackground()
@@ -103,19 +102,23 @@ public enum BradosMain {
             case .command(let parsed) where !(parsed is any AsyncParsableCommand):
                 end(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io), io: io)
             case .command(let parsed):
-                // The handlers come first: a signal that arrives as the command starts cancels it
-                // like any other, rather than killing the process halfway through its first write.
+                // The signal watcher comes first: a signal that arrives as the command starts
+                // cancels it like any other, rather than killing the process halfway through its
+                // first write. The command then runs on this thread (MainThreadExecutor): a read of
+                // the caches starts no thread but the watcher.
                 let signals = Signals()
-                let sources = cancelOnSignals(signals)
-                // A detached task inherits no task-local: the composition is bound again in it.
-                let command = Task.detached { await composition.bind { await CommandRunner.execute(parsed, root: Brados.self, io: io) } }
-                signals.attach(command)
-                Task {
-                    let code = await command.value
-                    for source in sources { source.cancel() }
-                    end(signals.exitCode(for: code), io: io)
+                SignalWatcher.start(signals)
+                let loop = MainThreadExecutor()
+                let outcome = Mutex<Int32?>(nil)
+                let command = Task(executorPreference: loop) {
+                    let code = await composition.bind { await CommandRunner.execute(parsed, root: Brados.self, io: io) }
+                    outcome.withLock { $0 = code }
+                    loop.wake()
+                    return code
                 }
-                dispatchMain()
+                signals.attach(command)
+                loop.run { outcome.withLock { $0 } != nil }
+                end(signals.exitCode(for: outcome.withLock { $0 } ?? ExitStatus.success), io: io)
             }
         }
     }
@@ -125,38 +128,6 @@ public enum BradosMain {
     static func end(_ code: Int32, io: any TerminalIO) -> Never {
         if code == ExitStatus.readerGone { StandardIO.endForGoneReader() }
         exit(CommandRunner.settle(code, io: io))
-    }
-
-    /// Ctrl-C, SIGTERM (a service manager, `kill`) and SIGHUP (a closed terminal or SSH
-    /// session) cancel the command, so it can undo what it started (an optimistic delete is
-    /// restored, a half-written export is discarded) and exit 128 + the signal (130, 143, 129).
-    /// A second signal, or a command that ignores cancellation for 3 s, exits at once.
-    /// Nonisolated: the handlers run on a dispatch queue, not the main actor.
-    ///
-    /// The signals are blocked (held pending, not lost) until the dispatch sources are
-    /// registered, which happens asynchronously: a signal that arrives meanwhile is delivered
-    /// to them once they are, instead of being ignored or killing the process mid-write.
-    nonisolated static func cancelOnSignals(_ received: Signals) -> [any DispatchSourceSignal] {
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        for number in Signals.handled { sigaddset(&blocked, number) }
-        pthread_sigmask(SIG_BLOCK, &blocked, nil)
-        let registered = DispatchGroup()
-        let sources = Signals.handled.map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if number == SIGHUP, let handler = Signals.hangupHandler.withLock({ $0 }) { return handler() }
-                if received.record(number) > 0 { exit(128 + number) }
-                DispatchQueue.global().asyncAfter(deadline: .now() + 3) { exit(128 + number) }
-            }
-            registered.enter()
-            source.setRegistrationHandler { registered.leave() }
-            source.resume()
-            return source
-        }
-        _ = registered.wait(timeout: .now() + 5)
-        pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
-        return sources
     }
 }
 
@@ -179,6 +150,9 @@ final class Signals: Sendable {
         command?.cancel()
         return count
     }
+
+    /// The first signal recorded, if any.
+    var first: Int32? { state.withLock { $0.first } }
 
     /// The command the signals cancel; cancelled at once if a signal came before it started.
     func attach(_ command: Task<Int32, Never>) {

@@ -7,4 +7,11 @@ int brados_syncfs(int fd);
 int brados_memfd(const char *name);
 /// fstatfs(2)'s f_type for `fd` (the file system's magic number); -1 on failure.
 long brados_fs_type(int fd);
+/// eventfd(0, EFD_CLOEXEC): a counter one thread waits on and others add to; -1 on failure.
+int brados_eventfd(void);
+/// Makes each of `count` signals in `numbers` write its number, one byte, to `fd` (a pipe's
+/// write end), from a handler that does nothing else (async-signal-safe; errno kept;
+/// SA_RESTART). The process's one signal pipe: a second call replaces the first's fd.
+/// Returns 0, or -1 with errno when a handler could not be installed.
+int brados_signals_to_pipe(int fd, const int *numbers, int count);
 #endif
