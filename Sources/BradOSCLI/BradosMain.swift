@@ -12,23 +12,28 @@ import Synchronization
 /// composition bound around the parse (``Composition/current``, bound by ``BradosMain/run(plugins:)``).
 public struct Brados: AsyncParsableCommand {
     public init() {}
-    public static var configuration: CommandConfiguration { CommandConfiguration(
-        commandName: "brados",
-        abstract: "Offline-first terminal access to your BradOS data.",
-        discussion: """
-        Every domain serves from a local cache first and works with --offline.
-        With no server configured, brados uses its built-in demo backend.
-        Reading: NO_COLOR=1 turns colour off (no escape sequence at all); -q keeps stderr \
-        quiet; --art none (config display.art, env BRADOS_ART) draws no pictures, each then \
-        one line of text; BRADOS_ACCESSIBLE=1 (config display.accessible true) is for a \
-        screen reader: no spinners, pictures or pager, words for symbols; config \
-        display.progress off keeps stderr free of spinners.
+    public static var configuration: CommandConfiguration {
+        var configuration = CommandConfiguration(
+            commandName: "brados",
+            abstract: "Offline-first terminal access to your BradOS data.",
+            discussion: """
+            Every domain serves from a local cache first and works with --offline.
+            With no server configured, brados uses its built-in demo backend.
+            Reading: NO_COLOR=1 turns colour off (no escape sequence at all); -q keeps stderr \
+            quiet; --art none (config display.art, env BRADOS_ART) draws no pictures, each then \
+            one line of text; BRADOS_ACCESSIBLE=1 (config display.accessible true) is for a \
+            screen reader: no spinners, pictures or pager, words for symbols; config \
+            display.progress off keeps stderr free of spinners.
 
-        """ + ExitStatus.helpLine,
-        version: BradOSVersion.current,
-        subcommands: [TodayCommand.self, SearchCommand.self, CalendarCommand.self, AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
-                      ExitCodesCommand.self, CompletionCommand.self, VersionCommand.self],
-        groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))]) }
+            """ + ExitStatus.helpLine,
+            version: BradOSVersion.current,
+            subcommands: [TodayCommand.self, SearchCommand.self, CalendarCommand.self, AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
+                          ExitCodesCommand.self, CompletionCommand.self, VersionCommand.self],
+            groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))])
+        // Read by the parser only (no text is made while it runs): see CommandRunner.isParsing.
+        if CommandRunner.isParsing { configuration._superCommandName = "" }
+        return configuration
+    }
 }
 
 extension Brados {

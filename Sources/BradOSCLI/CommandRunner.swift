@@ -55,11 +55,19 @@ public enum CommandRunner {
         }
     }
 
+    /// True while ``parse(_:arguments:io:)`` runs swift-argument-parser, for a root command whose
+    /// configuration names a super-command then (an empty one): the parser skips its own check for
+    /// `--generate-completion-script` for such a root. ``quickAnswer(_:arguments:)`` has answered
+    /// every form of that flag before, and the check parsed two hidden commands through the
+    /// parser's reflection on every run (a seventh of a warm `mealplan show`, bench/RESULTS.md).
+    /// Help and usage texts are made after the parse, when it is false again.
+    @TaskLocal public static var isParsing = false
+
     /// Parses `arguments` against `root`, synchronously. `--help`, `--version` and usage
     /// errors are answered here, so `brados` never starts its async runtime for them.
     public static func parse(_ root: any ParsableCommand.Type, arguments: [String], io: any TerminalIO) -> Parsed {
         do {
-            return .command(try root.parseAsRoot(GlobalOptions.hoistLeadingGlobals(arguments)))
+            return .command(try $isParsing.withValue(true) { try root.parseAsRoot(GlobalOptions.hoistLeadingGlobals(arguments)) })
         } catch {
             let code = report(parserError: error, root: root, io: io)
             if code == ExitStatus.code(for: .usage), let suggestion = Suggestion.subcommand(in: arguments, root: root) {
