@@ -77,9 +77,13 @@ public enum ServiceRename {
             guard let profile = ProfileName(rawValue: String(name.dropLast(5))) else { continue }
             // Files only: the keyring came after every rename, so no secret there has a former name.
             let store = CredentialStore(paths: paths, profile: profile, choice: .file)
-            // Read first: the lock and the rewrite only when a former name is there.
+            // Read first: the lock and the rewrite only when a former name is there. The file's
+            // bytes are looked at before it is decoded: a former name is in them in quotes, and
+            // nearly every start finds none (decoding it was a twentieth of a warm read's start-up).
             let attachments = (try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory.path)) ?? []
-            let stored = store.storedSlots()
+            let bytes = (try? AtomicFile.readIfPresent(store.url)) ?? nil
+            let mayHold = { (old: String) in bytes.map { $0.range(of: Data("\"\(old)".utf8)) != nil } ?? false }
+            let stored = renames.contains { mayHold($0.old) } ? store.storedSlots() : []
             guard renames.contains(where: { rename in
                 stored.contains(rename.old) || attachments.contains { $0.hasPrefix("\(rename.old).") }
             }) else { continue }
