@@ -16,7 +16,8 @@ Cases (script: workload vs peer, goal):
   artwork_lru          5,000 blobs, zipf reads, 250 MB cap vs python diskcache: >= 2x get and put, cap never exceeded
   coach_upsert         10,000 messages in one transaction vs python sqlite3 executemany: <= 1.2x
   cache_archive        export of a ~260 MB cache vs tar -czf / tar --zstd; import vs tar -xf
-  startup              `brados --help` vs a Swift hello-world importing Foundation: <= 1.2x
+  startup              every read's warm path and exit-codes vs `brados --version` and three hello-worlds: warm mealplan show
+                       <= 1.5x, the other reads <= 2x, exit-codes <= 1.3x
   scale                issue 31: refresh and read cost by size (coach 1k-100k messages, library 1k-100k albums)
   today                warm `today` (every domain's section) vs warm `mealplan show`: <= 1.3x, 0 requests
   search               `search` over 100k coach messages and 50k albums, and three times that, vs `rg -i` over the same text in
