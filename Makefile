@@ -24,9 +24,13 @@ build: deps pins
 ## place these flags are written: bench/ and reliability/ build through it (PRODUCT= builds all).
 PRODUCT ?= brados
 ## The source folder is "." in every path the compilers write into it (make reproducible).
+## Concrete type metadata through accessor functions, not mangled names the runtime decodes at
+## first use: each such decode checks the type's generic requirements by scanning every
+## conformance record in the binary (bench/RESULTS.md, start-up).
 release: deps pins
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(SCRATCH) $(if $(PRODUCT),--product $(PRODUCT)) \
-		-Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=.
+		-Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=. \
+		-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
 ## make package — dist/brados_<version>_<arch>.deb and dist/brados-<version>-linux-<arch>.tar.gz (+ .sha256)
 package: release
