@@ -35,12 +35,16 @@ extension RefreshStamp {
     /// Runs a background refresh of the resource: at most one at a time (another already
     /// running leaves it be: it returns at once), its failure recorded for the next read to
     /// tell (``lastFailure()``), a success clearing it. With none of ``profileFolders`` there
-    /// (the profile erased meanwhile: a sign-out) it returns without running `body`: nothing
+    /// (the profile erased meanwhile: a sign-out) it returns without running `body`, and a
+    /// failure is not recorded when the resource's own folder was gone as it started: nothing
     /// is written where the person's data was erased.
     /// - Throws: what `body` throws (after recording it); `CancellationError` is not recorded
     ///   (a command that needs the profile stopped it, see ``ProfileLock``).
     public func runBehind(now: @Sendable () -> Date, _ body: () async throws -> Void) async throws {
         guard profileFolders.contains(where: FileSystem.exists) else { return }
+        // A refresh that finds its resource's folder gone runs after a sign-out or a clear
+        // erased it: its failure is not kept there (the next read says what is missing itself).
+        let folderWasThere = FileSystem.exists(url.deletingLastPathComponent())
         try FileSystem.createDirectory(url.deletingLastPathComponent())
         let lock = try FileLock(url: lockURL)
         guard lock.tryLock() else { return }
@@ -53,7 +57,7 @@ extension RefreshStamp {
         } catch {
             // Stopped (a sign-out, a cache clear), whatever the error it stopped with: not a
             // failure to tell; nor one where the profile was erased meanwhile.
-            guard !Task.isCancelled, profileFolders.contains(where: FileSystem.exists) else { throw error }
+            guard !Task.isCancelled, folderWasThere, profileFolders.contains(where: FileSystem.exists) else { throw error }
             let failure = Failure(at: now(), summary: error.summaryText, recovery: (error as? any BradOSError)?.recovery,
                                   kind: (error as? any BradOSError)?.kind.rawValue ?? FailureKind.general.rawValue)
             if let data = try? JSONCoding.encode(failure) { try? AtomicFile.write(data, to: failureURL) }
