@@ -40,6 +40,24 @@ struct WatchReportsTests {
         #expect(said.lines.withLock { $0 }.count == 2, "a host down is said at once")
     }
 
+    @Test("a domain that reads the moved server before the watch sees the change waits the same minute (CI saw the line first)")
+    func movedServerSeenFirstByADomain() {
+        let said = Said()
+        let clock = Mutex(ContinuousClock.now)
+        let reports = WatchReports(say: { line in said.lines.withLock { $0.append(line) } }, alert: { summary, _ in said.alerts.withLock { $0.append(summary) } },
+                                   signInGrace: .seconds(60), now: { clock.withLock { $0 } })
+        let elsewhere = AuthError.signedInElsewhere(profile: "default", service: "plex", signedInTo: "http://127.0.0.1:1", using: "http://127.0.0.1:2")
+        reports.failed("library", elsewhere, retrying: .seconds(30))
+        clock.withLock { $0 += .seconds(1) }
+        reports.configurationChanged()
+        clock.withLock { $0 += .seconds(30) }
+        reports.failed("library", elsewhere, retrying: .seconds(30))
+        #expect(said.lines.withLock { $0 }.isEmpty, "within the minute: \(said.lines.withLock { $0 })")
+        clock.withLock { $0 += .seconds(31) }
+        reports.failed("library", elsewhere, retrying: .seconds(30))
+        #expect(said.lines.withLock { $0 }.count == 1 && said.alerts.withLock { $0 }.count == 1, "after it: \(said.lines.withLock { $0 })")
+    }
+
     @Test("a host down is one line for every domain that uses it, however often they fail, and one when the first works again")
     func hostDown() {
         let (reports, said) = reports()

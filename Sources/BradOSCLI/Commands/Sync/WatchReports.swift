@@ -51,7 +51,8 @@ final class WatchReports: Sendable {
     }
 
     /// The configuration changed: a session signed in to the server it named before is not
-    /// said for ``signInGrace`` (the domain keeps trying, and says it after).
+    /// said for ``signInGrace`` (the domain keeps trying, and says it after). The first such
+    /// failure starts that minute too when a domain saw the change before the watch did.
     func configurationChanged() {
         let until = now() + signInGrace
         quietUntil.withLock { $0 = until }
@@ -72,7 +73,16 @@ final class WatchReports: Sendable {
 
     /// `domain` failed with `error`; said when it is news.
     func failed(_ domain: String, _ error: any Error, retrying wait: Duration) {
-        if case .signedInElsewhere? = error as? AuthError, let until = quietUntil.withLock({ $0 }), now() < until { return }
+        if case .signedInElsewhere? = error as? AuthError {
+            // The minute starts when the watch sees the configuration change, or at this first
+            // such failure when a domain read the new configuration before the watch did.
+            let start = now()
+            let quiet = quietUntil.withLock { until in
+                if until == nil { until = start + signInGrace }
+                return start < until ?? start
+            }
+            if quiet { return }
+        }
         let trouble = Self.trouble(error)
         let said: String? = state.withLock { state in
             defer { state.troubles[domain] = trouble }
