@@ -19,20 +19,33 @@ struct WatchReportsTests {
                              alert: { summary, _ in said.alerts.withLock { $0.append(summary) } }), said)
     }
 
+    /// A clock the test moves.
+    final class TestClock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(_ duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
+    /// Reports on a clock the test moves, with a minute's grace for a moved server's sign-in.
+    func timedReports() -> (WatchReports, Said, TestClock) {
+        let said = Said()
+        let clock = TestClock()
+        let reports = WatchReports(say: { line in said.lines.withLock { $0.append(line) } }, alert: { summary, _ in said.alerts.withLock { $0.append(summary) } },
+                                   signInGrace: .seconds(60), now: { clock.now })
+        return (reports, said, clock)
+    }
+
     @Test("a server moved in the config waits a minute for its sign-in before the watch says so; other troubles are said at once")
     func movedServerWaitsForTheSignIn() {
-        let said = Said()
-        let clock = Mutex(ContinuousClock.now)
-        let reports = WatchReports(say: { line in said.lines.withLock { $0.append(line) } }, alert: { summary, _ in said.alerts.withLock { $0.append(summary) } },
-                                   signInGrace: .seconds(60), now: { clock.withLock { $0 } })
+        let (reports, said, clock) = timedReports()
         let elsewhere = AuthError.signedInElsewhere(profile: "default", service: "supabase", signedInTo: "http://127.0.0.1:1", using: "http://127.0.0.1:2")
         reports.configurationChanged()
-        clock.withLock { $0 += .seconds(59) }
+        clock.advance(.seconds(59))
         reports.failed("coach", elsewhere, retrying: .seconds(30))
         #expect(said.lines.withLock { $0 }.isEmpty && said.alerts.withLock { $0 }.isEmpty, "within the minute: \(said.lines.withLock { $0 })")
         reports.worked("coach")
         #expect(said.lines.withLock { $0 }.isEmpty, "nothing to end that was not said")
-        clock.withLock { $0 += .seconds(2) }
+        clock.advance(.seconds(2))
         reports.failed("coach", elsewhere, retrying: .seconds(30))
         #expect(said.lines.withLock { $0 }.count == 1 && said.alerts.withLock { $0 }.count == 1, "after it: \(said.lines.withLock { $0 })")
         reports.configurationChanged()
@@ -42,18 +55,15 @@ struct WatchReportsTests {
 
     @Test("a domain that reads the moved server before the watch sees the change waits the same minute (CI saw the line first)")
     func movedServerSeenFirstByADomain() {
-        let said = Said()
-        let clock = Mutex(ContinuousClock.now)
-        let reports = WatchReports(say: { line in said.lines.withLock { $0.append(line) } }, alert: { summary, _ in said.alerts.withLock { $0.append(summary) } },
-                                   signInGrace: .seconds(60), now: { clock.withLock { $0 } })
+        let (reports, said, clock) = timedReports()
         let elsewhere = AuthError.signedInElsewhere(profile: "default", service: "plex", signedInTo: "http://127.0.0.1:1", using: "http://127.0.0.1:2")
         reports.failed("library", elsewhere, retrying: .seconds(30))
-        clock.withLock { $0 += .seconds(1) }
+        clock.advance(.seconds(1))
         reports.configurationChanged()
-        clock.withLock { $0 += .seconds(30) }
+        clock.advance(.seconds(30))
         reports.failed("library", elsewhere, retrying: .seconds(30))
         #expect(said.lines.withLock { $0 }.isEmpty, "within the minute: \(said.lines.withLock { $0 })")
-        clock.withLock { $0 += .seconds(31) }
+        clock.advance(.seconds(31))
         reports.failed("library", elsewhere, retrying: .seconds(30))
         #expect(said.lines.withLock { $0 }.count == 1 && said.alerts.withLock { $0 }.count == 1, "after it: \(said.lines.withLock { $0 })")
     }
