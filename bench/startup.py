@@ -54,22 +54,19 @@ def build_peers(options):
         if not fresh(binary, [source]):
             subprocess.run(["swiftc", *flags, *extra, source, "-o", binary], check=True, stderr=subprocess.DEVNULL)
         peers[name] = binary
-    plain = os.path.join(hello_dir, "plain.swift")
-    if not os.path.exists(plain):
-        with open(plain, "w") as handle:
-            handle.write('print("Hello")\n')
-    binary = os.path.join(hello_dir, "hello-swift")
-    if not fresh(binary, [plain]):
-        subprocess.run(["swiftc", *flags, plain, "-o", binary], check=True, stderr=subprocess.DEVNULL)
-    peers["hello-swift"] = binary
-    c_source = os.path.join(hello_dir, "hello.c")
-    if not os.path.exists(c_source):
-        with open(c_source, "w") as handle:
-            handle.write('#include <stdio.h>\nint main(void) { puts("Hello"); return 0; }\n')
-    binary = os.path.join(hello_dir, "hello-c")
-    if not fresh(binary, [c_source]):
-        subprocess.run(["cc", "-O2", c_source, "-o", binary], check=True)
-    peers["hello-c"] = binary
+    # The two peers written here: (name, source file, its text, the compiler's command).
+    for name, file, text, compiler in [
+        ("hello-swift", "plain.swift", 'print("Hello")\n', ["swiftc", *flags]),
+        ("hello-c", "hello.c", '#include <stdio.h>\nint main(void) { puts("Hello"); return 0; }\n', ["cc", "-O2"]),
+    ]:
+        written = os.path.join(hello_dir, file)
+        if not os.path.exists(written):
+            with open(written, "w") as handle:
+                handle.write(text)
+        binary = os.path.join(hello_dir, name)
+        if not fresh(binary, [written]):
+            subprocess.run([*compiler, written, "-o", binary], check=True, stderr=subprocess.DEVNULL)
+        peers[name] = binary
     return peers
 
 
