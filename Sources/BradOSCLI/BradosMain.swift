@@ -13,7 +13,8 @@ import Synchronization
 public struct Brados: AsyncParsableCommand {
     public init() {}
     public static var configuration: CommandConfiguration {
-        var configuration = CommandConfiguration(
+        if let arguments = CommandRunner.parsedArguments { return parsingConfiguration(arguments) }
+        return CommandConfiguration(
             commandName: "brados",
             abstract: "Offline-first terminal access to your BradOS data.",
             discussion: """
@@ -27,19 +28,45 @@ public struct Brados: AsyncParsableCommand {
 
             """ + ExitStatus.helpLine,
             version: BradOSVersion.current,
-            subcommands: [TodayCommand.self, SearchCommand.self, CalendarCommand.self, AuthCommand.self, ConfigCommand.self, CacheCommand.self, KeysCommand.self, PluginsCommand.self, SyncCommand.self, DoctorCommand.self,
-                          ExitCodesCommand.self, CompletionCommand.self, VersionCommand.self],
+            subcommands: coreCommands.map(\.command),
             groupedSubcommands: [CommandGroup(name: "Domains", subcommands: Composition.current.plugins.map(\.command))])
-        // Read by the parser only (no text is made while it runs): see CommandRunner.isParsing.
-        if CommandRunner.isParsing { configuration._superCommandName = "" }
+    }
+
+    /// The configuration the parser reads (``CommandRunner/parsedArguments``): no help text, no
+    /// super-command name (the parser then skips its own `--generate-completion-script` check,
+    /// answered before), and when the command line names a command, that command alone. The
+    /// parser reads the configuration of every command it is given, and each first read of
+    /// another module's command touches that module's pages and metadata (bench/RESULTS.md,
+    /// start-up). A line naming no known command gets them all: its usage error, help and
+    /// suggestion are made after the parse, from ``configuration``.
+    static func parsingConfiguration(_ arguments: [String]) -> CommandConfiguration {
+        let plugins = Composition.current.plugins
+        let named = arguments.first.flatMap { word in
+            coreCommands.first { $0.name == word }?.command ?? plugins.first { $0.name == word }?.command
+        }
+        var configuration = CommandConfiguration(
+            commandName: "brados", version: BradOSVersion.current,
+            subcommands: named.map { [$0] } ?? coreCommands.map(\.command) + plugins.map(\.command))
+        configuration._superCommandName = ""
         return configuration
     }
 }
 
 extension Brados {
-    /// The names of the core's commands in ``configuration`` (a debug build checks they agree whenever it reads the command tree), for
-    /// telling them from an external `brados-NAME` without building every help text.
-    static let coreCommandNames: Set<String> = ["today", "search", "calendar", "auth", "config", "cache", "keys", "plugins", "sync", "doctor", "exit-codes", "completion", "version", "help"]
+    /// The core's commands, by name, in the order help lists them: the one list of them, so the
+    /// parser can be given the one a command line names without reading any configuration (a
+    /// debug build checks each name against its command's configuration whenever it reads the
+    /// command tree).
+    static let coreCommands: [(name: String, command: any ParsableCommand.Type)] = [
+        ("today", TodayCommand.self), ("search", SearchCommand.self), ("calendar", CalendarCommand.self), ("auth", AuthCommand.self),
+        ("config", ConfigCommand.self), ("cache", CacheCommand.self), ("keys", KeysCommand.self), ("plugins", PluginsCommand.self),
+        ("sync", SyncCommand.self), ("doctor", DoctorCommand.self), ("exit-codes", ExitCodesCommand.self),
+        ("completion", CompletionCommand.self), ("version", VersionCommand.self),
+    ]
+
+    /// The names of the core's commands (and the parser's `help`), for telling them from an
+    /// external `brados-NAME` without building every help text.
+    static let coreCommandNames: Set<String> = Set(coreCommands.map(\.name) + ["help"])
 }
 
 /// Starts the reference server inside this process when no server is configured: once a
@@ -78,8 +105,8 @@ public enum BradosMain {
         // from the command tree, whose help reads the plugins, so they are computed when asked.
         let builtInNames: @Sendable () -> Set<String> = {
             // (`subcommands` lists the grouped domain commands too.)
-            assert(Set(Brados.configuration.subcommands.map { $0._commandName } + ["help"]).subtracting(plugins.map { $0.command._commandName })
-                   == Brados.coreCommandNames, "Brados.coreCommandNames must name the core's commands")
+            assert(Brados.coreCommands.allSatisfy { $0.command._commandName == $0.name }, "Brados.coreCommands must name each command as its configuration does")
+            assert(plugins.allSatisfy { $0.command._commandName == $0.name }, "a plugin's name must be its command's name")
             return Set((Brados.configuration.subcommands + plugins.map(\.command)).map { $0._commandName } + ["help"])
         }
         // Help texts that ask the plugins what they adopt are made only when help may be shown.
@@ -104,7 +131,7 @@ public enum BradosMain {
             switch CommandRunner.parse(Brados.self, arguments: arguments, io: io) {
             case .exit(let code):
                 end(code, io: io)
-            case .command(let parsed) where !(parsed is any AsyncParsableCommand):
+            case .command(let parsed) where CommandRunner.asynchronous(parsed) == nil:
                 end(CommandRunner.executeSynchronously(parsed, root: Brados.self, io: io), io: io)
             case .command(let parsed):
                 // The signal watcher comes first: a signal that arrives as the command starts

@@ -55,19 +55,19 @@ public enum CommandRunner {
         }
     }
 
-    /// True while ``parse(_:arguments:io:)`` runs swift-argument-parser, for a root command whose
-    /// configuration names a super-command then (an empty one): the parser skips its own check for
-    /// `--generate-completion-script` for such a root. ``quickAnswer(_:arguments:)`` has answered
-    /// every form of that flag before, and the check parsed two hidden commands through the
-    /// parser's reflection on every run (a seventh of a warm `mealplan show`, bench/RESULTS.md).
-    /// Help and usage texts are made after the parse, when it is false again.
-    @TaskLocal public static var isParsing = false
+    /// The command line (its leading global options moved after the command) while
+    /// ``parse(_:arguments:io:)`` runs swift-argument-parser, `nil` otherwise. A command's
+    /// configuration read then is the parser's: it can leave out help texts and the commands
+    /// the line does not name (``Brados/parsingConfiguration(_:)``). Help and usage texts are
+    /// made after the parse, when it is `nil` again.
+    @TaskLocal public static var parsedArguments: [String]?
 
     /// Parses `arguments` against `root`, synchronously. `--help`, `--version` and usage
     /// errors are answered here, so `brados` never starts its async runtime for them.
     public static func parse(_ root: any ParsableCommand.Type, arguments: [String], io: any TerminalIO) -> Parsed {
         do {
-            return .command(try $isParsing.withValue(true) { try root.parseAsRoot(GlobalOptions.hoistLeadingGlobals(arguments)) })
+            let line = GlobalOptions.hoistLeadingGlobals(arguments)
+            return .command(try $parsedArguments.withValue(line) { try root.parseAsRoot(line) })
         } catch {
             let code = report(parserError: error, root: root, io: io)
             if code == ExitStatus.code(for: .usage), let suggestion = Suggestion.subcommand(in: arguments, root: root) {
@@ -80,7 +80,7 @@ public enum CommandRunner {
     /// Runs a parsed command.
     /// - Returns: the process exit code.
     public static func execute(_ command: any ParsableCommand, root: any ParsableCommand.Type, io: any TerminalIO) async -> Int32 {
-        guard var asyncCommand = command as? any AsyncParsableCommand else {
+        guard var asyncCommand = asynchronous(command) else {
             return executeSynchronously(command, root: root, io: io)
         }
         do {
@@ -89,6 +89,14 @@ public enum CommandRunner {
         } catch {
             return report(failure: error, root: root, io: io)
         }
+    }
+
+    /// The command as an async one, if it is: cast from its own type, not from the existential
+    /// (the runtime scans every conformance record of the binary once for each type it casts,
+    /// the existential's counting as one more: bench/RESULTS.md, start-up).
+    public static func asynchronous(_ command: any ParsableCommand) -> (any AsyncParsableCommand)? {
+        func cast<Command: ParsableCommand>(_ command: Command) -> (any AsyncParsableCommand)? { command as? any AsyncParsableCommand }
+        return cast(command)
     }
 
     /// Runs a parsed command that is not async (`help`, for one) on the calling thread.
