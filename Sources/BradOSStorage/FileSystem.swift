@@ -154,6 +154,43 @@ public enum FileSystem {
         return (Int64(info.st_size), modified)
     }
 
+    /// The names in the folder at `url` (no `.` and `..`), unsorted; empty when it cannot be
+    /// read. Read with readdir: FileManager's listing costs a start-up a protocol-conformance
+    /// scan of the whole binary the first time (bench/RESULTS.md, start-up).
+    public static func names(in url: URL) -> [String] {
+        guard let directory = opendir(url.path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `bytes` hold `needle` anywhere: a plain loop over the bytes (Data's own search
+    /// is generic over collections, a conformance scan at its first use).
+    public static func bytes(_ bytes: Data, contain needle: String) -> Bool {
+        let wanted = Array(needle.utf8)
+        guard let first = wanted.first else { return true }
+        return bytes.withUnsafeBytes { (haystack: UnsafeRawBufferPointer) -> Bool in
+            guard haystack.count >= wanted.count else { return false }
+            var index = 0
+            let last = haystack.count - wanted.count
+            while index <= last {
+                if haystack[index] == first {
+                    var matched = 1
+                    while matched < wanted.count && haystack[index + matched] == wanted[matched] { matched += 1 }
+                    if matched == wanted.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
     /// Every regular file under `root` (not following symlinks), with its path relative to `root`.
     public static func regularFiles(under root: URL) -> [(relativePath: String, url: URL, size: Int64, modified: Date)] {
         guard let enumerator = FileManager.default.enumerator(

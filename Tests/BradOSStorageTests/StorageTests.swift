@@ -22,6 +22,24 @@ struct StorageTests {
         #expect(dirMode == 0o700)
     }
 
+    @Test("a folder's names come as FileManager lists them; bytes are searched anywhere in them")
+    func namesAndByteSearch() throws {
+        let dir = TemporaryDirectory()
+        #expect(FileSystem.names(in: dir.path("missing")).isEmpty)
+        for name in ["a.json", ".hidden", "東京.json", "b"] { try AtomicFile.write(Data("x".utf8), to: dir.path("f/\(name)")) }
+        try FileSystem.createDirectory(dir.path("f/sub"))
+        let listed = FileSystem.names(in: dir.path("f")).sorted()
+        #expect(listed == (try FileManager.default.contentsOfDirectory(atPath: dir.path("f").path)).sorted())
+        #expect(listed == [".hidden", "b", "sub", "a.json", "東京.json"].sorted())
+        let text = Data(#"{"services":{"oldname":{"token":"t"}}}"#.utf8)
+        #expect(FileSystem.bytes(text, contain: "\"oldname"))
+        #expect(FileSystem.bytes(text, contain: "}}}"), "at the very end")
+        #expect(FileSystem.bytes(text, contain: "{\"s"), "at the very start")
+        #expect(!FileSystem.bytes(text, contain: "\"oldnamex"))
+        #expect(!FileSystem.bytes(Data("ab".utf8), contain: "abc"), "longer than the bytes")
+        #expect(!FileSystem.bytes(Data("aab".utf8), contain: "aaa") && FileSystem.bytes(Data("aaab".utf8), contain: "aab"), "a partial match restarts")
+    }
+
     @Test("a failure before the rename leaves the old file intact and no temp file behind")
     func atomicWriteSurvivesFailure() throws {
         let dir = TemporaryDirectory()

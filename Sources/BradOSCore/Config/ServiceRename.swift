@@ -71,7 +71,7 @@ public enum ServiceRename {
 
     private static func migrateCredentials(_ paths: Paths, _ renames: [Rename]) throws -> [String] {
         let directory = paths.credentialsDirectory
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let names = FileSystem.names(in: directory)
         var notices: [String] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
             guard let profile = ProfileName(rawValue: String(name.dropLast(5))) else { continue }
@@ -80,9 +80,9 @@ public enum ServiceRename {
             // Read first: the lock and the rewrite only when a former name is there. The file's
             // bytes are looked at before it is decoded: a former name is in them in quotes, and
             // nearly every start finds none (decoding it was a twentieth of a warm read's start-up).
-            let attachments = (try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory.path)) ?? []
+            let attachments = FileSystem.names(in: store.attachmentsDirectory)
             let bytes = (try? AtomicFile.readIfPresent(store.url)) ?? nil
-            let mayHold = { (old: String) in bytes.map { $0.range(of: Data("\"\(old)".utf8)) != nil } ?? false }
+            let mayHold = { (old: String) in bytes.map { FileSystem.bytes($0, contain: "\"\(old)") } ?? false }
             let stored = renames.contains { mayHold($0.old) } ? store.storedSlots() : []
             guard renames.contains(where: { rename in
                 stored.contains(rename.old) || attachments.contains { $0.hasPrefix("\(rename.old).") }
