@@ -81,7 +81,7 @@ let package = Package(
         // the terminal and what a person reads there (output, tables, widths, safe text, JSON),
         .target(
             name: "BradOSTerminal",
-            dependencies: ["BradOSErrors", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BradOSErrors", "CBradOSSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: fuzzed
         ),
         // storage (atomic files, key-value, blobs, SQLite, locks, a profile's folders),

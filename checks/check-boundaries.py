@@ -39,6 +39,7 @@ FEATURES = {"BradOSArchive", "BradOSSearch", "BradOSToday", "BradOSPictures", "B
 DOMAINS = {"MealPlan", "Visits", "MusicLibrary", "Coach", "Nutrition"}
 # The C and format modules a feature (or the core) keeps to itself.
 HELPERS = {
+    "BradOSTerminal": {"CBradOSSystem"},
     "BradOSStorage": {"CBradOSSystem"},
     "BradOSAuth": {"CSecretLoader"},
     "BradOSArchive": {"CBradOSSystem", "CArchive", "CArchiveLoader", "AgeEncryption"},

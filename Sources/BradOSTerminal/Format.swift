@@ -1,3 +1,4 @@
+import CBradOSSystem
 import Foundation
 
 /// Human formatting of sizes, ages and durations.
@@ -9,7 +10,7 @@ public enum Format {
         var unit = 0
         while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
         if unit == 0 { return "\(count) B" }
-        return value >= 100 ? String(format: "%.0f %@", value, units[unit]) : String(format: "%.1f %@", value, units[unit])
+        return printfFixed(value, decimals: value >= 100 ? 0 : 1) + " " + units[unit]
     }
 
     /// `just now`, `42 s`, `5 min`, `3 h`, `2 days`.
@@ -54,10 +55,24 @@ public enum Format {
 
     /// `84`, `84.5`, `-0.25`: at most two decimals, no trailing zeros.
     public static func number(_ value: Double) -> String {
-        var text = String(format: "%.2f", value)
+        var text = printfFixed(value, decimals: 2)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text
+    }
+
+    /// `value` with `decimals` places as printf's `%.*f` writes it (C's snprintf: the same text as
+    /// `String(format:)`, without its CVarArg casts; see brados_format_fixed).
+    static func printfFixed(_ value: Double, decimals: Int) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let places = Int32(clamping: max(0, min(decimals, 20)))
+        let written = Int(brados_format_fixed(&buffer, UInt(buffer.count), value, places))
+        if written >= buffer.count {
+            // Only a huge number (|value| >= 1e42 or so) needs more room.
+            buffer = [CChar](repeating: 0, count: written + 1)
+            _ = brados_format_fixed(&buffer, UInt(buffer.count), value, places)
+        }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// `1 file`, `2 files`, `1024 files`.
@@ -72,7 +87,7 @@ public enum Format {
 
     /// `84.50` with `decimals` places, the ASCII minus (`-0.00` is `0.00`).
     public static func fixed(_ value: Double, decimals: Int) -> String {
-        let text = String(format: "%.\(decimals)f", value)
+        let text = printfFixed(value, decimals: decimals)
         return text.hasPrefix("-") && text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) ? String(text.dropFirst()) : text
     }
 
@@ -95,7 +110,7 @@ public enum Format {
     /// `250 ms`, `1.5 s`.
     public static func duration(_ duration: Duration) -> String {
         let ms = duration.milliseconds
-        return ms < 1000 ? "\(ms) ms" : String(format: "%.1f s", Double(ms) / 1000)
+        return ms < 1000 ? "\(ms) ms" : printfFixed(Double(ms) / 1000, decimals: 1) + " s"
     }
 }
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <unistd.h>
 #include "CBradOSSystem.h"
+#include <stdio.h>
 
 int brados_syncfs(int fd) { return syncfs(fd); }
 
@@ -46,4 +47,8 @@ int brados_signals_to_pipe(int fd, const int *numbers, int count) {
         if (sigaction(numbers[index], &action, NULL) != 0) { return -1; }
     }
     return 0;
+}
+
+int brados_format_fixed(char *buffer, unsigned long size, double value, int decimals) {
+    return snprintf(buffer, size, "%.*f", decimals, value);
 }

@@ -17,6 +17,26 @@ struct DisplayFormsTests {
         #expect(Format.fixed(-0.001, decimals: 2) == "0.00")
     }
 
+    @Test("fixed decimals are printf's: the same text as String(format:), halves and huge values too")
+    func fixedMatchesPrintf() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0, -0.0, 0.5, 1.5, 2.5, 0.125, 0.375, 1.005, 2.675, 84.5, -84.455, 1e21, -3.4e38, .greatestFiniteMagnitude,
+                                .leastNonzeroMagnitude, .infinity, -.infinity, .nan]
+        for _ in 0..<2000 { values.append(Double.random(in: -100_000...100_000, using: &generator)) }
+        for _ in 0..<200 { values.append(Double(Int.random(in: -2000...2000, using: &generator)) / 8) }
+        for value in values {
+            for decimals in 0...3 {
+                let expected = String(format: "%.\(decimals)f", value)
+                let fixed = Format.fixed(value, decimals: decimals)
+                // fixed() writes a negative zero without its minus; everything else as printf.
+                let unsigned = expected.hasPrefix("-") && expected.dropFirst().allSatisfy { $0 == "0" || $0 == "." }
+                #expect(fixed == (unsigned ? String(expected.dropFirst()) : expected), "\(value) with \(decimals) decimals")
+            }
+        }
+        #expect(Format.bytes(1_234_567) == "1.2 MB" && Format.bytes(250_000_000) == "250 MB" && Format.bytes(999) == "999 B")
+        #expect(Format.number(84.5) == "84.5" && Format.number(-0.001) == "0" && Format.number(2) == "2")
+    }
+
     @Test("weights and volumes in the unit set; kilograms and millilitres underneath")
     func units() {
         let metric = DisplayForms(units: .metric)

@@ -14,4 +14,9 @@ int brados_eventfd(void);
 /// SA_RESTART). The process's one signal pipe: a second call replaces the first's fd.
 /// Returns 0, or -1 with errno when a handler could not be installed.
 int brados_signals_to_pipe(int fd, const int *numbers, int count);
+/// snprintf(buffer, size, "%.*f", decimals, value): a number with fixed decimals, rounded as
+/// printf rounds (the exact binary value, half to even), with the C locale's '.' (brados never
+/// calls setlocale). Swift's String(format:) gives the same text through CVarArg, whose
+/// dynamic casts cost a start-up four protocol-conformance scans. Returns snprintf's result.
+int brados_format_fixed(char *buffer, unsigned long size, double value, int decimals);
 #endif
