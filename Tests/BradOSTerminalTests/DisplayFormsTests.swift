@@ -37,6 +37,15 @@ struct DisplayFormsTests {
         #expect(Format.number(84.5) == "84.5" && Format.number(-0.001) == "0" && Format.number(2) == "2")
     }
 
+    @Test("joinedDirectly is joined(separator:)")
+    func joinedDirectly() {
+        for parts in [[], [""], ["a"], ["a", "b"], ["", "", ""], ["東京", "x", "", "😀 y"]] as [[String]] {
+            for separator in ["", ", ", "\n", "·"] {
+                #expect(parts.joinedDirectly(separator: separator) == parts.joined(separator: separator))
+            }
+        }
+    }
+
     @Test("weights and volumes in the unit set; kilograms and millilitres underneath")
     func units() {
         let metric = DisplayForms(units: .metric)
