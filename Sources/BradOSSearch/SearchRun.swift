@@ -34,7 +34,7 @@ public struct SearchRun: Sendable {
         defer { indicator.stop() }
         var earlier = 0, current = 0
         func attempt() throws -> (SearchIndex.UpdateReport, [SearchHit]) {
-            let report = try index.update(env.plugins.compactMap { $0 as? any FeedsSearch }, in: env.profile) { domain, written in
+            let report = try index.update(env.plugins.compactMap(\.asFeedsSearch), in: env.profile) { domain, written in
                 if written == 0 { earlier += current }
                 current = written
                 indicator.update(message: "indexing the \(domain) cache for search… \(Format.count(earlier + written, "document"))")

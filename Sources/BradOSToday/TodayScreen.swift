@@ -17,7 +17,7 @@ public struct TodayScreen: Sendable {
     /// Asks each plugin for its section; a failing domain is shown as such, the others still are.
     public static func gather(_ plugins: [any DomainPlugin], context: TodayContext) async -> TodayScreen {
         var entries: [Entry] = []
-        for plugin in plugins.compactMap({ $0 as? any ShowsToday }) {
+        for plugin in plugins.compactMap(\.asShowsToday) {
             do {
                 if let section = try await plugin.todaySection(context) { entries.append(Entry(domain: plugin.name, section: section)) }
             } catch {
@@ -90,7 +90,7 @@ public struct TodayRenderer: Sendable {
         }
         if !stale.isEmpty {
             output.line()
-            output.line(output.styled("Stale: " + stale.joined(separator: ", ") + " · brados today --refresh", .dim))
+            output.line(output.styled("Stale: " + stale.joinedDirectly(separator: ", ") + " · brados today --refresh", .dim))
         }
     }
 

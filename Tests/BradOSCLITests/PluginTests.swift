@@ -1,6 +1,6 @@
 import ArgumentParser
 import BradOSAuth
-@testable import BradOSCLI
+import BradOSCLI
 import BradOSCore
 import BradOSNetworking
 import BradOSStorage
@@ -22,6 +22,21 @@ struct PluginTests {
     func environment(_ dir: TemporaryDirectory, flags: GlobalFlags = GlobalFlags(offline: true)) throws -> AppEnvironment {
         try AppEnvironment(io: CapturingIO(environment: ["BRADOS_HOME": dir.url.path]), flags: flags,
                            plugins: [NotesPlugin()], embedded: nil)
+    }
+
+    @Test("asShowsToday and asFeedsSearch answer as a cast does, for every registered domain and one adopting neither")
+    func capabilityViews() {
+        let plugins: [any DomainPlugin] = Registry.plugins + [NotesPlugin()]
+        for plugin in plugins {
+            #expect((plugin.asShowsToday != nil) == (plugin is any ShowsToday), "\(plugin.name): ShowsToday")
+            #expect((plugin.asFeedsSearch != nil) == (plugin is any FeedsSearch), "\(plugin.name): FeedsSearch")
+            #expect(plugin.asShowsToday?.name ?? plugin.name == plugin.name)
+        }
+        // In the registry's order, the same plugins as the casts find.
+        #expect(plugins.compactMap(\.asShowsToday).map(\.name) == plugins.filter { $0 is any ShowsToday }.map(\.name))
+        #expect(plugins.compactMap(\.asFeedsSearch).map(\.name) == plugins.filter { $0 is any FeedsSearch }.map(\.name))
+        #expect(!plugins.compactMap(\.asShowsToday).isEmpty && !plugins.compactMap(\.asFeedsSearch).isEmpty)
+        #expect(NotesPlugin().asShowsToday == nil && NotesPlugin().asFeedsSearch == nil)
     }
 
     @Test("default cache ownership: stats, export list and clear cover the domain's folders only")

@@ -5,7 +5,11 @@ import Foundation
 
 // What only some domains take part in. A domain adopts the capability (`extension
 // VisitsPlugin: Syncs { … }`), and the core finds it with `as?`: a domain says in its type what
-// it does, and nothing is told apart by testing an optional member for nil.
+// it does, and nothing is told apart by testing an optional member a domain sets. The read
+// paths (`today`, `search`) ask `asShowsToday` and `asFeedsSearch`, which say the same: the
+// compiler picks the capability's own answer (`self`) for a type that adopts it, the plain
+// one (`nil`) for the others. A cast's first use for each plugin type scans every conformance
+// record of the binary, six scans of 13,000 for one look over the plugins (bench/RESULTS.md).
 
 /// `brados sync`: the domain refreshes its copy the way its policy says, and sends its pending
 /// changes.
@@ -106,6 +110,21 @@ struct CopiedFolders: ShapesArchives {
     var summary: String { plugin.summary }
     var command: any ParsableCommand.Type { plugin.command }
     func folders(in profile: ProfileScope) -> [URL] { plugin.folders(in: profile) }
+}
+
+extension DomainPlugin {
+    /// `nil`: the type does not adopt ``ShowsToday`` (its extension answers for one that does).
+    public var asShowsToday: (any ShowsToday)? { nil }
+    /// `nil`: the type does not adopt ``FeedsSearch`` (its extension answers for one that does).
+    public var asFeedsSearch: (any FeedsSearch)? { nil }
+}
+
+extension ShowsToday {
+    public var asShowsToday: (any ShowsToday)? { self }
+}
+
+extension FeedsSearch {
+    public var asFeedsSearch: (any FeedsSearch)? { self }
 }
 
 extension DomainPlugin {

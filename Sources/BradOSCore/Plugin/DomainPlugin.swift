@@ -13,7 +13,8 @@ import Foundation
 /// finds with `as?` (`Capabilities.swift`): ``Syncs`` (`brados sync`), ``FollowsLive``
 /// (`sync --watch`), ``ShapesArchives`` (an export or import that is more than a copy of the
 /// folders), ``FeedsSearch`` (`brados search`), ``ShowsToday`` (`brados today`), and
-/// ``KeepsPersonalData``. The core names no domain and no backend: what a domain talks to
+/// ``KeepsPersonalData``; the two read paths, `today` and `search`, ask ``asShowsToday`` and
+/// ``asFeedsSearch`` instead (the same answer, chosen when the domain's module is compiled). The core names no domain and no backend: what a domain talks to
 /// (``services``) and how fresh its data is (its ``CachePolicy``) are the plugin's own.
 public protocol DomainPlugin: Sendable {
     /// The command name and folder name, e.g. `mealplan`.
@@ -36,6 +37,12 @@ public protocol DomainPlugin: Sendable {
     /// Removes everything the domain stores for the profile.
     /// - Throws: ``StorageError``.
     func clear(in profile: ProfileScope) throws
+    /// The plugin as ``ShowsToday`` when its type adopts it, else `nil`: never written by a
+    /// domain (the capability's extension answers for a type that adopts it, see
+    /// `Capabilities.swift`), so `brados today` finds its domains without a cast.
+    var asShowsToday: (any ShowsToday)? { get }
+    /// The plugin as ``FeedsSearch`` when its type adopts it, else `nil` (as ``asShowsToday``).
+    var asFeedsSearch: (any FeedsSearch)? { get }
 }
 
 /// The databases of a staged import (see ``SQLiteRebuild``).

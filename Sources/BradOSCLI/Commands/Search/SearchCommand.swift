@@ -15,7 +15,7 @@ public struct SearchCommand: EnvironmentCommand {
                      "only the results shown are read, so a common word costs what a rare one does.",
                      "--sort relevance puts the best match first (bm25, a title above a body): every",
                      "match is scored, so it takes longer the more documents hold the words.", "What each domain yields:"]
-        lines += HelpExamples.columns(plugins.compactMap { $0 as? any FeedsSearch }.map { ($0.name, $0.searchDescription) })
+        lines += HelpExamples.columns(plugins.compactMap(\.asFeedsSearch).map { ($0.name, $0.searchDescription) })
         lines += [
             "Words are read as typed: each must appear (in any order, any case, accents ignored), and",
             "punctuation is text (I'm, don't). --syntax reads FTS5 query syntax instead: \"a phrase\" in",
