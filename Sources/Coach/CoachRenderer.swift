@@ -23,10 +23,11 @@ public struct CoachRenderer: Sendable {
         output.line(output.styled("\(conversations.count) conversation\(conversations.count == 1 ? "" : "s")", .bold)
                     + " · " + output.styled(source.origin, .dim))
         guard !conversations.isEmpty else { return output.line("No conversations yet.") }
+        let zone = TimeZone.current  // once for the table (each is about a row's cost)
         output.table(Table(
             headers: ["ID", "UPDATED", "MESSAGES", "DOMAIN", "TITLE"],
             rows: conversations.map {
-                [String($0.id.prefix(8)), output.forms.minute($0.updatedAt), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
+                [String($0.id.prefix(8)), output.forms.minute($0.updatedAt, timeZone: zone), "\($0.messageCount)", $0.domain ?? "", Format.firstLine($0.title ?? "(untitled)", 40)]
             },
             rightAligned: [2], keepWhole: [0, 1, 2]))
         output.line(output.styled("Show one with `brados coach show ID` (4 characters of the id are enough).", .dim))

@@ -42,9 +42,11 @@ public struct VisitsRenderer: CachePresenter, Sendable {
 
     func table(_ visits: [Visit]) {
         guard !visits.isEmpty else { return output.line("No visits yet. Add one with `brados visits add --place NAME`.") }
+        // The zone once for the table: each `TimeZone.current` costs about as much as a row.
+        let zone = TimeZone.current
         output.table(Table(
             headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
-            rows: visits.map { [$0.id, when($0.visitedAt), $0.place + ($0.pending ? " " + output.styled("(not sent yet)", .yellow) : ""),
+            rows: visits.map { [$0.id, output.forms.minute($0.visitedAt, timeZone: zone), $0.place + ($0.pending ? " " + output.styled("(not sent yet)", .yellow) : ""),
                                 "\($0.durationMinutes) min", Format.firstLine($0.notes ?? "", 48)] },
             rightAligned: [3], keepWhole: [0, 1, 3]))
     }
