@@ -9,13 +9,14 @@ arguments left out) and protocol from the metadata, and reports the calls, the d
 (about the scans) and the pairs by protocol. The breakpoints make the run slow; the counts
 are exact.
 
-    python3 bench/conformances.py [--build-dir .build] [--configuration release] [--home DIR] [COMMAND ...]
+    python3 bench/conformances.py [--build-dir .build] [--configuration release] [--home DIR] [--list [--stacks]] [-- COMMAND ...]
 
 COMMAND is a quoted command line (default: "--version", "exit-codes", "mealplan show").
 """
 import argparse
 import collections
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -26,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GDB_SCRIPT = r'''
 import gdb
 seen = []
+firsts = set()
 def rd(addr, n, signed=False):
     return int.from_bytes(gdb.selected_inferior().read_memory(addr, n).tobytes(), "little", signed=signed)
 def cstr(addr):
@@ -45,9 +47,16 @@ class Lookup(gdb.Breakpoint):
     def stop(self):
         try:
             md, pd = int(gdb.parse_and_eval("$rdi")), int(gdb.parse_and_eval("$rsi"))
-            seen.append(f"{typename(md)}\t{relname(pd)}\t{md:x}")
+            frames = []
+            if (md, pd) not in firsts:
+                firsts.add((md, pd))
+                frame = gdb.newest_frame().older()
+                while frame is not None and len(frames) < 40:
+                    frames.append(frame.name() or "?")
+                    frame = frame.older()
+            seen.append(f"{typename(md)}\t{relname(pd)}\t{md:x}\t" + " | ".join(frames))
         except Exception:
-            seen.append("?\t?\t?")
+            seen.append("?\t?\t?\t")
         return False
 gdb.execute("break main")
 gdb.execute("run")
@@ -71,6 +80,21 @@ def lookups(binary, arguments, env):
             return [tuple(line.split("\t")) for line in handle.read().splitlines() if line]
 
 
+# Frames of the runtime and of the casts themselves, skipped to name the Swift code that asked.
+RUNTIME_FRAME = re.compile(r"^(swift::|swift_|\(anonymous|tryCast|__swift|std::|_swift|dynamic_cast|type metadata|__|getSuperclass|"
+                           r"_gather|_check|\?|outlined|partial apply|thunk|specialized thunk|lazy protocol witness|protocol witness for)")
+
+
+def callers(stack, depth=3):
+    """The first `depth` frames of `stack` (as gdb names them, mangled) outside the runtime, demangled."""
+    names = [name for name in stack.split(" | ") if name]
+    if not names:
+        return ""
+    plain = subprocess.run(["swift-demangle", "--simplified", "--compact"], input="\n".join(names), capture_output=True, text=True).stdout.split("\n")
+    frames = [re.sub(r"^specialized ", "", name) for name in plain if name and not RUNTIME_FRAME.match(name)]
+    return " <- ".join(frame[:80] for frame in frames[:depth])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", default=".build")
@@ -78,6 +102,7 @@ def main():
     parser.add_argument("--home", help="a BRADOS_HOME with warm caches (default: a new one, filled by the demo backend)")
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--list", action="store_true", help="also list every distinct pair, in the order first looked up")
+    parser.add_argument("--stacks", action="store_true", help="with --list: each first lookup's nearest Swift callers (what to change)")
     parser.add_argument("commands", nargs="*", default=["--version", "exit-codes", "mealplan show"])
     options = parser.parse_args()
     binary = os.path.join(ROOT, options.build_dir, options.configuration, "brados")
@@ -92,14 +117,20 @@ def main():
     for command in options.commands:
         # A pair is a type's metadata and a protocol, as the runtime caches it (two
         # instantiations of one generic type are two pairs, shown under one name).
-        calls = lookups(binary, shlex.split(command), env)
+        rows = lookups(binary, shlex.split(command), env)
+        calls = [row[:3] for row in rows]
+        stacks = {row[:3]: row[3] for row in rows if len(row) > 3 and row[3]}
         pairs = set(calls)
         by_protocol = collections.Counter(protocol for _, protocol, _ in pairs)
         top = ", ".join(f"{name} {count}" for name, count in by_protocol.most_common(options.top))
         print(f"| `brados {command}` | {len(calls)} | {len(pairs)} | {top} |")
         if options.list:
             ordered = list(dict.fromkeys(calls))
-            listed.append(f"\n`brados {command}`: " + "; ".join(f"{kind}: {protocol}" for kind, protocol, _ in ordered))
+            if options.stacks:
+                listed.append(f"\n`brados {command}`:\n" + "\n".join(
+                    f"- {kind}: {protocol} ({callers(stacks.get((kind, protocol, md), ''))})" for kind, protocol, md in ordered))
+            else:
+                listed.append(f"\n`brados {command}`: " + "; ".join(f"{kind}: {protocol}" for kind, protocol, _ in ordered))
     for line in listed:
         print(line)
     return 0

@@ -54,6 +54,7 @@ apt        bench        chafa               the covers benchmark's peer (the cha
 apt        bench        ripgrep             rg: the search benchmark's peer
 apt        bench        linux-perf          perf: bench/startup_phases.py samples the start-up by phase
 apt        bench        gdb                 bench/conformances.py counts the runtime's conformance lookups
+apt        bench        valgrind            bench/startup_instructions.py counts the start-up's instructions (callgrind)
 pip        test         wcwidth==0.7.0      TextWidthConformanceTests: Python's wcwidth measures Unicode's test files beside brados
 pip        bench        diskcache==5.6.3    the artwork cache benchmark's peer (python-diskcache)
 apt        reliability  python3-pyfuse3     power_loss's file system that forgets what a power cut forgets (reliability/lazyfs.py, for /usr/bin/python3)
