@@ -10,7 +10,7 @@ import Foundation
 /// - any of the above with `Z`, `+02`, `+02:00` or `-0500`: that instant.
 public enum DateInput {
     /// The instant `text` names, in `timeZone` when it gives no offset; `nil` when it is none of the shapes above.
-    public static func parse(_ text: String, timeZone: TimeZone = .current) -> Date? {
+    public static func parse(_ text: String, timeZone: TimeZone = .local) -> Date? {
         var text = text.trimmingCharacters(in: .whitespaces)
         var timeZone = timeZone
         if let (local, seconds) = offset(text) {

@@ -100,19 +100,19 @@ public struct DisplayForms: Sendable, Equatable {
     }
 
     /// `2026-11-21 14:30` or `2026-11-21 2:30 pm` in `timeZone`.
-    public func minute(_ date: Date, timeZone: TimeZone = .current) -> String {
+    public func minute(_ date: Date, timeZone: TimeZone = .local) -> String {
         let parts = Format.components(date, timeZone)
-        return Format.day(date, timeZone: timeZone) + " " + time(hour: parts.hour, minute: parts.minute)
+        return Format.day(parts) + " " + time(hour: parts.hour, minute: parts.minute)
     }
 
     /// `14:30` or `2:30 pm` in `timeZone`.
-    public func timeOfDay(_ date: Date, timeZone: TimeZone = .current) -> String {
+    public func timeOfDay(_ date: Date, timeZone: TimeZone = .local) -> String {
         let parts = Format.components(date, timeZone)
         return time(hour: parts.hour, minute: parts.minute)
     }
 
     /// A Gregorian calendar in `timeZone` whose weeks start on ``weekStart``.
-    public func calendar(timeZone: TimeZone = .current) -> Calendar {
+    public func calendar(timeZone: TimeZone = .local) -> Calendar {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         calendar.firstWeekday = weekStart.firstWeekday

@@ -32,22 +32,24 @@ public enum Format {
     }
 
     /// `2026-11-19` in the local time zone (ISO 8601: unambiguous, and no ICU start-up cost).
-    public static func day(_ date: Date, timeZone: TimeZone = .current) -> String {
-        let parts = components(date, timeZone)
-        return "\(parts.year)-\(padded(parts.month))-\(padded(parts.day))"
+    public static func day(_ date: Date, timeZone: TimeZone = .local) -> String {
+        day(components(date, timeZone))
+    }
+
+    /// `2026-11-19` of fields already taken.
+    static func day(_ parts: (year: Int, month: Int, day: Int, hour: Int, minute: Int)) -> String {
+        "\(parts.year)-\(padded(parts.month))-\(padded(parts.day))"
     }
 
     /// `2026-11-21 14:30` in the local time zone.
-    public static func minute(_ date: Date, timeZone: TimeZone = .current) -> String {
+    public static func minute(_ date: Date, timeZone: TimeZone = .local) -> String {
         DisplayForms.standard.minute(date, timeZone: timeZone)
     }
 
     /// The date's fields in the time zone: the Gregorian calendar's arithmetic alone (no
     /// format style, whose first use costs a screen like `brados today` more than its reads).
     static func components(_ date: Date, _ timeZone: TimeZone) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let parts = GregorianCalendars.calendar(in: timeZone).dateComponents([.year, .month, .day, .hour, .minute], from: date)
         return (parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0)
     }
 

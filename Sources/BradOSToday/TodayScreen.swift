@@ -97,7 +97,7 @@ public struct TodayRenderer: Sendable {
     /// `Wednesday 2026-11-25` (English day names, ISO date: no locale tables at start-up).
     static func heading(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
+        calendar.timeZone = .local
         let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
         return names[(calendar.component(.weekday, from: date) + 6) % 7] + " " + Format.day(date)
     }

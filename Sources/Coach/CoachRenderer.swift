@@ -23,7 +23,7 @@ public struct CoachRenderer: Sendable {
         output.line(output.styled("\(conversations.count) conversation\(conversations.count == 1 ? "" : "s")", .bold)
                     + " · " + output.styled(source.origin, .dim))
         guard !conversations.isEmpty else { return output.line("No conversations yet.") }
-        let zone = TimeZone.current  // once for the table (each is about a row's cost)
+        let zone = TimeZone.local
         output.table(Table(
             headers: ["ID", "UPDATED", "MESSAGES", "DOMAIN", "TITLE"],
             rows: conversations.map {

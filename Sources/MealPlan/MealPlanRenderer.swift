@@ -40,7 +40,7 @@ struct MealPlanRenderer: CachePresenter {
         return output.styled("Meal plan \(session.id)", .bold) + " · \(state) · " + output.styled(source.origin, .dim)
     }
 
-    func renderToday(_ session: MealPlanSession, source: DataSource, timeZone: TimeZone = .current) throws {
+    func renderToday(_ session: MealPlanSession, source: DataSource, timeZone: TimeZone = .local) throws {
         guard let day = session.day(for: now, timeZone: timeZone) else {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = timeZone

@@ -1,3 +1,4 @@
+import BradOSTerminal
 import Foundation
 
 /// A meal plan session as the BradOS API returns it: a week of meals plus its critique history.
@@ -20,7 +21,7 @@ public struct MealPlanSession: Codable, Sendable, Equatable, Identifiable {
     }
 
     /// The plan's day for a date (weeks start on Monday), in the given time zone.
-    public func day(for date: Date, timeZone: TimeZone = .current) -> MealPlanDay? {
+    public func day(for date: Date, timeZone: TimeZone = .local) -> MealPlanDay? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let weekday = calendar.component(.weekday, from: date) // 1 = Sunday

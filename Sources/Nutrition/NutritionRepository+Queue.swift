@@ -18,7 +18,7 @@ extension NutritionRepository {
 
     /// The last weight known here, and its day: the newer of the service's last (as cached)
     /// and the last queued one (its local day). `nil` before the first weigh-in.
-    public func lastKnownWeight(timeZone: TimeZone = .current) -> WeightPlausibility? {
+    public func lastKnownWeight(timeZone: TimeZone = .local) -> WeightPlausibility? {
         let log = WeightLog(history: cache.load()?.weights, queued: queued, timeZone: timeZone)
         let last = log.points.max { a, b in (WeightLog.dayNumber(a.date) ?? 0, a.queued ? 1 : 0) < (WeightLog.dayNumber(b.date) ?? 0, b.queued ? 1 : 0) }
         return last.map { WeightPlausibility(lastKilograms: $0.weight, lastDay: $0.date) }

@@ -98,7 +98,7 @@ public struct PendingOperation: Codable, Sendable, Equatable, Identifiable {
 
     /// The profile update that sends this change (a weight with the day it was logged, the
     /// person's local day: what `today` and `plan history` showed them).
-    var update: ProfileUpdate { update(timeZone: .current) }
+    var update: ProfileUpdate { update(timeZone: .local) }
 
     func update(timeZone: TimeZone) -> ProfileUpdate {
         switch kind {

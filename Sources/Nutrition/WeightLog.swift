@@ -77,7 +77,7 @@ public struct WeightLog: Sendable, Equatable {
     /// The zone whose dates a person sees: a weight queued on Friday evening is Friday's, as `today` says.
     let timeZone: TimeZone
 
-    public init(history: WeightHistory?, queued: [PendingOperation], timeZone: TimeZone = .current) {
+    public init(history: WeightHistory?, queued: [PendingOperation], timeZone: TimeZone = .local) {
         self.timeZone = timeZone
         targetWeight = history?.targetWeight
         points = (history?.weights ?? []).map { Point(date: $0.date, weight: $0.weight, queued: false) }

@@ -42,8 +42,7 @@ public struct VisitsRenderer: CachePresenter, Sendable {
 
     func table(_ visits: [Visit]) {
         guard !visits.isEmpty else { return output.line("No visits yet. Add one with `brados visits add --place NAME`.") }
-        // The zone once for the table: each `TimeZone.current` costs about as much as a row.
-        let zone = TimeZone.current
+        let zone = TimeZone.local
         output.table(Table(
             headers: ["ID", "WHEN", "PLACE", "DURATION", "NOTES"],
             rows: visits.map { [$0.id, output.forms.minute($0.visitedAt, timeZone: zone), $0.place + ($0.pending ? " " + output.styled("(not sent yet)", .yellow) : ""),

@@ -48,7 +48,7 @@ public struct TodayContext: Sendable {
     /// a pipe and the accessible mode decide for every picture; otherwise their text line.
     public let drawsPictures: Bool
 
-    public init(env: AppEnvironment, refresh: Bool, now: Date, timeZone: TimeZone = .current, drawsPictures: Bool = false) {
+    public init(env: AppEnvironment, refresh: Bool, now: Date, timeZone: TimeZone = .local, drawsPictures: Bool = false) {
         self.env = env
         self.refresh = refresh
         self.now = now
