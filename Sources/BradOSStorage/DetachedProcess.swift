@@ -13,8 +13,9 @@ public enum DetachedProcess {
 
     /// A detached brados runs at a lower CPU priority (nice 10): the command a person waits
     /// for, and the next one, come first on a machine with few cores.
-    public static func yieldIfBackground(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        guard environment[marker] == "1" else { return }
+    /// (`environment`: the process's own when `nil`, read with getenv.)
+    public static func yieldIfBackground(environment: [String: String]? = nil) {
+        guard (environment.map { $0[marker] } ?? getenv(marker).map { String(cString: $0) }) == "1" else { return }
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
     }
 

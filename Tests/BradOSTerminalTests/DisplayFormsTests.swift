@@ -46,6 +46,19 @@ struct DisplayFormsTests {
         }
     }
 
+    @Test("the process's environment read from environ is ProcessInfo's; the local zone is TimeZone.current")
+    func environmentAndZone() {
+        #expect(StandardIO.processEnvironment() == ProcessInfo.processInfo.environment)
+        #expect(StandardIO().environment["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+        #expect(TimeZone.local == TimeZone.current)
+        #expect(TimeZone.local == TimeZone.local, "asked twice, the same zone")
+        let instant = Date(timeIntervalSince1970: 1_764_000_000)  // 2025-11-24 16:00 UTC
+        let tokyo = TimeZone(identifier: "Asia/Tokyo")!, utc = TimeZone(identifier: "UTC")!
+        #expect(Format.minute(instant, timeZone: tokyo) == "2025-11-25 01:00")
+        #expect(Format.minute(instant, timeZone: utc) == "2025-11-24 16:00", "one calendar per zone, none shared")
+        #expect(Format.day(instant, timeZone: tokyo) == "2025-11-25" && Format.day(instant, timeZone: utc) == "2025-11-24")
+    }
+
     @Test("weights and volumes in the unit set; kilograms and millilitres underneath")
     func units() {
         let metric = DisplayForms(units: .metric)
