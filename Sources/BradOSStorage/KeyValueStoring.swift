@@ -61,6 +61,14 @@ public struct KeyValueSnapshot: Sendable {
         return try? JSONCoding.decode(T.self, from: data)
     }
 
+    /// ``decode(_:)`` with a fast reader first: while the snapshot is the file as read, `read`
+    /// gets its bytes (``JSONReader``), and whatever it returns stands; when it returns `nil`
+    /// (anything it does not take), JSONDecoder decodes `T` as ``decode(_:)`` does.
+    public func decode<T: Decodable>(_ type: T.Type, reading read: (Data) -> T?) -> T? {
+        if decoded == nil, let source, let value = read(source) { return value }
+        return decode(type)
+    }
+
     /// The value for `key`, or `nil` when absent or not decodable as `T`.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
         if decoded == nil, let source { return KeyedValue<T>.decode(key, from: source) }

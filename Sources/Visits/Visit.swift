@@ -1,5 +1,6 @@
 import BradOSCore
 import BradOSNetworking
+import BradOSTerminal
 import Foundation
 
 /// One visit (a place, when, how long, notes), as the BradOS API returns it.
@@ -43,6 +44,35 @@ public struct Visit: Codable, Sendable, Equatable, Identifiable {
         notes = try container.decodeIfPresent(String.self, forKey: .notes)
         createdAt = try container.decodeIfPresent(Date.self, forKey: .createdAt)
         pending = try container.decodeIfPresent(Bool.self, forKey: .pending) ?? false
+    }
+
+    /// A visit as ``init(from:)`` decodes it, from ``JSONReader``: throws ``JSONReader/Unreadable``
+    /// at anything ``init(from:)`` might decide otherwise (a missing key, a wrong type, an id
+    /// outside ``idRule``, a date it cannot read), so that JSONDecoder has the last word.
+    static func read(_ reader: inout JSONReader) throws -> Visit {
+        var id: String?, place: String?, address: String?, visitedAt: Date?, duration: Int?, notes: String?, createdAt: Date?
+        var pending = false
+        func date(_ reader: inout JSONReader) throws -> Date {
+            guard let date = JSONCoding.date(from: try reader.string()) else { throw JSONReader.Unreadable() }
+            return date
+        }
+        var seen = JSONReader.Duplicates()
+        try reader.object { reader, key in
+            switch key {
+            case "id": try seen.insert(0); id = try reader.string()
+            case "place": try seen.insert(1); place = try reader.string()
+            case "address": try seen.insert(2); address = try reader.isNull() ? nil : reader.string()
+            case "visitedAt": try seen.insert(3); visitedAt = try date(&reader)
+            case "durationMinutes": try seen.insert(4); duration = try reader.int()
+            case "notes": try seen.insert(5); notes = try reader.isNull() ? nil : reader.string()
+            case "createdAt": try seen.insert(6); createdAt = try reader.isNull() ? nil : date(&reader)
+            case "pending": try seen.insert(7); pending = try reader.isNull() ? false : reader.bool()
+            default: try reader.skip()
+            }
+        }
+        guard let id, idRule.isValid(id), let place, let visitedAt, let duration else { throw JSONReader.Unreadable() }
+        return Visit(id: id, place: place, address: address, visitedAt: visitedAt, durationMinutes: duration, notes: notes,
+                     createdAt: createdAt, pending: pending)
     }
 
     public func encode(to encoder: any Encoder) throws {
