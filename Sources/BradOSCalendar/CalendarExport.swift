@@ -62,7 +62,7 @@ public struct CalendarExport: Sendable {
     /// The domains `names` asks for (every domain that adds to the calendar when `nil`).
     /// - Throws: ``CalendarError/notInCalendar(_:adding:)``.
     static func chosen(_ env: AppEnvironment, _ names: [String]?) throws -> [any AddsToCalendar] {
-        let adding = env.plugins.compactMap { $0 as? any AddsToCalendar }
+        let adding = env.plugins.compactMap(\.asAddsToCalendar)
         guard let names else { return adding }
         return try names.map { name in
             guard let plugin = adding.first(where: { $0.name == name }) else { throw CalendarError.notInCalendar(name, adding: adding.map(\.name)) }

@@ -50,9 +50,20 @@ public struct CalendarZone: Sendable, Equatable {
     /// has with no `TZ`; UTC when neither names one.
     public static var machine: TimeZone { machineZone(localtime: "/etc/localtime", timezone: "/etc/timezone") }
 
+    /// What follows the first `marker` in `text`, found byte by byte (Foundation's `range(of:)`
+    /// goes through NSString: three conformance scans the first time).
+    static func after(_ marker: String, in text: String) -> String? {
+        let bytes = Array(text.utf8), wanted = Array(marker.utf8)
+        guard !wanted.isEmpty, bytes.count >= wanted.count else { return nil }
+        for start in 0...(bytes.count - wanted.count) where bytes[start..<(start + wanted.count)].elementsEqual(wanted) {
+            return String(decoding: bytes[(start + wanted.count)...], as: UTF8.self)
+        }
+        return nil
+    }
+
     static func machineZone(localtime: String, timezone: String) -> TimeZone {
         if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: localtime),
-           let range = target.range(of: "zoneinfo/"), let zone = TimeZone(identifier: String(target[range.upperBound...])) {
+           let name = after("zoneinfo/", in: target), let zone = TimeZone(identifier: name) {
             return zone
         }
         if let text = try? String(contentsOfFile: timezone, encoding: .utf8),

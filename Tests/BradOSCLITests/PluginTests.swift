@@ -24,19 +24,21 @@ struct PluginTests {
                            plugins: [NotesPlugin()], embedded: nil)
     }
 
-    @Test("asShowsToday and asFeedsSearch answer as a cast does, for every registered domain and one adopting neither")
+    @Test("asShowsToday, asFeedsSearch and asAddsToCalendar answer as a cast does, for every registered domain and one adopting neither")
     func capabilityViews() {
         let plugins: [any DomainPlugin] = Registry.plugins + [NotesPlugin()]
         for plugin in plugins {
             #expect((plugin.asShowsToday != nil) == (plugin is any ShowsToday), "\(plugin.name): ShowsToday")
             #expect((plugin.asFeedsSearch != nil) == (plugin is any FeedsSearch), "\(plugin.name): FeedsSearch")
+            #expect((plugin.asAddsToCalendar != nil) == (plugin is any AddsToCalendar), "\(plugin.name): AddsToCalendar")
             #expect(plugin.asShowsToday?.name ?? plugin.name == plugin.name)
         }
         // In the registry's order, the same plugins as the casts find.
         #expect(plugins.compactMap(\.asShowsToday).map(\.name) == plugins.filter { $0 is any ShowsToday }.map(\.name))
         #expect(plugins.compactMap(\.asFeedsSearch).map(\.name) == plugins.filter { $0 is any FeedsSearch }.map(\.name))
         #expect(!plugins.compactMap(\.asShowsToday).isEmpty && !plugins.compactMap(\.asFeedsSearch).isEmpty)
-        #expect(NotesPlugin().asShowsToday == nil && NotesPlugin().asFeedsSearch == nil)
+        #expect(plugins.compactMap(\.asAddsToCalendar).map(\.name) == plugins.filter { $0 is any AddsToCalendar }.map(\.name))
+        #expect(NotesPlugin().asShowsToday == nil && NotesPlugin().asFeedsSearch == nil && NotesPlugin().asAddsToCalendar == nil)
     }
 
     @Test("default cache ownership: stats, export list and clear cover the domain's folders only")

@@ -97,5 +97,11 @@ struct CalendarZoneTests {
         try "Europe/Lisbon\n".write(toFile: named, atomically: true, encoding: .utf8)
         #expect(CalendarZone.machineZone(localtime: folder.path("none").path, timezone: named).identifier == "Europe/Lisbon")
         #expect(CalendarZone.machineZone(localtime: folder.path("none").path, timezone: folder.path("none").path).secondsFromGMT() == 0)
+        // A relative link, and one naming a zone with a second "zoneinfo/" in it: the first one counts.
+        let relative = folder.path("relative").path
+        try FileManager.default.createSymbolicLink(atPath: relative, withDestinationPath: "../usr/share/zoneinfo/America/Argentina/Buenos_Aires")
+        #expect(CalendarZone.machineZone(localtime: relative, timezone: named).identifier == "America/Argentina/Buenos_Aires")
+        #expect(CalendarZone.after("zoneinfo/", in: "/a/zoneinfo/zoneinfo/x") == "zoneinfo/x")
+        #expect(CalendarZone.after("zoneinfo/", in: "/usr/share/zoneinfo/") == "" && CalendarZone.after("zoneinfo/", in: "zoneinfo") == nil)
     }
 }

@@ -6,9 +6,9 @@ import Foundation
 // What only some domains take part in. A domain adopts the capability (`extension
 // VisitsPlugin: Syncs { … }`), and the core finds it with `as?`: a domain says in its type what
 // it does, and nothing is told apart by testing an optional member a domain sets. The read
-// paths (`today`, `search`) ask `asShowsToday` and `asFeedsSearch`, which say the same: the
+// paths (`today`, `search`, `calendar`) ask `asShowsToday`, `asFeedsSearch`, `asAddsToCalendar`: the
 // compiler picks the capability's own answer (`self`) for a type that adopts it, the plain
-// one (`nil`) for the others. A cast's first use for each plugin type scans every conformance
+// one (`nil`) for the others (`asAddsToCalendar` too, for `calendar`). A cast's first use for each plugin type scans every conformance
 // record of the binary, six scans of 13,000 for one look over the plugins (bench/RESULTS.md).
 
 /// `brados sync`: the domain refreshes its copy the way its policy says, and sends its pending
@@ -117,6 +117,12 @@ extension DomainPlugin {
     public var asShowsToday: (any ShowsToday)? { nil }
     /// `nil`: the type does not adopt ``FeedsSearch`` (its extension answers for one that does).
     public var asFeedsSearch: (any FeedsSearch)? { nil }
+    /// `nil`: the type does not adopt ``AddsToCalendar`` (its extension answers for one that does).
+    public var asAddsToCalendar: (any AddsToCalendar)? { nil }
+}
+
+extension AddsToCalendar {
+    public var asAddsToCalendar: (any AddsToCalendar)? { self }
 }
 
 extension ShowsToday {

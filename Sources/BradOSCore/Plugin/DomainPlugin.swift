@@ -13,8 +13,9 @@ import Foundation
 /// finds with `as?` (`Capabilities.swift`): ``Syncs`` (`brados sync`), ``FollowsLive``
 /// (`sync --watch`), ``ShapesArchives`` (an export or import that is more than a copy of the
 /// folders), ``FeedsSearch`` (`brados search`), ``ShowsToday`` (`brados today`), and
-/// ``KeepsPersonalData``; the two read paths, `today` and `search`, ask ``asShowsToday`` and
-/// ``asFeedsSearch`` instead (the same answer, chosen when the domain's module is compiled). The core names no domain and no backend: what a domain talks to
+/// ``KeepsPersonalData``; the read paths, `today`, `search` and `calendar`, ask ``asShowsToday``,
+/// ``asFeedsSearch`` and ``asAddsToCalendar`` instead (the same answer, chosen when the domain's
+/// module is compiled). The core names no domain and no backend: what a domain talks to
 /// (``services``) and how fresh its data is (its ``CachePolicy``) are the plugin's own.
 public protocol DomainPlugin: Sendable {
     /// The command name and folder name, e.g. `mealplan`.
@@ -43,6 +44,8 @@ public protocol DomainPlugin: Sendable {
     var asShowsToday: (any ShowsToday)? { get }
     /// The plugin as ``FeedsSearch`` when its type adopts it, else `nil` (as ``asShowsToday``).
     var asFeedsSearch: (any FeedsSearch)? { get }
+    /// The plugin as ``AddsToCalendar`` when its type adopts it, else `nil` (as ``asShowsToday``).
+    var asAddsToCalendar: (any AddsToCalendar)? { get }
 }
 
 /// The databases of a staged import (see ``SQLiteRebuild``).

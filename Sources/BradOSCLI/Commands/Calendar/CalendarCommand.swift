@@ -14,7 +14,7 @@ public struct CalendarCommand: EnvironmentCommand {
 
     static func discussion(_ plugins: [any DomainPlugin]) -> String {
         var lines: [String] = []
-        let adding = plugins.compactMap { $0 as? any AddsToCalendar }
+        let adding = plugins.compactMap(\.asAddsToCalendar)
         if !adding.isEmpty {
             lines.append("What each domain puts in the calendar:")
             lines += HelpExamples.columns(adding.map { ($0.name, $0.calendarDescription) })
@@ -35,7 +35,7 @@ public struct CalendarCommand: EnvironmentCommand {
     }
 
     @Option(help: ArgumentHelp("Only these domains (comma-separated).", valueName: "a,b"),
-            completion: .custom { _, _, _ in Composition.current.plugins.compactMap { $0 as? any AddsToCalendar }.map(\.name) })
+            completion: .custom { _, _, _ in Composition.current.plugins.compactMap(\.asAddsToCalendar).map(\.name) })
     var domains: String?
     @Option(help: ArgumentHelp("The first day or time to include (default: 4 weeks back, calendar.past).", valueName: "date")) var from: String?
     @Option(help: ArgumentHelp("The day or time to stop before (default: 14 days from today).", valueName: "date")) var to: String?
