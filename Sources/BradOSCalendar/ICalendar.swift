@@ -192,6 +192,12 @@ public enum ICalendar {
         mutating func append(_ text: String) {
             var text = text
             text.withUTF8 { utf8 in
+                // The common case: the text fits on the line as it is (or the line is never folded).
+                if width == .min || width + utf8.count <= 75 {
+                    bytes.append(contentsOf: utf8)
+                    if width != .min { width += utf8.count }
+                    return
+                }
                 var index = 0
                 while index < utf8.count {
                     let characterWidth = Self.width(utf8, at: index)
