@@ -24,6 +24,11 @@ public struct JSONReader {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    /// Objects and arrays open around the value being read: a hostile file nested deeper than
+    /// ``maximumDepth`` is unreadable here (and JSONDecoder refuses it with an error) rather
+    /// than a stack the recursion would exhaust.
+    private var depth = 0
+    static let maximumDepth = 256
 
     /// Reads `data` with `body`, which must consume one whole value; `nil` when the bytes are
     /// not that (or `body` throws).
@@ -77,6 +82,9 @@ public struct JSONReader {
     /// ``Duplicates`` tells).
     public mutating func object(_ body: (inout JSONReader, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw Unreadable() }
         if try peek() == UInt8(ascii: "}") { index += 1; return }
         while true {
             let key = try string()
@@ -92,6 +100,9 @@ public struct JSONReader {
     /// Each element of an array, in order.
     public mutating func array(_ body: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw Unreadable() }
         if try peek() == UInt8(ascii: "]") { index += 1; return }
         while true {
             try body(&self)

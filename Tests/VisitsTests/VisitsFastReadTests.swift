@@ -79,6 +79,13 @@ struct VisitsFastReadTests {
             let snapshot = KeyValueSnapshot(source: data)
             #expect(Self.same(snapshot.decode(VisitsCache.Stored.self, reading: VisitsCache.Stored.read), Self.viaDecoder(data)), "\(text)")
         }
+        // A hostile file nested far deeper than any document: refused, never a crash, and the
+        // cache still reads as JSONDecoder reads it (an error: no visits).
+        let deep = Data((#"{"cached_visits": [\#(good)], "x": "# + String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000) + "}").utf8)
+        #expect(VisitsCache.Stored.read(deep) == nil)
+        #expect(Self.same(KeyValueSnapshot(source: deep).decode(VisitsCache.Stored.self, reading: VisitsCache.Stored.read), Self.viaDecoder(deep)))
+        let nested = Data((#"{"cached_visits": [\#(good)], "x": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}").utf8)
+        #expect(VisitsCache.Stored.read(nested)?.visits?.count == 1, "within the depth, an unknown value is skipped")
         // Invalid UTF-8 in a string: refused by the fast reader, JSONDecoder decides.
         let bytes = Array(#"{"cached_visits": [{"id": "v1", "place": "A"#.utf8) + [0xFF] + Array(#"", "visitedAt": "2026-12-01T08:00:00Z", "durationMinutes": 30}]}"#.utf8)
         #expect(VisitsCache.Stored.read(Data(bytes)) == nil)
