@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -101,3 +102,29 @@ class Server:
         self.process.wait()
         for home in self.homes:
             shutil.rmtree(home, ignore_errors=True)
+
+
+def background_pids(home):
+    """The detached brados processes (background refreshes) of this profile's home."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if f"BRADOS_HOME={home}".encode() in environ and b"BRADOS_BACKGROUND=1" in environ:
+            found.append(int(pid))
+    return found
+
+
+def stop_background(home):
+    """Stops them (before a home is removed: a background refresh still writing into it would
+    make the removal fail)."""
+    for pid in background_pids(home):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

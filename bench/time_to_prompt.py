@@ -23,7 +23,7 @@ import statistics
 import subprocess
 import time
 
-from common import admin, binaries, build_options, server_with_home  # bench/common.py
+from common import admin, binaries, build_options, server_with_home, stop_background  # bench/common.py
 
 GOAL = 1.5
 
@@ -58,30 +58,6 @@ def run_to_exit(args, env, tty):
     if code != 0:
         raise SystemExit(f"{' '.join(args)} exited {code}")
     return elapsed
-
-
-def background_pids(home):
-    """The detached brados processes (background refreshes) of this profile's home."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
-                environ = handle.read().split(b"\0")
-        except OSError:
-            continue
-        if f"BRADOS_HOME={home}".encode() in environ and b"BRADOS_BACKGROUND=1" in environ:
-            found.append(int(pid))
-    return found
-
-
-def stop_background(home):
-    for pid in background_pids(home):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def main():
